@@ -1,0 +1,93 @@
+/** Base class of every error this library throws on purpose. */
+export class ContextWindowError extends Error {
+  override name = 'ContextWindowError'
+}
+
+export interface InputLocation {
+  /** The file or source the input came from, when known. */
+  source?: string
+  /** Index of the message in the input list. */
+  index?: number
+  /** Dotted path of the offending field inside the message, e.g. `tool_calls.0.function.arguments`. */
+  field?: string
+}
+
+/** Input that does not describe a valid message list: names where and what. */
+export class InvalidInputError extends ContextWindowError {
+  override name = 'InvalidInputError'
+  readonly source: string | undefined
+  readonly index: number | undefined
+  readonly field: string | undefined
+  readonly detail: string
+
+  constructor(detail: string, location: InputLocation = {}) {
+    super(formatLocation(location) + detail)
+    this.detail = detail
+    this.source = location.source
+    this.index = location.index
+    this.field = location.field
+  }
+
+  /** The same error, with the file it came from named. */
+  withSource(source: string): InvalidInputError {
+    return new InvalidInputError(this.detail, {
+      source,
+      index: this.index,
+      field: this.field,
+    })
+  }
+}
+
+function formatLocation({ source, index, field }: InputLocation): string {
+  const parts: string[] = []
+  if (source) parts.push(source)
+  if (index !== undefined) parts.push(`message ${index}`)
+  if (field) parts.push(`field ${field}`)
+  return parts.length ? `${parts.join(', ')}: ` : ''
+}
+
+/** An option that is out of range or of the wrong type. */
+export class InvalidOptionError extends ContextWindowError {
+  override name = 'InvalidOptionError'
+  constructor(
+    readonly option: string,
+    detail: string,
+  ) {
+    super(`option ${option}: ${detail}`)
+  }
+}
+
+export interface OverflowNumbers {
+  /** Tokens the mandatory part needs (system preamble, newest turn, tools, reserve). */
+  required: number
+  /** Tokens available. */
+  budget: number
+  /** Where the required tokens go. */
+  breakdown: Record<string, number>
+}
+
+/** Even the part that must be sent does not fit the budget. */
+export class ContextOverflowError extends ContextWindowError {
+  override name = 'ContextOverflowError'
+  readonly required: number
+  readonly budget: number
+  readonly breakdown: Record<string, number>
+
+  constructor(what: string, numbers: OverflowNumbers) {
+    const parts = Object.entries(numbers.breakdown)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')
+    super(
+      `${what} needs ${numbers.required} tokens but the budget is ${numbers.budget}` +
+        (parts ? ` (${parts})` : ''),
+    )
+    this.required = numbers.required
+    this.budget = numbers.budget
+    this.breakdown = numbers.breakdown
+  }
+}
+
+/** A saved state or component config that cannot be loaded. */
+export class InvalidStateError extends ContextWindowError {
+  override name = 'InvalidStateError'
+}

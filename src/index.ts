@@ -1,0 +1,23 @@
+export * from './errors.js'
+export { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from './formats/openai-chat.js'
+export * from './messages/message.js'
+export { startsUserTurn, toUnits, type Unit, type UnitKind } from './messages/units.js'
+export {
+  errorsOf,
+  type Problem,
+  type ProblemCode,
+  type Provider,
+  type RepairResult,
+  repair,
+  type ValidateOptions,
+  validate,
+} from './messages/validate.js'
+export type { Accounting, TokenCounter } from './tokens/counter.js'
+export {
+  counterFor,
+  type EstimateCounterOptions,
+  type ExactCounterOptions,
+  estimateCounter,
+  exactCounter,
+} from './tokens/counters.js'
+export { findModel, type ModelInfo, models } from './tokens/models.js'

@@ -1,0 +1,147 @@
+import type { Content, Message, ToolSchema } from '../messages/message.js'
+import { type ImageModel, imageTokens } from './images.js'
+
+/** Counts what a provider bills for a request. */
+export interface TokenCounter {
+  readonly name: string
+  /** Counts match the provider's to the token (else: a conservative estimate). */
+  readonly exact: boolean
+  /** Tokens added once per request to prime the reply. */
+  readonly replyPriming: number
+  countText(text: string): number
+  /** One message with its per-message overhead. Cached per message object. */
+  countMessage(message: Message): number
+  /** A whole request's messages, reply priming included. */
+  countMessages(messages: readonly Message[]): number
+  /** Tool schemas sent with the request. */
+  countTools(tools: readonly ToolSchema[]): number
+}
+
+/** How a provider frames messages and tools around their text. */
+export interface Accounting {
+  perMessage: number
+  perName: number
+  replyPriming: number
+  /** Framing around each tool call an assistant makes. */
+  perToolCall: number
+  /** OpenAI's published tool-schema formula, or `json` to count the schema's JSON text. */
+  tools: ToolAccounting | 'json'
+  /** Tokens a provider adds to the system prompt once any tool is given. */
+  toolsPreamble: number
+}
+
+export interface ToolAccounting {
+  funcInit: number
+  propInit: number
+  propKey: number
+  enumInit: number
+  enumItem: number
+  funcEnd: number
+}
+
+export interface CounterSpec {
+  name: string
+  exact: boolean
+  text: (text: string) => number
+  accounting: Accounting
+  image: ImageModel
+  /** Estimates are multiplied by this and rounded up, to over-count rather than under-count. */
+  factor?: number
+}
+
+/** A file part whose text the model reads: decoded and counted as text. */
+const TEXT_MEDIA = /^(text\/|application\/(json|xml|yaml|x-yaml|csv))/
+/** Other files (PDF and the like): a byte-based upper bound, and this for a bare URL. */
+const UNKNOWN_FILE_TOKENS = 1500
+
+export function createCounter(spec: CounterSpec): TokenCounter {
+  const { text, accounting: a, image } = spec
+  const factor = spec.factor ?? 1
+  const scale = factor === 1 ? (n: number) => n : (n: number) => Math.ceil(n * factor)
+  const cache = new WeakMap<Message, number>()
+
+  const content = (c: Content | undefined): number => {
+    if (c === undefined) return 0
+    if (typeof c === 'string') return text(c)
+    let n = 0
+    for (const part of c) {
+      if (part.type === 'text') n += text(part.text)
+      else if (part.type === 'image') n += imageTokens(part, image)
+      else if (part.data && TEXT_MEDIA.test(part.mediaType ?? '')) {
+        n += text(Buffer.from(part.data, 'base64').toString('utf8'))
+      } else if (part.data) n += Math.ceil((part.data.length * 3) / 4 / 3)
+      else n += UNKNOWN_FILE_TOKENS
+    }
+    return n
+  }
+
+  const raw = (m: Message): number => {
+    let n = a.perMessage + text(m.role) + content(m.content)
+    if (m.name) n += text(m.name) + a.perName
+    if (m.role === 'assistant') {
+      if (m.thought) n += text(m.thought)
+      if (m.refusal) n += text(m.refusal)
+      for (const call of m.toolCalls ?? [])
+        n += a.perToolCall + text(call.name) + text(call.arguments)
+    } else if (m.role === 'tool' && m.toolName) {
+      n += text(m.toolName)
+    }
+    return n
+  }
+
+  const countMessage = (m: Message): number => {
+    let n = cache.get(m)
+    if (n === undefined) {
+      n = scale(raw(m))
+      cache.set(m, n)
+    }
+    return n
+  }
+
+  return {
+    name: spec.name,
+    exact: spec.exact,
+    replyPriming: a.replyPriming,
+    countText: (t) => scale(text(t)),
+    countMessage,
+    countMessages(messages) {
+      let n = a.replyPriming
+      for (const m of messages) n += countMessage(m)
+      return n
+    },
+    countTools(tools) {
+      if (tools.length === 0) return 0
+      let n = a.toolsPreamble
+      for (const tool of tools)
+        n += a.tools === 'json' ? text(JSON.stringify(tool)) + 5 : toolTokens(tool, a.tools, text)
+      return scale(n)
+    },
+  }
+}
+
+/** OpenAI's published formula for a function definition (the cookbook's `num_tokens_for_tools`). */
+function toolTokens(tool: ToolSchema, f: ToolAccounting, text: (t: string) => number): number {
+  let n = f.funcInit + text(`${tool.name}:${trimDot(tool.description ?? '')}`)
+  const properties = (tool.parameters?.properties ?? {}) as Record<string, Record<string, unknown>>
+  const keys = Object.keys(properties)
+  if (keys.length > 0) {
+    n += f.propInit
+    for (const key of keys) {
+      const p = properties[key] ?? {}
+      n += f.propKey
+      if (Array.isArray(p.enum)) {
+        n += f.enumInit
+        for (const item of p.enum) n += f.enumItem + text(String(item))
+      }
+      n += text(`${key}:${String(p.type ?? '')}:${trimDot(String(p.description ?? ''))}`)
+      // Nested schemas are outside the published formula: count their JSON, an upper bound.
+      if (p.properties || p.items)
+        n += text(JSON.stringify({ properties: p.properties, items: p.items }))
+    }
+  }
+  return n + f.funcEnd
+}
+
+function trimDot(s: string): string {
+  return s.endsWith('.') ? s.slice(0, -1) : s
+}

@@ -1,0 +1,115 @@
+import { InvalidOptionError } from '../errors.js'
+import { type Accounting, createCounter, type TokenCounter } from './counter.js'
+import { type EncodingName, textCounter } from './encodings.js'
+import type { ImageModel } from './images.js'
+import { findModel, type ModelInfo } from './models.js'
+
+/** OpenAI's chat framing, as its cookbook publishes it (3 per message, 1 per name, 3 per reply). */
+const openaiAccounting = (toolFormula: 'gpt-4o' | 'gpt-4'): Accounting => ({
+  perMessage: 3,
+  perName: 1,
+  replyPriming: 3,
+  // Not published: a call is framed as a recipient header, channel and end markers.
+  perToolCall: 8,
+  tools: {
+    funcInit: toolFormula === 'gpt-4o' ? 7 : 10,
+    propInit: 3,
+    propKey: 3,
+    enumInit: -3,
+    enumItem: 3,
+    funcEnd: 12,
+  },
+  toolsPreamble: 0,
+})
+
+export interface ExactCounterOptions {
+  /** An OpenAI model id; picks the encoding, the image pricing and the tool formula. */
+  model?: string
+  /** The encoding, when no model is given. Default `o200k_base`. */
+  encoding?: EncodingName
+}
+
+/** Exact counts for OpenAI models: their tokenizer and their published message accounting. */
+export function exactCounter(options: ExactCounterOptions = {}): TokenCounter {
+  const info = options.model ? findModel(options.model) : undefined
+  if (options.model && (!info || info.tokenizer === 'estimate')) {
+    throw new InvalidOptionError(
+      'model',
+      `${options.model} has no public tokenizer; use estimateCounter or counterFor`,
+    )
+  }
+  const encoding = (info?.tokenizer as EncodingName | undefined) ?? options.encoding ?? 'o200k_base'
+  const image: ImageModel = info?.image ?? { kind: 'tile', family: 'default' }
+  return createCounter({
+    name: `exact:${encoding}${info ? `:${info.id}` : ''}`,
+    exact: true,
+    text: textCounter(encoding),
+    accounting: openaiAccounting(
+      info?.toolFormula ?? (encoding === 'cl100k_base' ? 'gpt-4' : 'gpt-4o'),
+    ),
+    image,
+  })
+}
+
+export interface EstimateCounterOptions {
+  /** A model id; picks the safety factor and the image pricing. */
+  model?: string
+  /** o200k counts are multiplied by this. Default: the model's, else 1.3. */
+  factor?: number
+  /** `o200k` tokenizes and scales (accurate); `chars` divides the length by 3 (fast, rough). */
+  base?: 'o200k' | 'chars'
+}
+
+/**
+ * Conservative counts for models without a public tokenizer (Claude, Gemini, Llama): it
+ * over-counts rather than under-counts. Provider-reported usage can calibrate it.
+ */
+export function estimateCounter(options: EstimateCounterOptions = {}): TokenCounter {
+  const info = options.model ? findModel(options.model) : undefined
+  const factor = options.factor ?? info?.estimateFactor ?? 1.3
+  if (!(factor >= 1) || !Number.isFinite(factor)) {
+    throw new InvalidOptionError('factor', `must be a finite number >= 1, got ${factor}`)
+  }
+  const base = options.base ?? 'o200k'
+  const text = base === 'chars' ? (t: string) => Math.ceil(t.length / 3) : textCounter('o200k_base')
+  const anthropic = info?.provider === 'anthropic'
+  return createCounter({
+    name: `estimate:${base}x${factor}${info ? `:${info.id}` : ''}`,
+    exact: false,
+    text,
+    accounting: {
+      perMessage: anthropic ? 5 : 4,
+      perName: 1,
+      replyPriming: 3,
+      perToolCall: 12,
+      tools: 'json',
+      // Anthropic adds a tool-use system prompt of about 350 tokens once tools are given.
+      toolsPreamble: anthropic ? 350 : 0,
+    },
+    image: info?.image ?? { kind: 'unknown' },
+    factor,
+  })
+}
+
+/** The right counter for a model: exact where a tokenizer is public, an estimate elsewhere. */
+export function counterFor(model: string): TokenCounter {
+  const info = requireModel(model)
+  // One counter per model, so its per-message cache serves every caller.
+  let counter = byModel.get(info.id)
+  if (!counter) {
+    counter =
+      info.tokenizer === 'estimate'
+        ? estimateCounter({ model: info.id })
+        : exactCounter({ model: info.id })
+    byModel.set(info.id, counter)
+  }
+  return counter
+}
+
+const byModel = new Map<string, TokenCounter>()
+
+export function requireModel(model: string): ModelInfo {
+  const info = findModel(model)
+  if (!info) throw new InvalidOptionError('model', `unknown model ${JSON.stringify(model)}`)
+  return info
+}
