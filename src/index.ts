@@ -1,5 +1,5 @@
 export * from './errors.js'
-export { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from './formats/openai-chat.js'
+export * from './formats/index.js'
 export * from './messages/message.js'
 export { startsUserTurn, toUnits, type Unit, type UnitKind } from './messages/units.js'
 export {

@@ -1,0 +1,1 @@
+export { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from './openai-chat.js'
