@@ -1,3 +1,11 @@
+export {
+  type Fate,
+  type FitOptions,
+  type FitResult,
+  fit,
+  fitAsync,
+  type MessageFate,
+} from './context/fit.js'
 export * from './errors.js'
 export * from './formats/index.js'
 export * from './messages/message.js'
@@ -12,6 +20,7 @@ export {
   type ValidateOptions,
   validate,
 } from './messages/validate.js'
+export * from './strategies/index.js'
 export type { Accounting, TokenCounter } from './tokens/counter.js'
 export {
   counterFor,
@@ -21,3 +30,4 @@ export {
   exactCounter,
 } from './tokens/counters.js'
 export { findModel, type ModelInfo, models } from './tokens/models.js'
+export { type DropThoughtsOptions, dropThoughts } from './transforms/drop-thoughts.js'

@@ -18,39 +18,55 @@ export interface Unit {
 }
 
 /**
- * Splits a history into units. Linear in the number of messages and tool calls; the one
- * place that knows how tool calls and results belong together.
+ * Groups messages into units as they arrive: appending a message touches only the last
+ * unit, so a context that grows one message at a time pays nothing for its history.
+ * The one place that knows how tool calls and their results belong together.
  */
-export function toUnits(messages: readonly Message[]): Unit[] {
-  const units: Unit[] = []
-  let i = 0
-  while (i < messages.length && messages[i]?.role === 'system') i++
-  if (i > 0) units.push({ kind: 'system', start: 0, end: i, complete: true })
+export class UnitBuilder {
+  readonly units: Unit[] = []
+  private count = 0
+  /** Calls of the last exchange still waiting for a result. */
+  private pending: Set<string> | undefined
 
-  while (i < messages.length) {
-    const m = messages[i] as Message
-    if (m.role === 'assistant' && m.toolCalls?.length) {
-      const pending = new Set(m.toolCalls.map((c) => c.id))
-      let j = i + 1
-      while (j < messages.length) {
-        const next = messages[j] as Message
-        if (next.role !== 'tool' || !pending.has(next.toolCallId)) break
-        pending.delete(next.toolCallId)
-        j++
+  /** Adds the next message; returns true when it extended the last unit instead of opening one. */
+  push(m: Message): boolean {
+    const i = this.count++
+    const last = this.units[this.units.length - 1]
+    if (m.role === 'system' && (last === undefined || (last.kind === 'system' && last.end === i))) {
+      if (last) {
+        last.end = i + 1
+        return true
       }
-      units.push({ kind: 'exchange', start: i, end: j, complete: pending.size === 0 })
-      i = j
+      this.units.push({ kind: 'system', start: i, end: i + 1, complete: true })
+      return false
+    }
+    if (m.role === 'tool' && last?.kind === 'exchange' && this.pending?.has(m.toolCallId)) {
+      this.pending.delete(m.toolCallId)
+      last.end = i + 1
+      last.complete = this.pending.size === 0
+      return true
+    }
+    this.pending = undefined
+    if (m.role === 'assistant' && m.toolCalls?.length) {
+      this.pending = new Set(m.toolCalls.map((c) => c.id))
+      this.units.push({ kind: 'exchange', start: i, end: i + 1, complete: false })
     } else {
-      units.push({
+      this.units.push({
         kind: m.role === 'tool' ? 'orphan' : 'message',
         start: i,
         end: i + 1,
         complete: true,
       })
-      i++
     }
+    return false
   }
-  return units
+}
+
+/** Splits a history into units, in one pass. */
+export function toUnits(messages: readonly Message[]): Unit[] {
+  const builder = new UnitBuilder()
+  for (const m of messages) builder.push(m)
+  return builder.units
 }
 
 /** The unit opens a user turn: its first message is from the user. */

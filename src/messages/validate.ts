@@ -173,6 +173,8 @@ export interface RepairResult {
   removed: { index: number; code: ProblemCode }[]
   /** Input indices kept in a changed form (unanswered tool calls taken out of them). */
   changed: { index: number; code: ProblemCode }[]
+  /** For each returned message, its index in the input. */
+  origin: number[]
 }
 
 /**
@@ -185,6 +187,11 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   const removed: RepairResult['removed'] = []
   const changed: RepairResult['changed'] = []
   const out: Message[] = []
+  const origin: number[] = []
+  const push = (m: Message, index: number) => {
+    out.push(m)
+    origin.push(index)
+  }
   const usedIds = new Set<string>()
   const strictIds = options.provider === 'anthropic'
   let needUser = strictIds
@@ -192,7 +199,7 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   for (const unit of toUnits(messages)) {
     const first = messages[unit.start] as Message
     if (unit.kind === 'system') {
-      for (let k = unit.start; k < unit.end; k++) out.push(messages[k] as Message)
+      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
       continue
     }
     if (needUser && first.role !== 'user') {
@@ -205,7 +212,7 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
       continue
     }
     if (unit.kind === 'message' || first.role !== 'assistant') {
-      out.push(first)
+      push(first, unit.start)
       continue
     }
     const answered = new Set<string>()
@@ -239,7 +246,7 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
       usedIds.add(calls[calls.length - 1]?.id as string)
     }
     if (code === undefined) {
-      for (let k = unit.start; k < unit.end; k++) out.push(messages[k] as Message)
+      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
       continue
     }
     if (calls.length === 0 && contentText(first.content).length === 0) {
@@ -247,20 +254,20 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
       continue
     }
     const { toolCalls: _dropped, ...rest } = first
-    out.push(calls.length ? { ...rest, toolCalls: calls } : rest)
+    push(calls.length ? { ...rest, toolCalls: calls } : rest, unit.start)
     changed.push({ index: unit.start, code })
     for (let k = unit.start + 1; k < unit.end; k++) {
       const m = messages[k] as Message
       const id = m.role === 'tool' ? renamed.get(m.toolCallId) : undefined
       if (m.role === 'tool' && id !== undefined) {
-        out.push({ ...m, toolCallId: id })
+        push({ ...m, toolCallId: id }, k)
         changed.push({ index: k, code })
       } else {
-        out.push(m)
+        push(m, k)
       }
     }
   }
-  return { messages: out, removed, changed }
+  return { messages: out, removed, changed, origin }
 }
 
 /** An id no call in the list uses yet, in Anthropic's alphabet. */

@@ -1,0 +1,46 @@
+import { InvalidOptionError } from '../errors.js'
+import type { Unit } from '../messages/units.js'
+import { type Strategy, unitItems } from './types.js'
+
+export interface BufferedOptions {
+  /** How many of the newest messages to keep (the system prompt is kept besides). */
+  size: number
+}
+
+/**
+ * The newest `size` messages (AutoGen `BufferedChatCompletionContext`). Whole units only, so
+ * the kept part never opens with a tool result cut off from its call: where `size` ends
+ * inside a tool exchange, the exchange is left out and fewer messages are kept.
+ */
+export function buffered(options: BufferedOptions): Strategy<'buffered', BufferedOptions> {
+  const size = positiveInt('size', options?.size)
+  return {
+    name: 'buffered',
+    options: { size },
+    budgetAware: false,
+    select(view) {
+      const { units } = view
+      const first = units[0]?.kind === 'system' ? 1 : 0
+      let start = units.length
+      let count = 0
+      while (start > first) {
+        const u = units[start - 1] as Unit
+        if (count + (u.end - u.start) > size) break
+        count += u.end - u.start
+        start--
+      }
+      const out = unitItems(view, 0, first)
+      return unitItems(view, start, units.length, out)
+    },
+  }
+}
+
+export function positiveInt(option: string, value: unknown, allowZero = false): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new InvalidOptionError(
+      option,
+      `expected a whole number ${allowZero ? '>= 0' : '>= 1'}, got ${JSON.stringify(value)}`,
+    )
+  }
+  return value
+}

@@ -1,0 +1,67 @@
+import type { Message } from '../messages/message.js'
+import type { Unit } from '../messages/units.js'
+import { positiveInt } from './buffered.js'
+import { type PlanItem, type Strategy, unitItems } from './types.js'
+
+export interface HeadAndTailOptions {
+  /** How many of the oldest messages to keep after the system prompt. */
+  head: number
+  /** How many of the newest messages to keep. */
+  tail: number
+  /** The text standing for what was skipped: `{count}` is replaced, or a function of the count. */
+  placeholder?: string | ((skipped: number) => string)
+}
+
+const DEFAULT_PLACEHOLDER = 'Skipped {count} messages.'
+
+/**
+ * The first `head` and the last `tail` messages, with one user message between them saying
+ * how many were skipped (AutoGen `HeadAndTailChatCompletionContext`). Head and tail end on
+ * unit boundaries, so neither splits a tool exchange; the count is the exact number of
+ * messages the placeholder stands for.
+ */
+export function headAndTail(
+  options: HeadAndTailOptions,
+): Strategy<'headAndTail', HeadAndTailOptions> {
+  const head = positiveInt('head', options?.head, true)
+  const tail = positiveInt('tail', options?.tail, true)
+  const placeholder = options.placeholder ?? DEFAULT_PLACEHOLDER
+  return {
+    name: 'headAndTail',
+    options: { head, tail, placeholder },
+    budgetAware: false,
+    select(view) {
+      const { units } = view
+      const first = units[0]?.kind === 'system' ? 1 : 0
+      let h = first
+      let count = 0
+      while (h < units.length) {
+        const u = units[h] as Unit
+        if (count + (u.end - u.start) > head) break
+        count += u.end - u.start
+        h++
+      }
+      let t = units.length
+      count = 0
+      while (t > h) {
+        const u = units[t - 1] as Unit
+        if (count + (u.end - u.start) > tail) break
+        count += u.end - u.start
+        t--
+      }
+      const out = unitItems(view, 0, h)
+      if (t > h) {
+        const from = (units[h] as Unit).start
+        const to = (units[t - 1] as Unit).end
+        const replaces = Array.from({ length: to - from }, (_, k) => from + k)
+        const text =
+          typeof placeholder === 'function'
+            ? placeholder(replaces.length)
+            : placeholder.replaceAll('{count}', String(replaces.length))
+        const synthetic: Message = { role: 'user', content: text }
+        out.push({ synthetic, replaces, reason: 'placeholder' } satisfies PlanItem)
+      }
+      return unitItems(view, t, units.length, out)
+    },
+  }
+}

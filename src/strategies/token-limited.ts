@@ -1,0 +1,93 @@
+import { InvalidOptionError } from '../errors.js'
+import type { ToolSchema } from '../messages/message.js'
+import { assertMandatoryFits, keepFrom, mandatory, newestStart } from './budget.js'
+import { type PlanItem, type Strategy, unitItems, type View } from './types.js'
+
+export interface TokenLimitedOptions {
+  /** Tokens the request may use. Default: the model's context window. */
+  limit?: number
+  /** A model id: gives the window (when no limit) and the counter. */
+  model?: string
+  /** Tool schemas sent with the request; they count against the budget. */
+  tools?: ToolSchema[]
+  /** Tokens kept free for the reply. */
+  reserve?: number
+  /**
+   * Which units go first when over budget: `oldest` keeps the newest run that fits; `middle`
+   * keeps the oldest and the newest and drops between them (as AutoGen does).
+   */
+  dropFrom?: 'oldest' | 'middle'
+}
+
+/**
+ * The newest units that fit the budget; the system prompt and the newest turn always
+ * (AutoGen `TokenLimitedChatCompletionContext`, without its quadratic recount or its orphaned
+ * tool results). Throws `ContextOverflowError` when even those do not fit.
+ */
+export function tokenLimited(
+  options: TokenLimitedOptions = {},
+): Strategy<'tokenLimited', TokenLimitedOptions> {
+  const { dropFrom = 'oldest' } = options
+  if (dropFrom !== 'oldest' && dropFrom !== 'middle') {
+    throw new InvalidOptionError(
+      'dropFrom',
+      `expected "oldest" or "middle", got ${JSON.stringify(dropFrom)}`,
+    )
+  }
+  return {
+    name: 'tokenLimited',
+    options,
+    budgetAware: true,
+    select(view) {
+      const m = mandatory(view)
+      assertMandatoryFits(view, m)
+      const room = view.available - m.tokens
+      return dropFrom === 'middle'
+        ? keepEnds(view, m.first, m.last, m.lastUser, room, m.preamble)
+        : keepFrom(view, m, newestStart(view, m, room))
+    },
+  }
+}
+
+/** Alternately take the newest and the oldest units while they fit: the middle goes. */
+function keepEnds(
+  view: View,
+  first: number,
+  last: number,
+  lastUser: number,
+  room: number,
+  preamble: number,
+): PlanItem[] {
+  const { unitTokens } = view
+  let head = first
+  let tail = last // units (tail, last] kept; the mandatory `last` and `lastUser` are free here
+  let left = room
+  let headOpen =
+    view.provider !== 'anthropic' || view.messages[view.units[first]?.start ?? 0]?.role === 'user'
+  let tailOpen = true
+  let fromTail = true
+  const isFree = (u: number) => u === last || u === lastUser
+  while ((headOpen || tailOpen) && head <= tail) {
+    if (fromTail && tailOpen) {
+      const t = isFree(tail) ? 0 : (unitTokens[tail] as number)
+      if (t <= left) {
+        left -= t
+        tail--
+      } else tailOpen = false
+    } else if (!fromTail && headOpen) {
+      const t = isFree(head) ? 0 : (unitTokens[head] as number)
+      if (t <= left && head <= tail) {
+        left -= t
+        head++
+      } else headOpen = false
+    }
+    fromTail = !fromTail
+  }
+  const out: PlanItem[] = []
+  if (preamble >= 0) unitItems(view, preamble, preamble + 1, out)
+  if (head > tail) return unitItems(view, first, view.units.length, out)
+  unitItems(view, first, head, out)
+  if (lastUser >= 0 && lastUser <= tail && lastUser >= head)
+    unitItems(view, lastUser, lastUser + 1, out)
+  return unitItems(view, tail + 1, view.units.length, out)
+}

@@ -1,0 +1,12 @@
+import type { Strategy } from './types.js'
+import { unitItems } from './types.js'
+
+/** Everything, in order (AutoGen `UnboundedChatCompletionContext`). */
+export function unbounded(): Strategy<'unbounded', Record<string, never>> {
+  return {
+    name: 'unbounded',
+    options: {},
+    budgetAware: false,
+    select: (view) => unitItems(view, 0, view.units.length),
+  }
+}

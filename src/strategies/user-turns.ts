@@ -1,0 +1,64 @@
+import type { Message } from '../messages/message.js'
+import type { Unit } from '../messages/units.js'
+import { positiveInt } from './buffered.js'
+import type { PlanItem, Strategy } from './types.js'
+
+export interface UserTurnsOptions {
+  /** How many of the newest user turns to keep; a turn opens at a user message. */
+  maxTurns: number
+  /**
+   * Take out completed tool exchanges (calls and their results) of earlier turns and keep
+   * the answers; an exchange whose assistant message also has text keeps that text.
+   */
+  removeToolExchanges?: boolean
+}
+
+/**
+ * The newest `maxTurns` user turns, cut only at a user message (agentflow
+ * `MessageContextManager`). The system prompt is kept, and so are system messages later in
+ * the history, in their place.
+ */
+export function userTurns(options: UserTurnsOptions): Strategy<'userTurns', UserTurnsOptions> {
+  const maxTurns = positiveInt('maxTurns', options?.maxTurns)
+  const removeToolExchanges = options.removeToolExchanges ?? false
+  return {
+    name: 'userTurns',
+    options: { maxTurns, removeToolExchanges },
+    budgetAware: false,
+    select(view) {
+      const { units, messages } = view
+      const roleAt = (u: number) => messages[(units[u] as Unit).start]?.role
+      let start = units.length
+      let turns = 0
+      let newestTurn = units.length
+      for (let u = units.length - 1; u >= 0 && turns < maxTurns; u--) {
+        if (roleAt(u) === 'user') {
+          turns++
+          start = u
+          if (turns === 1) newestTurn = u
+        }
+      }
+      if (turns === 0) start = 0
+      const out: PlanItem[] = []
+      for (let u = 0; u < units.length; u++) {
+        const unit = units[u] as Unit
+        const keep = u >= start || unit.kind === 'system' || roleAt(u) === 'system'
+        if (!keep) continue
+        if (removeToolExchanges && unit.kind === 'exchange' && unit.complete && u < newestTurn) {
+          const call = messages[unit.start] as Message
+          if (call.role === 'assistant' && hasText(call)) {
+            const { toolCalls: _calls, ...text } = call
+            out.push({ index: unit.start, message: text, reason: 'calls-removed' })
+          }
+          continue
+        }
+        for (let i = unit.start; i < unit.end; i++) out.push({ index: i })
+      }
+      return out
+    },
+  }
+}
+
+function hasText(m: Message): boolean {
+  return typeof m.content === 'string' ? m.content.length > 0 : (m.content?.length ?? 0) > 0
+}
