@@ -315,7 +315,9 @@ function planTokens(view: View, item: PlanItem): number {
 /** Groups plan items by unit, marking the ones that must stay. */
 function toBlocks(view: View, plan: PlanItem[]): Block[] {
   const unitOf = new Int32Array(view.messages.length)
-  view.units.forEach((u, k) => unitOf.fill(k, u.start, u.end))
+  view.units.forEach((u, k) => {
+    unitOf.fill(k, u.start, u.end)
+  })
   const last = view.units.length - 1
   let lastUser = -1
   for (let u = last; u >= 0; u--) {
