@@ -1,4 +1,9 @@
 export {
+  ChatContext,
+  type ChatContextOptions,
+  type ChatContextState,
+} from './context/chat-context.js'
+export {
   type Fate,
   type FitOptions,
   type FitResult,

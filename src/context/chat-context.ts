@@ -1,0 +1,323 @@
+import { z } from 'zod'
+import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
+import { type Message, messageSchema } from '../messages/message.js'
+import { type Unit, UnitBuilder } from '../messages/units.js'
+import type { PlanItem, Strategy, View } from '../strategies/types.js'
+import {
+  alignToUser,
+  assemble,
+  checkMessage,
+  type FitOptions,
+  type FitResult,
+  fit,
+  fitAsync,
+  planMessage,
+  resolveSetup,
+  type Setup,
+  viewOf,
+} from './fit.js'
+
+export interface ChatContextOptions extends FitOptions {
+  /** Messages the context starts with (and, by default, returns to on `clear()`). */
+  initialMessages?: readonly Message[]
+}
+
+export const STATE_TYPE = 'context-window/chat-context'
+export const STATE_VERSION = 1
+
+const stateSchema = z.object({
+  type: z.literal(STATE_TYPE),
+  version: z.number().int().positive(),
+  messages: z.array(messageSchema),
+  initialMessages: z.array(messageSchema).default([]),
+  settings: z
+    .object({
+      strategy: z
+        .object({ name: z.string(), options: z.record(z.string(), z.unknown()) })
+        .optional(),
+      budget: z.number().positive().optional(),
+      model: z.string().optional(),
+      reserve: z.number().nonnegative().optional(),
+      provider: z.enum(['openai', 'anthropic']).optional(),
+      tools: z.array(z.record(z.string(), z.unknown())).optional(),
+    })
+    .default({}),
+})
+
+/** Plain JSON that holds a context's messages and the settings to rebuild it. */
+export type ChatContextState = z.input<typeof stateSchema>
+
+/**
+ * A conversation's history and the policy that decides what of it is sent (AutoGen's
+ * `ChatCompletionContext`). Each message is counted once, when it is added; the context
+ * keeps running sums over units, so a budget-aware strategy serves `getMessages` with a
+ * search and a copy of what it returns, however long the history.
+ */
+export class ChatContext {
+  private readonly options: ChatContextOptions
+  private readonly setup: Setup
+  private readonly initial: Message[]
+  private messages: Message[] = []
+  private tokens: number[] = []
+  private builder = new UnitBuilder()
+  private unitTokens: number[] = []
+  private unitPrefix: number[] = [0]
+  /** Units that make the history invalid as it stands (orphans, exchanges left unanswered). */
+  private broken = 0
+  private callIds = new Set<string>()
+  private reusedIds = false
+
+  constructor(options: ChatContextOptions = {}) {
+    this.options = options
+    this.setup = resolveSetup(options)
+    this.initial = (options.initialMessages ?? []).map((m, i) => {
+      checkMessage(m, i)
+      return structuredClone(m)
+    })
+    for (const m of this.initial) this.append(m)
+  }
+
+  /** The messages the context started with (copies). */
+  get initialMessages(): Message[] {
+    return structuredClone(this.initial)
+  }
+
+  get strategy(): Strategy {
+    return this.setup.strategy
+  }
+
+  /** How many messages the history holds. */
+  get length(): number {
+    return this.messages.length
+  }
+
+  /** Tokens of the whole stored history (not of what `getMessages` returns). */
+  get historyTokens(): number {
+    return this.unitPrefix[this.unitPrefix.length - 1] as number
+  }
+
+  /** Adds a message to the history; it is validated and copied, so later edits by the caller do not reach it. */
+  addMessage(message: Message): void {
+    checkMessage(message, this.messages.length)
+    this.append(structuredClone(message))
+  }
+
+  addMessages(messages: readonly Message[]): void {
+    messages.forEach((m, k) => {
+      checkMessage(m, this.messages.length + k)
+    })
+    for (const m of messages) this.append(structuredClone(m))
+  }
+
+  private append(m: Message): void {
+    const t = this.setup.counter.countMessage(m)
+    const units = this.builder.units
+    const before = units[units.length - 1]
+    const beforeWasOpen = before?.kind === 'exchange' && !before.complete
+    const extended = this.builder.push(m)
+    this.messages.push(m)
+    this.tokens.push(t)
+    if (extended) {
+      const k = this.unitTokens.length - 1
+      this.unitTokens[k] = (this.unitTokens[k] as number) + t
+      this.unitPrefix[k + 1] = (this.unitPrefix[k + 1] as number) + t
+    } else {
+      // A new unit: an exchange still open before it will never be answered now.
+      if (beforeWasOpen) this.broken++
+      const last = units[units.length - 1] as Unit
+      if (last.kind === 'orphan') this.broken++
+      this.unitTokens.push(t)
+      this.unitPrefix.push((this.unitPrefix[this.unitPrefix.length - 1] as number) + t)
+    }
+    if (m.role === 'assistant') {
+      for (const c of m.toolCalls ?? []) {
+        if (this.callIds.has(c.id)) this.reusedIds = true
+        this.callIds.add(c.id)
+      }
+    }
+  }
+
+  /** The history is valid as stored, so no repair pass is needed. */
+  private isClean(): boolean {
+    const units = this.builder.units
+    const last = units[units.length - 1]
+    const lastOpen = last?.kind === 'exchange' && !last.complete
+    return (
+      this.broken === 0 && !lastOpen && !(this.reusedIds && this.setup.provider === 'anthropic')
+    )
+  }
+
+  private view(): View {
+    return viewOf(
+      this.messages,
+      this.builder.units,
+      this.tokens,
+      this.unitTokens,
+      this.unitPrefix,
+      this.setup,
+    )
+  }
+
+  /**
+   * What to send now: the strategy's view of the history, as fresh objects. The stored
+   * history is not changed. Works with every strategy, asynchronous ones included.
+   */
+  async getMessages(): Promise<Message[]> {
+    if (!this.isFastPath()) return (await this.fit()).messages
+    return this.fromPlan(await this.setup.strategy.select(this.view()))
+  }
+
+  /** `getMessages` for synchronous strategies, without a promise. */
+  getMessagesSync(): Message[] {
+    if (!this.isFastPath()) return this.fitSync().messages
+    const plan = this.setup.strategy.select(this.view())
+    if (plan instanceof Promise) {
+      throw new InvalidOptionError(
+        'strategy',
+        `${this.setup.strategy.name} is asynchronous: use getMessages`,
+      )
+    }
+    return this.fromPlan(plan)
+  }
+
+  /** Budget-aware strategy over a valid history with no transforms: no pass over the history. */
+  private isFastPath(): boolean {
+    return this.setup.strategy.budgetAware && this.setup.transforms.length === 0 && this.isClean()
+  }
+
+  private fromPlan(plan: PlanItem[]): Message[] {
+    const view = this.view()
+    const items = this.setup.provider === 'anthropic' ? alignToUser(view, plan) : plan
+    return items.map((item) => structuredClone(planMessage(view, item)))
+  }
+
+  /** The full account: what is sent, what was kept, dropped or changed, and why. */
+  async fit(): Promise<FitResult> {
+    return fitAsync(this.messages, this.fitOptions())
+  }
+
+  fitSync(): FitResult {
+    const setup = this.setup
+    if (!this.isClean() || setup.transforms.length > 0) {
+      // The general path repairs and transforms first.
+      return fit(this.messages, this.fitOptions())
+    }
+    const view = this.view()
+    const plan = setup.strategy.select(view)
+    if (plan instanceof Promise) {
+      throw new InvalidOptionError('strategy', `${setup.strategy.name} is asynchronous: use fit()`)
+    }
+    return assemble(
+      this.messages,
+      { view, origin: view.messages.map((_, i) => i), removed: new Map(), rewritten: new Map() },
+      plan,
+      setup,
+    )
+  }
+
+  private fitOptions(): FitOptions {
+    return { ...this.options, strategy: this.setup.strategy, counter: this.setup.counter }
+  }
+
+  /**
+   * Empties the history. By default the initial messages come back (the system prompt
+   * stays); `{ initial: false }` empties it completely, as AutoGen's `clear()` does.
+   */
+  clear(options: { initial?: boolean } = {}): void {
+    this.reset(options.initial === false ? [] : this.initial)
+  }
+
+  private reset(messages: readonly Message[]): void {
+    this.messages = []
+    this.tokens = []
+    this.builder = new UnitBuilder()
+    this.unitTokens = []
+    this.unitPrefix = [0]
+    this.broken = 0
+    this.callIds = new Set()
+    this.reusedIds = false
+    for (const m of messages) this.append(structuredClone(m))
+  }
+
+  /** The stored history (copies), not the strategy's view of it. */
+  history(): Message[] {
+    return structuredClone(this.messages)
+  }
+
+  /** Versioned plain JSON: the history, the initial messages and the settings. */
+  saveState(): ChatContextState {
+    const { strategy } = this.setup
+    const settings: ChatContextState['settings'] = {
+      strategy: {
+        name: strategy.name,
+        options: JSON.parse(JSON.stringify(strategy.options ?? {})),
+      },
+      provider: this.setup.provider,
+    }
+    if (Number.isFinite(this.setup.budget) && this.options.budget !== undefined)
+      settings.budget = this.setup.budget
+    if (this.options.model) settings.model = this.options.model
+    if (this.options.reserve !== undefined) settings.reserve = this.options.reserve
+    if (this.setup.tools.length) settings.tools = structuredClone(this.setup.tools)
+    return {
+      type: STATE_TYPE,
+      version: STATE_VERSION,
+      messages: structuredClone(this.messages),
+      initialMessages: structuredClone(this.initial),
+      settings,
+    }
+  }
+
+  /**
+   * Replaces the history with a saved one (the settings stay this context's: use
+   * `ChatContext.fromState` to rebuild them too). A state that fails the schema or comes
+   * from a newer version is refused and the context is left as it was.
+   */
+  loadState(state: unknown): void {
+    const parsed = parseState(state)
+    this.reset(parsed.messages as Message[])
+  }
+
+  /** A context rebuilt from a saved state: history, initial messages and settings. */
+  static fromState(state: unknown, overrides: ChatContextOptions = {}): ChatContext {
+    const parsed = parseState(state)
+    const { strategy, ...rest } = parsed.settings
+    const ctx = new ChatContext({
+      ...(rest as FitOptions),
+      ...(strategy && { strategy: strategy.name, ...strategy.options }),
+      initialMessages: parsed.initialMessages as Message[],
+      ...overrides,
+    })
+    ctx.reset(parsed.messages as Message[])
+    return ctx
+  }
+}
+
+function parseState(state: unknown): z.output<typeof stateSchema> {
+  if (state && typeof state === 'object' && 'version' in state) {
+    const version = (state as { version: unknown }).version
+    if (typeof version === 'number' && version > STATE_VERSION) {
+      throw new InvalidStateError(
+        `state version ${version} is newer than this library reads (${STATE_VERSION}): upgrade context-window`,
+      )
+    }
+  }
+  const parsed = stateSchema.safeParse(state)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const path = issue?.path.join('.') ?? ''
+    const where = /^messages\.(\d+)\.?(.*)$/.exec(path)
+    if (where) {
+      const err = new InvalidInputError(issue?.message ?? 'invalid', {
+        source: 'state',
+        index: Number(where[1]),
+        field: where[2] || 'message',
+      })
+      throw new InvalidStateError(`invalid state: ${err.message}`)
+    }
+    throw new InvalidStateError(
+      `invalid state: ${path ? `field ${path}: ` : ''}${issue?.message ?? 'not a state'}`,
+    )
+  }
+  return parsed.data
+}
