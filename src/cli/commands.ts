@@ -1,0 +1,214 @@
+import { fit } from '../context/fit.js'
+import { ContextOverflowError, InvalidOptionError } from '../errors.js'
+import type { Message } from '../messages/message.js'
+import { type Provider, validate } from '../messages/validate.js'
+import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { readInput, UsageError, writeAtomic } from './io.js'
+import { bar, type Colour, paint, preview, table } from './render.js'
+
+export type Values = Record<string, string | boolean | undefined>
+
+export interface Output {
+  out: (text: string) => void
+  err: (text: string) => void
+  color: boolean
+}
+
+/** Parses a whole-number option, naming the option when it is not one. */
+export function intOption(values: Values, name: string, min = 1): number | undefined {
+  const raw = values[name]
+  if (raw === undefined) return undefined
+  const n = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(
+      `option --${name}: expected a whole number >= ${min}, got ${JSON.stringify(raw)}`,
+    )
+  }
+  return n
+}
+
+function providerOption(values: Values): Provider | undefined {
+  const p = values.provider
+  if (p === undefined) return undefined
+  if (p !== 'openai' && p !== 'anthropic') {
+    throw new UsageError(
+      `option --provider: expected openai or anthropic, got ${JSON.stringify(p)}`,
+    )
+  }
+  return p
+}
+
+function file(positionals: string[], command: string): string {
+  const [f, ...extra] = positionals
+  if (!f) throw new UsageError(`${command}: give a file, or - for standard input`)
+  if (extra.length)
+    throw new UsageError(`${command}: one file at a time (got ${positionals.length})`)
+  return f
+}
+
+/** `count`: tokens per message, the total, and the model's window. */
+export function count(positionals: string[], values: Values, io: Output): number {
+  const input = readInput(file(positionals, 'count'))
+  const model = typeof values.model === 'string' ? values.model : undefined
+  const info = model ? requireModel(model) : undefined
+  const counter = model ? counterFor(model) : exactCounter()
+  const tokens = input.messages.map((m) => counter.countMessage(m))
+  const total = counter.countMessages(input.messages)
+  if (values.json) {
+    io.out(
+      JSON.stringify(
+        {
+          source: input.source,
+          counter: counter.name,
+          exact: counter.exact,
+          messages: tokens.map((t, i) => ({ index: i, role: input.messages[i]?.role, tokens: t })),
+          total,
+          contextWindow: info?.contextWindow ?? null,
+        },
+        null,
+        2,
+      ),
+    )
+    return 0
+  }
+  const rows = [['#', 'role', 'tokens', 'text']]
+  input.messages.forEach((m, i) => {
+    rows.push([String(i), roleLabel(m, io.color), String(tokens[i]), preview(m)])
+  })
+  io.out(table(rows, new Set([0, 2])))
+  const window = info
+    ? ` of ${info.contextWindow} (${model}) ${bar(total, info.contextWindow, 30)}`
+    : ''
+  io.out(
+    `\n${total} tokens in ${input.messages.length} messages${window}, counted by ${counter.name}${counter.exact ? '' : ' (estimate)'}`,
+  )
+  return 0
+}
+
+/** `validate`: the provider's rules; exit 1 when a rule is broken. */
+export function validateCommand(positionals: string[], values: Values, io: Output): number {
+  const input = readInput(file(positionals, 'validate'))
+  const provider = providerOption(values) ?? 'openai'
+  const problems = validate(input.messages, { provider })
+  const errors = problems.filter((p) => p.severity === 'error').length
+  if (values.json) {
+    io.out(JSON.stringify({ source: input.source, provider, problems }, null, 2))
+  } else if (problems.length === 0) {
+    io.out(`${input.source}: ${input.messages.length} messages, valid for ${provider}`)
+  } else {
+    for (const p of problems) {
+      const tag = paint(p.severity, p.severity === 'error' ? 'red' : 'yellow', io.color)
+      io.out(`${input.source}: message ${p.index}: ${tag} ${p.code}: ${p.message}`)
+    }
+    io.out(`${errors} error(s), ${problems.length - errors} warning(s) for ${provider}`)
+  }
+  return errors > 0 ? 1 : 0
+}
+
+const FATE_COLOUR: Record<string, Colour> = {
+  kept: 'green',
+  changed: 'yellow',
+  dropped: 'dim',
+  summarized: 'magenta',
+  invalid: 'red',
+}
+
+/** `fit`: the main job. */
+export function fitCommand(positionals: string[], values: Values, io: Output): number {
+  const input = readInput(file(positionals, 'fit'))
+  const model = typeof values.model === 'string' ? values.model : undefined
+  const budget = intOption(values, 'budget')
+  if (budget === undefined && !model && values.strategy === undefined) {
+    throw new UsageError('fit: give --budget N or --model M (or a --strategy that needs neither)')
+  }
+  const strategy = typeof values.strategy === 'string' ? values.strategy : undefined
+  const options = {
+    ...(strategy && { strategy }),
+    ...(budget !== undefined && { budget }),
+    ...(model && { model }),
+    ...(values.reserve !== undefined && { reserve: intOption(values, 'reserve', 0) }),
+    ...(values.size !== undefined && { size: intOption(values, 'size') }),
+    ...(values.head !== undefined && { head: intOption(values, 'head', 0) }),
+    ...(values.tail !== undefined && { tail: intOption(values, 'tail', 0) }),
+    ...(values.turns !== undefined && { maxTurns: intOption(values, 'turns') }),
+    ...(values['drop-from'] !== undefined && {
+      dropFrom: values['drop-from'] as 'oldest' | 'middle',
+    }),
+    ...(typeof values.query === 'string' && { query: values.query }),
+    provider: providerOption(values) ?? 'openai',
+  }
+  let result: ReturnType<typeof fit>
+  try {
+    result = fit(input.messages, options)
+  } catch (e) {
+    if (e instanceof ContextOverflowError) {
+      io.err(`context-window: ${input.source}: ${e.message}`)
+      return 3
+    }
+    if (e instanceof InvalidOptionError) throw new UsageError(e.message)
+    throw e
+  }
+  if (typeof values.out === 'string') {
+    writeAtomic(values.out, `${JSON.stringify(input.encode(result.messages), null, 2)}\n`)
+  }
+  if (values.json) {
+    io.out(JSON.stringify({ source: input.source, ...result }, null, 2))
+    return 0
+  }
+  const rows = [['#', 'role', 'tokens', 'fate', 'text']]
+  input.messages.forEach((m: Message, i) => {
+    const f = result.fates[i]
+    if (!f) return
+    const label = f.reason && f.fate !== 'kept' ? `${f.fate} (${f.reason})` : f.fate
+    rows.push([
+      String(i),
+      roleLabel(m, io.color),
+      String(f.tokens),
+      paint(label, FATE_COLOUR[f.fate] ?? 'dim', io.color),
+      preview(m, 50),
+    ])
+  })
+  for (const ins of result.inserted) {
+    rows.push([
+      '+',
+      roleLabel(ins.message, io.color),
+      String(counterTokens(result, ins.position)),
+      paint(`inserted ${ins.reason} for ${ins.replaces.length}`, 'magenta', io.color),
+      preview(ins.message, 50),
+    ])
+  }
+  io.out(table(rows, new Set([0, 2])))
+  const { tokens } = result
+  const used = tokens.total + tokens.reserve
+  const of =
+    result.budget === null ? 'no budget' : `of ${result.budget} ${bar(used, result.budget, 30)}`
+  io.out(
+    `\n${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
+      (result.inserted.length ? `, inserted ${result.inserted.length}` : '') +
+      (result.changed.length ? `, changed ${result.changed.length}` : '') +
+      `; ${tokens.total} tokens sent${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +
+      (typeof values.out === 'string' ? `; written to ${values.out}` : ''),
+  )
+  return 0
+}
+
+function counterTokens(result: ReturnType<typeof fit>, position: number): number {
+  const m = result.messages[position]
+  return m ? exactCounter().countMessage(m) : 0
+}
+
+function roleLabel(m: Message, color: boolean): string {
+  const colour: Colour =
+    m.role === 'system'
+      ? 'cyan'
+      : m.role === 'user'
+        ? 'blue'
+        : m.role === 'tool'
+          ? 'yellow'
+          : 'green'
+  const label =
+    m.role === 'assistant' && m.toolCalls?.length
+      ? `assistant→${m.toolCalls.length} call${m.toolCalls.length > 1 ? 's' : ''}`
+      : m.role
+  return paint(label, colour, color)
+}

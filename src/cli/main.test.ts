@@ -1,0 +1,145 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { main } from './main.js'
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/airline-booking.json', import.meta.url))
+
+function run(...argv: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = main(argv, { out: (t) => out.push(t), err: (t) => err.push(t), color: false })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+function temp(name: string, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cw-cli-'))
+  const file = join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
+
+describe('context-window count', () => {
+  it('prints a row per message and the total against the model window', () => {
+    const r = run('count', EXAMPLE, '--model', 'gpt-4o')
+    expect(r.code).toBe(0)
+    expect(
+      r.out.split('\n').filter((l) => /^\s*\d+\s+(system|user|assistant|tool)/.test(l)),
+    ).toHaveLength(36)
+    expect(r.out).toMatch(/\d+ tokens in 36 messages of 128000 \(gpt-4o\)/)
+  })
+  it('--json gives per-message counts that add up with the reply priming', () => {
+    const r = run('count', EXAMPLE, '--json')
+    const json = JSON.parse(r.out)
+    const sum = json.messages.reduce((n: number, m: { tokens: number }) => n + m.tokens, 0)
+    expect(json.total).toBe(sum + 3)
+  })
+})
+
+describe('context-window validate', () => {
+  it('passes the example and exits 1 with indexed problems for a broken file', () => {
+    expect(run('validate', EXAMPLE).code).toBe(0)
+    const bad = temp(
+      'bad.json',
+      JSON.stringify([
+        { role: 'user', content: 'hi' },
+        { role: 'tool', tool_call_id: 'x', content: 'r' },
+      ]),
+    )
+    const r = run('validate', bad)
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/message 1: error orphan-tool-result/)
+  })
+})
+
+describe('context-window fit', () => {
+  it('fits the example to a budget with a table and a summary line', () => {
+    const r = run('fit', EXAMPLE, '--budget', '3000')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/tokenLimited: kept \d+, dropped \d+; \d+ tokens sent of 3000/)
+    expect(r.out).toMatch(/dropped \(budget\)/)
+  })
+  it('--out writes the fitted conversation in the input shape, and --json the full result', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-out-'))
+    const out = join(dir, 'fitted.json')
+    const r = run('fit', EXAMPLE, '--budget', '2500', '--out', out, '--json')
+    const result = JSON.parse(r.out)
+    const written = JSON.parse(readFileSync(out, 'utf8'))
+    expect(written.messages).toHaveLength(result.kept.length)
+    expect(written.messages[0].role).toBe('system')
+    expect(readdirSync(dir)).toEqual(['fitted.json'])
+  })
+  it('exits 3 with the numbers when even the system prompt does not fit', () => {
+    const r = run('fit', EXAMPLE, '--budget', '500')
+    expect(r.code).toBe(3)
+    expect(r.err).toMatch(/needs \d+ tokens but the budget is 500 \(system \d+/)
+  })
+  it.each([
+    [
+      ['fit', EXAMPLE, '--budget', 'lots'],
+      /option --budget: expected a whole number >= 1, got "lots"/,
+    ],
+    [['fit', EXAMPLE, '--budget=-5'], /option --budget: expected a whole number >= 1, got "-5"/],
+    [['fit', EXAMPLE, '--budget', '-5'], /option '--budget/i],
+    [['fit', EXAMPLE, '--budget', '100', '--provider', 'x'], /option --provider/],
+    [['fit', EXAMPLE, '--model', 'gpt-99-ultra'], /unknown model "gpt-99-ultra"/],
+    [['fit', EXAMPLE, '--budget', '100', '--strategy', 'magic'], /unknown strategy "magic"/],
+    [['fit', EXAMPLE, '--bogus'], /Unknown option '--bogus'/],
+    [['fit', '/nonexistent.json', '--budget', '10'], /nonexistent.json: no such file/],
+    [['frobnicate'], /unknown command/],
+  ])('bad usage is one line and exit 2: %j', (argv, pattern) => {
+    const r = run(...argv)
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(pattern)
+    expect(r.err.split('\n')).toHaveLength(1)
+  })
+  it('bad input names the file, the message and the field', () => {
+    const broken = temp('broken.json', '{"messages": [')
+    expect(run('fit', broken, '--budget', '100').err).toMatch(/broken.json: invalid JSON/)
+    const role = temp(
+      'role.json',
+      JSON.stringify([
+        { role: 'user', content: 'a' },
+        { role: 'robot', content: 'b' },
+      ]),
+    )
+    expect(run('count', role).err).toMatch(/role.json, message 1, field role: unknown role "robot"/)
+    const args = temp(
+      'args.json',
+      JSON.stringify([
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: {} } }],
+        },
+      ]),
+    )
+    const r = run('validate', args)
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(
+      /args.json, message 0, field tool_calls.0.function.arguments: expected a string/,
+    )
+  })
+  it('leaves no half-written --out file when fitting fails', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-fail-'))
+    const r = run('fit', EXAMPLE, '--budget', '400', '--out', join(dir, 'x.json'))
+    expect(r.code).toBe(3)
+    expect(readdirSync(dir)).toEqual([])
+  })
+})
+
+describe('the installed command', () => {
+  it('runs as a process: exit codes and no stack trace on bad input', () => {
+    const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
+    const cli = fileURLToPath(new URL('./main.ts', import.meta.url))
+    expect(execFileSync(tsx, [cli, 'validate', EXAMPLE], { encoding: 'utf8' })).toMatch(
+      /valid for openai/,
+    )
+    const bad = spawnSync(tsx, [cli, 'fit', EXAMPLE, '--budget', 'x'], { encoding: 'utf8' })
+    expect(bad.status).toBe(2)
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1)
+    expect(bad.stderr).not.toMatch(/at .*\.ts:\d+/)
+  })
+})

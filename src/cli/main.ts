@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { ContextWindowError } from '../errors.js'
+import { count, fitCommand, type Output, type Values, validateCommand } from './commands.js'
+import { UsageError } from './io.js'
+import { useColor } from './render.js'
+
+const HELP: Record<string, string> = {
+  main: `context-window: decide what part of a conversation goes into the model's context window.
+
+Usage: context-window <command> FILE|- [options]
+
+Commands:
+  fit       fit a conversation to a token budget (the main job)
+  count     tokens per message and in total
+  validate  check a conversation against a provider's rules
+
+Input: OpenAI chat JSON, a list of messages or an object with "messages".
+Run "context-window <command> --help" for a command's options and examples.`,
+  fit: `Usage: context-window fit FILE|- [options]
+
+Options:
+  --budget N          tokens the request may use
+  --model M           model id: its window is the budget when --budget is not given
+  --reserve N         tokens kept free for the reply
+  --strategy S        tokenLimited (default), buffered, headAndTail, userTurns, unbounded
+  --size N            buffered: messages to keep
+  --head N --tail N   headAndTail: oldest and newest messages to keep
+  --turns N           userTurns: user turns to keep
+  --drop-from WHERE   tokenLimited: oldest (default) or middle
+  --query TEXT        what the next call is about (relevance strategies)
+  --provider P        openai (default) or anthropic: whose rules the output passes
+  --out FILE          write the fitted conversation, in the input's shape
+  --json              print the full result as JSON
+
+Exit codes: 0 fitted, 2 bad input or options, 3 even the system prompt and newest turn do not fit.
+
+Examples:
+  context-window fit examples/airline-booking.json --budget 3000
+  context-window fit examples/airline-booking.json --model gpt-4o-mini --reserve 1000 --out fitted.json
+  context-window fit examples/airline-booking.json --strategy buffered --size 6 --json`,
+  count: `Usage: context-window count FILE|- [--model M] [--json]
+
+Examples:
+  context-window count examples/airline-booking.json
+  context-window count examples/airline-booking.json --model claude-sonnet-4-5`,
+  validate: `Usage: context-window validate FILE|- [--provider openai|anthropic] [--json]
+
+Exit codes: 0 valid, 1 a rule is broken, 2 bad input.
+
+Examples:
+  context-window validate examples/airline-booking.json
+  context-window validate examples/airline-booking.json --provider anthropic`,
+}
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' },
+  model: { type: 'string' },
+  budget: { type: 'string' },
+  reserve: { type: 'string' },
+  strategy: { type: 'string' },
+  size: { type: 'string' },
+  head: { type: 'string' },
+  tail: { type: 'string' },
+  turns: { type: 'string' },
+  'drop-from': { type: 'string' },
+  query: { type: 'string' },
+  provider: { type: 'string' },
+  out: { type: 'string' },
+} as const
+
+const COMMANDS: Record<string, (p: string[], v: Values, io: Output) => number> = {
+  fit: fitCommand,
+  count,
+  validate: validateCommand,
+}
+
+/** Runs the command line; returns the exit code. Never throws for bad input. */
+export function main(argv: string[], io: Output): number {
+  const [command, ...rest] = argv
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    io.out(HELP.main as string)
+    return command ? 0 : 2
+  }
+  const run = COMMANDS[command]
+  if (!run) {
+    io.err(`context-window: unknown command ${JSON.stringify(command)} (fit, count, validate)`)
+    return 2
+  }
+  try {
+    let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>
+    try {
+      parsed = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, strict: true })
+    } catch (e) {
+      throw new UsageError(`${command}: ${(e as Error).message.split('\n')[0]}`)
+    }
+    if (parsed.values.help) {
+      io.out(HELP[command] as string)
+      return 0
+    }
+    return run(parsed.positionals, parsed.values as Values, io)
+  } catch (e) {
+    if (e instanceof ContextWindowError) {
+      io.err(`context-window: ${e.message}`)
+      return 2
+    }
+    io.err(`context-window: internal error: ${(e as Error).message}`)
+    return 70
+  }
+}
+
+function isEntry(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+if (isEntry()) {
+  const io: Output = {
+    out: (t) => process.stdout.write(`${t}\n`),
+    err: (t) => process.stderr.write(`${t}\n`),
+    color: useColor(),
+  }
+  process.exitCode = main(process.argv.slice(2), io)
+}

@@ -1,0 +1,60 @@
+import type { Message } from '../messages/message.js'
+import { messageText } from '../messages/message.js'
+
+/** Colour only for a terminal, and never under NO_COLOR. */
+export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
+  return Boolean(stream.isTTY) && !process.env.NO_COLOR
+}
+
+const CODES = {
+  red: 31,
+  green: 32,
+  yellow: 33,
+  blue: 34,
+  magenta: 35,
+  cyan: 36,
+  dim: 2,
+  bold: 1,
+} as const
+export type Colour = keyof typeof CODES
+
+export function paint(text: string, colour: Colour, on: boolean): string {
+  return on ? `\u001b[${CODES[colour]}m${text}\u001b[0m` : text
+}
+
+/** One line of a message's text, at most `width` characters. */
+export function preview(m: Message, width = 60): string {
+  let text = messageText(m)
+  if (m.role === 'tool' && m.toolName) text = `${m.toolName} -> ${text}`
+  text = text.replace(/\s+/g, ' ').trim()
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text
+}
+
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[\\d+m`, 'g')
+
+/** Columns padded to their widest cell; numbers right-aligned. */
+export function table(rows: string[][], rightAligned: ReadonlySet<number> = new Set()): string {
+  const visible = (s: string) => s.replace(ANSI, '').length
+  const widths: number[] = []
+  for (const row of rows) {
+    row.forEach((cell, k) => {
+      widths[k] = Math.max(widths[k] ?? 0, visible(cell))
+    })
+  }
+  return rows
+    .map((row) =>
+      row
+        .map((cell, k) => {
+          const pad = ' '.repeat((widths[k] ?? 0) - visible(cell))
+          return rightAligned.has(k) ? pad + cell : k === row.length - 1 ? cell : cell + pad
+        })
+        .join('  '),
+    )
+    .join('\n')
+}
+
+/** A bar of `width` characters: filled for `used` of `total`. */
+export function bar(used: number, total: number, width = 40): string {
+  const filled = total > 0 ? Math.min(width, Math.round((used / total) * width)) : 0
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`
+}
