@@ -1,4 +1,11 @@
 export {
+  type ComponentModel,
+  componentJsonSchema,
+  dumpComponent,
+  loadComponent,
+} from './config/component.js'
+export { createTransform, registerTransform, transformNames } from './config/transforms.js'
+export {
   ChatContext,
   type ChatContextOptions,
   type ChatContextState,

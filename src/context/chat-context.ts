@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
-import type { PlanItem, Strategy, View } from '../strategies/types.js'
+import type { PlanItem, Strategy, Transform, View } from '../strategies/types.js'
 import {
   alignToUser,
   assemble,
@@ -84,6 +84,10 @@ export class ChatContext {
 
   get strategy(): Strategy {
     return this.setup.strategy
+  }
+
+  get transforms(): Transform[] {
+    return [...this.setup.transforms]
   }
 
   /** How many messages the history holds. */

@@ -1,0 +1,352 @@
+import { z } from 'zod'
+import { ChatContext } from '../context/chat-context.js'
+import type { FitOptions } from '../context/fit.js'
+import { ContextWindowError, InvalidStateError } from '../errors.js'
+import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
+import { createStrategy, strategyNames } from '../strategies/index.js'
+import type { Strategy, Transform } from '../strategies/types.js'
+import { createTransform, transformNames } from './transforms.js'
+
+/** A configurable thing as plain JSON, in the shape of AutoGen's component model. */
+export interface ComponentModel {
+  provider: string
+  componentType: 'chat_completion_context' | 'strategy' | 'transform'
+  /** Version of this envelope. */
+  version: number
+  /** Version of the component's config; older ones are migrated, newer ones refused. */
+  componentVersion: number
+  description?: string
+  label?: string
+  config: Record<string, unknown>
+}
+
+export const COMPONENT_VERSION = 1
+const PREFIX = 'context_window'
+const AUTOGEN = 'autogen_core.model_context.'
+
+export const strategyConfigSchemas: Record<string, z.ZodType> = {
+  unbounded: z.object({}).strict(),
+  buffered: z.object({ size: z.number().int().positive() }).strict(),
+  headAndTail: z
+    .object({
+      head: z.number().int().nonnegative(),
+      tail: z.number().int().nonnegative(),
+      placeholder: z.string().optional(),
+    })
+    .strict(),
+  tokenLimited: z
+    .object({
+      limit: z.number().int().positive().optional(),
+      model: z.string().optional(),
+      tools: z.array(toolSchemaSchema).optional(),
+      reserve: z.number().int().nonnegative().optional(),
+      dropFrom: z.enum(['oldest', 'middle']).optional(),
+    })
+    .strict(),
+  userTurns: z
+    .object({ maxTurns: z.number().int().positive(), removeToolExchanges: z.boolean().optional() })
+    .strict(),
+}
+
+const anyComponent: z.ZodType<ComponentModel> = z.lazy(
+  () => envelopeSchema,
+) as z.ZodType<ComponentModel>
+
+export const contextConfigSchema = z
+  .object({
+    strategy: anyComponent.optional(),
+    transforms: z.array(anyComponent).optional(),
+    budget: z.number().int().positive().optional(),
+    model: z.string().optional(),
+    reserve: z.number().int().nonnegative().optional(),
+    provider: z.enum(['openai', 'anthropic']).optional(),
+    tools: z.array(toolSchemaSchema).optional(),
+    initialMessages: z.array(messageSchema).optional(),
+  })
+  .strict()
+
+const envelopeSchema = z.object({
+  provider: z.string().min(1),
+  componentType: z.enum(['chat_completion_context', 'strategy', 'transform']).optional(),
+  version: z.number().int().positive().default(1),
+  componentVersion: z.number().int().positive().default(1),
+  description: z.string().optional(),
+  label: z.string().optional(),
+  config: z.record(z.string(), z.unknown()).default({}),
+})
+
+/** JSON Schema of a component's `config`, by provider name. */
+export function componentJsonSchema(provider: string): Record<string, unknown> {
+  if (provider === `${PREFIX}.ChatContext`)
+    return z.toJSONSchema(contextConfigSchema, { unrepresentable: 'any' })
+  const name = provider.replace(`${PREFIX}.strategies.`, '')
+  const schema = strategyConfigSchemas[name]
+  if (schema) return z.toJSONSchema(schema)
+  throw new InvalidStateError(`no JSON schema for component ${JSON.stringify(provider)}`)
+}
+
+/** The component JSON of a context, a strategy or a transform. */
+export function dumpComponent(thing: ChatContext | Strategy | Transform): ComponentModel {
+  if (thing instanceof ChatContext) {
+    const state = thing.saveState()
+    const s = state.settings ?? {}
+    const config: Record<string, unknown> = { strategy: dumpComponent(thing.strategy) }
+    const transforms = thing.transforms
+    if (transforms.length) config.transforms = transforms.map((t) => dumpComponent(t))
+    if (s.budget !== undefined) config.budget = s.budget
+    if (s.model !== undefined) config.model = s.model
+    if (s.reserve !== undefined) config.reserve = s.reserve
+    if (s.provider !== undefined) config.provider = s.provider
+    if (s.tools !== undefined) config.tools = s.tools
+    if (state.initialMessages?.length) config.initialMessages = state.initialMessages
+    return envelope(
+      `${PREFIX}.ChatContext`,
+      'chat_completion_context',
+      config,
+      'A conversation history and the policy that fits it to the context window.',
+    )
+  }
+  const isTransform = !('budgetAware' in thing)
+  const kind = isTransform ? 'transforms' : 'strategies'
+  return envelope(
+    `${PREFIX}.${kind}.${thing.name}`,
+    isTransform ? 'transform' : 'strategy',
+    JSON.parse(JSON.stringify(thing.options ?? {})),
+  )
+}
+
+function envelope(
+  provider: string,
+  componentType: ComponentModel['componentType'],
+  config: Record<string, unknown>,
+  description?: string,
+): ComponentModel {
+  return {
+    provider,
+    componentType,
+    version: 1,
+    componentVersion: COMPONENT_VERSION,
+    ...(description && { description }),
+    label: provider.split('.').pop() as string,
+    config,
+  }
+}
+
+/** Config migrations by component: from a version to the next. */
+const migrations: Record<
+  string,
+  Record<number, (config: Record<string, unknown>) => Record<string, unknown>>
+> = {}
+
+/**
+ * Builds the component a JSON describes: ours (`context_window.*`) or AutoGen's
+ * `autogen_core.model_context.*` contexts with their own config keys. Providers come from
+ * an allow-list; a user-given string never reaches `import()`.
+ */
+export function loadComponent(json: unknown): ChatContext | Strategy | Transform {
+  const raw = snakeToCamel(json)
+  const parsed = envelopeSchema.safeParse(raw)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new InvalidStateError(
+      `invalid component: field ${issue?.path.join('.') || 'provider'}: ${issue?.message}`,
+    )
+  }
+  const c = parsed.data
+  if (c.version > 1)
+    throw new InvalidStateError(
+      `component envelope version ${c.version} is newer than this library reads (1)`,
+    )
+  const config = migrate(c.provider, c.componentVersion, c.config)
+  try {
+    if (c.provider.startsWith(AUTOGEN) || AUTOGEN_SHORT.has(c.provider))
+      return loadAutoGen(c.provider, config)
+    if (c.provider === `${PREFIX}.ChatContext`) return loadContext(config)
+    const [, kind, name] =
+      /^context_window\.(strategies|transforms)\.([A-Za-z]+)$/.exec(c.provider) ?? []
+    if (kind === 'strategies' && name && strategyNames().includes(name)) {
+      strategyConfigSchemas[name]?.parse(config)
+      return createStrategy(name, config)
+    }
+    if (kind === 'transforms' && name && transformNames().includes(name))
+      return createTransform(name, config)
+  } catch (e) {
+    if (e instanceof z.ZodError) {
+      const issue = e.issues[0]
+      throw new InvalidStateError(
+        `component ${c.provider}: config field ${issue?.path.join('.')}: ${issue?.message}`,
+      )
+    }
+    if (e instanceof ContextWindowError && !(e instanceof InvalidStateError)) {
+      throw new InvalidStateError(`component ${c.provider}: ${e.message}`)
+    }
+    throw e
+  }
+  throw new InvalidStateError(
+    `unknown component provider ${JSON.stringify(c.provider)} (known: context_window.ChatContext, context_window.strategies.{${strategyNames().join(',')}}, context_window.transforms.{${transformNames().join(',')}}, ${AUTOGEN}{Unbounded,Buffered,HeadAndTail,TokenLimited}ChatCompletionContext)`,
+  )
+}
+
+function migrate(
+  provider: string,
+  from: number,
+  config: Record<string, unknown>,
+): Record<string, unknown> {
+  if (from > COMPONENT_VERSION) {
+    throw new InvalidStateError(
+      `component ${provider} version ${from} is newer than this library reads (${COMPONENT_VERSION}): upgrade context-window`,
+    )
+  }
+  let out = config
+  for (let v = from; v < COMPONENT_VERSION; v++) {
+    const step = migrations[provider]?.[v]
+    if (!step)
+      throw new InvalidStateError(
+        `component ${provider} version ${v} cannot be migrated to ${COMPONENT_VERSION}`,
+      )
+    out = step(out)
+  }
+  return out
+}
+
+function loadContext(config: Record<string, unknown>): ChatContext {
+  const c = contextConfigSchema.parse(config)
+  const strategy = c.strategy ? loadComponent(c.strategy) : undefined
+  if (strategy && !('select' in strategy))
+    throw new InvalidStateError('context config: strategy must be a strategy component')
+  const transforms = (c.transforms ?? []).map((t) => {
+    const loaded = loadComponent(t)
+    if (!('apply' in loaded))
+      throw new InvalidStateError('context config: transforms must be transform components')
+    return loaded
+  })
+  const options: FitOptions & { initialMessages?: Message[] } = {
+    ...(strategy && { strategy }),
+    ...(transforms.length && { transforms }),
+    ...(c.budget !== undefined && { budget: c.budget }),
+    ...(c.model !== undefined && { model: c.model }),
+    ...(c.reserve !== undefined && { reserve: c.reserve }),
+    ...(c.provider !== undefined && { provider: c.provider }),
+    ...(c.tools !== undefined && { tools: c.tools }),
+    ...(c.initialMessages !== undefined && { initialMessages: c.initialMessages }),
+  }
+  return new ChatContext(options)
+}
+
+const AUTOGEN_SHORT = new Set([
+  'UnboundedChatCompletionContext',
+  'BufferedChatCompletionContext',
+  'HeadAndTailChatCompletionContext',
+  'TokenLimitedChatCompletionContext',
+])
+
+/** AutoGen's own context configs: `buffer_size`, `head_size`, `tail_size`, `token_limit`, `model_client`. */
+function loadAutoGen(provider: string, config: Record<string, unknown>): ChatContext {
+  const cls = provider.replace(AUTOGEN, '')
+  const initialMessages = autogenMessages(config.initialMessages)
+  const common = initialMessages.length ? { initialMessages } : {}
+  switch (cls) {
+    case 'UnboundedChatCompletionContext':
+      return new ChatContext({ ...common, strategy: createStrategy('unbounded') })
+    case 'BufferedChatCompletionContext':
+      return new ChatContext({
+        ...common,
+        strategy: createStrategy('buffered', { size: config.bufferSize }),
+      })
+    case 'HeadAndTailChatCompletionContext':
+      return new ChatContext({
+        ...common,
+        strategy: createStrategy('headAndTail', { head: config.headSize, tail: config.tailSize }),
+      })
+    case 'TokenLimitedChatCompletionContext': {
+      const client = config.modelClient as { config?: { model?: unknown } } | undefined
+      const model = typeof client?.config?.model === 'string' ? client.config.model : undefined
+      const limit = config.tokenLimit as number | undefined
+      const tools = Array.isArray(config.toolSchema)
+        ? z.array(toolSchemaSchema).parse(config.toolSchema)
+        : undefined
+      return new ChatContext({
+        ...common,
+        strategy: createStrategy('tokenLimited', {
+          ...(limit !== undefined && limit !== null && { limit }),
+          ...(model && { model }),
+        }),
+        ...(model && { model }),
+        ...(tools && { tools }),
+      })
+    }
+    default:
+      throw new InvalidStateError(`unknown AutoGen context ${JSON.stringify(provider)}`)
+  }
+}
+
+/** AutoGen `LLMMessage` JSON (SystemMessage, UserMessage, AssistantMessage, FunctionExecutionResultMessage). */
+function autogenMessages(raw: unknown): Message[] {
+  if (raw === undefined || raw === null) return []
+  if (!Array.isArray(raw)) throw new InvalidStateError('initial_messages: expected a list')
+  return raw.flatMap((m, index): Message[] => {
+    const r = m as Record<string, unknown>
+    const source = typeof r.source === 'string' ? { name: r.source } : {}
+    switch (r.type) {
+      case 'SystemMessage':
+        return [{ role: 'system', content: String(r.content ?? '') }]
+      case 'UserMessage':
+        return [
+          {
+            role: 'user',
+            content: typeof r.content === 'string' ? r.content : JSON.stringify(r.content),
+            ...source,
+          },
+        ]
+      case 'AssistantMessage':
+        if (Array.isArray(r.content)) {
+          const calls = (r.content as Record<string, unknown>[]).map((c) => ({
+            id: String(c.id),
+            name: String(c.name),
+            arguments: String(c.arguments),
+          }))
+          return [
+            {
+              role: 'assistant',
+              toolCalls: calls,
+              ...(typeof r.thought === 'string' && { thought: r.thought }),
+              ...source,
+            },
+          ]
+        }
+        return [
+          {
+            role: 'assistant',
+            content: String(r.content ?? ''),
+            ...(typeof r.thought === 'string' && { thought: r.thought }),
+            ...source,
+          },
+        ]
+      case 'FunctionExecutionResultMessage':
+        return ((r.content ?? []) as Record<string, unknown>[]).map((res) => ({
+          role: 'tool',
+          toolCallId: String(res.callId ?? res.call_id),
+          content: String(res.content ?? ''),
+          ...(typeof res.name === 'string' && { toolName: res.name }),
+          ...(res.isError === true || res.is_error === true ? { isError: true } : {}),
+        }))
+      default:
+        throw new InvalidStateError(
+          `initial_messages ${index}: unknown message type ${JSON.stringify(r.type)}`,
+        )
+    }
+  })
+}
+
+/** AutoGen writes snake_case keys; this library camelCase. Config keys are converted too. */
+function snakeToCamel(value: unknown, depth = 0): unknown {
+  if (depth > 4 || !value || typeof value !== 'object') return value
+  if (Array.isArray(value)) return value.map((v) => snakeToCamel(v, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) {
+    const key = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+    // Message contents and tool schemas are data, not config: kept as written.
+    out[key] = key === 'parameters' || key === 'content' ? v : snakeToCamel(v, depth + 1)
+  }
+  return out
+}

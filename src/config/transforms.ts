@@ -1,0 +1,28 @@
+import { InvalidOptionError } from '../errors.js'
+import type { Transform } from '../strategies/types.js'
+import { dropThoughts } from '../transforms/drop-thoughts.js'
+
+const factories: Record<string, (options: never) => Transform> = {
+  dropThoughts,
+}
+
+/** Registers a transform under a name, so configs can name it. */
+export function registerTransform(name: string, factory: (options: never) => Transform): void {
+  factories[name] = factory
+}
+
+export function transformNames(): string[] {
+  return Object.keys(factories)
+}
+
+/** A transform from its name and options (an allow-list: unknown names are refused). */
+export function createTransform(name: string, options: Record<string, unknown> = {}): Transform {
+  const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
+  if (!factory) {
+    throw new InvalidOptionError(
+      'transform',
+      `unknown transform ${JSON.stringify(name)} (known: ${transformNames().join(', ')})`,
+    )
+  }
+  return (factory as (o: unknown) => Transform)(options)
+}
