@@ -89,3 +89,34 @@ export function keepFrom(view: View, m: Mandatory, start: number): PlanItem[] {
   if (m.lastUser >= 0 && m.lastUser < from) unitItems(view, m.lastUser, m.lastUser + 1, out)
   return unitItems(view, from, view.units.length, out)
 }
+
+/** Start of the longest run of whole units ending at `end`, not before `floor`, holding at most `max` messages. */
+export function newestByCount(
+  units: readonly Unit[],
+  floor: number,
+  end: number,
+  max: number,
+): number {
+  let start = end
+  let count = 0
+  while (start > floor) {
+    const u = units[start - 1] as Unit
+    if (count + (u.end - u.start) > max) break
+    count += u.end - u.start
+    start--
+  }
+  return start
+}
+
+/** End of the longest run of whole units starting at `start`, holding at most `max` messages. */
+export function oldestByCount(units: readonly Unit[], start: number, max: number): number {
+  let end = start
+  let count = 0
+  while (end < units.length) {
+    const u = units[end] as Unit
+    if (count + (u.end - u.start) > max) break
+    count += u.end - u.start
+    end++
+  }
+  return end
+}

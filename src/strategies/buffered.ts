@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
-import type { Unit } from '../messages/units.js'
+import { newestByCount } from './budget.js'
 import { type Strategy, unitItems } from './types.js'
 
 export interface BufferedOptions {
@@ -21,16 +21,8 @@ export function buffered(options: BufferedOptions): Strategy<'buffered', Buffere
     select(view) {
       const { units } = view
       const first = units[0]?.kind === 'system' ? 1 : 0
-      let start = units.length
-      let count = 0
-      while (start > first) {
-        const u = units[start - 1] as Unit
-        if (count + (u.end - u.start) > size) break
-        count += u.end - u.start
-        start--
-      }
-      const out = unitItems(view, 0, first)
-      return unitItems(view, start, units.length, out)
+      const start = newestByCount(units, first, units.length, size)
+      return unitItems(view, start, units.length, unitItems(view, 0, first))
     },
   }
 }

@@ -1,5 +1,6 @@
 import type { Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
+import { newestByCount, oldestByCount } from './budget.js'
 import { positiveInt } from './buffered.js'
 import { type PlanItem, type Strategy, unitItems } from './types.js'
 
@@ -33,22 +34,8 @@ export function headAndTail(
     select(view) {
       const { units } = view
       const first = units[0]?.kind === 'system' ? 1 : 0
-      let h = first
-      let count = 0
-      while (h < units.length) {
-        const u = units[h] as Unit
-        if (count + (u.end - u.start) > head) break
-        count += u.end - u.start
-        h++
-      }
-      let t = units.length
-      count = 0
-      while (t > h) {
-        const u = units[t - 1] as Unit
-        if (count + (u.end - u.start) > tail) break
-        count += u.end - u.start
-        t--
-      }
+      const h = oldestByCount(units, first, head)
+      const t = newestByCount(units, h, units.length, tail)
       const out = unitItems(view, 0, h)
       if (t > h) {
         const from = (units[h] as Unit).start
