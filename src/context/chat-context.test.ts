@@ -68,13 +68,21 @@ describe('ChatContext', () => {
     expect(ctx.length).toBe(added)
   })
 
-  it('never hands out its stored messages, and ignores later edits to added ones', async () => {
+  it('keeps its history from the caller: added messages are copied, served ones frozen', async () => {
     const m = user('hello')
     const ctx = new ChatContext({ initialMessages: [sys] })
     ctx.addMessage(m)
     ;(m as { content: string }).content = 'edited by caller'
     const out = await ctx.getMessages()
-    ;(out[1] as { content: string }).content = 'edited output'
+    expect(() => {
+      ;(out[1] as { content: string }).content = 'edited output'
+    }).toThrow(TypeError)
+    out.pop()
+    expect(ctx.history()[1]).toEqual(user('hello'))
+    expect(await ctx.getMessages()).toHaveLength(2)
+    // The full account gives fresh copies the caller may edit.
+    const copy = (await ctx.fit()).messages
+    ;(copy[1] as { content: string }).content = 'fine'
     expect(ctx.history()[1]).toEqual(user('hello'))
   })
 

@@ -72,7 +72,7 @@ export class ChatContext {
     this.setup = resolveSetup(options)
     this.initial = (options.initialMessages ?? []).map((m, i) => {
       checkMessage(m, i)
-      return structuredClone(m)
+      return frozenCopy(m)
     })
     for (const m of this.initial) this.append(m)
   }
@@ -103,14 +103,14 @@ export class ChatContext {
   /** Adds a message to the history; it is validated and copied, so later edits by the caller do not reach it. */
   addMessage(message: Message): void {
     checkMessage(message, this.messages.length)
-    this.append(structuredClone(message))
+    this.append(frozenCopy(message))
   }
 
   addMessages(messages: readonly Message[]): void {
     messages.forEach((m, k) => {
       checkMessage(m, this.messages.length + k)
     })
-    for (const m of messages) this.append(structuredClone(m))
+    for (const m of messages) this.append(frozenCopy(m))
   }
 
   private append(m: Message): void {
@@ -163,8 +163,9 @@ export class ChatContext {
   }
 
   /**
-   * What to send now: the strategy's view of the history, as fresh objects. The stored
-   * history is not changed. Works with every strategy, asynchronous ones included.
+   * What to send now: the strategy's view of the history, in a new array. Messages from the
+   * history are frozen (an edit throws instead of changing the history); `fit()` returns
+   * fresh, editable copies instead. Works with every strategy, asynchronous ones included.
    */
   async getMessages(): Promise<Message[]> {
     if (!this.isFastPath()) return (await this.fit()).messages
@@ -184,15 +185,21 @@ export class ChatContext {
     return this.fromPlan(plan)
   }
 
-  /** Budget-aware strategy over a valid history with no transforms: no pass over the history. */
+  /** A valid history, no transforms, a strategy that needs no pass after it: nothing is done per stored message. */
   private isFastPath(): boolean {
-    return this.setup.strategy.budgetAware && this.setup.transforms.length === 0 && this.isClean()
+    const { strategy, transforms, budget, provider } = this.setup
+    // A strategy that does not count needs the budget pass (and, for Anthropic, the user-turn rule) of fit.
+    const selfContained =
+      strategy.budgetAware || (!Number.isFinite(budget) && provider === 'openai')
+    return selfContained && transforms.length === 0 && this.isClean()
   }
 
   private fromPlan(plan: PlanItem[]): Message[] {
     const view = this.view()
     const items = this.setup.provider === 'anthropic' ? alignToUser(view, plan) : plan
-    return items.map((item) => structuredClone(planMessage(view, item)))
+    // Stored messages are frozen copies: handing them out costs a pointer each, and the
+    // caller's edits cannot reach the history (they throw instead).
+    return items.map((item) => planMessage(view, item))
   }
 
   /** The full account: what is sent, what was kept, dropped or changed, and why. */
@@ -240,7 +247,7 @@ export class ChatContext {
     this.broken = 0
     this.callIds = new Set()
     this.reusedIds = false
-    for (const m of messages) this.append(structuredClone(m))
+    for (const m of messages) this.append(frozenCopy(m))
   }
 
   /** The stored history (copies), not the strategy's view of it. */
@@ -324,4 +331,17 @@ function parseState(state: unknown): z.output<typeof stateSchema> {
     )
   }
   return parsed.data
+}
+
+/** A deep copy that cannot be modified: what the history stores. */
+function frozenCopy<T>(value: T): T {
+  return deepFreeze(structuredClone(value))
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
 }
