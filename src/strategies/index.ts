@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import { type BufferedOptions, buffered } from './buffered.js'
 import { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
+import { relevant, type ScoreBasedOptions, scoreBased } from './score-based.js'
 import { type TokenLimitedOptions, tokenLimited } from './token-limited.js'
 import type { Strategy } from './types.js'
 import { unbounded } from './unbounded.js'
@@ -8,6 +9,17 @@ import { type UserTurnsOptions, userTurns } from './user-turns.js'
 
 export { type BufferedOptions, buffered } from './buffered.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
+export { OMITTED_RESULT, relevant, type ScoreBasedOptions, scoreBased } from './score-based.js'
+export {
+  combine,
+  newestUserText,
+  pinned,
+  type RelevanceOptions,
+  recency,
+  relevance,
+  roleWeights,
+  type Scorer,
+} from './scorers.js'
 export { type TokenLimitedOptions, tokenLimited } from './token-limited.js'
 export type { ChangeReason, PlanItem, Strategy, Transform, View } from './types.js'
 export { unbounded } from './unbounded.js'
@@ -20,6 +32,15 @@ export interface StrategyOptionsByName {
   headAndTail: HeadAndTailOptions
   tokenLimited: TokenLimitedOptions
   userTurns: UserTurnsOptions
+  scoreBased: ScoreBasedOptions
+  relevance: Omit<ScoreBasedOptions, 'scorer'> & { query?: string }
+}
+
+/** Only the keys a strategy reads: a name plus `fit`'s options gives a clean, dumpable config. */
+function pick<T extends object>(o: T, keys: readonly (keyof T)[]): T {
+  const out = {} as T
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k]
+  return out
 }
 
 const factories: { [K in keyof StrategyOptionsByName]: (o: StrategyOptionsByName[K]) => Strategy } =
@@ -29,6 +50,10 @@ const factories: { [K in keyof StrategyOptionsByName]: (o: StrategyOptionsByName
     headAndTail,
     tokenLimited,
     userTurns,
+    scoreBased: (o) =>
+      scoreBased(pick(o, ['limit', 'model', 'keepRate', 'scorer', 'neighbours', 'partial'])),
+    relevance: (o) =>
+      relevant(pick(o, ['limit', 'model', 'keepRate', 'neighbours', 'partial', 'query'])),
   }
 
 /** Registers a strategy under a name, so configs, `fit` and the CLI can name it. */

@@ -1,0 +1,179 @@
+import { ContextOverflowError, InvalidOptionError } from '../errors.js'
+import type { Message } from '../messages/message.js'
+import type { Unit } from '../messages/units.js'
+import { assertMandatoryFits, mandatory } from './budget.js'
+import { combine, recency, relevance, type Scorer } from './scorers.js'
+import type { PlanItem, Strategy, View } from './types.js'
+
+export interface ScoreBasedOptions {
+  /** Tokens the request may use. Default: the model's window (or `fit`'s budget). */
+  limit?: number
+  model?: string
+  /** Recency decay of the default scorer: newest 1.0, each older one this times the next. */
+  keepRate?: number
+  /** One score per unit; default `recency({ keepRate })`. */
+  scorer?: Scorer
+  /** A kept unit also pulls in the user message just before it, when that fits. */
+  neighbours?: boolean
+  /** A tool exchange too large to keep whole keeps its call and the newest results that fit. */
+  partial?: boolean
+}
+
+/** Text of the stub standing in for a tool result left out of a partly kept exchange. */
+export const OMITTED_RESULT = '[tool result omitted to fit the context window]'
+
+/**
+ * Keeps units by score while they fit (CAMEL `ScoreBasedContextCreator`): the system
+ * prompt always; then the highest-scoring units, ties to the newer; a tool exchange is one
+ * item (its best score, the sum of its tokens) and, when too large, may keep its call and
+ * its newest results with stubs for the rest. The output is in chronological order.
+ */
+export function scoreBased(
+  options: ScoreBasedOptions = {},
+): Strategy<'scoreBased', ScoreBasedOptions> {
+  const { keepRate = 0.9, neighbours = false, partial = true } = options
+  if (!(keepRate > 0 && keepRate <= 1)) {
+    throw new InvalidOptionError(
+      'keepRate',
+      `expected a number in (0, 1], got ${JSON.stringify(keepRate)}`,
+    )
+  }
+  const scorer = options.scorer ?? recency({ keepRate })
+  return {
+    name: 'scoreBased',
+    options,
+    budgetAware: true,
+    select: (view) => selectByScore(view, scorer, neighbours, partial),
+  }
+}
+
+/**
+ * The best combination measured on LoCoMo (see the README): lexical relevance to the query
+ * (default: the newest user message) with a light recency tie-breaker, and neighbours on.
+ */
+export function relevant(
+  options: Omit<ScoreBasedOptions, 'scorer'> & { query?: string } = {},
+): Strategy<'relevance', ScoreBasedOptions & { query?: string }> {
+  const scorer = combine([
+    [relevance(options.query !== undefined ? { query: options.query } : {}), 1],
+    [recency({ keepRate: 0.98 }), 0.25],
+  ])
+  const inner = scoreBased({ ...options, scorer, neighbours: options.neighbours ?? true })
+  return { ...inner, name: 'relevance', options }
+}
+
+function selectByScore(
+  view: View,
+  scorer: Scorer,
+  neighbours: boolean,
+  partial: boolean,
+): PlanItem[] {
+  const m = mandatory(view)
+  if (m.preamble >= 0 && (view.unitTokens[m.preamble] as number) > view.available) {
+    const system = view.unitTokens[m.preamble] as number
+    const { tools, reserve, priming } = view.overhead
+    throw new ContextOverflowError('the system message alone', {
+      required: system + tools + reserve + priming,
+      budget: view.budget,
+      breakdown: { system, tools, reserve, priming },
+    })
+  }
+  assertMandatoryFits(view, m)
+  const { units, unitTokens } = view
+  const n = units.length
+  let room = view.available - m.tokens
+  const keep = new Uint8Array(n)
+  for (const u of [m.preamble, m.lastUser, m.last]) if (u >= 0) keep[u] = 1
+  const partials = new Map<number, PlanItem[]>()
+
+  // Fast path: everything fits.
+  const total = view.unitPrefix[n] as number
+  if (total <= view.available) return chronological(view, keep.fill(1), partials)
+
+  const scores = scorer(view)
+  const order: number[] = []
+  for (let u = 0; u < n; u++) if (!keep[u]) order.push(u)
+  order.sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a)
+
+  for (const u of order) {
+    if (keep[u] || partials.has(u)) continue
+    const t = unitTokens[u] as number
+    if (t <= room) {
+      keep[u] = 1
+      room -= t
+    } else if (partial && units[u]?.kind === 'exchange') {
+      const items = partialExchange(view, units[u] as Unit, room)
+      if (items) {
+        partials.set(u, items.plan)
+        room -= items.tokens
+      }
+    } else {
+      continue
+    }
+    if (neighbours && (keep[u] || partials.has(u)) && u - 1 > m.preamble && !keep[u - 1]) {
+      const prev = units[u - 1] as Unit
+      const pt = unitTokens[u - 1] as number
+      if (view.messages[prev.start]?.role === 'user' && pt <= room && !partials.has(u - 1)) {
+        keep[u - 1] = 1
+        room -= pt
+      }
+    }
+  }
+  return chronological(view, keep, partials)
+}
+
+/** The call and the newest results that fit; every other result becomes a stub. */
+function partialExchange(
+  view: View,
+  unit: Unit,
+  room: number,
+): { plan: PlanItem[]; tokens: number } | undefined {
+  const call = view.messages[unit.start] as Message
+  let tokens = view.tokens[unit.start] as number
+  const stubs = new Map<number, { message: Message; tokens: number }>()
+  for (let i = unit.start + 1; i < unit.end; i++) {
+    const r = view.messages[i] as Message
+    if (r.role !== 'tool') return undefined
+    const stub: Message = {
+      role: 'tool',
+      toolCallId: r.toolCallId,
+      ...(r.toolName !== undefined && { toolName: r.toolName }),
+      content: OMITTED_RESULT,
+    }
+    const st = view.counter.countMessage(stub)
+    stubs.set(i, { message: stub, tokens: st })
+    tokens += st
+  }
+  if (tokens > room || call.role !== 'assistant') return undefined
+  const full = new Set<number>()
+  for (let i = unit.end - 1; i > unit.start; i--) {
+    const extra = (view.tokens[i] as number) - (stubs.get(i)?.tokens ?? 0)
+    if (tokens + extra <= room) {
+      full.add(i)
+      tokens += extra
+    }
+  }
+  const plan: PlanItem[] = [{ index: unit.start }]
+  for (let i = unit.start + 1; i < unit.end; i++) {
+    plan.push(
+      full.has(i)
+        ? { index: i }
+        : { index: i, message: stubs.get(i)?.message as Message, reason: 'stubbed' },
+    )
+  }
+  return { plan, tokens }
+}
+
+function chronological(
+  view: View,
+  keep: Uint8Array,
+  partials: Map<number, PlanItem[]>,
+): PlanItem[] {
+  const out: PlanItem[] = []
+  view.units.forEach((unit, u) => {
+    const p = partials.get(u)
+    if (p) out.push(...p)
+    else if (keep[u]) for (let i = unit.start; i < unit.end; i++) out.push({ index: i })
+  })
+  return out
+}

@@ -1,0 +1,149 @@
+import { type Message, messageText } from '../messages/message.js'
+import type { Unit } from '../messages/units.js'
+import type { View } from './types.js'
+
+/** One score per unit of the view: higher is kept first. */
+export type Scorer = (view: View) => number[]
+
+/** Newest unit 1.0, each older one `keepRate` times the next (CAMEL's default). */
+export function recency({ keepRate = 0.9 }: { keepRate?: number } = {}): Scorer {
+  return (view) => {
+    const n = view.units.length
+    const out = new Array<number>(n)
+    let s = 1
+    for (let u = n - 1; u >= 0; u--) {
+      out[u] = s
+      s *= keepRate
+    }
+    return out
+  }
+}
+
+/** A fixed weight per role of the unit's first message (e.g. `{ user: 1, tool: 0.3 }`). */
+export function roleWeights(weights: Partial<Record<Message['role'], number>>): Scorer {
+  return (view) => view.units.map((u) => weights[view.messages[u.start]?.role ?? 'user'] ?? 0)
+}
+
+/** 1 for units holding a pinned message (by input index in the view, or a predicate), else 0. */
+export function pinned(
+  which: readonly number[] | ((m: Message, index: number) => boolean),
+): Scorer {
+  const test = typeof which === 'function' ? which : (_: Message, i: number) => which.includes(i)
+  return (view) =>
+    view.units.map((u) => {
+      for (let i = u.start; i < u.end; i++) if (test(view.messages[i] as Message, i)) return 1
+      return 0
+    })
+}
+
+/** A weighted sum of scorers, each scaled to [0, 1] first. */
+export function combine(parts: readonly (readonly [Scorer, number])[]): Scorer {
+  return (view) => {
+    const total = new Array<number>(view.units.length).fill(0)
+    for (const [scorer, weight] of parts) {
+      const s = scorer(view)
+      let max = 0
+      for (const x of s) if (x > max) max = x
+      if (max <= 0) continue
+      for (let u = 0; u < total.length; u++)
+        total[u] = (total[u] as number) + (weight * (s[u] as number)) / max
+    }
+    return total
+  }
+}
+
+export interface RelevanceOptions {
+  /** The text to match; default: the view's query, else the newest user message. */
+  query?: string
+  /** BM25 term saturation. */
+  k1?: number
+  /** BM25 length normalisation. */
+  b?: number
+}
+
+/**
+ * Lexical relevance of each unit to the query: BM25 over stemmed words, stop words left
+ * out. Runs offline, no model: a unit that shares rare words with the query scores high.
+ */
+export function relevance(options: RelevanceOptions = {}): Scorer {
+  const { k1 = 1.2, b = 0.75 } = options
+  return (view) => {
+    const query = options.query ?? view.query ?? newestUserText(view)
+    const terms = new Set(terms_(query))
+    const n = view.units.length
+    const scores = new Array<number>(n).fill(0)
+    if (terms.size === 0 || n === 0) return scores
+    const docs: Map<string, number>[] = []
+    const lengths: number[] = []
+    const df = new Map<string, number>()
+    for (const unit of view.units) {
+      const tf = new Map<string, number>()
+      let len = 0
+      for (const t of terms_(unitText(view, unit))) {
+        len++
+        if (terms.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1)
+      }
+      for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1)
+      docs.push(tf)
+      lengths.push(len)
+    }
+    const avg = lengths.reduce((a, x) => a + x, 0) / n || 1
+    for (let u = 0; u < n; u++) {
+      let s = 0
+      for (const [t, f] of docs[u] as Map<string, number>) {
+        const d = df.get(t) ?? 0
+        const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5))
+        s += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * (lengths[u] as number)) / avg))
+      }
+      scores[u] = s
+    }
+    return scores
+  }
+}
+
+function unitText(view: View, unit: Unit): string {
+  let text = ''
+  for (let i = unit.start; i < unit.end; i++)
+    text += `${messageText(view.messages[i] as Message)}\n`
+  return text
+}
+
+/** The text of the newest user message: the default query. */
+export function newestUserText(view: View): string {
+  for (let i = view.messages.length - 1; i >= 0; i--) {
+    const m = view.messages[i] as Message
+    if (m.role === 'user') return messageText(m)
+  }
+  return ''
+}
+
+const STOP = new Set(
+  `a about above after again against all am an and any are as at be because been before being below between both but by can
+  could did do does doing down during each few for from further had has have having he her here hers herself him himself his
+  how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours
+  ourselves out over own same she should so some such than that the their theirs them themselves then there these they this
+  those through to too under until up very was we were what when where which while who whom why will with would you your
+  yours yourself yourselves also yeah yes oh ok okay really like just got get gonna wanna hey hi thanks thank um uh`.split(
+    /\s+/,
+  ),
+)
+
+/** Lower-cased words, stop words out, a light suffix stemmer. */
+export function terms_(text: string): string[] {
+  const out: string[] = []
+  for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (raw.length < 2 || STOP.has(raw)) continue
+    out.push(stem(raw))
+  }
+  return out
+}
+
+function stem(w: string): string {
+  if (w.length <= 3) return w
+  if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`
+  if (w.endsWith('ing') && w.length > 5) return w.slice(0, -3)
+  if (w.endsWith('ed') && w.length > 4) return w.slice(0, -2)
+  if (w.endsWith('es') && w.length > 4) return w.slice(0, -2)
+  if (w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1)
+  return w
+}
