@@ -79,7 +79,7 @@ export function relevance(options: RelevanceOptions = {}): Scorer {
     for (const unit of view.units) {
       const tf = new Map<string, number>()
       let len = 0
-      for (const t of terms_(unitText(view, unit))) {
+      for (const t of unitTerms(view, unit)) {
         len++
         if (terms.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1)
       }
@@ -101,11 +101,21 @@ export function relevance(options: RelevanceOptions = {}): Scorer {
   }
 }
 
-function unitText(view: View, unit: Unit): string {
-  let text = ''
-  for (let i = unit.start; i < unit.end; i++)
-    text += `${messageText(view.messages[i] as Message)}\n`
-  return text
+/** Terms of a message, computed once per message object: an agent asks every turn. */
+const termCache = new WeakMap<Message, string[]>()
+
+function unitTerms(view: View, unit: Unit): string[] {
+  const out: string[] = []
+  for (let i = unit.start; i < unit.end; i++) {
+    const m = view.messages[i] as Message
+    let t = termCache.get(m)
+    if (!t) {
+      t = terms_(messageText(m))
+      termCache.set(m, t)
+    }
+    for (const x of t) out.push(x)
+  }
+  return out
 }
 
 /** The text of the newest user message: the default query. */
