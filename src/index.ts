@@ -1,3 +1,4 @@
+export * from './compress/index.js'
 export {
   type ComponentModel,
   componentJsonSchema,
@@ -42,4 +43,15 @@ export {
   exactCounter,
 } from './tokens/counters.js'
 export { findModel, type ModelInfo, models } from './tokens/models.js'
+export {
+  CLEARED,
+  type ClearToolResultsOptions,
+  clearToolResults,
+} from './transforms/clear-tool-results.js'
 export { type DropThoughtsOptions, dropThoughts } from './transforms/drop-thoughts.js'
+export { pipe } from './transforms/pipe.js'
+export {
+  type RemoveToolExchangesOptions,
+  removeToolExchanges,
+} from './transforms/remove-tool-exchanges.js'
+export { type TruncateMessagesOptions, truncateMessages } from './transforms/truncate-messages.js'

@@ -1,9 +1,15 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Transform } from '../strategies/types.js'
+import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { dropThoughts } from '../transforms/drop-thoughts.js'
+import { removeToolExchanges } from '../transforms/remove-tool-exchanges.js'
+import { truncateMessages } from '../transforms/truncate-messages.js'
 
 const factories: Record<string, (options: never) => Transform> = {
   dropThoughts,
+  clearToolResults,
+  truncateMessages,
+  removeToolExchanges,
 }
 
 /** Registers a transform under a name, so configs can name it. */

@@ -122,7 +122,7 @@ export function resolveSetup(options: FitOptions = {}): Setup {
     tools,
     toolTokens: counter.countTools(tools),
     provider,
-    transforms: options.transforms ?? [],
+    transforms: [...(strategy.transforms ?? []), ...(options.transforms ?? [])],
     query: options.query,
   }
 }

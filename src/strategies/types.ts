@@ -40,6 +40,8 @@ export interface Strategy<Name extends string = string, Options = unknown> {
   /** Keeps the result within `view.available` on its own (else `fit` enforces the budget after it). */
   readonly budgetAware: boolean
   select(view: View): PlanItem[] | Promise<PlanItem[]>
+  /** Rewrites applied before `select` (see `pipe`). */
+  readonly transforms?: readonly Transform[]
 }
 
 /** A per-message rewrite applied before selection (drop thoughts, clear old tool results, ...). */

@@ -1,0 +1,143 @@
+import { InvalidOptionError } from '../errors.js'
+import { type Summarizer, SummarizerError, transcript } from './summarizer.js'
+
+export interface OpenAICompatibleOptions {
+  /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:8000/v1` (vLLM, llama.cpp, Ollama). */
+  baseURL: string
+  apiKey?: string
+  model: string
+  /** Instructions for the summarizer; the default asks to keep figures, names, links and tool outcomes. */
+  prompt?: string
+  /** Upper bound for the summary's `max_tokens`; the request asks for the smaller of this and what fits. */
+  maxTokens?: number
+  /** Per attempt. Default 30 s. */
+  timeoutMs?: number
+  /** Attempts after the first, for timeouts, refused connections, 429 and 5xx. Default 2. */
+  retries?: number
+  /** Base of the exponential backoff between attempts. Default 250 ms. */
+  backoffMs?: number
+}
+
+export const DEFAULT_PROMPT = `You compress the earlier part of a conversation so that an assistant can continue it
+without the original messages. Write a faithful summary of the transcript below.
+Keep exactly: figures, amounts, dates, names, identifiers, links, decisions and commitments.
+For each FUNCTION_CALL, say what was called and the state of its FUNCTION_RETURN (succeeded,
+failed, the key result). Do not invent anything. Write plain text, no preamble.`
+
+/**
+ * Summarizes with any server speaking OpenAI's `/chat/completions` (OpenAI, vLLM,
+ * llama.cpp, Ollama), by `fetch`. Retries what is worth retrying, with backoff, and honours
+ * the caller's AbortSignal. The API key is sent only in the Authorization header: never
+ * logged, never in an error message.
+ */
+export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Summarizer {
+  const {
+    baseURL,
+    apiKey,
+    model,
+    prompt = DEFAULT_PROMPT,
+    timeoutMs = 30_000,
+    retries = 2,
+    backoffMs = 250,
+  } = options
+  if (!baseURL) throw new InvalidOptionError('baseURL', 'is required')
+  if (!model) throw new InvalidOptionError('model', 'is required')
+  const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`
+  const redact = (s: string) => (apiKey ? s.split(apiKey).join('[redacted]') : s)
+
+  async function attempt(body: string, signal: AbortSignal | undefined): Promise<string> {
+    const timeout = AbortSignal.timeout(timeoutMs)
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout
+    let res: Response
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(apiKey && { authorization: `Bearer ${apiKey}` }),
+        },
+        body,
+        signal: combined,
+      })
+    } catch (e) {
+      if (signal?.aborted) throw new SummarizerError('summarizer: aborted by the caller', false)
+      if (timeout.aborted)
+        throw new SummarizerError(`summarizer: no answer from ${url} within ${timeoutMs} ms`, true)
+      const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message
+      throw new SummarizerError(redact(`summarizer: cannot reach ${url} (${cause})`), true)
+    }
+    let text: string
+    try {
+      text = await res.text()
+    } catch {
+      throw new SummarizerError(`summarizer: ${url} closed the connection mid-answer`, true)
+    }
+    if (!res.ok) {
+      const retryable = res.status === 429 || res.status >= 500
+      throw new SummarizerError(
+        redact(`summarizer: HTTP ${res.status} from ${url}: ${text.slice(0, 200)}`),
+        retryable,
+      )
+    }
+    let json: { choices?: { message?: { content?: unknown } }[] }
+    try {
+      json = JSON.parse(text)
+    } catch {
+      throw new SummarizerError(
+        `summarizer: ${url} answered with something that is not JSON`,
+        false,
+      )
+    }
+    const content = json.choices?.[0]?.message?.content
+    if (typeof content !== 'string' || content.trim() === '') {
+      throw new SummarizerError(`summarizer: ${url} answered with no summary text`, false)
+    }
+    return content.trim()
+  }
+
+  return {
+    name: `openai-compatible:${model}`,
+    async summarize({ messages, previousSummary, maxTokens, signal }) {
+      const user =
+        (previousSummary
+          ? `Summary so far:\n${previousSummary}\n\nNewer messages:\n`
+          : 'Transcript:\n') + transcript(messages)
+      const body = JSON.stringify({
+        model,
+        messages: [
+          { role: 'system', content: prompt },
+          { role: 'user', content: user },
+        ],
+        max_tokens: Math.max(16, Math.min(maxTokens, options.maxTokens ?? maxTokens)),
+        temperature: 0,
+      })
+      let last: SummarizerError | undefined
+      for (let k = 0; k <= retries; k++) {
+        if (k > 0) await sleep(backoffMs * 2 ** (k - 1), signal)
+        try {
+          return await attempt(body, signal)
+        } catch (e) {
+          last = e as SummarizerError
+          if (!(e instanceof SummarizerError) || !e.retryable) throw e
+        }
+      }
+      throw last as SummarizerError
+    },
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted)
+      return reject(new SummarizerError('summarizer: aborted by the caller', false))
+    const t = setTimeout(resolve, ms)
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t)
+        reject(new SummarizerError('summarizer: aborted by the caller', false))
+      },
+      { once: true },
+    )
+  })
+}

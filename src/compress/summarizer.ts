@@ -1,0 +1,56 @@
+import { ContextWindowError } from '../errors.js'
+import { contentText, type Message } from '../messages/message.js'
+
+export interface SummarizeRequest {
+  /** The messages to summarize, oldest first. */
+  messages: readonly Message[]
+  /** The summary of what came before them, when there is one (a running summary). */
+  previousSummary?: string | undefined
+  /** The summary must fit in this many tokens. */
+  maxTokens: number
+  signal?: AbortSignal | undefined
+}
+
+/** Turns old messages into one text that stands for them. */
+export interface Summarizer {
+  readonly name: string
+  summarize(request: SummarizeRequest): Promise<string>
+}
+
+/** A summarizer that failed: the caller falls back and keeps every message. */
+export class SummarizerError extends ContextWindowError {
+  override name = 'SummarizerError'
+  constructor(
+    message: string,
+    /** Worth trying again (a timeout, a refused connection, HTTP 429 or 5xx). */
+    readonly retryable: boolean,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * The transcript a summarizer reads, one entry per message marked by role title as AutoGen's
+ * CompressibleAgent does: USER, ASSISTANT, SYSTEM, FUNCTION_CALL (name and arguments),
+ * FUNCTION_RETURN (tool name and status), with the speaker's name where there is one.
+ */
+export function transcript(messages: readonly Message[]): string {
+  const lines: string[] = []
+  for (const m of messages) {
+    const who = m.name ? ` (${m.name})` : ''
+    const text = contentText(m.content)
+    if (m.role === 'assistant') {
+      if (text) lines.push(`##ASSISTANT${who}## ${text}`)
+      for (const c of m.toolCalls ?? []) lines.push(`##FUNCTION_CALL## ${c.name}(${c.arguments})`)
+      if (!text && !m.toolCalls?.length && m.refusal)
+        lines.push(`##ASSISTANT${who}## (refused) ${m.refusal}`)
+    } else if (m.role === 'tool') {
+      lines.push(
+        `##FUNCTION_RETURN## (${m.toolName ?? m.toolCallId}, ${m.isError ? 'error' : 'ok'}) ${text}`,
+      )
+    } else {
+      lines.push(`##${m.role.toUpperCase()}${who}## ${text}`)
+    }
+  }
+  return lines.join('\n')
+}

@@ -1,0 +1,322 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type FakeOpenAI, startFakeOpenAI } from '../../test/helpers/openai-server.js'
+import { tauBench } from '../../test/tau-bench.js'
+import { ChatContext } from '../context/chat-context.js'
+import { fitAsync } from '../context/fit.js'
+import { fromOpenAIChat } from '../formats/openai-chat.js'
+import type { Message } from '../messages/message.js'
+import { errorsOf, validate } from '../messages/validate.js'
+import { clearToolResults } from '../transforms/clear-tool-results.js'
+import { extractiveSummarizer } from './extractive.js'
+import { openAICompatibleSummarizer } from './openai-compatible.js'
+import { transcript } from './summarizer.js'
+import { type CompressionEvent, summarizing } from './summarizing.js'
+
+const sys: Message = { role: 'system', content: 'You are a travel agent.' }
+const user = (t: string): Message => ({ role: 'user', content: t })
+const say = (t: string): Message => ({ role: 'assistant', content: t })
+const filler = (k: number) =>
+  `Turn ${k}: the traveller asked about flight HAT${100 + k} from Boston to Denver on May ${(k % 28) + 1}, costing $${200 + k}, and about the baggage allowance for economy class passengers.`
+
+/** A conversation of `turns` exchanges, about 45 tokens a message. */
+function conversation(turns: number): Message[] {
+  const h = [sys]
+  for (let k = 0; k < turns; k++) h.push(user(filler(k)), say(`Noted ${k}. ${filler(k)}`))
+  return h
+}
+
+describe('transcript (CompressibleAgent role titles)', () => {
+  it('marks USER, ASSISTANT, SYSTEM, FUNCTION_CALL and FUNCTION_RETURN, with speaker names', () => {
+    const t = transcript([
+      { role: 'system', content: 'rules' },
+      { role: 'user', content: 'book it', name: 'ana' },
+      {
+        role: 'assistant',
+        content: 'checking',
+        toolCalls: [{ id: 'c', name: 'book', arguments: '{"id":7}' }],
+      },
+      { role: 'tool', toolCallId: 'c', toolName: 'book', content: 'no seats', isError: true },
+    ])
+    expect(t.split('\n')).toEqual([
+      '##SYSTEM## rules',
+      '##USER (ana)## book it',
+      '##ASSISTANT## checking',
+      '##FUNCTION_CALL## book({"id":7})',
+      '##FUNCTION_RETURN## (book, error) no seats',
+    ])
+  })
+})
+
+describe('summarizing against a real OpenAI-compatible server', () => {
+  let server: FakeOpenAI
+  beforeEach(async () => {
+    server = await startFakeOpenAI()
+  })
+  afterEach(async () => {
+    await server.close()
+  })
+
+  const make = (
+    events: CompressionEvent[],
+    extra: Partial<Parameters<typeof openAICompatibleSummarizer>[0]> = {},
+  ) =>
+    summarizing({
+      summarizer: openAICompatibleSummarizer({
+        baseURL: server.url,
+        apiKey: 'sk-secret-123',
+        model: 'fake',
+        retries: 1,
+        backoffMs: 5,
+        timeoutMs: 300,
+        ...extra,
+      }),
+      trigger: { tokens: 1500 },
+      onEvent: (e) => events.push(e),
+    })
+
+  it('compress mode: one summary message saying what it replaces; the first message and the newest leaveLastN kept', async () => {
+    server.fallback = {
+      kind: 'reply',
+      content: 'They discussed flights HAT100-HAT139 and baggage.',
+    }
+    const events: CompressionEvent[] = []
+    const h = conversation(40)
+    const r = await fitAsync(h, { strategy: make(events), budget: 3000 })
+    expect(r.messages[0]).toEqual(sys)
+    expect(r.messages[1]?.role).toBe('user')
+    expect(String(r.messages[1]?.content)).toMatch(
+      /^\[Summary of messages 2-79 of the conversation \(78 messages\)/,
+    )
+    expect(r.messages.slice(2)).toEqual(h.slice(-2))
+    expect(r.inserted[0]?.replaces).toHaveLength(78)
+    expect(events.map((e) => e.type)).toEqual(['compressed'])
+    // The request: the CompressibleAgent transcript, the instructions, the key only in the header.
+    const req = server.requests[0]
+    expect(req?.headers.authorization).toBe('Bearer sk-secret-123')
+    const sent = JSON.stringify(req?.body)
+    expect(sent).toMatch(/##USER## Turn 0/)
+    expect(sent).toMatch(/exact|figures/)
+  })
+
+  it('does nothing below the trigger: absolute tokens and a fraction of the window', async () => {
+    const h = conversation(3)
+    const events: CompressionEvent[] = []
+    const r = await fitAsync(h, { strategy: make(events), budget: 3000 })
+    expect(r.messages).toEqual(h)
+    const frac = summarizing({ trigger: 0.5, onEvent: (e) => events.push(e) })
+    expect(
+      (await fitAsync(conversation(10), { strategy: frac, model: 'gpt-4o' })).inserted,
+    ).toEqual([])
+    expect(server.requests).toHaveLength(0)
+    expect(events).toEqual([])
+  })
+
+  it('fraction trigger: compresses once the history passes that share of the budget', async () => {
+    const events: CompressionEvent[] = []
+    const s = summarizing({ trigger: 0.5, onEvent: (e) => events.push(e) })
+    const r = await fitAsync(conversation(20), { strategy: s, budget: 3000 })
+    expect(r.inserted).toHaveLength(1)
+    expect(events[0]?.type).toBe('compressed')
+  })
+
+  it.each([
+    ['timeout', { kind: 'hang' } as const, 2],
+    ['connection cut', { kind: 'destroy' } as const, 2],
+    ['HTTP 500', { kind: 'status', status: 500 } as const, 2],
+    ['HTTP 400 (not retried)', { kind: 'status', status: 400 } as const, 1],
+    ['malformed JSON', { kind: 'raw', body: '{"choices": [' } as const, 1],
+    ['empty reply', { kind: 'reply', content: '   ' } as const, 1],
+    [
+      'summary longer than what it replaces',
+      { kind: 'reply', content: 'word '.repeat(6000) } as const,
+      1,
+    ],
+  ])(
+    '%s: falls back to a valid view within budget and loses no message',
+    async (_name, fault, attempts) => {
+      server.fallback = fault
+      const events: CompressionEvent[] = []
+      const ctx = new ChatContext({ strategy: make(events), budget: 3000 })
+      const h = conversation(40)
+      ctx.addMessages(h)
+      const out = await ctx.getMessages()
+      expect(errorsOf(validate(out))).toEqual([])
+      expect(ctx.history()).toEqual(h)
+      expect(out.at(-1)).toEqual(h.at(-1))
+      expect(events.map((e) => e.type)).toEqual(['fallback'])
+      expect(server.requests).toHaveLength(attempts)
+      const r = await ctx.fit()
+      expect(r.tokens.total).toBeLessThanOrEqual(3000)
+    },
+  )
+
+  it('connection refused: falls back, and no error carries the API key', async () => {
+    await server.close()
+    const events: CompressionEvent[] = []
+    const r = await fitAsync(conversation(40), { strategy: make(events), budget: 3000 })
+    expect(errorsOf(validate(r.messages))).toEqual([])
+    const fb = events[0]
+    expect(fb?.type).toBe('fallback')
+    expect(fb?.type === 'fallback' && fb.reason).toMatch(/cannot reach/)
+    server = await startFakeOpenAI()
+  })
+
+  it('never puts the API key in an error, even when the server echoes it', async () => {
+    server.fallback = {
+      kind: 'status',
+      status: 401,
+      body: '{"error":{"message":"Incorrect API key provided: sk-secret-123"}}',
+    }
+    const s = openAICompatibleSummarizer({
+      baseURL: server.url,
+      apiKey: 'sk-secret-123',
+      model: 'fake',
+      retries: 0,
+    })
+    await expect(s.summarize({ messages: [user('x')], maxTokens: 100 })).rejects.toThrow(/HTTP 401/)
+    await expect(s.summarize({ messages: [user('x')], maxTokens: 100 })).rejects.not.toThrow(
+      /sk-secret-123/,
+    )
+  })
+
+  it('honours an AbortSignal', async () => {
+    server.fallback = { kind: 'hang' }
+    const s = openAICompatibleSummarizer({ baseURL: server.url, model: 'fake', timeoutMs: 10_000 })
+    const controller = new AbortController()
+    const p = s.summarize({ messages: [user('x')], maxTokens: 100, signal: controller.signal })
+    controller.abort()
+    await expect(p).rejects.toThrow(/aborted/)
+  })
+
+  it('running summary: a later compression sends the previous summary plus only the newer messages', async () => {
+    server.queue = [
+      { kind: 'reply', content: 'FIRST SUMMARY' },
+      { kind: 'reply', content: 'SECOND SUMMARY' },
+    ]
+    const events: CompressionEvent[] = []
+    const ctx = new ChatContext({ strategy: make(events), budget: 3000 })
+    const h = conversation(60)
+    ctx.addMessages(h.slice(0, 81))
+    await ctx.getMessages()
+    ctx.addMessages(h.slice(81))
+    const out = await ctx.getMessages()
+    expect(String(out[1]?.content)).toMatch(/SECOND SUMMARY/)
+    const second = JSON.stringify(server.requests[1]?.body)
+    expect(second).toMatch(/Summary so far:\\nFIRST SUMMARY/)
+    expect(second).not.toMatch(/Turn 0:/)
+    expect(ctx.history()).toEqual(h)
+  })
+
+  it('background: serves the truncated view at once, swaps the summary in when ready, one compression per range', async () => {
+    server.fallback = { kind: 'reply', content: 'BACKGROUND SUMMARY' }
+    const events: CompressionEvent[] = []
+    const ctx = new ChatContext({
+      strategy: summarizing({
+        summarizer: openAICompatibleSummarizer({ baseURL: server.url, model: 'fake' }),
+        trigger: { tokens: 1500 },
+        background: true,
+        onEvent: (e) => events.push(e),
+      }),
+      budget: 3000,
+    })
+    ctx.addMessages(conversation(40))
+    const first = await ctx.getMessages()
+    const again = await ctx.getMessages()
+    expect(first.some((m) => String(m.content).includes('BACKGROUND SUMMARY'))).toBe(false)
+    expect(errorsOf(validate(first))).toEqual([])
+    expect(again).toEqual(first)
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1))
+    await vi.waitFor(async () =>
+      expect(String((await ctx.getMessages())[1]?.content)).toMatch(/BACKGROUND SUMMARY/),
+    )
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('terminate mode: trims nothing and reports that the context is full', async () => {
+    const events: CompressionEvent[] = []
+    const h = conversation(30)
+    const r = await fitAsync(h, {
+      strategy: summarizing({
+        mode: 'terminate',
+        trigger: { tokens: 1000 },
+        onEvent: (e) => events.push(e),
+      }),
+      budget: 100_000,
+    })
+    expect(r.messages).toEqual(h)
+    expect(events).toEqual([{ type: 'terminated', tokens: expect.any(Number), trigger: 1000 }])
+  })
+
+  it('custom mode: a valid replacement is used; an invalid one is rejected with a reason and nothing lost', async () => {
+    const events: CompressionEvent[] = []
+    const good = summarizing({
+      mode: 'custom',
+      trigger: { tokens: 1000 },
+      compress: (ms) => ({
+        ok: true,
+        messages: [user(`(${ms.length} old messages about flights)`)],
+      }),
+      onEvent: (e) => events.push(e),
+    })
+    const r = await fitAsync(conversation(30), { strategy: good, budget: 3000 })
+    expect(r.messages[1]).toEqual(user('(58 old messages about flights)'))
+    const bad = summarizing({
+      mode: 'custom',
+      trigger: { tokens: 1000 },
+      compress: () => ({
+        ok: true,
+        messages: [{ role: 'tool', toolCallId: 'ghost', content: 'orphan' }],
+      }),
+      onEvent: (e) => events.push(e),
+    })
+    const r2 = await fitAsync(conversation(30), { strategy: bad, budget: 3000 })
+    expect(errorsOf(validate(r2.messages))).toEqual([])
+    expect(events.at(-1)).toMatchObject({
+      type: 'fallback',
+      reason: expect.stringMatching(/invalid/),
+    })
+  })
+
+  it('verbose: logs each event on stderr', async () => {
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    try {
+      await fitAsync(conversation(30), {
+        strategy: summarizing({ trigger: { tokens: 1000 }, verbose: true }),
+        budget: 3000,
+      })
+      expect(spy.mock.calls.map((c) => String(c[0])).join('')).toMatch(
+        /context-window: compressed \d+ messages/,
+      )
+    } finally {
+      spy.mockRestore()
+    }
+  })
+})
+
+describe('on τ-bench', () => {
+  it('summarizing (extractive) and clearToolResults outputs are valid and within budget', async () => {
+    for (const r of tauBench().slice(0, 40)) {
+      const h = fromOpenAIChat(r.traj)
+      for (const provider of ['openai', 'anthropic'] as const) {
+        const s = await fitAsync(h, {
+          strategy: summarizing({ summarizer: extractiveSummarizer(), trigger: { tokens: 3000 } }),
+          budget: 6000,
+          provider,
+        }).catch((e) => e)
+        if (!(s instanceof Error)) {
+          expect(errorsOf(validate(s.messages, { provider }))).toEqual([])
+          expect(s.tokens.total).toBeLessThanOrEqual(6000)
+        }
+        const c = await fitAsync(h, {
+          budget: 4000,
+          provider,
+          transforms: [clearToolResults({ keep: 1 })],
+        }).catch((e) => e)
+        if (!(c instanceof Error)) {
+          expect(errorsOf(validate(c.messages, { provider }))).toEqual([])
+          expect(c.tokens.total).toBeLessThanOrEqual(4000)
+        }
+      }
+    }
+  })
+})

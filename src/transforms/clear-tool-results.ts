@@ -1,0 +1,75 @@
+import type { Message } from '../messages/message.js'
+import { positiveInt } from '../strategies/buffered.js'
+import type { Transform } from '../strategies/types.js'
+
+export interface ClearToolResultsOptions {
+  /** Start clearing once the history passes this many tokens. Default: always. */
+  trigger?: number
+  /** The newest tool exchanges left untouched. Default 3. */
+  keep?: number
+  /** Clear at least this many tokens at a time (in batches, so the prefix stays stable for caching). */
+  clearAtLeast?: number
+  /** Tool names never cleared. */
+  excludeTools?: string[]
+  /** Also replace the call arguments with `{}`. */
+  clearInputs?: boolean
+  /** Text that replaces a cleared result. */
+  placeholder?: string
+}
+
+export const CLEARED = '[tool result cleared to save context]'
+
+/**
+ * Anthropic's server-side context editing (`clear_tool_uses`) done on the client: once over
+ * `trigger`, the results of the oldest tool exchanges (all but the newest `keep`, never
+ * tools in `excludeTools`) are replaced by a short placeholder, oldest first, in batches of
+ * at least `clearAtLeast` tokens. Calls keep their results (now placeholders): still valid.
+ */
+export function clearToolResults(
+  options: ClearToolResultsOptions = {},
+): Transform<'clearToolResults', ClearToolResultsOptions> {
+  const keep = positiveInt('keep', options.keep ?? 3, true)
+  const trigger = positiveInt('trigger', options.trigger ?? 0, true)
+  const clearAtLeast = positiveInt('clearAtLeast', options.clearAtLeast ?? 0, true)
+  const exclude = new Set(options.excludeTools ?? [])
+  const placeholder = options.placeholder ?? CLEARED
+  return {
+    name: 'clearToolResults',
+    options: { ...options, keep },
+    apply(view) {
+      const out = new Map<number, Message | null>()
+      const total = view.unitPrefix[view.units.length] as number
+      if (total <= trigger) return out
+      const exchanges = view.units.filter((u) => u.kind === 'exchange')
+      const old = exchanges.slice(0, Math.max(0, exchanges.length - keep))
+      let cleared = 0
+      const over = total - trigger
+      for (const unit of old) {
+        // Enough has been cleared to get under the trigger and to make the batch worth it.
+        if (cleared >= over && cleared >= clearAtLeast) break
+        for (let i = unit.start + 1; i < unit.end; i++) {
+          const m = view.messages[i] as Message
+          if (
+            m.role !== 'tool' ||
+            (m.toolName && exclude.has(m.toolName)) ||
+            m.content === placeholder
+          )
+            continue
+          const replaced: Message = { ...m, content: placeholder }
+          cleared += (view.tokens[i] as number) - view.counter.countMessage(replaced)
+          out.set(i, replaced)
+        }
+        const call = view.messages[unit.start] as Message
+        if (options.clearInputs && call.role === 'assistant' && call.toolCalls) {
+          const calls = call.toolCalls.map((c) =>
+            exclude.has(c.name) ? c : { ...c, arguments: '{}' },
+          )
+          const replaced: Message = { ...call, toolCalls: calls }
+          cleared += (view.tokens[unit.start] as number) - view.counter.countMessage(replaced)
+          out.set(unit.start, replaced)
+        }
+      }
+      return out
+    },
+  }
+}
