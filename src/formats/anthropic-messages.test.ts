@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { meaning } from '../../test/meaning.js'
 import { tauBench } from '../../test/tau-bench.js'
 import { fit } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
@@ -12,22 +13,6 @@ import { fromOpenAIChat } from './openai-chat.js'
 const fixture = JSON.parse(
   readFileSync(new URL('../../test/fixtures/formats/anthropic.json', import.meta.url), 'utf8'),
 )
-
-/** What a conversation means, whatever its format: roles, text, calls, results. */
-export function meaning(messages: readonly Message[]) {
-  return messages.map((m) => ({
-    role: m.role,
-    text:
-      typeof m.content === 'string'
-        ? m.content
-        : (m.content ?? []).map((p) => (p.type === 'text' ? p.text : p.type)).join('|'),
-    calls:
-      m.role === 'assistant'
-        ? (m.toolCalls ?? []).map((c) => [c.id, c.name, JSON.parse(c.arguments)])
-        : [],
-    result: m.role === 'tool' ? m.toolCallId : undefined,
-  }))
-}
 
 describe('Anthropic Messages codec', () => {
   it('round-trips every block kind: thinking and redacted thinking byte for byte, cache_control, documents, images', () => {

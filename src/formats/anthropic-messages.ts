@@ -87,7 +87,7 @@ export function fromAnthropic(input: unknown): Message[] {
 
 function textPart(b: unknown, i: number, field: string): ContentPart {
   const block = b as Block
-  if (!block || block.type !== 'text' || typeof block.text !== 'string')
+  if (block?.type !== 'text' || typeof block.text !== 'string')
     fail(i, field, 'expected a text block')
   const { type: _t, text, ...rest } = block
   return withMeta({ type: 'text', text: text as string }, rest)
@@ -242,7 +242,7 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { 
   const lost: Loss[] = []
   let k = 0
   let system: AnthropicRequest['system']
-  const lead = []
+  const lead: Message[] = []
   while (k < messages.length && messages[k]?.role === 'system') lead.push(messages[k++] as Message)
   if (lead.length === 1 && typeof lead[0]?.content === 'string' && meta(lead[0]).form !== 'blocks')
     system = lead[0].content
@@ -250,7 +250,7 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { 
     system = lead.flatMap((m) =>
       typeof m.content === 'string'
         ? [{ type: 'text', text: m.content }]
-        : m.content.map(encodePart),
+        : (m.content ?? []).map(encodePart),
     )
   const turns: AnthropicRequest['messages'] = []
   let open:

@@ -1,2 +1,8 @@
+export {
+  ANTHROPIC,
+  type AnthropicRequest,
+  fromAnthropic,
+  type Loss,
+  toAnthropic,
+} from './anthropic-messages.js'
 export { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from './openai-chat.js'
-export { ANTHROPIC, type AnthropicRequest, fromAnthropic, type Loss, toAnthropic } from './anthropic-messages.js'
