@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ChatContext } from '../context/chat-context.js'
 import type { FitOptions } from '../context/fit.js'
 import { ContextWindowError, InvalidStateError } from '../errors.js'
+import { fromAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { createStrategy, strategyNames } from '../strategies/index.js'
 import type { Strategy, Transform } from '../strategies/types.js'
@@ -280,62 +281,14 @@ function loadAutoGen(provider: string, config: Record<string, unknown>): ChatCon
   }
 }
 
-/** AutoGen `LLMMessage` JSON (SystemMessage, UserMessage, AssistantMessage, FunctionExecutionResultMessage). */
+/** AutoGen `LLMMessage` JSON, through the AutoGen codec. */
 function autogenMessages(raw: unknown): Message[] {
   if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw)) throw new InvalidStateError('initial_messages: expected a list')
-  return raw.flatMap((m, index): Message[] => {
-    const r = m as Record<string, unknown>
-    const source = typeof r.source === 'string' ? { name: r.source } : {}
-    switch (r.type) {
-      case 'SystemMessage':
-        return [{ role: 'system', content: String(r.content ?? '') }]
-      case 'UserMessage':
-        return [
-          {
-            role: 'user',
-            content: typeof r.content === 'string' ? r.content : JSON.stringify(r.content),
-            ...source,
-          },
-        ]
-      case 'AssistantMessage':
-        if (Array.isArray(r.content)) {
-          const calls = (r.content as Record<string, unknown>[]).map((c) => ({
-            id: String(c.id),
-            name: String(c.name),
-            arguments: String(c.arguments),
-          }))
-          return [
-            {
-              role: 'assistant',
-              toolCalls: calls,
-              ...(typeof r.thought === 'string' && { thought: r.thought }),
-              ...source,
-            },
-          ]
-        }
-        return [
-          {
-            role: 'assistant',
-            content: String(r.content ?? ''),
-            ...(typeof r.thought === 'string' && { thought: r.thought }),
-            ...source,
-          },
-        ]
-      case 'FunctionExecutionResultMessage':
-        return ((r.content ?? []) as Record<string, unknown>[]).map((res) => ({
-          role: 'tool',
-          toolCallId: String(res.callId ?? res.call_id),
-          content: String(res.content ?? ''),
-          ...(typeof res.name === 'string' && { toolName: res.name }),
-          ...(res.isError === true || res.is_error === true ? { isError: true } : {}),
-        }))
-      default:
-        throw new InvalidStateError(
-          `initial_messages ${index}: unknown message type ${JSON.stringify(r.type)}`,
-        )
-    }
-  })
+  try {
+    return fromAutoGen(raw)
+  } catch (e) {
+    throw new InvalidStateError(`initial_messages: ${(e as Error).message}`)
+  }
 }
 
 /** AutoGen writes snake_case keys; this library camelCase. Config keys are converted too. */

@@ -1,3 +1,4 @@
+export { AI_SDK, fromAISDK, type ModelMessageJson, toAISDK } from './ai-sdk.js'
 export {
   ANTHROPIC,
   type AnthropicRequest,
@@ -5,4 +6,7 @@ export {
   type Loss,
   toAnthropic,
 } from './anthropic-messages.js'
+export { AUTOGEN, fromAutoGen, toAutoGen } from './autogen.js'
+export { convert, decode, detectFormat, encode, FORMATS, type Format } from './detect.js'
+export { fromLangChain, LANGCHAIN, toLangChain } from './langchain.js'
 export { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from './openai-chat.js'

@@ -170,8 +170,11 @@ function decodeAssistant(
   if (name !== undefined) out.name = name
   if (m.refusal === null) meta.refusalNull = true
   else if (m.refusal !== undefined) out.refusal = str(m.refusal, i, 'refusal')
-  if (m.reasoning_content !== undefined)
+  if (m.reasoning_content !== undefined) {
+    // Some OpenAI-compatible servers carry reasoning here; written back only where it was read.
     out.thought = str(m.reasoning_content, i, 'reasoning_content')
+    meta.reasoningField = true
+  }
 
   if (m.tool_calls !== undefined) {
     if (!Array.isArray(m.tool_calls))
@@ -325,7 +328,7 @@ function encodeOne(m: Message): OpenAIChatMessage {
       if (m.name !== undefined) out.name = m.name
       if (m.refusal !== undefined) out.refusal = m.refusal
       else if (meta.refusalNull) out.refusal = null
-      if (m.thought !== undefined) out.reasoning_content = m.thought
+      if (m.thought !== undefined && meta.reasoningField) out.reasoning_content = m.thought
       const calls = m.toolCalls ?? []
       if (meta.legacyFunctionCall && calls.length) {
         const legacy = calls[calls.length - 1] as ToolCall

@@ -1,0 +1,132 @@
+import { InvalidInputError } from '../errors.js'
+import type { Message } from '../messages/message.js'
+import { fromAISDK, toAISDK } from './ai-sdk.js'
+import { fromAnthropic, type Loss, toAnthropic } from './anthropic-messages.js'
+import { fromAutoGen, toAutoGen } from './autogen.js'
+import { fromLangChain, toLangChain } from './langchain.js'
+import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js'
+
+export const FORMATS = ['openai-chat', 'anthropic', 'ai-sdk', 'autogen', 'langchain'] as const
+export type Format = (typeof FORMATS)[number]
+
+type Json = Record<string, unknown>
+
+/** Which format a JSON conversation is in, from its shape; a clear error when none fits. */
+export function detectFormat(json: unknown): Format {
+  const obj = json && typeof json === 'object' && !Array.isArray(json) ? (json as Json) : undefined
+  if (obj && 'system' in obj && Array.isArray(obj.messages)) return 'anthropic'
+  const list = Array.isArray(json)
+    ? json
+    : Array.isArray(obj?.messages)
+      ? (obj?.messages as unknown[])
+      : undefined
+  if (!list) {
+    throw new InvalidInputError(
+      'not a conversation: expected a list of messages or an object with "messages"',
+      { field: 'messages' },
+    )
+  }
+  const items = list.filter((m): m is Json => !!m && typeof m === 'object')
+  if (items.length === 0) return 'openai-chat'
+  if (items.some((m) => m.lc === 1 || (typeof m.type === 'string' && 'data' in m)))
+    return 'langchain'
+  if (items.some((m) => typeof m.type === 'string' && /Message$/.test(m.type))) return 'autogen'
+  const blocks = items.flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []))
+  const types = new Set(blocks.map((b) => b?.type))
+  if (
+    items.some((m) => m.role === 'tool' && Array.isArray(m.content)) ||
+    types.has('tool-call') ||
+    types.has('tool-result') ||
+    types.has('reasoning')
+  )
+    return 'ai-sdk'
+  if (types.has('tool_use') || types.has('tool_result') || types.has('thinking')) return 'anthropic'
+  if (items.some((m) => typeof m.role === 'string')) return 'openai-chat'
+  throw new InvalidInputError(
+    'the messages match no known format (OpenAI chat, Anthropic, AI SDK, AutoGen, LangChain)',
+    { index: 0 },
+  )
+}
+
+/** Decodes a conversation in a named format, or the detected one. */
+export function decode(
+  json: unknown,
+  format: Format | 'auto' = 'auto',
+): { format: Format; messages: Message[] } {
+  const f = format === 'auto' ? detectFormat(json) : format
+  switch (f) {
+    case 'openai-chat':
+      return { format: f, messages: fromOpenAIChat(json) }
+    case 'anthropic':
+      return { format: f, messages: fromAnthropic(json) }
+    case 'ai-sdk':
+      return { format: f, messages: fromAISDK(json) }
+    case 'autogen':
+      return { format: f, messages: fromAutoGen(json) }
+    case 'langchain':
+      return { format: f, messages: fromLangChain(json) }
+    default:
+      throw new InvalidInputError(
+        `unknown format ${JSON.stringify(format)} (known: ${FORMATS.join(', ')})`,
+        { field: 'format' },
+      )
+  }
+}
+
+/** Encodes messages in a format, with what it could not carry. */
+export function encode(
+  messages: readonly Message[],
+  format: Format,
+): { output: unknown; lost: Loss[] } {
+  switch (format) {
+    case 'openai-chat': {
+      const lost: Loss[] = []
+      messages.forEach((m, index) => {
+        if (
+          m.role === 'assistant' &&
+          m.thought !== undefined &&
+          !m.providerMetadata?.['openai-chat']?.reasoningField
+        ) {
+          lost.push({
+            index,
+            what: 'reasoning text and any signature (OpenAI chat has no field for them)',
+          })
+        }
+      })
+      return { output: toOpenAIChat(messages), lost }
+    }
+    case 'anthropic': {
+      const { lost, ...output } = toAnthropic(messages)
+      return { output, lost }
+    }
+    case 'ai-sdk':
+      return { output: toAISDK(messages), lost: [] }
+    case 'autogen': {
+      const lost: Loss[] = []
+      messages.forEach((m, index) => {
+        if (
+          m.role === 'assistant' &&
+          m.toolCalls?.length &&
+          typeof m.content === 'string' &&
+          m.content
+        ) {
+          lost.push({
+            index,
+            what: 'text beside tool calls (an AutoGen AssistantMessage holds one or the other)',
+          })
+        }
+      })
+      return { output: { messages: toAutoGen(messages) }, lost }
+    }
+    case 'langchain':
+      return { output: toLangChain(messages), lost: [] }
+  }
+}
+
+/** Converts a conversation between formats: `convert(json, { to: 'anthropic' })`. */
+export function convert(
+  json: unknown,
+  { from = 'auto', to }: { from?: Format | 'auto'; to: Format },
+): { output: unknown; lost: Loss[] } {
+  return encode(decode(json, from).messages, to)
+}

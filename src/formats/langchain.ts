@@ -1,0 +1,204 @@
+import { InvalidInputError } from '../errors.js'
+import type { ContentPart, Message, ProviderMetadata, ToolCall } from '../messages/message.js'
+import { describe } from './openai-chat.js'
+
+/** The key under which this codec keeps what it needs for an exact round trip. */
+export const LANGCHAIN = 'langchain'
+
+type Json = Record<string, unknown>
+
+const fail = (index: number, field: string, detail: string): never => {
+  throw new InvalidInputError(detail, { index, field })
+}
+const meta = (m: { providerMetadata?: ProviderMetadata | undefined }): Json =>
+  m.providerMetadata?.[LANGCHAIN] ?? {}
+const withMeta = <T extends object>(x: T, data: Json): T =>
+  Object.keys(data).length ? { ...x, providerMetadata: { [LANGCHAIN]: data } } : x
+
+const CLASS: Record<string, string> = {
+  human: 'HumanMessage',
+  ai: 'AIMessage',
+  system: 'SystemMessage',
+  tool: 'ToolMessage',
+}
+const TYPE: Record<string, string> = Object.fromEntries(
+  Object.entries(CLASS).map(([k, v]) => [v, k]),
+)
+const KNOWN = ['content', 'type', 'name', 'tool_calls', 'tool_call_id', 'status']
+
+/**
+ * Decodes serialized LangChain messages: `{ type: 'human' | 'ai' | 'system' | 'tool', data }`
+ * (messages_to_dict) and the `lc` constructor form (`{ lc: 1, type: 'constructor', id:
+ * [..., 'HumanMessage'], kwargs }`). Tool-call `args` are kept as their exact JSON string.
+ */
+export function fromLangChain(input: unknown): Message[] {
+  const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
+  if (!Array.isArray(list))
+    throw new InvalidInputError('expected a list of LangChain messages', { field: 'messages' })
+  return list.map((raw, i) => {
+    if (!raw || typeof raw !== 'object')
+      fail(i, 'message', `expected an object, got ${describe(raw)}`)
+    const r = raw as Json
+    let kind: string | undefined
+    let body: Json
+    let form: Json
+    if (r.lc === 1 && r.type === 'constructor') {
+      const id = r.id as unknown[]
+      kind = TYPE[String(Array.isArray(id) ? id[id.length - 1] : '')]
+      body = (r.kwargs ?? {}) as Json
+      form = { form: 'lc', id }
+    } else {
+      kind = typeof r.type === 'string' && r.type in CLASS ? r.type : undefined
+      body = (r.data ?? {}) as Json
+      form = { form: 'dict' }
+    }
+    if (!kind)
+      fail(
+        i,
+        'type',
+        `unknown message type ${JSON.stringify(r.type === 'constructor' ? r.id : r.type)} (expected human, ai, system or tool)`,
+      )
+    const extra: Json = {}
+    for (const k of Object.keys(body)) if (!KNOWN.includes(k)) extra[k] = body[k]
+    const data: Json = {
+      ...form,
+      ...(Object.keys(extra).length && { extra }),
+      ...('type' in body && { typeField: body.type }),
+    }
+    const content = decodeContent(body.content, i)
+    const name = typeof body.name === 'string' ? { name: body.name } : {}
+    if (body.name === null) data.nameNull = true
+    switch (kind) {
+      case 'system':
+        return withMeta({ role: 'system', content, ...name }, data)
+      case 'human':
+        return withMeta({ role: 'user', content, ...name }, data)
+      case 'tool': {
+        if (typeof body.tool_call_id !== 'string' || !body.tool_call_id)
+          fail(i, 'tool_call_id', `expected a string, got ${describe(body.tool_call_id)}`)
+        if ('status' in body) data.status = body.status
+        return withMeta(
+          {
+            role: 'tool',
+            toolCallId: body.tool_call_id as string,
+            content,
+            ...(body.status === 'error' && { isError: true }),
+            ...(typeof body.name === 'string' && { toolName: body.name }),
+          },
+          { ...data, ...(typeof body.name === 'string' && { nameField: true }) },
+        )
+      }
+      default: {
+        const calls = body.tool_calls
+        if (calls !== undefined && !Array.isArray(calls))
+          fail(i, 'tool_calls', `expected a list, got ${describe(calls)}`)
+        const toolCalls: ToolCall[] = ((calls as Json[] | undefined) ?? []).map((c, k) => {
+          if (typeof c?.id !== 'string' || !c.id)
+            fail(i, `tool_calls.${k}.id`, `expected a string, got ${describe(c?.id)}`)
+          if (typeof c.name !== 'string')
+            fail(i, `tool_calls.${k}.name`, `expected a string, got ${describe(c.name)}`)
+          const { id, name: n, args, ...more } = c
+          return withMeta(
+            { id: id as string, name: n as string, arguments: JSON.stringify(args ?? {}) },
+            more,
+          )
+        })
+        if (calls !== undefined) data.toolCallsField = true
+        return withMeta(
+          { role: 'assistant', content, ...name, ...(toolCalls.length && { toolCalls }) },
+          data,
+        )
+      }
+    }
+  })
+}
+
+function decodeContent(c: unknown, i: number): string | ContentPart[] {
+  if (typeof c === 'string') return c
+  if (!Array.isArray(c))
+    return fail(i, 'content', `expected a string or a list of blocks, got ${describe(c)}`)
+  return c.map((b, k): ContentPart => {
+    const block = b as Json
+    if (typeof b === 'string') return withMeta({ type: 'text', text: b }, { bare: true })
+    if (block?.type === 'text' && typeof block.text === 'string') {
+      const { type: _t, text, ...more } = block
+      return withMeta({ type: 'text', text: text as string }, more)
+    }
+    if (block?.type === 'image_url') {
+      const url =
+        typeof block.image_url === 'string'
+          ? block.image_url
+          : (block.image_url as Json | undefined)?.url
+      if (typeof url !== 'string') return fail(i, `content.${k}.image_url`, 'expected a URL')
+      return withMeta({ type: 'image', url }, { block })
+    }
+    // Other block kinds are kept as they are and counted as their JSON text.
+    return withMeta({ type: 'text', text: JSON.stringify(b) }, { block })
+  })
+}
+
+/** Encodes messages as serialized LangChain messages, in the form each was decoded from (default: messages_to_dict). */
+export function toLangChain(messages: readonly Message[]): Json[] {
+  return messages.map((m) => {
+    const data = meta(m)
+    const kind = m.role === 'user' ? 'human' : m.role === 'assistant' ? 'ai' : m.role
+    const body: Json = {
+      content: encodeContent(m.content),
+      ...((data.extra as Json | undefined) ?? {}),
+    }
+    if ('typeField' in data) body.type = data.typeField
+    if (m.role === 'tool') {
+      body.tool_call_id = m.toolCallId
+      if (data.nameField && m.toolName !== undefined) body.name = m.toolName
+      else if (data.nameNull) body.name = null
+      if ('status' in data) body.status = m.isError ? 'error' : data.status
+      else if (m.isError) body.status = 'error'
+    } else if (m.name !== undefined) body.name = m.name
+    else if (data.nameNull) body.name = null
+    if (m.role === 'assistant' && (m.toolCalls?.length || data.toolCallsField)) {
+      body.tool_calls = (m.toolCalls ?? []).map((c) => ({
+        name: c.name,
+        args: parseArgs(c.arguments),
+        id: c.id,
+        ...meta(c),
+      }))
+    }
+    if (data.form === 'lc')
+      return {
+        lc: 1,
+        type: 'constructor',
+        id: data.id ?? ['langchain_core', 'messages', CLASS[kind]],
+        kwargs: body,
+      }
+    return { type: kind, data: body }
+  })
+}
+
+function encodeContent(c: Message['content']): unknown {
+  if (c === undefined) return ''
+  if (typeof c === 'string') return c
+  return c.map((p) => {
+    const data = meta(p)
+    if (data.block) return data.block
+    if (p.type === 'text') return data.bare ? p.text : { type: 'text', text: p.text, ...data }
+    if (p.type === 'image')
+      return {
+        type: 'image_url',
+        image_url: { url: p.url ?? `data:${p.mediaType ?? 'image/png'};base64,${p.data ?? ''}` },
+      }
+    return {
+      type: 'file',
+      ...(p.data !== undefined && { data: p.data }),
+      ...(p.url !== undefined && { url: p.url }),
+      mime_type: p.mediaType,
+    }
+  })
+}
+
+function parseArgs(args: string): unknown {
+  try {
+    return JSON.parse(args)
+  } catch {
+    return {}
+  }
+}
