@@ -1,5 +1,6 @@
 import { fit } from '../context/fit.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
+import type { Format } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
 import { type Provider, validate } from '../messages/validate.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
@@ -38,6 +39,10 @@ function providerOption(values: Values): Provider | undefined {
   return p
 }
 
+function formatOption(values: Values): Format | 'auto' {
+  return typeof values.format === 'string' ? (values.format as Format) : 'auto'
+}
+
 function file(positionals: string[], command: string): string {
   const [f, ...extra] = positionals
   if (!f) throw new UsageError(`${command}: give a file, or - for standard input`)
@@ -48,7 +53,7 @@ function file(positionals: string[], command: string): string {
 
 /** `count`: tokens per message, the total, and the model's window. */
 export function count(positionals: string[], values: Values, io: Output): number {
-  const input = readInput(file(positionals, 'count'))
+  const input = readInput(file(positionals, 'count'), formatOption(values))
   const model = typeof values.model === 'string' ? values.model : undefined
   const info = model ? requireModel(model) : undefined
   const counter = model ? counterFor(model) : exactCounter()
@@ -87,8 +92,8 @@ export function count(positionals: string[], values: Values, io: Output): number
 
 /** `validate`: the provider's rules; exit 1 when a rule is broken. */
 export function validateCommand(positionals: string[], values: Values, io: Output): number {
-  const input = readInput(file(positionals, 'validate'))
-  const provider = providerOption(values) ?? 'openai'
+  const input = readInput(file(positionals, 'validate'), formatOption(values))
+  const provider = providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai')
   const problems = validate(input.messages, { provider })
   const errors = problems.filter((p) => p.severity === 'error').length
   if (values.json) {
@@ -115,7 +120,7 @@ const FATE_COLOUR: Record<string, Colour> = {
 
 /** `fit`: the main job. */
 export function fitCommand(positionals: string[], values: Values, io: Output): number {
-  const input = readInput(file(positionals, 'fit'))
+  const input = readInput(file(positionals, 'fit'), formatOption(values))
   const model = typeof values.model === 'string' ? values.model : undefined
   const budget = intOption(values, 'budget')
   if (budget === undefined && !model && values.strategy === undefined) {
@@ -135,7 +140,7 @@ export function fitCommand(positionals: string[], values: Values, io: Output): n
       dropFrom: values['drop-from'] as 'oldest' | 'middle',
     }),
     ...(typeof values.query === 'string' && { query: values.query }),
-    provider: providerOption(values) ?? 'openai',
+    provider: providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai'),
   }
   let result: ReturnType<typeof fit>
   try {

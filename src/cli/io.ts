@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { ContextWindowError, InvalidInputError } from '../errors.js'
-import { fromOpenAIChat, toOpenAIChat } from '../formats/openai-chat.js'
+import { decode, encode, FORMATS, type Format } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
 
 /** Thrown for a usage mistake: one line, exit code 2. */
@@ -13,6 +13,8 @@ export class UsageError extends ContextWindowError {
 export interface Input {
   /** The file name, or `stdin`. */
   source: string
+  /** The format it was read in. */
+  format: Format
   messages: Message[]
   /** Writes messages back in the input's shape (a bare list, or the object with `messages` replaced). */
   encode(messages: readonly Message[]): unknown
@@ -37,19 +39,28 @@ export function parseJson(text: string, source: string): unknown {
   }
 }
 
-/** Reads an OpenAI chat conversation: a bare list of messages, or an object with `messages`. */
-export function readInput(file: string): Input {
+/** Reads a conversation in any known format (`auto` detects it) and remembers its shape. */
+export function readInput(file: string, format: Format | 'auto' = 'auto'): Input {
   const source = file === '-' ? 'stdin' : file
   const json = parseJson(readText(file), source)
+  if (format !== 'auto' && !FORMATS.includes(format)) {
+    throw new UsageError(
+      `option --format: expected auto or one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`,
+    )
+  }
   try {
-    const messages = fromOpenAIChat(json)
+    const decoded = decode(json, format)
     return {
       source,
-      messages,
-      encode: (out) =>
-        Array.isArray(json)
-          ? toOpenAIChat(out)
-          : { ...(json as object), messages: toOpenAIChat(out) },
+      format: decoded.format,
+      messages: decoded.messages,
+      encode: (out) => {
+        const { output } = encode(out, decoded.format)
+        // Keep the input's shape: other top-level keys (model, max_tokens, state type) stay.
+        if (Array.isArray(json) || !json || typeof json !== 'object') return output
+        if (Array.isArray(output)) return { ...(json as object), messages: output }
+        return { ...(json as object), ...(output as object) }
+      },
     }
   } catch (e) {
     if (e instanceof InvalidInputError) throw e.withSource(source)

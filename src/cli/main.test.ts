@@ -130,6 +130,33 @@ describe('context-window fit', () => {
   })
 })
 
+describe('formats', () => {
+  const anthropic = fileURLToPath(
+    new URL('../../test/fixtures/formats/anthropic.json', import.meta.url),
+  )
+  it('detects the input format, checks its provider rules, and writes the output in the same format', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-fmt-'))
+    const out = join(dir, 'fitted.json')
+    const r = run('fit', anthropic, '--budget', '2000', '--out', out)
+    expect(r.code).toBe(0)
+    const written = JSON.parse(readFileSync(out, 'utf8'))
+    expect(written.system).toEqual([
+      {
+        type: 'text',
+        text: 'You are a careful airline agent.',
+        cache_control: { type: 'ephemeral' },
+      },
+    ])
+    expect(written.messages[0].role).toBe('user')
+    expect(run('validate', anthropic).out).toMatch(/valid for anthropic/)
+  })
+  it('refuses an unknown --format in one line', () => {
+    const r = run('count', EXAMPLE, '--format', 'yaml')
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/option --format: expected auto or one of openai-chat/)
+  })
+})
+
 describe('the installed command', () => {
   it('runs as a process: exit codes and no stack trace on bad input', () => {
     const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))

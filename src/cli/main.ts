@@ -17,7 +17,8 @@ Commands:
   count     tokens per message and in total
   validate  check a conversation against a provider's rules
 
-Input: OpenAI chat JSON, a list of messages or an object with "messages".
+Input: a conversation as JSON in any of these formats, detected (or --format F):
+openai-chat, anthropic, ai-sdk, autogen, langchain. Output keeps the input's format.
 Run "context-window <command> --help" for a command's options and examples.`,
   fit: `Usage: context-window fit FILE|- [options]
 
@@ -31,7 +32,9 @@ Options:
   --turns N           userTurns: user turns to keep
   --drop-from WHERE   tokenLimited: oldest (default) or middle
   --query TEXT        what the next call is about (relevance strategies)
-  --provider P        openai (default) or anthropic: whose rules the output passes
+  --provider P        openai or anthropic: whose rules the output passes (default: anthropic
+                      for Anthropic input, else openai)
+  --format F          auto (default), openai-chat, anthropic, ai-sdk, autogen, langchain
   --out FILE          write the fitted conversation, in the input's shape
   --json              print the full result as JSON
 
@@ -70,6 +73,7 @@ const OPTIONS = {
   query: { type: 'string' },
   provider: { type: 'string' },
   out: { type: 'string' },
+  format: { type: 'string' },
 } as const
 
 const COMMANDS: Record<string, (p: string[], v: Values, io: Output) => number> = {
