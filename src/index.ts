@@ -21,6 +21,12 @@ export {
 } from './context/fit.js'
 export * from './errors.js'
 export * from './formats/index.js'
+export {
+  fitAISDKMessages,
+  fitAnthropicRequest,
+  fitEachStep,
+  fitOpenAIMessages,
+} from './integrations/index.js'
 export * from './messages/message.js'
 export { startsUserTurn, toUnits, type Unit, type UnitKind } from './messages/units.js'
 export {

@@ -1,0 +1,92 @@
+import type Anthropic from '@anthropic-ai/sdk'
+import { generateText, type ModelMessage } from 'ai'
+import { MockLanguageModelV3 } from 'ai/test'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type FakeOpenAI, startFakeOpenAI } from '../../test/helpers/openai-server.js'
+import { tauBench } from '../../test/tau-bench.js'
+import { fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
+import { fromOpenAIChat } from '../formats/openai-chat.js'
+import { errorsOf, validate } from '../messages/validate.js'
+import { fitAnthropicRequest, fitEachStep, fitOpenAIMessages } from './index.js'
+
+const traj = tauBench()[11]?.traj ?? []
+
+describe('OpenAI SDK', () => {
+  let server: FakeOpenAI
+  beforeAll(async () => {
+    server = await startFakeOpenAI()
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('fits before chat.completions.create; the SDK sends exactly the fitted list', async () => {
+    const client = new OpenAI({ apiKey: 'test', baseURL: server.url })
+    const { messages, result } = fitOpenAIMessages(traj as OpenAI.ChatCompletionMessageParam[], {
+      budget: 2500,
+    })
+    const reply = await client.chat.completions.create({ model: 'gpt-4o', messages })
+    expect(reply.choices[0]?.message.content).toBe('summary')
+    const sent = server.requests[0]?.body.messages as unknown[]
+    expect(sent).toEqual(messages)
+    expect(sent.length).toBe(result.kept.length)
+    expect(errorsOf(validate(fromOpenAIChat(sent)))).toEqual([])
+  })
+})
+
+describe('Anthropic SDK', () => {
+  it('fits a request typed for messages.create: system kept, user first, results after their calls', () => {
+    const request = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      ...toAnthropic(fromOpenAIChat(traj)),
+    }
+    const { lost: _lost, ...clean } = request
+    const typed: Anthropic.MessageCreateParamsNonStreaming =
+      clean as Anthropic.MessageCreateParamsNonStreaming
+    const { request: fitted, result } = fitAnthropicRequest(typed, {
+      model: 'claude-sonnet-4-5',
+      budget: 3000,
+    })
+    expect(fitted.model).toBe('claude-sonnet-4-5')
+    expect(fitted.max_tokens).toBe(1024)
+    expect(typeof fitted.system).toBe('string')
+    expect(fitted.messages[0]?.role).toBe('user')
+    expect(errorsOf(validate(fromAnthropic(fitted), { provider: 'anthropic' }))).toEqual([])
+    expect(result.tokens.total).toBeLessThanOrEqual(3000)
+  })
+})
+
+describe('AI SDK', () => {
+  it('prepareStep hands the model fitted messages on every step', async () => {
+    const seen: number[] = []
+    const model = new MockLanguageModelV3({
+      doGenerate: async ({ prompt }) => {
+        seen.push(prompt.length)
+        return {
+          content: [{ type: 'text', text: 'ok' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage: {
+            inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 1, text: 1, reasoning: 0 },
+          },
+          warnings: [],
+        }
+      },
+    })
+    const messages: ModelMessage[] = []
+    for (let k = 0; k < 60; k++) {
+      messages.push({ role: 'user', content: `Question ${k} about the booking of flight HAT${k}?` })
+      messages.push({
+        role: 'assistant',
+        content: `Answer ${k}: flight HAT${k} is confirmed for May ${(k % 28) + 1}.`,
+      })
+    }
+    messages.push({ role: 'user', content: 'And the last one?' })
+    await generateText({ model, messages, prepareStep: fitEachStep({ budget: 400 }) })
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toBeGreaterThan(1)
+    expect(seen[0]).toBeLessThan(messages.length)
+  })
+})
