@@ -23,9 +23,12 @@ describe('OpenAI SDK', () => {
 
   it('fits before chat.completions.create; the SDK sends exactly the fitted list', async () => {
     const client = new OpenAI({ apiKey: 'test', baseURL: server.url })
-    const { messages, result } = fitOpenAIMessages(traj as OpenAI.ChatCompletionMessageParam[], {
-      budget: 2500,
-    })
+    const { messages, result } = fitOpenAIMessages(
+      traj as unknown as OpenAI.ChatCompletionMessageParam[],
+      {
+        budget: 2500,
+      },
+    )
     const reply = await client.chat.completions.create({ model: 'gpt-4o', messages })
     expect(reply.choices[0]?.message.content).toBe('summary')
     const sent = server.requests[0]?.body.messages as unknown[]
