@@ -333,15 +333,11 @@ function parseState(state: unknown): z.output<typeof stateSchema> {
   return parsed.data
 }
 
-/** A deep copy that cannot be modified: what the history stores. */
+/** A deep copy that cannot be modified: what the history stores. One pass, no structuredClone. */
 function frozenCopy<T>(value: T): T {
-  return deepFreeze(structuredClone(value))
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v)
-    Object.freeze(value)
-  }
-  return value
+  if (value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) out[key] = frozenCopy((value as Record<string, unknown>)[key])
+  return Object.freeze(out) as T
 }

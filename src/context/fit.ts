@@ -438,12 +438,15 @@ export function assemble(
   const chosen = new Set<number>()
   if (!setup.strategy.budgetAware)
     for (const item of plan) if ('index' in item) chosen.add(origin[item.index] as number)
-  const fates: MessageFate[] = input.map((m, i) => ({
-    fate: 'dropped',
-    tokens: setup.counter.countMessage(m),
-    reason: setup.strategy.budgetAware || chosen.has(i) ? 'budget' : 'strategy',
-    ...removed.get(i),
-  }))
+  const fates: MessageFate[] = new Array(input.length)
+  for (let i = 0; i < input.length; i++) {
+    const gone = removed.get(i)
+    fates[i] = {
+      fate: gone?.fate ?? 'dropped',
+      tokens: setup.counter.countMessage(input[i] as Message),
+      reason: gone?.reason ?? (setup.strategy.budgetAware || chosen.has(i) ? 'budget' : 'strategy'),
+    }
+  }
   const messages: Message[] = []
   const inserted: FitResult['inserted'] = []
   const changed: FitResult['changed'] = []

@@ -215,6 +215,13 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
       push(first, unit.start)
       continue
     }
+    const calls0 = first.toolCalls ?? []
+    // The common case: every call answered, ids distinct and (where it matters) unused.
+    if (unit.complete && distinct(calls0) && (!strictIds || calls0.every((c) => !usedIds.has(c.id) && ANTHROPIC_ID.test(c.id)))) {
+      for (const c of calls0) usedIds.add(c.id)
+      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+      continue
+    }
     const answered = new Set<string>()
     for (let k = unit.start + 1; k < unit.end; k++) {
       const m = messages[k]
@@ -277,4 +284,11 @@ function freshId(id: string, used: ReadonlySet<string>): string {
   let n = 2
   while (used.has(`${base}_${n}`)) n++
   return `${base}_${n}`
+}
+
+function distinct(calls: readonly ToolCall[]): boolean {
+  for (let a = 1; a < calls.length; a++) {
+    for (let b = 0; b < a; b++) if (calls[a]?.id === calls[b]?.id) return false
+  }
+  return true
 }

@@ -1,0 +1,367 @@
+// npm run bench: one process, the same workloads and the same exact counter for every system.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  trimMessages,
+} from '@langchain/core/messages'
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { ChatContext } from '../src/context/chat-context.js'
+import { fit } from '../src/context/fit.js'
+import { fromOpenAIChat } from '../src/formats/openai-chat.js'
+import { type Message, messageText } from '../src/messages/message.js'
+import { exactCounter } from '../src/tokens/counters.js'
+
+const DATA = new URL('../../shared/data/tau-bench/gpt-4o-airline.json', import.meta.url)
+const LIMIT_MS = 20_000
+const counter = exactCounter()
+const rows: Record<string, unknown>[] = []
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)] as number
+}
+
+/** Median of `runs` timings (ms), after one warm-up; a run over the limit stops the series. */
+function time(fn: () => unknown, runs = 5): number {
+  fn()
+  const xs: number[] = []
+  for (let k = 0; k < runs; k++) {
+    const t0 = performance.now()
+    fn()
+    const dt = performance.now() - t0
+    xs.push(dt)
+    if (dt * (runs - k) > LIMIT_MS) break
+  }
+  return median(xs)
+}
+
+async function timeAsync(fn: () => Promise<unknown>, runs = 5): Promise<number> {
+  await fn()
+  const xs: number[] = []
+  for (let k = 0; k < runs; k++) {
+    const t0 = performance.now()
+    await fn()
+    const dt = performance.now() - t0
+    xs.push(dt)
+    if (dt * (runs - k) > LIMIT_MS) break
+  }
+  return median(xs)
+}
+
+const fmt = (ms: number) =>
+  ms >= 1000
+    ? `${(ms / 1000).toFixed(2)} s`
+    : ms >= 1
+      ? `${ms.toFixed(2)} ms`
+      : `${(ms * 1000).toFixed(0)} µs`
+
+// ---- data: τ-bench trajectories concatenated (system prompt once) ----
+const records = JSON.parse(readFileSync(DATA, 'utf8')) as { traj: unknown[] }[]
+const system = fromOpenAIChat(records[0]?.traj ?? [])[0] as Message
+const body = records.flatMap((r) => fromOpenAIChat(r.traj).slice(1))
+function history(n: number): Message[] {
+  const out: Message[] = [system]
+  while (out.length < n) {
+    for (const m of body) {
+      if (out.length >= n) break
+      out.push(structuredClone(m))
+    }
+  }
+  // End on a whole unit and a user turn, as an agent loop does before a call.
+  while (out.length > 1 && out[out.length - 1]?.role !== 'user') out.pop()
+  return out
+}
+
+// ---- peers: the same history in their shapes, the same counter ----
+function toLangChain(h: Message[]): BaseMessage[] {
+  // Each message gets an id: trimMessages copies messages, so counts are looked up by id.
+  return h.map((m, i) => {
+    const id = String(i)
+    const text = typeof m.content === 'string' ? m.content : messageText(m)
+    if (m.role === 'system') return new SystemMessage({ content: text, id })
+    if (m.role === 'user') return new HumanMessage({ content: text, id })
+    if (m.role === 'tool') return new ToolMessage({ content: text, tool_call_id: m.toolCallId, id })
+    return new AIMessage({
+      content: text,
+      id,
+      tool_calls: (m.toolCalls ?? []).map((c) => ({
+        id: c.id,
+        name: c.name,
+        args: JSON.parse(c.arguments),
+        type: 'tool_call' as const,
+      })),
+    })
+  })
+}
+
+/** Each LangChain message counted once with our counter, then looked up: the fairest cached counter. */
+function cachedLangChainCounter(h: Message[]) {
+  const counts = h.map((m) => counter.countMessage(m))
+  return (msgs: BaseMessage[]) =>
+    msgs.reduce((n, m) => n + (counts[Number(m.id)] as number), 0) + counter.replyPriming
+}
+/** A plain counter: every call tokenizes every message it is given. */
+function plainLangChainCounter(h: Message[]) {
+  return (msgs: BaseMessage[]) => {
+    const plain = exactCounter()
+    return plain.countMessages(msgs.map((m) => structuredClone(h[Number(m.id)] as Message)))
+  }
+}
+
+async function llamaIndexBuffer(h: Message[], budget: number) {
+  const { ChatMemoryBuffer } = await import('@llamaindex/core/memory')
+  const chatHistory = h.map((m) => ({
+    role: m.role === 'tool' ? 'user' : m.role,
+    content: messageText(m),
+  })) as never[]
+  const buffer = new ChatMemoryBuffer({
+    tokenLimit: budget,
+    chatHistory,
+    llm: { metadata: { contextWindow: 128_000 } } as never,
+  })
+  const cache = new WeakMap<object, number>()
+  chatHistory.forEach((m, i) => cache.set(m, counter.countMessage(h[i] as Message)))
+  ;(
+    buffer as unknown as { _tokenCountForMessages: (ms: object[]) => number }
+  )._tokenCountForMessages = (ms) => ms.reduce((n: number, m) => n + (cache.get(m) ?? 0), 0)
+  return buffer
+}
+
+async function main() {
+  const env = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length }
+  console.log(`context-window bench — Node ${env.node}, ${env.cores} × ${env.cpu}`)
+  console.log(
+    'Every system counts with gpt-tokenizer o200k. Peers get a cached per-message counter (each message counted once, then looked up) unless marked "plain".\n',
+  )
+
+  // 1. fit once
+  console.log('## 1. Fit once (counts cached; median of 5)\n')
+  console.log(
+    '| messages | budget | ours: ChatContext view | ours: fit() tokenLimited | ours: fit() scoreBased | LangChain trimMessages | LlamaIndex ChatMemoryBuffer | LangChain, plain counter | LangChain / ChatContext | LangChain / fit() |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const n of [1_000, 10_000, 100_000]) {
+    const h = history(n)
+    const lc = toLangChain(h)
+    const lcCount = cachedLangChainCounter(h)
+    for (const budget of [8_000, 128_000]) {
+      fit(h, { budget }) // counts every message once: the cache is warm below
+      const ctx = new ChatContext({ budget })
+      ctx.addMessages(h)
+      const view = time(() => ctx.getMessagesSync(), 21)
+      const ours = time(() => fit(h, { budget }))
+      const score = time(() => fit(h, { budget, strategy: 'scoreBased' }))
+      const ourKept = fit(h, { budget })
+      let lang = Number.NaN
+      let langKept = 0
+      if (n <= 10_000 || budget === 128_000) {
+        lang = await timeAsync(
+          async () => {
+            const out = await trimMessages(lc, {
+              maxTokens: budget - 3,
+              strategy: 'last',
+              includeSystem: true,
+              tokenCounter: lcCount,
+              startOn: 'human',
+            })
+            langKept = out.length
+          },
+          n >= 10_000 ? 1 : 3,
+        )
+      }
+      let llama = Number.NaN
+      if (n <= 10_000) {
+        const buffer = await llamaIndexBuffer(h, budget)
+        llama = await timeAsync(() => buffer.getMessages(), n >= 10_000 ? 1 : 3)
+      }
+      let plain = Number.NaN
+      if (n <= 1_000) {
+        const pc = plainLangChainCounter(h)
+        plain = await timeAsync(
+          () =>
+            trimMessages(lc, {
+              maxTokens: budget - 3,
+              strategy: 'last',
+              includeSystem: true,
+              tokenCounter: pc,
+              startOn: 'human',
+            }),
+          1,
+        )
+      }
+      const ratio = (x: number) => (Number.isNaN(lang) ? '—' : `${(lang / x).toFixed(0)}×`)
+      console.log(
+        `| ${h.length} | ${budget} | ${fmt(view)} | ${fmt(ours)} | ${fmt(score)} | ${Number.isNaN(lang) ? 'skipped (> 20 s)' : fmt(lang)} | ${Number.isNaN(llama) ? 'skipped (> 20 s)' : fmt(llama)} | ${Number.isNaN(plain) ? 'skipped' : fmt(plain)} | ${ratio(view)} | ${ratio(ours)} |`,
+      )
+      rows.push({
+        workload: 'fit-once',
+        messages: h.length,
+        budget,
+        contextViewMs: view,
+        oursMs: ours,
+        scoreBasedMs: score,
+        langchainMs: lang,
+        llamaindexMs: llama,
+        langchainPlainMs: plain,
+        oursKept: ourKept.kept.length,
+        langchainKept: langKept,
+      })
+    }
+  }
+  console.log(
+    '\nKept counts agree where both ran (same budget, same counter); LangChain may keep one message more or less where its `startOn: human` and our unit rule (never split a tool exchange) differ.\n',
+  )
+
+  // 2. agent loop
+  console.log('## 2. Agent loop: 10,000 turns of addMessage + getMessages at 8,000 tokens\n')
+  const loop = history(10_001).slice(1)
+  const fresh = structuredClone(loop)
+  const once = exactCounter()
+  const t0 = performance.now()
+  for (const m of fresh) once.countMessage(m)
+  const tokenizeOnce = performance.now() - t0
+  const ctx = new ChatContext({ budget: 8_000, initialMessages: [system] })
+  const per: number[] = []
+  const start = performance.now()
+  for (const m of loop) {
+    const s = performance.now()
+    ctx.addMessage(m)
+    if (!(m.role === 'assistant' && m.toolCalls?.length)) ctx.getMessagesSync()
+    per.push(performance.now() - s)
+  }
+  const total = performance.now() - start
+  const early = median(per.slice(50, 150))
+  const late = median(per.slice(-100))
+  console.log(
+    '| total | per turn, turns 50-150 | per turn, last 100 | late / early | tokenizing every message once | loop / tokenizing |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- |')
+  console.log(
+    `| ${fmt(total)} | ${fmt(early)} | ${fmt(late)} | ${(late / early).toFixed(2)} | ${fmt(tokenizeOnce)} | ${(total / tokenizeOnce).toFixed(2)} |\n`,
+  )
+  rows.push({
+    workload: 'agent-loop',
+    totalMs: total,
+    earlyMs: early,
+    lateMs: late,
+    tokenizeOnceMs: tokenizeOnce,
+  })
+
+  // 3. counting
+  console.log('## 3. Counting: our message accounting vs raw countTokens on the same text\n')
+  const sample = structuredClone(history(20_000))
+  const texts = sample.map((m) => [
+    messageText(m),
+    m.role,
+    m.name ?? '',
+    m.role === 'tool' ? (m.toolName ?? '') : '',
+  ])
+  const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t.join('')), 0)
+  // Both passes run warm: gpt-tokenizer caches merges, so a cold first pass would favour the second.
+  for (const t of texts) for (const s of t) if (s) countTokens(s, { disallowedSpecial: new Set() })
+  const r0 = performance.now()
+  for (const t of texts) for (const s of t) if (s) countTokens(s, { disallowedSpecial: new Set() })
+  const raw = performance.now() - r0
+  const c = exactCounter()
+  const c0 = performance.now()
+  for (const m of sample) c.countMessage(m)
+  const ourCount = performance.now() - c0
+  console.log(
+    '| messages | MB | raw countTokens | ours (countMessage) | ours, messages/s | ours, MB/s | ours / raw throughput |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- | --- |')
+  console.log(
+    `| ${sample.length} | ${(bytes / 1e6).toFixed(1)} | ${fmt(raw)} | ${fmt(ourCount)} | ${Math.round(sample.length / (ourCount / 1000))} | ${(bytes / 1e6 / (ourCount / 1000)).toFixed(1)} | ${(raw / ourCount).toFixed(2)} |\n`,
+  )
+  rows.push({ workload: 'counting', messages: sample.length, bytes, rawMs: raw, oursMs: ourCount })
+
+  // 4. memory
+  console.log('## 4. Memory: a 100,000-message ChatContext\n')
+  // The history arrives as JSON text (as from a store or a file): what the context holds is measured alone.
+  const source = history(100_000)
+  const json = Buffer.byteLength(JSON.stringify(source))
+  source.length = 0
+  gc()
+  const before = process.memoryUsage()
+  const held = new ChatContext({ budget: 8_000 })
+  held.addMessages(JSON.parse(JSON.stringify(history(100_000))))
+  gc()
+  const after = process.memoryUsage()
+  const heap = after.heapUsed - before.heapUsed
+  console.log('| messages | JSON size | heap held by the context | heap / JSON | process RSS |')
+  console.log('| --- | --- | --- | --- | --- |')
+  console.log(
+    `| ${held.length} | ${(json / 1e6).toFixed(1)} MB | ${(heap / 1e6).toFixed(1)} MB | ${(heap / json).toFixed(2)} | ${(after.rss / 1e6).toFixed(0)} MB |\n`,
+  )
+  rows.push({
+    workload: 'memory',
+    messages: held.length,
+    jsonBytes: json,
+    heapBytes: heap,
+    rssBytes: after.rss,
+  })
+
+  // targets
+  const fit10k = rows.find(
+    (r) =>
+      r.workload === 'fit-once' &&
+      (r.messages as number) > 9_000 &&
+      (r.messages as number) < 11_000 &&
+      r.budget === 8_000,
+  ) as { langchainMs: number; oursMs: number; contextViewMs: number }
+  const targets = [
+    [
+      `fit once, 10k messages, 8k budget, counts kept (ChatContext): ≥ 1000× faster than LangChain trimMessages (cached counter)`,
+      fit10k.langchainMs / fit10k.contextViewMs >= 1000,
+      `${(fit10k.langchainMs / fit10k.contextViewMs).toFixed(0)}×`,
+    ],
+    [
+      'fit once, 10k messages, 8k budget, counts kept (ChatContext): under 1 ms',
+      fit10k.contextViewMs < 1,
+      fmt(fit10k.contextViewMs),
+    ],
+    [
+      'fit() on a plain 10k-message array, counts cached: under 1 ms',
+      fit10k.oursMs < 1,
+      fmt(fit10k.oursMs),
+    ],
+    [
+      'agent loop: per turn at the end within 2× of the start',
+      late / early <= 2,
+      `${(late / early).toFixed(2)}×`,
+    ],
+    [
+      'agent loop: whole loop within 1.5× of tokenizing every message once',
+      total / tokenizeOnce <= 1.5,
+      `${(total / tokenizeOnce).toFixed(2)}×`,
+    ],
+    [
+      'counting: at least 0.9× of raw countTokens throughput',
+      raw / ourCount >= 0.9,
+      `${(raw / ourCount).toFixed(2)}×`,
+    ],
+    [
+      'memory: a 100k-message context under 3× its JSON size',
+      heap / json < 3,
+      `${(heap / json).toFixed(2)}×`,
+    ],
+  ] as const
+  console.log('## Targets\n')
+  console.log('| target | met | measured |')
+  console.log('| --- | --- | --- |')
+  for (const [name, ok, got] of targets) console.log(`| ${name} | ${ok ? 'yes' : 'NO'} | ${got} |`)
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true })
+  writeFileSync(
+    new URL('./results/latest.json', import.meta.url),
+    `${JSON.stringify({ env, rows, targets: targets.map(([name, met, measured]) => ({ name, met, measured })) }, null, 2)}\n`,
+  )
+  console.log('\nwritten: bench/results/latest.json')
+}
+
+await main()
