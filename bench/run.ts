@@ -126,7 +126,7 @@ async function llamaIndexBuffer(h: Message[], budget: number) {
     llm: { metadata: { contextWindow: 128_000 } } as never,
   })
   const cache = new WeakMap<object, number>()
-  chatHistory.forEach((m, i) => cache.set(m, counter.countMessage(h[i] as Message)))
+  for (const [i, m] of chatHistory.entries()) cache.set(m, counter.countMessage(h[i] as Message))
   ;(
     buffer as unknown as { _tokenCountForMessages: (ms: object[]) => number }
   )._tokenCountForMessages = (ms) => ms.reduce((n: number, m) => n + (cache.get(m) ?? 0), 0)

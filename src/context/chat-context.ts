@@ -338,6 +338,7 @@ function frozenCopy<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) out[key] = frozenCopy((value as Record<string, unknown>)[key])
+  for (const key of Object.keys(value))
+    out[key] = frozenCopy((value as Record<string, unknown>)[key])
   return Object.freeze(out) as T
 }

@@ -217,7 +217,11 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
     }
     const calls0 = first.toolCalls ?? []
     // The common case: every call answered, ids distinct and (where it matters) unused.
-    if (unit.complete && distinct(calls0) && (!strictIds || calls0.every((c) => !usedIds.has(c.id) && ANTHROPIC_ID.test(c.id)))) {
+    if (
+      unit.complete &&
+      distinct(calls0) &&
+      (!strictIds || calls0.every((c) => !usedIds.has(c.id) && ANTHROPIC_ID.test(c.id)))
+    ) {
       for (const c of calls0) usedIds.add(c.id)
       for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
       continue
