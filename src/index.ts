@@ -39,6 +39,16 @@ export {
   type ValidateOptions,
   validate,
 } from './messages/validate.js'
+export {
+  type AppendOptions,
+  type HistoryStore,
+  StoreConflictError,
+  type StoredEntry,
+  StoreError,
+  type SummaryRecord,
+} from './store/history-store.js'
+export { memoryStore } from './store/memory-store.js'
+export { type RedisStoreOptions, redisStore } from './store/redis-store.js'
 export * from './strategies/index.js'
 export type { Accounting, TokenCounter } from './tokens/counter.js'
 export {

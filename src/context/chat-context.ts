@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
+import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type { PlanItem, Strategy, Transform, View } from '../strategies/types.js'
 import {
   alignToUser,
@@ -20,6 +21,10 @@ import {
 export interface ChatContextOptions extends FitOptions {
   /** Messages the context starts with (and, by default, returns to on `clear()`). */
   initialMessages?: readonly Message[]
+  /** Where the history lives, shared by every process on the same `id`. Default: this process's memory. */
+  store?: HistoryStore
+  /** The conversation's id in the store. */
+  id?: string
 }
 
 export const STATE_TYPE = 'context-window/chat-context'
@@ -74,7 +79,87 @@ export class ChatContext {
       checkMessage(m, i)
       return frozenCopy(m)
     })
-    for (const m of this.initial) this.append(m)
+    if (options.store) {
+      if (!options.id)
+        throw new InvalidOptionError('id', 'a context over a store needs the conversation id')
+      this.store = options.store
+      this.id = options.id
+    } else {
+      for (const m of this.initial) this.append(m)
+    }
+  }
+
+  private readonly store: HistoryStore | undefined
+  private readonly id: string = ''
+  /** Writes to the store, in the order they were asked for. */
+  private writing: Promise<unknown> = Promise.resolve()
+  private seeded = false
+
+  /**
+   * Reads what other processes appended to the store since the last read, with their
+   * stored counts (nothing is counted twice), and waits for this context's own writes.
+   * `getMessages` does this first; call it before `getMessagesSync` to see others' messages.
+   */
+  async sync(): Promise<void> {
+    const store = this.store
+    if (!store) return
+    await this.writing
+    if (!this.seeded) {
+      await this.seed()
+      this.seeded = true
+    }
+    const length = await store.length(this.id)
+    // The store lost messages (cleared elsewhere, or a server restarted empty): start over from it.
+    if (length < this.messages.length || this.stale) this.reset([])
+    this.stale = false
+    if (length === this.messages.length) return
+    for (const e of await store.read(this.id, this.messages.length)) {
+      const tokens = e.counter === this.setup.counter.name ? e.tokens : undefined
+      this.append(frozenCopy(e.message), tokens)
+    }
+  }
+
+  /** Set when an append finds fewer messages in the store than this context holds. */
+  private stale = false
+
+  /** The initial messages go into an empty conversation once, whoever gets there first. */
+  private async seed(): Promise<void> {
+    const store = this.store as HistoryStore
+    if (!this.initial.length || (await store.length(this.id)) > 0) return
+    await store
+      .append(
+        this.id,
+        this.initial.map((m) => this.entry(m)),
+        { expectedLength: 0 },
+      )
+      .catch((e) => {
+        if (!(e instanceof StoreConflictError)) throw e
+      })
+  }
+
+  private entry(m: Message) {
+    return {
+      message: m,
+      tokens: this.setup.counter.countMessage(m),
+      counter: this.setup.counter.name,
+    }
+  }
+
+  private write(messages: Message[]): Promise<void> {
+    const store = this.store as HistoryStore
+    const job = this.writing
+      .then(() => (this.seeded ? undefined : this.seed()))
+      .then(async () => {
+        this.seeded = true
+        const length = await store.append(
+          this.id,
+          messages.map((m) => this.entry(m)),
+        )
+        if (length < this.messages.length + messages.length) this.stale = true
+      })
+    // A failed write rejects this call and the next sync, and does not block later writes.
+    this.writing = job.catch(() => {})
+    return job.then(() => undefined)
   }
 
   /** The messages the context started with (copies). */
@@ -100,21 +185,29 @@ export class ChatContext {
     return this.unitPrefix[this.unitPrefix.length - 1] as number
   }
 
-  /** Adds a message to the history; it is validated and copied, so later edits by the caller do not reach it. */
-  addMessage(message: Message): void {
+  /**
+   * Adds a message to the history; it is validated and copied, so later edits by the caller
+   * do not reach it. Over a store, the returned promise settles when the store has it.
+   */
+  addMessage(message: Message): Promise<void> {
     checkMessage(message, this.messages.length)
+    if (this.store) return this.write([frozenCopy(message)])
     this.append(frozenCopy(message))
+    return Promise.resolve()
   }
 
-  addMessages(messages: readonly Message[]): void {
+  /** Adds several messages at once (atomically, over a store). */
+  addMessages(messages: readonly Message[]): Promise<void> {
     messages.forEach((m, k) => {
       checkMessage(m, this.messages.length + k)
     })
+    if (this.store) return this.write(messages.map((m) => frozenCopy(m)))
     for (const m of messages) this.append(frozenCopy(m))
+    return Promise.resolve()
   }
 
-  private append(m: Message): void {
-    const t = this.setup.counter.countMessage(m)
+  private append(m: Message, counted?: number): void {
+    const t = counted ?? this.setup.counter.countMessage(m)
     const units = this.builder.units
     const before = units[units.length - 1]
     const beforeWasOpen = before?.kind === 'exchange' && !before.complete
@@ -168,6 +261,7 @@ export class ChatContext {
    * fresh, editable copies instead. Works with every strategy, asynchronous ones included.
    */
   async getMessages(): Promise<Message[]> {
+    await this.sync()
     if (!this.isFastPath()) return (await this.fit()).messages
     return this.fromPlan(await this.setup.strategy.select(this.view()))
   }
@@ -204,6 +298,7 @@ export class ChatContext {
 
   /** The full account: what is sent, what was kept, dropped or changed, and why. */
   async fit(): Promise<FitResult> {
+    await this.sync()
     return fitAsync(this.messages, this.fitOptions())
   }
 
@@ -234,8 +329,15 @@ export class ChatContext {
    * Empties the history. By default the initial messages come back (the system prompt
    * stays); `{ initial: false }` empties it completely, as AutoGen's `clear()` does.
    */
-  clear(options: { initial?: boolean } = {}): void {
-    this.reset(options.initial === false ? [] : this.initial)
+  async clear(options: { initial?: boolean } = {}): Promise<void> {
+    const keep = options.initial === false ? [] : this.initial
+    this.reset(keep)
+    if (!this.store) return
+    await this.writing
+    await this.store.clear(this.id)
+    this.reset([])
+    this.seeded = true
+    if (keep.length) await this.write([...keep])
   }
 
   private reset(messages: readonly Message[]): void {

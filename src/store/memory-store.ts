@@ -1,0 +1,67 @@
+import type { AppendOptions, HistoryStore, StoredEntry, SummaryRecord } from './history-store.js'
+import { StoreConflictError } from './history-store.js'
+
+interface Conversation {
+  entries: StoredEntry[]
+  summaries: SummaryRecord[]
+  version: number
+}
+
+/** Conversations in this process's memory: the default store, and the reference for every other. */
+export function memoryStore(): HistoryStore {
+  const all = new Map<string, Conversation>()
+  const get = (id: string) => {
+    let c = all.get(id)
+    if (!c) {
+      c = { entries: [], summaries: [], version: 0 }
+      all.set(id, c)
+    }
+    return c
+  }
+  return {
+    async append(id, entries, options: AppendOptions = {}) {
+      const c = get(id)
+      if (options.expectedLength !== undefined && options.expectedLength !== c.entries.length) {
+        throw new StoreConflictError(
+          `conversation ${id} holds ${c.entries.length} messages, not ${options.expectedLength}`,
+          id,
+        )
+      }
+      for (const e of entries) c.entries.push({ ...structuredClone(e), seq: c.entries.length })
+      c.version++
+      return c.entries.length
+    },
+    async read(id, from = 0, to) {
+      return structuredClone(get(id).entries.slice(from, to))
+    },
+    async length(id) {
+      return get(id).entries.length
+    },
+    async version(id) {
+      return get(id).version
+    },
+    async putSummary(id, summary, options = {}) {
+      const c = get(id)
+      if (options.expectedVersion !== undefined && options.expectedVersion !== c.version) {
+        throw new StoreConflictError(
+          `conversation ${id} changed (version ${c.version}, expected ${options.expectedVersion})`,
+          id,
+        )
+      }
+      c.summaries.push(structuredClone(summary))
+      c.version++
+    },
+    async summaries(id) {
+      return structuredClone(get(id).summaries)
+    },
+    async clear(id) {
+      const c = get(id)
+      c.entries = []
+      c.summaries = []
+      c.version++
+    },
+    async delete(id) {
+      all.delete(id)
+    },
+  }
+}

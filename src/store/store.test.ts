@@ -1,0 +1,253 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hasRedisServer, type RedisServer, startRedis } from '../../test/helpers/redis-server.js'
+import { ChatContext } from '../context/chat-context.js'
+import type { Message } from '../messages/message.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { exactCounter } from '../tokens/counters.js'
+import { type HistoryStore, StoreConflictError, StoreError } from './history-store.js'
+import { memoryStore } from './memory-store.js'
+import { redisStore } from './redis-store.js'
+
+const user = (t: string): Message => ({ role: 'user', content: t })
+const say = (t: string): Message => ({ role: 'assistant', content: t })
+
+const redisAvailable = hasRedisServer()
+if (!redisAvailable) {
+  if (process.env.CI === 'true')
+    throw new Error(
+      'CI must run the Redis tests: redis-server is not installed (.ci/run installs it)',
+    )
+  console.warn(
+    '\n*** SKIPPING the Redis store tests: redis-server is not installed (apt-get install redis-server) ***\n',
+  )
+}
+
+/** The same behaviour, whatever the store. */
+function behaviour(name: string, make: () => Promise<HistoryStore>) {
+  describe(`${name}: the HistoryStore contract`, () => {
+    let store: HistoryStore
+    let n = 0
+    const id = () => `conv-${name}-${++n}`
+    beforeAll(async () => {
+      store = await make()
+    })
+    afterAll(async () => {
+      await store.close?.()
+    })
+
+    it('appends atomically, reads all or a range, in order, with sequence numbers and counts', async () => {
+      const c = id()
+      expect(
+        await store.append(c, [
+          { message: user('a'), tokens: 8, counter: 'x' },
+          { message: say('b') },
+        ]),
+      ).toBe(2)
+      expect(await store.append(c, [{ message: user('c') }])).toBe(3)
+      const all = await store.read(c)
+      expect(all.map((e) => [e.seq, e.message.content])).toEqual([
+        [0, 'a'],
+        [1, 'b'],
+        [2, 'c'],
+      ])
+      expect(all[0]).toMatchObject({ tokens: 8, counter: 'x' })
+      expect((await store.read(c, 1, 2)).map((e) => e.message.content)).toEqual(['b'])
+      expect(await store.length(c)).toBe(3)
+    })
+
+    it('refuses an append whose expected length moved (optimistic concurrency)', async () => {
+      const c = id()
+      await store.append(c, [{ message: user('a') }])
+      await expect(
+        store.append(c, [{ message: user('b') }], { expectedLength: 0 }),
+      ).rejects.toThrow(StoreConflictError)
+      expect(await store.append(c, [{ message: user('b') }], { expectedLength: 1 })).toBe(2)
+    })
+
+    it('keeps summaries beside the messages, bumps the version, and refuses a stale summary', async () => {
+      const c = id()
+      await store.append(c, [{ message: user('a') }, { message: say('b') }])
+      const v = await store.version(c)
+      await store.putSummary(
+        c,
+        { replaces: [0, 2], message: user('[summary] a, b') },
+        { expectedVersion: v },
+      )
+      expect((await store.summaries(c)).map((s) => s.replaces)).toEqual([[0, 2]])
+      expect(await store.length(c)).toBe(2)
+      await store.append(c, [{ message: user('c') }])
+      await expect(
+        store.putSummary(c, { replaces: [0, 3], message: user('x') }, { expectedVersion: v }),
+      ).rejects.toThrow(StoreConflictError)
+    })
+
+    it('clears and deletes', async () => {
+      const c = id()
+      await store.append(c, [{ message: user('a') }])
+      await store.clear(c)
+      expect(await store.length(c)).toBe(0)
+      await store.append(c, [{ message: user('b') }])
+      await store.delete(c)
+      expect(await store.read(c)).toEqual([])
+    })
+
+    it('two contexts on one id see each other, and counts are not taken twice', async () => {
+      const c = id()
+      let counted = 0
+      const inner = exactCounter()
+      const counting: TokenCounter = {
+        ...inner,
+        countMessage: (m) => {
+          counted++
+          return inner.countMessage(m)
+        },
+      }
+      const a = new ChatContext({
+        store,
+        id: c,
+        budget: 4000,
+        initialMessages: [{ role: 'system', content: 'policy' }],
+      })
+      const b = new ChatContext({ store, id: c, budget: 4000, counter: counting })
+      await a.addMessage(user('from a'))
+      await b.addMessage(say('from b'))
+      expect((await a.getMessages()).map((m) => m.content)).toEqual(['policy', 'from a', 'from b'])
+      expect((await b.getMessages()).map((m) => m.content)).toEqual(['policy', 'from a', 'from b'])
+      // b counted only its own message: the others came with their stored counts... once its counter name matches.
+      expect(counted).toBeLessThanOrEqual(3)
+      await a.clear({ initial: false })
+      expect(await b.getMessages()).toEqual([])
+    })
+  })
+}
+
+behaviour('memory', async () => memoryStore())
+
+describe.runIf(redisAvailable)('redis store against a real redis-server', () => {
+  let server: RedisServer
+  beforeAll(async () => {
+    server = await startRedis()
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  behaviour('redis', async () => redisStore({ url: server.url, prefix: 'test:' }))
+
+  it('documents its key layout: messages list, summaries list, version counter', async () => {
+    const store = await redisStore({ url: server.url, prefix: 'cw:', ttl: 60 })
+    await store.append('k1', [{ message: user('hello') }])
+    const redis = new Redis(server.url)
+    expect((await redis.keys('cw:k1:*')).sort()).toEqual(['cw:k1:messages', 'cw:k1:version'])
+    expect(await redis.ttl('cw:k1:messages')).toBeGreaterThan(0)
+    await redis.quit()
+    await store.close?.()
+  })
+
+  it('a corrupted entry is a typed error naming the conversation and position, without its contents', async () => {
+    const store = await redisStore({ url: server.url, prefix: 'bad:' })
+    await store.append('c', [{ message: user('secret text') }])
+    const redis = new Redis(server.url)
+    await redis.rpush(
+      'bad:c:messages',
+      JSON.stringify({ m: { role: 'user', content: 42 } }),
+      'not json',
+    )
+    await redis.quit()
+    const err = await store.read('c').catch((e) => e)
+    expect(err).toBeInstanceOf(StoreError)
+    expect(err.message).toMatch(
+      /conversation c, message 1: the stored message is invalid \(field content\)/,
+    )
+    expect(err.position).toBe(1)
+    expect(err.message).not.toMatch(/secret/)
+    await store.close?.()
+  })
+
+  it('4 processes appending 250 messages each to one conversation: 1,000 stored, none lost or duplicated, each order kept', async () => {
+    const writer = fileURLToPath(new URL('../../test/store/writer.ts', import.meta.url))
+    const runs = [0, 1, 2, 3].map(
+      (w) =>
+        new Promise<void>((resolve, reject) => {
+          const p = spawn(
+            process.execPath,
+            ['--import', 'tsx', writer, server.url, 'shared', `w${w}`, '250'],
+            { stdio: 'ignore' },
+          )
+          p.on('exit', (code) =>
+            code === 0 ? resolve() : reject(new Error(`writer ${w} exited ${code}`)),
+          )
+        }),
+    )
+    await Promise.all(runs)
+    const store = await redisStore({ url: server.url })
+    const all = (await store.read('shared')).map((e) => String(e.message.content))
+    expect(all).toHaveLength(1000)
+    expect(new Set(all).size).toBe(1000)
+    for (const w of ['w0', 'w1', 'w2', 'w3']) {
+      const mine = all.filter((c) => c.startsWith(`${w}:`)).map((c) => Number(c.split(':')[1]))
+      expect(mine).toEqual(Array.from({ length: 250 }, (_, k) => k))
+    }
+    await store.close?.()
+  }, 120_000)
+
+  it('a server that goes away mid-call gives a typed error; the context stays usable and reconnects', async () => {
+    const local = await startRedis()
+    const store = await redisStore({
+      url: local.url,
+      redisOptions: { maxRetriesPerRequest: 0, retryStrategy: () => 50 },
+    })
+    const ctx = new ChatContext({ store, id: 'f', budget: 2000 })
+    await ctx.addMessage(user('before'))
+    expect(await ctx.getMessages()).toHaveLength(1)
+    await local.kill()
+    await expect(ctx.addMessage(user('while down'))).rejects.toThrow(StoreError)
+    expect(ctx.getMessagesSync().map((m) => m.content)).toEqual(['before'])
+    await local.start()
+    await new Promise((r) => setTimeout(r, 300))
+    await ctx.addMessage(user('after'))
+    // The restarted server kept nothing (no persistence here): the context follows the store.
+    expect((await ctx.getMessages()).map((m) => m.content)).toEqual(['after'])
+    await store.close?.()
+    await local.stop()
+  }, 60_000)
+})
+
+describe.runIf(redisAvailable)('durability with append-only persistence', () => {
+  it('every acknowledged append survives a SIGKILL of the server during appends', async () => {
+    const server = await startRedis({ appendonly: true })
+    const writer = fileURLToPath(new URL('../../test/store/writer.ts', import.meta.url))
+    const p = spawn(
+      process.execPath,
+      ['--import', 'tsx', writer, server.url, 'durable', 'w', '100000'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    )
+    const acked: number[] = []
+    p.stdout.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n')) if (line) acked.push(Number(line))
+    })
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (acked.length >= 300) {
+          clearInterval(t)
+          resolve()
+        }
+      }, 20)
+    })
+    await server.kill()
+    await new Promise<void>((resolve) => p.on('exit', () => resolve()))
+    await server.start()
+    const store = await redisStore({ url: server.url })
+    const stored = (await store.read('durable')).map((e) =>
+      Number(String(e.message.content).split(':')[1]),
+    )
+    expect(acked.length).toBeGreaterThanOrEqual(300)
+    for (const k of acked) expect(stored).toContain(k)
+    expect(stored).toEqual(Array.from({ length: stored.length }, (_, k) => k))
+    await store.close?.()
+    await server.stop()
+  }, 120_000)
+})
