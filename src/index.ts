@@ -71,3 +71,4 @@ export {
   removeToolExchanges,
 } from './transforms/remove-tool-exchanges.js'
 export { type TruncateMessagesOptions, truncateMessages } from './transforms/truncate-messages.js'
+export { type ReportSettings, renderReport } from './report/html.js'

@@ -1,11 +1,14 @@
-import { fit } from '../context/fit.js'
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { type FitOptions, fit } from '../context/fit.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Format } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
 import { type Provider, validate } from '../messages/validate.js'
+import { type ReportSettings, renderReport } from '../report/html.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
-import { readInput, UsageError, writeAtomic } from './io.js'
-import { bar, type Colour, paint, preview, table } from './render.js'
+import { type Input, readInput, UsageError, writeAtomic } from './io.js'
+import { bar, type Colour, paint, preview, splitBar, table } from './render.js'
 
 export type Values = Record<string, string | boolean | undefined>
 
@@ -13,6 +16,10 @@ export interface Output {
   out: (text: string) => void
   err: (text: string) => void
   color: boolean
+  /** Standard error is a terminal: progress redraws one line. */
+  errTTY?: boolean
+  /** Writes to standard error without a newline. */
+  errRaw?: (text: string) => void
 }
 
 /** Parses a whole-number option, naming the option when it is not one. */
@@ -119,15 +126,14 @@ const FATE_COLOUR: Record<string, Colour> = {
 }
 
 /** `fit`: the main job. */
-export function fitCommand(positionals: string[], values: Values, io: Output): number {
-  const input = readInput(file(positionals, 'fit'), formatOption(values))
+function fitOptions(values: Values, input: Input): FitOptions {
   const model = typeof values.model === 'string' ? values.model : undefined
   const budget = intOption(values, 'budget')
   if (budget === undefined && !model && values.strategy === undefined) {
     throw new UsageError('fit: give --budget N or --model M (or a --strategy that needs neither)')
   }
   const strategy = typeof values.strategy === 'string' ? values.strategy : undefined
-  const options = {
+  return {
     ...(strategy && { strategy }),
     ...(budget !== undefined && { budget }),
     ...(model && { model }),
@@ -142,6 +148,52 @@ export function fitCommand(positionals: string[], values: Values, io: Output): n
     ...(typeof values.query === 'string' && { query: values.query }),
     provider: providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai'),
   }
+}
+
+/** `fit DIR --out-dir OUT`: every JSON conversation in a folder; one bad file does not stop the rest. */
+function fitBatch(dir: string, values: Values, io: Output): number {
+  const outDir = values['out-dir']
+  if (typeof outDir !== 'string')
+    throw new UsageError(`fit: ${dir} is a folder: give --out-dir OUT`)
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+  mkdirSync(outDir, { recursive: true })
+  let done = 0
+  let failed = 0
+  let saved = 0
+  const progress = (last: boolean) => {
+    const line = `[${done + failed}/${files.length}] ${done} fitted, ${failed} failed, ${saved} tokens saved`
+    if (io.errTTY) io.errRaw?.(`\r${line}${last ? '\n' : ''}`)
+    else io.err(line)
+  }
+  for (const name of files) {
+    try {
+      const input = readInput(join(dir, name), formatOption(values))
+      const result = fit(input.messages, fitOptions(values, input))
+      writeAtomic(join(outDir, name), `${JSON.stringify(input.encode(result.messages), null, 2)}\n`)
+      saved += result.fates.reduce((n, f) => n + f.tokens, 0) - result.tokens.messages
+      done++
+    } catch (e) {
+      failed++
+      if (io.errTTY) io.errRaw?.('\n')
+      io.err(`context-window: ${name}: ${(e as Error).message}`)
+    }
+    progress(done + failed === files.length)
+  }
+  io.out(
+    `fitted ${done} of ${files.length} files into ${outDir}${failed ? `; ${failed} failed` : ''}; ${saved} tokens saved`,
+  )
+  return failed ? 1 : 0
+}
+
+/** `fit`: the main job. */
+export function fitCommand(positionals: string[], values: Values, io: Output): number {
+  const path = file(positionals, 'fit')
+  if (path !== '-' && existsSync(path) && statSync(path).isDirectory())
+    return fitBatch(path, values, io)
+  const input = readInput(path, formatOption(values))
+  const options = fitOptions(values, input)
   let result: ReturnType<typeof fit>
   try {
     result = fit(input.messages, options)
@@ -155,6 +207,21 @@ export function fitCommand(positionals: string[], values: Values, io: Output): n
   }
   if (typeof values.out === 'string') {
     writeAtomic(values.out, `${JSON.stringify(input.encode(result.messages), null, 2)}\n`)
+  }
+  if (typeof values.report === 'string') {
+    const settings: ReportSettings = {
+      source: input.source,
+      strategy: result.strategy,
+      budget: result.budget,
+      ...(typeof options.model === 'string' && { model: options.model }),
+      ...(typeof options.query === 'string' && { query: options.query }),
+      options: Object.fromEntries(
+        Object.entries(options).filter(
+          ([k]) => !['strategy', 'budget', 'model', 'query'].includes(k),
+        ),
+      ),
+    }
+    writeAtomic(values.report, renderReport(input.messages, result, settings))
   }
   if (values.json) {
     io.out(JSON.stringify({ source: input.source, ...result }, null, 2))
@@ -184,9 +251,19 @@ export function fitCommand(positionals: string[], values: Values, io: Output): n
   }
   io.out(table(rows, new Set([0, 2])))
   const { tokens } = result
-  const used = tokens.total + tokens.reserve
+  let system = 0
+  for (const f of result.fates)
+    if (f.position !== undefined && result.messages[f.position]?.role === 'system')
+      system += f.tokens
+  const parts = [
+    { n: system, ch: 'S' },
+    { n: tokens.total - system, ch: '#' },
+    { n: tokens.reserve, ch: 'r' },
+  ]
   const of =
-    result.budget === null ? 'no budget' : `of ${result.budget} ${bar(used, result.budget, 30)}`
+    result.budget === null
+      ? 'no budget'
+      : `of ${result.budget} ${splitBar(parts, result.budget, 30)} (S system, # messages and tools, r reserve, . free)`
   io.out(
     `\n${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
       (result.inserted.length ? `, inserted ${result.inserted.length}` : '') +

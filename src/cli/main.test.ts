@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { main } from './main.js'
+import { HELP, main } from './main.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/airline-booking.json', import.meta.url))
 
@@ -154,6 +154,50 @@ describe('formats', () => {
     const r = run('count', EXAMPLE, '--format', 'yaml')
     expect(r.code).toBe(2)
     expect(r.err).toMatch(/option --format: expected auto or one of openai-chat/)
+  })
+})
+
+describe('batch: a folder of conversations', () => {
+  it('fits every file into --out-dir, reports and skips a broken one, exits 1', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-batch-'))
+    const out = join(dir, 'out')
+    const example = readFileSync(EXAMPLE, 'utf8')
+    writeFileSync(join(dir, 'a.json'), example)
+    writeFileSync(join(dir, 'b.json'), '{"messages": [')
+    writeFileSync(join(dir, 'c.json'), example)
+    writeFileSync(join(dir, 'notes.txt'), 'ignored')
+    const r = run('fit', dir, '--budget', '3000', '--out-dir', out)
+    expect(r.code).toBe(1)
+    expect(readdirSync(out).sort()).toEqual(['a.json', 'c.json'])
+    expect(r.err).toMatch(/b.json: .*invalid JSON/)
+    expect(r.err).toMatch(/\[3\/3\] 2 fitted, 1 failed, \d+ tokens saved/)
+    expect(r.out).toMatch(/fitted 2 of 3 files/)
+    expect(run('fit', dir, '--budget', '3000').err).toMatch(/give --out-dir/)
+  })
+})
+
+describe('--help', () => {
+  it('every example in every help text runs as written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-help-'))
+    const examples = join(dir, 'examples')
+    mkdirSync(examples)
+    writeFileSync(join(examples, 'airline-booking.json'), readFileSync(EXAMPLE))
+    const cwd = process.cwd()
+    process.chdir(dir)
+    try {
+      const lines = Object.values(HELP).flatMap((h) =>
+        h.split('\n').filter((l) => l.trim().startsWith('context-window ')),
+      )
+      expect(lines.length).toBeGreaterThanOrEqual(8)
+      for (const line of lines) {
+        const argv = line.trim().split(/\s+/).slice(1)
+        const r = run(...argv)
+        expect(r.code, `${line}\n${r.err}`).toBe(0)
+      }
+    } finally {
+      process.chdir(cwd)
+    }
+    expect(run('fit', '--help').out).toMatch(/--report FILE/)
   })
 })
 

@@ -7,7 +7,7 @@ import { count, fitCommand, type Output, type Values, validateCommand } from './
 import { UsageError } from './io.js'
 import { useColor } from './render.js'
 
-const HELP: Record<string, string> = {
+export const HELP: Record<string, string> = {
   main: `context-window: decide what part of a conversation goes into the model's context window.
 
 Usage: context-window <command> FILE|- [options]
@@ -36,14 +36,21 @@ Options:
                       for Anthropic input, else openai)
   --format F          auto (default), openai-chat, anthropic, ai-sdk, autogen, langchain
   --out FILE          write the fitted conversation, in the input's shape
+  --report FILE       write a self-contained HTML report of what was kept and why
   --json              print the full result as JSON
 
-Exit codes: 0 fitted, 2 bad input or options, 3 even the system prompt and newest turn do not fit.
+  FILE may be a folder: every *.json in it is fitted into --out-dir OUT, with progress
+  on standard error; a bad file is reported and skipped (exit 1 when any failed).
+
+Exit codes: 0 fitted, 1 some files of a folder failed, 2 bad input or options,
+3 even the system prompt and newest turn do not fit.
 
 Examples:
   context-window fit examples/airline-booking.json --budget 3000
   context-window fit examples/airline-booking.json --model gpt-4o-mini --reserve 1000 --out fitted.json
-  context-window fit examples/airline-booking.json --strategy buffered --size 6 --json`,
+  context-window fit examples/airline-booking.json --strategy buffered --size 6 --json
+  context-window fit examples/airline-booking.json --budget 3000 --report report.html
+  context-window fit examples --budget 3000 --out-dir fitted`,
   count: `Usage: context-window count FILE|- [--model M] [--json]
 
 Examples:
@@ -74,6 +81,8 @@ const OPTIONS = {
   provider: { type: 'string' },
   out: { type: 'string' },
   format: { type: 'string' },
+  report: { type: 'string' },
+  'out-dir': { type: 'string' },
 } as const
 
 const COMMANDS: Record<string, (p: string[], v: Values, io: Output) => number> = {
@@ -128,6 +137,8 @@ if (isEntry()) {
   const io: Output = {
     out: (t) => process.stdout.write(`${t}\n`),
     err: (t) => process.stderr.write(`${t}\n`),
+    errRaw: (t) => process.stderr.write(t),
+    errTTY: Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
     color: useColor(),
   }
   process.exitCode = main(process.argv.slice(2), io)

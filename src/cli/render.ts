@@ -58,3 +58,21 @@ export function bar(used: number, total: number, width = 40): string {
   const filled = total > 0 ? Math.min(width, Math.round((used / total) * width)) : 0
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`
 }
+
+/** A bar split into parts, each drawn with its own character, e.g. system `S`, messages `#`, reserve `r`, free `.`. */
+export function splitBar(
+  parts: readonly { n: number; ch: string }[],
+  total: number,
+  width = 40,
+): string {
+  let out = ''
+  let acc = 0
+  let drawn = 0
+  for (const p of parts) {
+    acc += p.n
+    const upTo = total > 0 ? Math.min(width, Math.round((acc / total) * width)) : 0
+    out += p.ch.repeat(Math.max(0, upTo - drawn))
+    drawn = Math.max(drawn, upTo)
+  }
+  return `[${out}${'.'.repeat(Math.max(0, width - drawn))}]`
+}
