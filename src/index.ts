@@ -39,6 +39,7 @@ export {
   type ValidateOptions,
   validate,
 } from './messages/validate.js'
+export { type ReportSettings, renderReport } from './report/html.js'
 export {
   type AppendOptions,
   type HistoryStore,
@@ -71,4 +72,3 @@ export {
   removeToolExchanges,
 } from './transforms/remove-tool-exchanges.js'
 export { type TruncateMessagesOptions, truncateMessages } from './transforms/truncate-messages.js'
-export { type ReportSettings, renderReport } from './report/html.js'

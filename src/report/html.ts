@@ -107,14 +107,14 @@ export function renderReport(
       rows.push(
         `<details class="msg ${l.key}" data-fate="${l.key}" data-index="${i}"><summary><span class="idx">#${i}</span><span class="role">${esc(m.role === 'tool' ? `tool ${m.toolName ?? ''}` : m.role)}</span><span class="tok">${f?.tokens ?? 0} tok</span><span class="fate">${esc(l.text)}</span>${score !== undefined ? `<span class="score">score ${score.toFixed(2)}</span>` : ''}<span class="pv">${esc(preview)}</span></summary><pre>${esc(text)}</pre></details>`,
       )
-      if (group) rows.push('</div>')
-      for (const ins of result.inserted) {
-        const lastReplaced = ins.replaces[ins.replaces.length - 1] ?? -1
-        if (lastReplaced >= unit.start && lastReplaced < unit.end) {
-          rows.push(
-            `<details class="msg inserted" data-fate="inserted"><summary><span class="idx">+#${ins.position}</span><span class="role">${esc(ins.message.role)}</span><span class="tok"></span><span class="fate">${esc(ins.reason)} for ${ins.replaces.length} messages</span><span class="pv">${esc(messageText(ins.message).slice(0, 140))}</span></summary><pre>${esc(messageText(ins.message))}</pre></details>`,
-          )
-        }
+    }
+    if (group) rows.push('</div>')
+    for (const ins of result.inserted) {
+      const lastReplaced = ins.replaces[ins.replaces.length - 1] ?? -1
+      if (lastReplaced >= unit.start && lastReplaced < unit.end) {
+        rows.push(
+          `<details class="msg inserted" data-fate="inserted"><summary><span class="idx">+#${ins.position}</span><span class="role">${esc(ins.message.role)}</span><span class="tok"></span><span class="fate">${esc(ins.reason)} for ${ins.replaces.length} messages</span><span class="pv">${esc(messageText(ins.message).slice(0, 140))}</span></summary><pre>${esc(messageText(ins.message))}</pre></details>`,
+        )
       }
     }
   }
