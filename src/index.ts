@@ -19,6 +19,13 @@ export {
   fitAsync,
   type MessageFate,
 } from './context/fit.js'
+export {
+  type ContextRetryOptions,
+  type ContextRetryResult,
+  type OverflowReport,
+  parseOverflowError,
+  withContextRetry,
+} from './context/retry.js'
 export * from './errors.js'
 export * from './formats/index.js'
 export {

@@ -245,7 +245,7 @@ export class ChatContext {
   }
 
   private view(): View {
-    return viewOf(
+    const view = viewOf(
       this.messages,
       this.builder.units,
       this.tokens,
@@ -253,6 +253,44 @@ export class ChatContext {
       this.unitPrefix,
       this.setup,
     )
+    if (this.calibration === 1) return view
+    // Counts stay as counted; the room they may fill shrinks or grows by the measured ratio.
+    return { ...view, available: Math.floor(view.available / this.calibration) }
+  }
+
+  /** Provider tokens per counted token, learnt from reported usage (1 until told otherwise). */
+  private calibration = 1
+  private ratio: number | undefined
+  private lastSent: { messages: number; overhead: number } | undefined
+
+  /**
+   * Tells the context what the provider reported for the request it just sent (its input
+   * or prompt tokens). For models whose tokenizer is estimated, later views are sized by the
+   * measured ratio (smoothed, plus `margin`) so they neither overflow nor waste room.
+   */
+  recordUsage(
+    usage: { promptTokens: number },
+    options: { margin?: number } = {},
+  ): { ratio: number; factor: number } {
+    const margin = options.margin ?? 0.02
+    if (!(usage.promptTokens > 0) || !this.lastSent)
+      return { ratio: this.ratio ?? 1, factor: this.calibration }
+    const counted = this.lastSent.messages + this.lastSent.overhead
+    const ratio = usage.promptTokens / counted
+    this.ratio = this.ratio === undefined ? ratio : 0.5 * this.ratio + 0.5 * ratio
+    // Half the margin above the smoothed ratio: under by at most the margin when the next request is noisier.
+    this.calibration = this.ratio * (1 + margin / 2)
+    return { ratio: this.ratio, factor: this.calibration }
+  }
+
+  /** The budget the context fits to, or undefined when unbounded. */
+  get budget(): number | undefined {
+    return Number.isFinite(this.setup.budget) ? this.setup.budget : undefined
+  }
+
+  /** The factor applied to counts after `recordUsage` (1 before). */
+  get usageFactor(): number {
+    return this.calibration
   }
 
   /**
@@ -260,15 +298,28 @@ export class ChatContext {
    * history are frozen (an edit throws instead of changing the history); `fit()` returns
    * fresh, editable copies instead. Works with every strategy, asynchronous ones included.
    */
-  async getMessages(): Promise<Message[]> {
+  async getMessages(options: { budget?: number } = {}): Promise<Message[]> {
     await this.sync()
-    if (!this.isFastPath()) return (await this.fit()).messages
+    if (options.budget !== undefined) {
+      const r = await fitAsync(this.messages, { ...this.fitOptions(), budget: options.budget })
+      this.remember(r.messages)
+      return r.messages
+    }
+    if (!this.isFastPath()) {
+      const r = await this.fit()
+      this.remember(r.messages)
+      return r.messages
+    }
     return this.fromPlan(await this.setup.strategy.select(this.view()))
   }
 
   /** `getMessages` for synchronous strategies, without a promise. */
   getMessagesSync(): Message[] {
-    if (!this.isFastPath()) return this.fitSync().messages
+    if (!this.isFastPath()) {
+      const r = this.fitSync()
+      this.remember(r.messages)
+      return r.messages
+    }
     const plan = this.setup.strategy.select(this.view())
     if (plan instanceof Promise) {
       throw new InvalidOptionError(
@@ -293,7 +344,19 @@ export class ChatContext {
     const items = this.setup.provider === 'anthropic' ? alignToUser(view, plan) : plan
     // Stored messages are frozen copies: handing them out costs a pointer each, and the
     // caller's edits cannot reach the history (they throw instead).
-    return items.map((item) => planMessage(view, item))
+    const out = items.map((item) => planMessage(view, item))
+    this.remember(out)
+    return out
+  }
+
+  /** What the last view sent, so reported usage can be compared with it. */
+  private remember(out: readonly Message[]): void {
+    let n = 0
+    for (const m of out) n += this.setup.counter.countMessage(m)
+    this.lastSent = {
+      messages: n,
+      overhead: this.setup.toolTokens + this.setup.counter.replyPriming,
+    }
   }
 
   /** The full account: what is sent, what was kept, dropped or changed, and why. */

@@ -36,6 +36,8 @@ export interface FitOptions extends NamedOptions {
   query?: string
   /** Rewrites applied before selection, in order. */
   transforms?: Transform[]
+  /** For the default `tokenLimited`: cut at fixed points so the prompt cache keeps hitting. */
+  stable?: boolean | { evictAtLeast?: number }
 }
 
 export type Fate = 'kept' | 'changed' | 'dropped' | 'summarized' | 'invalid'
@@ -113,7 +115,10 @@ export function resolveSetup(options: FitOptions = {}): Setup {
   let strategy: Strategy
   if (typeof options.strategy === 'string') strategy = createStrategy(options.strategy, options)
   else if (options.strategy) strategy = options.strategy
-  else strategy = Number.isFinite(budget) ? tokenLimited() : unbounded()
+  else
+    strategy = Number.isFinite(budget)
+      ? tokenLimited(options.stable !== undefined ? { stable: options.stable } : {})
+      : unbounded()
   return {
     strategy,
     counter,

@@ -1,6 +1,13 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
-import { assertMandatoryFits, keepFrom, mandatory, newestStart } from './budget.js'
+import {
+  alignStart,
+  assertMandatoryFits,
+  keepFrom,
+  type Mandatory,
+  mandatory,
+  newestStart,
+} from './budget.js'
 import { type PlanItem, type Strategy, unitItems, type View } from './types.js'
 
 export interface TokenLimitedOptions {
@@ -17,6 +24,12 @@ export interface TokenLimitedOptions {
    * keeps the oldest and the newest and drops between them (as AutoGen does).
    */
   dropFrom?: 'oldest' | 'middle'
+  /**
+   * Cut only at fixed points of the history, spaced `evictAtLeast` tokens apart (default 15%
+   * of the budget): the kept prefix then stays byte-identical for many turns, so the
+   * provider's prompt cache keeps hitting, at the price of some unused room.
+   */
+  stable?: boolean | { evictAtLeast?: number }
 }
 
 /**
@@ -42,11 +55,40 @@ export function tokenLimited(
       const m = mandatory(view)
       assertMandatoryFits(view, m)
       const room = view.available - m.tokens
-      return dropFrom === 'middle'
-        ? keepEnds(view, m.first, m.last, m.lastUser, room, m.preamble)
-        : keepFrom(view, m, newestStart(view, m, room))
+      if (dropFrom === 'middle')
+        return keepEnds(view, m.first, m.last, m.lastUser, room, m.preamble)
+      let start = newestStart(view, m, room)
+      if (options.stable && start > m.first) start = stableStart(view, m, start, options.stable)
+      return keepFrom(view, m, start)
     },
   }
+}
+
+/**
+ * The first fixed cut point at or after `start`: the first unit whose prefix sum reaches the
+ * next multiple of `evictAtLeast`. Points depend only on the history before them, so they
+ * do not move as the history grows.
+ */
+function stableStart(
+  view: View,
+  m: Mandatory,
+  start: number,
+  stable: true | { evictAtLeast?: number },
+): number {
+  const every = Math.max(
+    1,
+    (stable === true ? undefined : stable.evictAtLeast) ?? Math.floor(view.available * 0.15),
+  )
+  const { unitPrefix } = view
+  const target = Math.ceil((unitPrefix[start] as number) / every) * every
+  let lo = start
+  let hi = view.units.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((unitPrefix[mid] as number) >= target) hi = mid
+    else lo = mid + 1
+  }
+  return alignStart(view, m, Math.min(lo, m.last))
 }
 
 /** Alternately take the newest and the oldest units while they fit: the middle goes. */
