@@ -161,18 +161,16 @@ describe('recovery from overflow errors', () => {
         res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(body))
         return
       }
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            id: 'x',
-            object: 'chat.completion',
-            model: 'm',
-            choices: [
-              { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } },
-            ],
-          }),
-        )
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          model: 'm',
+          choices: [
+            { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } },
+          ],
+        }),
+      )
     })
   })
   beforeAll(async () => {

@@ -302,12 +302,12 @@ export class ChatContext {
     await this.sync()
     if (options.budget !== undefined) {
       const r = await fitAsync(this.messages, { ...this.fitOptions(), budget: options.budget })
-      this.remember(r.messages)
+      this.remember(r.tokens.messages)
       return r.messages
     }
     if (!this.isFastPath()) {
       const r = await this.fit()
-      this.remember(r.messages)
+      this.remember(r.tokens.messages)
       return r.messages
     }
     return this.fromPlan(await this.setup.strategy.select(this.view()))
@@ -317,7 +317,7 @@ export class ChatContext {
   getMessagesSync(): Message[] {
     if (!this.isFastPath()) {
       const r = this.fitSync()
-      this.remember(r.messages)
+      this.remember(r.tokens.messages)
       return r.messages
     }
     const plan = this.setup.strategy.select(this.view())
@@ -345,16 +345,23 @@ export class ChatContext {
     // Stored messages are frozen copies: handing them out costs a pointer each, and the
     // caller's edits cannot reach the history (they throw instead).
     const out = items.map((item) => planMessage(view, item))
-    this.remember(out)
+    // Stored counts, not a recount: only messages the strategy wrote are counted here.
+    let n = 0
+    for (const item of items) {
+      if ('synthetic' in item) n += view.counter.countMessage(item.synthetic)
+      else
+        n += item.message
+          ? view.counter.countMessage(item.message)
+          : (view.tokens[item.index] as number)
+    }
+    this.remember(n)
     return out
   }
 
   /** What the last view sent, so reported usage can be compared with it. */
-  private remember(out: readonly Message[]): void {
-    let n = 0
-    for (const m of out) n += this.setup.counter.countMessage(m)
+  private remember(messageTokens: number): void {
     this.lastSent = {
-      messages: n,
+      messages: messageTokens,
       overhead: this.setup.toolTokens + this.setup.counter.replyPriming,
     }
   }
