@@ -198,6 +198,8 @@ export class ChatContext {
 
   /** Adds several messages at once (atomically, over a store). */
   addMessages(messages: readonly Message[]): Promise<void> {
+    if (!Array.isArray(messages))
+      throw new InvalidInputError('expected a list of messages', { field: 'messages' })
     messages.forEach((m, k) => {
       checkMessage(m, this.messages.length + k)
     })

@@ -1,0 +1,120 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import '../../src/compress/index.js'
+import { ChatContext } from '../../src/context/chat-context.js'
+import { type FitResult, fitAsync } from '../../src/context/fit.js'
+import { ContextOverflowError } from '../../src/errors.js'
+import { fromAnthropic, toAnthropic } from '../../src/formats/anthropic-messages.js'
+import { fromOpenAIChat, toOpenAIChat } from '../../src/formats/openai-chat.js'
+import type { Message } from '../../src/messages/message.js'
+import { errorsOf, repair, validate } from '../../src/messages/validate.js'
+import { strategyNames } from '../../src/strategies/index.js'
+import { exactCounter } from '../../src/tokens/counters.js'
+import { meaning } from '../meaning.js'
+import { deepFreeze, history, RUNS, SEED, strategyOptions } from './generators.js'
+
+const counter = exactCounter()
+const provider = fc.constantFrom('openai' as const, 'anthropic' as const)
+const budget = fc.integer({ min: 40, max: 6000 })
+
+describe('every named strategy has an options generator', () => {
+  it('so a new strategy cannot go untested', () => {
+    expect(strategyNames().filter((n) => !(n in strategyOptions))).toEqual([])
+  })
+})
+
+function checkResult(
+  input: readonly Message[],
+  r: FitResult,
+  p: 'openai' | 'anthropic',
+  b: number,
+) {
+  expect(errorsOf(validate(r.messages, { provider: p }))).toEqual([])
+  expect(r.tokens.total + r.tokens.reserve).toBeLessThanOrEqual(b)
+  expect(r.tokens.total).toBe(counter.countMessages(r.messages))
+  // Chronological: kept indices ascend and appear in that order.
+  const positions = r.kept.map((i) => r.fates[i]?.position as number)
+  expect(positions).toEqual([...positions].sort((x, y) => x - y))
+  // The preamble stays (repair never removes it), first.
+  let lead = 0
+  while (input[lead]?.role === 'system') lead++
+  for (let i = 0; i < lead; i++) expect(r.messages[i]).toEqual(input[i])
+  // Kept unchanged messages are identical to their input; synthetic ones say what they replace.
+  r.fates.forEach((f, i) => {
+    if (f.fate === 'kept') expect(r.messages[f.position as number]).toEqual(input[i])
+  })
+  for (const ins of r.inserted) {
+    expect(ins.replaces.length).toBeGreaterThan(0)
+    for (const k of ins.replaces) expect(r.fates[k]?.fate).toBe('summarized')
+  }
+}
+
+describe.each(Object.keys(strategyOptions))('%s: the invariants on random histories', (name) => {
+  it(`valid for the provider, within budget or a right overflow error, order and preamble kept, input untouched (${RUNS} runs)`, async () => {
+    let fitted = 0
+    await fc.assert(
+      fc.asyncProperty(
+        history,
+        strategyOptions[name] as fc.Arbitrary<Record<string, unknown>>,
+        budget,
+        provider,
+        async (h, options, b, p) => {
+          const input = deepFreeze(h)
+          try {
+            const r = await fitAsync(input, { ...options, strategy: name, budget: b, provider: p })
+            checkResult(input, r, p, b)
+            fitted++
+          } catch (e) {
+            if (!(e instanceof ContextOverflowError)) throw e
+            expect(e.required).toBeGreaterThan(e.budget)
+            expect(Object.values(e.breakdown).reduce((x, y) => x + y, 0)).toBe(e.required)
+          }
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    )
+    // The generator is not all overflows: most cases exercise a real selection.
+    expect(fitted).toBeGreaterThan(RUNS * 0.4)
+  })
+})
+
+describe('state and codecs on random histories', () => {
+  it(`saveState -> JSON -> loadState gives the same view (${RUNS} runs)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(history, fc.integer({ min: 1500, max: 8000 }), async (h, b) => {
+        const ctx = new ChatContext({ budget: b })
+        await ctx.addMessages(h)
+        const before = await ctx.getMessages().catch((e) => e)
+        const other = new ChatContext({ budget: b })
+        other.loadState(JSON.parse(JSON.stringify(ctx.saveState())))
+        const after = await other.getMessages().catch((e) => e)
+        if (before instanceof Error) expect(after).toBeInstanceOf(Error)
+        else expect(after).toEqual(before)
+      }),
+      { numRuns: RUNS, seed: SEED },
+    )
+  })
+
+  it(`OpenAI and Anthropic codecs keep the meaning of repaired histories (${RUNS} runs)`, () => {
+    fc.assert(
+      fc.property(history, (h) => {
+        const valid = repair(h, { provider: 'anthropic' }).messages
+        expect(meaning(fromOpenAIChat(JSON.parse(JSON.stringify(toOpenAIChat(valid)))))).toEqual(
+          meaning(valid),
+        )
+        const { lost: _lost, ...anthropic } = toAnthropic(
+          valid.filter(
+            (m, i) => m.role !== 'system' || valid.slice(0, i).every((x) => x.role === 'system'),
+          ),
+        )
+        const back = fromAnthropic(JSON.parse(JSON.stringify(anthropic)))
+        expect(
+          errorsOf(
+            validate(repair(back, { provider: 'anthropic' }).messages, { provider: 'anthropic' }),
+          ),
+        ).toEqual([])
+      }),
+      { numRuns: RUNS, seed: SEED },
+    )
+  })
+})
