@@ -31,12 +31,16 @@ function cli(...argv: string[]) {
 }
 
 describe('bad input to the library: a typed error, nothing else', () => {
-  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100' as unknown as number, -Number.MAX_VALUE])(
-    'budget %s',
-    (budget) => {
-      expect(() => fit(ok, { budget })).toThrow(InvalidOptionError)
-    },
-  )
+  it.each([
+    0,
+    -1,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    '100' as unknown as number,
+    -Number.MAX_VALUE,
+  ])('budget %s', (budget) => {
+    expect(() => fit(ok, { budget })).toThrow(InvalidOptionError)
+  })
   it.each([-5, Number.NaN, 'lots' as unknown as number])('reserve %s', (reserve) => {
     expect(() => fit(ok, { budget: 100, reserve })).toThrow(InvalidOptionError)
   })
