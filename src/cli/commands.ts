@@ -1,12 +1,16 @@
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { type FitOptions, fit } from '../context/fit.js'
+import '../compress/index.js'
+import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Format } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
 import { type Provider, validate } from '../messages/validate.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
+import type { Transform } from '../strategies/types.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { clearToolResults } from '../transforms/clear-tool-results.js'
+import { truncateMessages } from '../transforms/truncate-messages.js'
 import { type Input, readInput, UsageError, writeAtomic } from './io.js'
 import { bar, type Colour, paint, preview, splitBar, table } from './render.js'
 
@@ -147,7 +151,51 @@ function fitOptions(values: Values, input: Input): FitOptions {
     }),
     ...(typeof values.query === 'string' && { query: values.query }),
     provider: providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai'),
+    ...transformOptions(values),
+    ...(strategy === 'summarizing' && summarizerOptions(values)),
   }
+}
+
+function transformOptions(values: Values): Pick<FitOptions, 'transforms'> {
+  const transforms: Transform[] = []
+  if (values['clear-tool-results'] !== undefined) {
+    const keep =
+      values['clear-tool-results'] === true ? 3 : intOption(values, 'clear-tool-results', 0)
+    transforms.push(clearToolResults({ keep: keep ?? 3 }))
+  }
+  const cap = intOption(values, 'max-tokens-per-message')
+  if (cap !== undefined) transforms.push(truncateMessages({ maxTokensPerMessage: cap }))
+  return transforms.length ? { transforms } : {}
+}
+
+function summarizerOptions(values: Values): Record<string, unknown> {
+  const kind = values.summarizer ?? 'extractive'
+  const out: Record<string, unknown> = {}
+  if (values.trigger !== undefined) {
+    const t = Number(values.trigger)
+    if (!(t > 0))
+      throw new UsageError(
+        `option --trigger: expected a fraction in (0, 1] or a token count, got ${JSON.stringify(values.trigger)}`,
+      )
+    out.trigger = t <= 1 ? t : { tokens: Math.floor(t) }
+  }
+  if (values['leave-last'] !== undefined) out.leaveLastN = intOption(values, 'leave-last', 0)
+  if (kind === 'extractive') return out
+  if (kind !== 'openai')
+    throw new UsageError(
+      `option --summarizer: expected extractive or openai, got ${JSON.stringify(kind)}`,
+    )
+  const baseURL = values['base-url']
+  const model = values['summary-model']
+  if (typeof baseURL !== 'string')
+    throw new UsageError('option --summarizer openai needs --base-url URL')
+  if (typeof model !== 'string')
+    throw new UsageError('option --summarizer openai needs --summary-model M')
+  const envName = typeof values['api-key-env'] === 'string' ? values['api-key-env'] : undefined
+  const apiKey = envName ? process.env[envName] : undefined
+  if (envName && !apiKey)
+    throw new UsageError(`option --api-key-env: the environment variable ${envName} is not set`)
+  return { ...out, summarizer: { baseURL, model, ...(apiKey && { apiKey }) } }
 }
 
 /** `fit DIR --out-dir OUT`: every JSON conversation in a folder; one bad file does not stop the rest. */
@@ -188,16 +236,17 @@ function fitBatch(dir: string, values: Values, io: Output): number {
 }
 
 /** `fit`: the main job. */
-export function fitCommand(positionals: string[], values: Values, io: Output): number {
+export function fitCommand(
+  positionals: string[],
+  values: Values,
+  io: Output,
+): number | Promise<number> {
   const path = file(positionals, 'fit')
   if (path !== '-' && existsSync(path) && statSync(path).isDirectory())
     return fitBatch(path, values, io)
   const input = readInput(path, formatOption(values))
   const options = fitOptions(values, input)
-  let result: ReturnType<typeof fit>
-  try {
-    result = fit(input.messages, options)
-  } catch (e) {
+  const failed = (e: unknown): number => {
     if (e instanceof ContextOverflowError) {
       io.err(`context-window: ${input.source}: ${e.message}`)
       return 3
@@ -205,6 +254,29 @@ export function fitCommand(positionals: string[], values: Values, io: Output): n
     if (e instanceof InvalidOptionError) throw new UsageError(e.message)
     throw e
   }
+  // A summarizing strategy may call a server: the one asynchronous path.
+  if (options.strategy === 'summarizing') {
+    return fitAsync(input.messages, options).then(
+      (r) => finishFit(input, options, r, values, io),
+      failed,
+    )
+  }
+  let result: ReturnType<typeof fit>
+  try {
+    result = fit(input.messages, options)
+  } catch (e) {
+    return failed(e)
+  }
+  return finishFit(input, options, result, values, io)
+}
+
+function finishFit(
+  input: Input,
+  options: FitOptions,
+  result: FitResult,
+  values: Values,
+  io: Output,
+): number {
   if (typeof values.out === 'string') {
     writeAtomic(values.out, `${JSON.stringify(input.encode(result.messages), null, 2)}\n`)
   }

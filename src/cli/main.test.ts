@@ -12,7 +12,16 @@ function run(...argv: string[]) {
   const out: string[] = []
   const err: string[] = []
   const code = main(argv, { out: (t) => out.push(t), err: (t) => err.push(t), color: false })
-  return { code, out: out.join('\n'), err: err.join('\n') }
+  // Outputs are read after the code settles (only a summarizing fit is asynchronous).
+  return {
+    code,
+    get out() {
+      return out.join('\n')
+    },
+    get err() {
+      return err.join('\n')
+    },
+  }
 }
 
 function temp(name: string, text: string): string {
@@ -157,6 +166,76 @@ describe('formats', () => {
   })
 })
 
+describe('compression and pruning options', () => {
+  it('--strategy summarizing inserts a summary that says what it replaces', async () => {
+    const out: string[] = []
+    const code = await main(
+      [
+        'fit',
+        EXAMPLE,
+        '--budget',
+        '3000',
+        '--strategy',
+        'summarizing',
+        '--trigger',
+        '0.5',
+        '--json',
+      ],
+      {
+        out: (t) => out.push(t),
+        err: () => {},
+        color: false,
+      },
+    )
+    expect(code).toBe(0)
+    const result = JSON.parse(out.join('\n'))
+    expect(result.inserted).toHaveLength(1)
+    expect(result.inserted[0].message.content).toMatch(/^\[Summary of messages 2-\d+/)
+    expect(result.tokens.total).toBeLessThanOrEqual(3000)
+  })
+  it('--clear-tool-results and --max-tokens-per-message change old results and long messages', () => {
+    const r = run(
+      'fit',
+      EXAMPLE,
+      '--budget',
+      '100000',
+      '--clear-tool-results',
+      '1',
+      '--max-tokens-per-message',
+      '200',
+      '--json',
+    )
+    expect(r.code).toBe(0)
+    const result = JSON.parse(r.out)
+    const reasons = new Set(result.changed.map((c: { reason: string }) => c.reason))
+    expect(reasons).toEqual(new Set(['cleared', 'truncated']))
+  })
+  it('--summarizer openai without its settings, or with an unset key variable, is a usage error', () => {
+    expect(
+      run('fit', EXAMPLE, '--budget', '3000', '--strategy', 'summarizing', '--summarizer', 'openai')
+        .err,
+    ).toMatch(/needs --base-url/)
+    const r = run(
+      'fit',
+      EXAMPLE,
+      '--budget',
+      '3000',
+      '--strategy',
+      'summarizing',
+      '--summarizer',
+      'openai',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--summary-model',
+      'm',
+      '--api-key-env',
+      'CW_SURELY_UNSET',
+    )
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/CW_SURELY_UNSET is not set/)
+  })
+})
+
 describe('batch: a folder of conversations', () => {
   it('fits every file into --out-dir, reports and skips a broken one, exits 1', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cw-batch-'))
@@ -177,7 +256,7 @@ describe('batch: a folder of conversations', () => {
 })
 
 describe('--help', () => {
-  it('every example in every help text runs as written', () => {
+  it('every example in every help text runs as written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cw-help-'))
     const examples = join(dir, 'examples')
     mkdirSync(examples)
@@ -192,7 +271,7 @@ describe('--help', () => {
       for (const line of lines) {
         const argv = line.trim().split(/\s+/).slice(1)
         const r = run(...argv)
-        expect(r.code, `${line}\n${r.err}`).toBe(0)
+        expect(await r.code, `${line}\n${r.err}`).toBe(0)
       }
     } finally {
       process.chdir(cwd)

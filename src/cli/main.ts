@@ -37,6 +37,13 @@ Options:
   --format F          auto (default), openai-chat, anthropic, ai-sdk, autogen, langchain
   --out FILE          write the fitted conversation, in the input's shape
   --report FILE       write a self-contained HTML report of what was kept and why
+  --clear-tool-results N       replace the results of all but the newest N tool exchanges
+  --max-tokens-per-message N   cut any longer message to N tokens, with a marker
+  --strategy summarizing       summarize old history (options below)
+    --summarizer S             extractive (default, offline) or openai (any compatible server)
+    --base-url URL --summary-model M --api-key-env VAR   for --summarizer openai
+    --trigger X                a fraction of the budget (0.8) or a token count
+    --leave-last N             the newest N units are never summarized (default 2)
   --json              print the full result as JSON
 
   FILE may be a folder: every *.json in it is fitted into --out-dir OUT, with progress
@@ -50,7 +57,9 @@ Examples:
   context-window fit examples/airline-booking.json --model gpt-4o-mini --reserve 1000 --out fitted.json
   context-window fit examples/airline-booking.json --strategy buffered --size 6 --json
   context-window fit examples/airline-booking.json --budget 3000 --report report.html
-  context-window fit examples --budget 3000 --out-dir fitted`,
+  context-window fit examples --budget 3000 --out-dir fitted
+  context-window fit examples/airline-booking.json --budget 3000 --strategy summarizing --trigger 0.5
+  context-window fit examples/airline-booking.json --budget 3000 --clear-tool-results 2`,
   count: `Usage: context-window count FILE|- [--model M] [--json]
 
 Examples:
@@ -83,16 +92,24 @@ const OPTIONS = {
   format: { type: 'string' },
   report: { type: 'string' },
   'out-dir': { type: 'string' },
+  'clear-tool-results': { type: 'string' },
+  'max-tokens-per-message': { type: 'string' },
+  summarizer: { type: 'string' },
+  'base-url': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  'summary-model': { type: 'string' },
+  trigger: { type: 'string' },
+  'leave-last': { type: 'string' },
 } as const
 
-const COMMANDS: Record<string, (p: string[], v: Values, io: Output) => number> = {
+const COMMANDS: Record<string, (p: string[], v: Values, io: Output) => number | Promise<number>> = {
   fit: fitCommand,
   count,
   validate: validateCommand,
 }
 
 /** Runs the command line; returns the exit code. Never throws for bad input. */
-export function main(argv: string[], io: Output): number {
+export function main(argv: string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     io.out(HELP.main as string)
@@ -114,15 +131,20 @@ export function main(argv: string[], io: Output): number {
       io.out(HELP[command] as string)
       return 0
     }
-    return run(parsed.positionals, parsed.values as Values, io)
+    const code = run(parsed.positionals, parsed.values as Values, io)
+    return code instanceof Promise ? code.catch((e) => failure(e, io)) : code
   } catch (e) {
-    if (e instanceof ContextWindowError) {
-      io.err(`context-window: ${e.message}`)
-      return 2
-    }
-    io.err(`context-window: internal error: ${(e as Error).message}`)
-    return 70
+    return failure(e, io)
   }
+}
+
+function failure(e: unknown, io: Output): number {
+  if (e instanceof ContextWindowError) {
+    io.err(`context-window: ${e.message}`)
+    return 2
+  }
+  io.err(`context-window: internal error: ${(e as Error).message}`)
+  return 70
 }
 
 function isEntry(): boolean {
@@ -141,5 +163,7 @@ if (isEntry()) {
     errTTY: Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
     color: useColor(),
   }
-  process.exitCode = main(process.argv.slice(2), io)
+  Promise.resolve(main(process.argv.slice(2), io)).then((code) => {
+    process.exitCode = code
+  })
 }
