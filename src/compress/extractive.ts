@@ -18,6 +18,7 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarize
   const counter = options.counter ?? exactCounter()
   return {
     name: 'extractive',
+    toJSON: () => 'extractive',
     async summarize({ messages, previousSummary, maxTokens }) {
       const facts: string[] = []
       const sentences: { text: string; at: number; score: number }[] = []

@@ -97,6 +97,11 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
 
   return {
     name: `openai-compatible:${model}`,
+    // The key stays out: a saved state or config never carries it.
+    toJSON: () => {
+      const { apiKey: _key, ...rest } = options
+      return rest
+    },
     async summarize({ messages, previousSummary, maxTokens, signal }) {
       const user =
         (previousSummary

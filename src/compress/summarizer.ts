@@ -15,6 +15,8 @@ export interface SummarizeRequest {
 export interface Summarizer {
   readonly name: string
   summarize(request: SummarizeRequest): Promise<string>
+  /** What a saved state or config holds to rebuild it (never a secret such as an API key). */
+  toJSON?(): unknown
 }
 
 /** A summarizer that failed: the caller falls back and keeps every message. */

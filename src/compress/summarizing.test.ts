@@ -9,8 +9,8 @@ import { errorsOf, validate } from '../messages/validate.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { extractiveSummarizer } from './extractive.js'
 import { openAICompatibleSummarizer } from './openai-compatible.js'
-import { transcript } from './summarizer.js'
-import { type CompressionEvent, summarizing } from './summarizing.js'
+import { type SummarizeRequest, type Summarizer, transcript } from './summarizer.js'
+import { type CompressionEvent, summarizing, summaryLedger } from './summarizing.js'
 
 const sys: Message = { role: 'system', content: 'You are a travel agent.' }
 const user = (t: string): Message => ({ role: 'user', content: t })
@@ -74,7 +74,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
       onEvent: (e) => events.push(e),
     })
 
-  it('compress mode: one summary message saying what it replaces; the first message and the newest leaveLastN kept', async () => {
+  it('CompressibleAgent mode COMPRESS: one summary message saying what it replaces; the first message and the newest leaveLastN kept', async () => {
     server.fallback = {
       kind: 'reply',
       content: 'They discussed flights HAT100-HAT139 and baggage.',
@@ -98,7 +98,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
     expect(sent).toMatch(/exact|figures/)
   })
 
-  it('does nothing below the trigger: absolute tokens and a fraction of the window', async () => {
+  it('trigger_count: nothing happens below the trigger, absolute tokens or a fraction of the window', async () => {
     const h = conversation(3)
     const events: CompressionEvent[] = []
     const r = await fitAsync(h, { strategy: make(events), budget: 3000 })
@@ -111,7 +111,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
     expect(events).toEqual([])
   })
 
-  it('fraction trigger: compresses once the history passes that share of the budget', async () => {
+  it('trigger_count as a fraction: compresses once the request passes that share of the budget', async () => {
     const events: CompressionEvent[] = []
     const s = summarizing({ trigger: 0.5, onEvent: (e) => events.push(e) })
     const r = await fitAsync(conversation(20), { strategy: s, budget: 3000 })
@@ -145,6 +145,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
       expect(out.at(-1)).toEqual(h.at(-1))
       expect(events.map((e) => e.type)).toEqual(['fallback'])
       expect(server.requests).toHaveLength(attempts)
+      expect(ctx.summaries()).toEqual([])
       const r = await ctx.fit()
       expect(r.tokens.total).toBeLessThanOrEqual(3000)
     },
@@ -207,7 +208,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
     expect(ctx.history()).toEqual(h)
   })
 
-  it('background: serves the truncated view at once, swaps the summary in when ready, one compression per range', async () => {
+  it('async (background): serves the truncated view at once, swaps the summary in when ready, one compression per range', async () => {
     server.fallback = { kind: 'reply', content: 'BACKGROUND SUMMARY' }
     const events: CompressionEvent[] = []
     const ctx = new ChatContext({
@@ -232,7 +233,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
     expect(server.requests).toHaveLength(1)
   })
 
-  it('terminate mode: trims nothing and reports that the context is full', async () => {
+  it('CompressibleAgent mode TERMINATE: trims nothing and reports that the context is full', async () => {
     const events: CompressionEvent[] = []
     const h = conversation(30)
     const r = await fitAsync(h, {
@@ -247,7 +248,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
     expect(events).toEqual([{ type: 'terminated', tokens: expect.any(Number), trigger: 1000 }])
   })
 
-  it('custom mode: a valid replacement is used; an invalid one is rejected with a reason and nothing lost', async () => {
+  it('CompressibleAgent mode CUSTOMIZED: a valid replacement is used; an invalid one is rejected with a reason and nothing lost', async () => {
     const events: CompressionEvent[] = []
     const good = summarizing({
       mode: 'custom',
@@ -318,5 +319,232 @@ describe('on τ-bench', () => {
         }
       }
     }
+  })
+})
+
+/** An in-process summarizer that records what it was asked (the HTTP path is tested above). */
+function recording(delayMs = 0) {
+  const calls: SummarizeRequest[] = []
+  const summarizer: Summarizer = {
+    name: 'recording',
+    async summarize(request) {
+      calls.push(request)
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs))
+      return `summary ${calls.length}`
+    },
+  }
+  return { calls, summarizer }
+}
+
+describe('CompressibleAgent behaviours, without its defects', () => {
+  it('running summary: the trigger is measured on the compressed view, so a new turn does not summarize again; the next compression folds the previous summary in', async () => {
+    const { calls, summarizer } = recording()
+    const ctx = new ChatContext({
+      strategy: summarizing({ summarizer, trigger: { tokens: 1500 } }),
+      budget: 3000,
+    })
+    const h = conversation(60)
+    await ctx.addMessages(h.slice(0, 41))
+    await ctx.getMessages()
+    expect(calls).toHaveLength(1)
+    await ctx.addMessages(h.slice(41, 43))
+    const out = await ctx.getMessages()
+    expect(calls).toHaveLength(1)
+    expect(String(out[1]?.content)).toMatch(/^\[Summary of messages 2-39 .*\]\nsummary 1$/)
+    expect(out.slice(2)).toEqual(h.slice(39, 43))
+    await ctx.addMessages(h.slice(43))
+    await ctx.getMessages()
+    expect(calls).toHaveLength(2)
+    expect(calls[1]?.previousSummary).toBe('summary 1')
+    expect(calls[1]?.messages[0]).toEqual(h[39])
+    expect(ctx.history()).toEqual(h)
+  })
+
+  it('ChatContext keeps the summaries beside the history; saveState keeps both and a restored context serves the same view without summarizing again', async () => {
+    const ctx = new ChatContext({
+      strategy: summarizing({ trigger: { tokens: 1500 } }),
+      budget: 3000,
+    })
+    const h = conversation(30)
+    await ctx.addMessages(h)
+    const view = await ctx.getMessages()
+    expect(ctx.history()).toEqual(h)
+    expect(ctx.summaries().map((e) => e.replaces)).toEqual([[1, 59]])
+    const state = JSON.parse(JSON.stringify(ctx.saveState()))
+    expect(state.version).toBe(1)
+    expect(state.messages).toEqual(h)
+    expect(state.summaries).toHaveLength(1)
+    expect(await ChatContext.fromState(state).getMessages()).toEqual(view)
+    const { calls, summarizer } = recording()
+    const other = new ChatContext({
+      strategy: summarizing({ summarizer, trigger: { tokens: 1500 } }),
+      budget: 3000,
+    })
+    other.loadState(state)
+    expect(await other.getMessages()).toEqual(view)
+    expect(calls).toHaveLength(0)
+    // A version-1 state from before summaries were saved still loads (and compresses anew).
+    const { summaries: _summaries, ...old } = state
+    other.loadState(old)
+    expect(other.summaries()).toEqual([])
+    expect(other.history()).toEqual(h)
+    await other.getMessages()
+    expect(calls).toHaveLength(1)
+  })
+
+  it('a saved OpenAI-compatible summarizer keeps its server and model but never the API key', () => {
+    const ctx = new ChatContext({
+      strategy: summarizing({
+        summarizer: openAICompatibleSummarizer({
+          baseURL: 'http://127.0.0.1:9/v1',
+          apiKey: 'sk-secret-123',
+          model: 'small',
+        }),
+      }),
+      budget: 3000,
+    })
+    const json = JSON.stringify(ctx.saveState())
+    expect(json).not.toMatch(/sk-secret-123/)
+    expect(json).toMatch(/"summarizer":\{"baseURL":"http:\/\/127.0.0.1:9\/v1","model":"small"\}/)
+    expect(ChatContext.fromState(JSON.parse(json)).strategy.name).toBe('summarizing')
+  })
+
+  it('leave_last_n counts units: a tool exchange is one unit and is never split by the summary', async () => {
+    const h = [
+      ...conversation(30),
+      user('Book HAT105.'),
+      {
+        role: 'assistant',
+        toolCalls: [{ id: 'b1', name: 'book', arguments: '{"flight":"HAT105"}' }],
+      },
+      { role: 'tool', toolCallId: 'b1', toolName: 'book', content: 'confirmed, ref ZX81' },
+      say('Booked: reference ZX81.'),
+    ] as Message[]
+    for (const [leaveLastN, tail] of [
+      [2, 4],
+      [3, 5],
+    ] as const) {
+      const r = await fitAsync(h, {
+        strategy: summarizing({ trigger: { tokens: 1500 }, leaveLastN }),
+        budget: 3000,
+      })
+      expect(r.inserted).toHaveLength(1)
+      expect(r.messages.slice(2)).toEqual(h.slice(-(tail - 1)))
+      expect(r.inserted[0]?.replaces.at(-1)).toBe(h.length - tail)
+    }
+  })
+
+  it('first message never compressed, also when it is the opening user prompt rather than a system message', async () => {
+    const h = conversation(30).slice(1)
+    const r = await fitAsync(h, {
+      strategy: summarizing({ trigger: { tokens: 1500 } }),
+      budget: 3000,
+    })
+    expect(r.messages[0]).toEqual(h[0])
+    expect(r.inserted[0]?.replaces[0]).toBe(1)
+    expect(errorsOf(validate(r.messages))).toEqual([])
+  })
+
+  it('CompressibleAgent mode CUSTOMIZED: output that is not a message is rejected with an error naming the field', async () => {
+    const events: CompressionEvent[] = []
+    const h = conversation(30)
+    const r = await fitAsync(h, {
+      strategy: summarizing({
+        mode: 'custom',
+        trigger: { tokens: 1000 },
+        compress: () => ({ ok: true, messages: [{ role: 'user' } as unknown as Message] }),
+        onEvent: (e) => events.push(e),
+      }),
+      budget: 3000,
+    })
+    expect(events).toEqual([
+      {
+        type: 'fallback',
+        reason: expect.stringMatching(/invalid message 0 \(field content\)/),
+      },
+    ])
+    expect(r.inserted).toEqual([])
+    expect(r.messages.at(-1)).toEqual(h.at(-1))
+    expect(() => summarizing({ mode: 'custom' })).toThrow(/needs a compress function/)
+  })
+
+  it('CompressibleAgent mode TERMINATE over the budget: a terminated event and the plain token-limited view, nothing summarized', async () => {
+    const events: CompressionEvent[] = []
+    const { calls, summarizer } = recording()
+    const h = conversation(40)
+    const r = await fitAsync(h, {
+      strategy: summarizing({
+        summarizer,
+        mode: 'terminate',
+        trigger: 0.5,
+        onEvent: (e) => events.push(e),
+      }),
+      budget: 2000,
+    })
+    expect(events.map((e) => e.type)).toEqual(['terminated'])
+    expect(calls).toEqual([])
+    expect(r.inserted).toEqual([])
+    expect(r.tokens.total).toBeLessThanOrEqual(2000)
+    expect(r.messages.at(-1)).toEqual(h.at(-1))
+  })
+
+  it('trigger_count as absolute tokens counts everything sent: tool schemas and the reply reserve push a history over it', async () => {
+    const h = conversation(12)
+    const strategy = summarizing({ trigger: { tokens: 1400 } })
+    const plain = await fitAsync(h, { strategy, budget: 100_000 })
+    expect(plain.inserted).toEqual([])
+    expect(plain.tokens.messages).toBeLessThan(1400)
+    const withReserve = await fitAsync(h, { strategy, budget: 100_000, reserve: 500 })
+    expect(withReserve.inserted).toHaveLength(1)
+  })
+
+  it('no two compressions of one conversation at once: concurrent getMessages share one summarizer call', async () => {
+    const { calls, summarizer } = recording(20)
+    const ctx = new ChatContext({
+      strategy: summarizing({ summarizer, trigger: { tokens: 1500 } }),
+      budget: 3000,
+    })
+    await ctx.addMessages(conversation(40))
+    const [a, b] = await Promise.all([ctx.getMessages(), ctx.getMessages()])
+    expect(calls).toHaveLength(1)
+    expect(a).toEqual(b)
+    expect(String(a[1]?.content)).toMatch(/summary 1/)
+  })
+
+  it('async (background): settled() waits for the compression, after which the summary is served', async () => {
+    const { calls, summarizer } = recording(20)
+    const strategy = summarizing({ summarizer, trigger: { tokens: 1500 }, background: true })
+    const ctx = new ChatContext({ strategy, budget: 3000 })
+    const h = conversation(40)
+    await ctx.addMessages(h)
+    const first = await ctx.getMessages()
+    expect(first.some((m) => String(m.content).startsWith('[Summary'))).toBe(false)
+    expect(errorsOf(validate(first))).toEqual([])
+    await strategy.settled()
+    const second = await ctx.getMessages()
+    expect(String(second[1]?.content)).toMatch(/summary 1/)
+    expect(calls).toHaveLength(1)
+    expect(ctx.history()).toEqual(h)
+  })
+
+  it('fitAsync with a summary ledger reuses the summary across calls, and never applies it to another history', async () => {
+    const { calls, summarizer } = recording()
+    const strategy = summarizing({ summarizer, trigger: { tokens: 1500 } })
+    const summaries = summaryLedger()
+    const h = conversation(25)
+    await fitAsync(structuredClone(h.slice(0, 41)), { strategy, budget: 3000, summaries })
+    const r = await fitAsync(structuredClone(h.slice(0, 43)), {
+      strategy,
+      budget: 3000,
+      summaries,
+    })
+    expect(calls).toHaveLength(1)
+    expect(r.inserted).toHaveLength(1)
+    const other = h.map((m) =>
+      m.role === 'system' ? m : { ...m, content: `other ${String(m.content)}` },
+    ) as Message[]
+    await fitAsync(other.slice(0, 43), { strategy, budget: 3000, summaries })
+    expect(calls).toHaveLength(2)
+    expect(calls[1]?.previousSummary).toBeUndefined()
   })
 })

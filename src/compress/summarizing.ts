@@ -1,14 +1,33 @@
 import { InvalidOptionError } from '../errors.js'
-import type { Message } from '../messages/message.js'
+import { contentText, type Message, messageSchema } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { tokenLimited } from '../strategies/token-limited.js'
-import { type PlanItem, type Strategy, unitItems, type View } from '../strategies/types.js'
+import {
+  type PlanItem,
+  type Strategy,
+  type SummaryEntry,
+  type SummaryLedger,
+  unitItems,
+  type View,
+} from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
 import type { Summarizer } from './summarizer.js'
 
 export type CompressionEvent =
-  | { type: 'compressed'; before: number; after: number; replaced: number; range: [number, number] }
+  | {
+      type: 'compressed'
+      /** Tokens of the messages served before this compression. */
+      before: number
+      /** Tokens of the messages served after it. */
+      after: number
+      /** How many history messages the summary stands for. */
+      replaced: number
+      /** Positions `[from, to)` it stands for. */
+      range: [number, number]
+      /** It folded in an earlier summary (a running summary). */
+      running: boolean
+    }
   | { type: 'fallback'; reason: string }
   | { type: 'terminated'; tokens: number; trigger: number }
 
@@ -20,43 +39,64 @@ export interface SummarizingOptions {
   /** The newest units never summarized. Default 2. The first message is never summarized either. */
   leaveLastN?: number
   /**
-   * `compress` summarizes; `terminate` trims nothing and reports (an event, and the full
-   * view while it fits the budget); `custom` hands the old messages to `compress`.
+   * `compress` summarizes; `terminate` trims nothing and reports a `terminated` event (the
+   * full view while it fits the budget); `custom` hands the old messages to `compress`.
    */
   mode?: 'compress' | 'terminate' | 'custom'
-  /** For `custom`: returns replacement messages for the old ones, or `ok: false` to fall back. */
+  /** For `custom`: replacement messages for the old ones, or `ok: false` to fall back. */
   compress?: (
     messages: Message[],
   ) => { ok: boolean; messages: Message[] } | Promise<{ ok: boolean; messages: Message[] }>
-  /** Serve the plain token-limited view at once and swap the summary in when it is ready. */
+  /** Serve a valid view at once and swap the summary in when it is ready. */
   background?: boolean
   /** Role of the summary message. Default `user` (several providers refuse a system message mid-list). */
   role?: 'user' | 'system' | 'assistant'
   /** Tokens the summary may take. Default: a quarter of what the messages may use. */
   maxSummaryTokens?: number
+  /** Cancels summarizer calls (a shutting-down agent). */
+  signal?: AbortSignal
   onEvent?: (event: CompressionEvent) => void
   /** Log events to stderr. */
   verbose?: boolean
 }
 
-interface Summary {
-  /** The history message the summary runs up to (exclusive end), checked by identity. */
-  end: number
-  lastMessage: Message
-  /** Replacement messages (one summary, or what a custom compressor returned). */
-  messages: Message[]
-  text: string
+/** The summarizing strategy, plus a way to wait for a background compression. */
+export interface SummarizingStrategy extends Strategy<'summarizing', SummarizingOptions> {
+  /** Resolves when no compression is running (background mode, or calls still in flight). */
+  settled(): Promise<void>
+}
+
+/** The newest summary that applies to a view. */
+interface Current {
+  from: number
+  to: number
+  /** Index of the first unit after the summarized range (`units.length` when none). */
+  unit: number
+  entries: SummaryEntry[]
+  tokens: number
+}
+
+/** Summaries kept in memory: what a strategy uses when its caller keeps none (`fitAsync`). */
+export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLedger {
+  const entries = [...initial]
+  return {
+    list: () => entries,
+    add: (more) => {
+      entries.push(...more)
+    },
+  }
 }
 
 /**
  * Summarizes old history once it passes a trigger (AutoGen CompressibleAgent), without its
- * defects: tool calls stay paired, the caller's history is never rewritten, and a failed
- * summary falls back to the token-limited view with an event instead of failing silently.
- * A later compression summarizes the previous summary plus the newer messages.
+ * defects: tool calls stay paired, the caller's history is never rewritten (summaries are
+ * kept beside it, in the view's ledger), and a failed summary falls back to the
+ * token-limited view with an event instead of failing silently. The trigger is measured
+ * on what would be sent with the current summary, so a summary is made again only when
+ * the compressed conversation grows past it; that later summary folds the previous one
+ * in with the newer messages (a running summary) instead of reading the whole history.
  */
-export function summarizing(
-  options: SummarizingOptions = {},
-): Strategy<'summarizing', SummarizingOptions> {
+export function summarizing(options: SummarizingOptions = {}): SummarizingStrategy {
   const {
     summarizer = extractiveSummarizer(),
     trigger = 0.8,
@@ -77,162 +117,279 @@ export function summarizing(
       `expected a whole number >= 0, got ${JSON.stringify(leaveLastN)}`,
     )
   }
+  if (mode !== 'compress' && mode !== 'terminate' && mode !== 'custom') {
+    throw new InvalidOptionError(
+      'mode',
+      `expected compress, terminate or custom, got ${JSON.stringify(mode)}`,
+    )
+  }
   if (mode === 'custom' && typeof options.compress !== 'function') {
     throw new InvalidOptionError('compress', "mode 'custom' needs a compress function")
+  }
+  if (!['user', 'system', 'assistant'].includes(role)) {
+    throw new InvalidOptionError('role', `expected user, system or assistant, got ${role}`)
   }
   const emit = (e: CompressionEvent) => {
     if (options.verbose) process.stderr.write(`context-window: ${describe(e)}\n`)
     options.onEvent?.(e)
   }
-  let current: Summary | undefined
-  const inFlight = new Map<number, Promise<void>>()
+  const own = summaryLedger()
+  /** One compression per ledger (per conversation) at a time. */
+  const jobs = new WeakMap<SummaryLedger, { to: number; done: Promise<Current | undefined> }>()
+  const running = new Set<Promise<unknown>>()
   const fallback = tokenLimited()
 
-  async function compressRange(
+  /** Summarizes `[first unit end, to)`: the previous summary plus the messages after it. */
+  async function compress(
     view: View,
-    from: number,
-    to: number,
-    maxTokens: number,
-  ): Promise<Summary | undefined> {
-    const previous =
-      current && current.end <= to && view.messages[current.end - 1] === current.lastMessage
-        ? current
-        : undefined
-    const start = previous ? previous.end : from
-    const messages = view.messages.slice(start, to) as Message[]
+    ledger: SummaryLedger,
+    current: Current | undefined,
+    cut: number,
+  ): Promise<Current | undefined> {
+    const { units, unitPrefix, counter } = view
+    const from = (units[0] as Unit).end
+    const to = (units[cut - 1] as Unit).end
+    const start = current ? current.to : from
+    const fresh = view.messages.slice(start, to) as Message[]
+    const replacedTokens = (unitPrefix[cut] as number) - (unitPrefix[1] as number)
+    const cap = options.maxSummaryTokens ?? Math.max(64, Math.floor(view.available / 4))
+    const maxTokens = Math.max(16, Math.min(cap, replacedTokens - 32))
+    let messages: Message[]
     try {
       if (mode === 'custom') {
-        const out = await options.compress?.(messages.slice())
-        if (!out?.ok) {
-          emit({ type: 'fallback', reason: 'the custom compressor declined' })
-          return undefined
-        }
-        return {
-          end: to,
-          lastMessage: view.messages[to - 1] as Message,
-          messages: out.messages,
-          text: '',
-        }
+        const input = [...(current?.entries.map((e) => e.message) ?? []), ...fresh]
+        const out = await options.compress?.(structuredClone(input))
+        if (!out?.ok) throw new Error('the custom compressor declined')
+        messages = checkCustom(out.messages)
+      } else {
+        const text = (
+          await summarizer.summarize({
+            messages: fresh,
+            previousSummary: current ? summaryText(current.entries) : undefined,
+            maxTokens,
+            signal: options.signal,
+          })
+        ).trim()
+        if (!text) throw new Error(`the summarizer ${summarizer.name} returned an empty summary`)
+        const header = `[Summary of messages ${from + 1}-${to} of the conversation (${to - from} messages), standing in for them]`
+        messages = [{ role, content: `${header}\n${text}` } as Message]
       }
-      const text = await summarizer.summarize({
-        messages,
-        previousSummary: previous?.text,
-        maxTokens,
-      })
-      const content = `[Summary of messages ${from + 1}-${to} of the conversation (${to - from} messages), standing in for them]\n${text}`
-      const message = { role, content } as Message
-      return { end: to, lastMessage: view.messages[to - 1] as Message, messages: [message], text }
     } catch (e) {
       emit({ type: 'fallback', reason: (e as Error).message })
       return undefined
     }
+    const anchor = anchorOf(view.messages[to - 1] as Message)
+    const entries = messages.map((message) => ({
+      replaces: [from, to] as [number, number],
+      message,
+      tokens: counter.countMessage(message),
+      anchor,
+    }))
+    const made: Current = {
+      from,
+      to,
+      unit: cut,
+      entries,
+      tokens: entries.reduce((n, e) => n + e.tokens, 0),
+    }
+    if (made.tokens >= replacedTokens) {
+      emit({
+        type: 'fallback',
+        reason: `the summary (${made.tokens} tokens) is not shorter than what it replaces (${replacedTokens})`,
+      })
+      return undefined
+    }
+    const problems = errorsOf(validate(messagesOf(view, made), { provider: view.provider }))
+    if (problems.length) {
+      emit({
+        type: 'fallback',
+        reason: `the compressed list is invalid for ${view.provider}: ${problems[0]?.message}`,
+      })
+      return undefined
+    }
+    ledger.add(entries)
+    const before = current ? served(view, current) : (unitPrefix[units.length] as number)
+    emit({
+      type: 'compressed',
+      before,
+      after: served(view, made),
+      replaced: to - from,
+      range: [from, to],
+      running: current !== undefined,
+    })
+    return made
+  }
+
+  function start(
+    view: View,
+    ledger: SummaryLedger,
+    current: Current | undefined,
+    cut: number,
+  ): Promise<Current | undefined> {
+    const to = (view.units[cut - 1] as Unit).end
+    const done = compress(view, ledger, current, cut).finally(() => {
+      if (jobs.get(ledger)?.done === done) jobs.delete(ledger)
+      running.delete(done)
+    })
+    jobs.set(ledger, { to, done })
+    running.add(done)
+    return done
+  }
+
+  /** The summary (if any) plus the newest units, when that fits; else the token-limited view. */
+  function serve(view: View, current: Current | undefined): PlanItem[] | Promise<PlanItem[]> {
+    if (!current) {
+      const total = view.unitPrefix[view.units.length] as number
+      return total <= view.available ? unitItems(view, 0, view.units.length) : fallback.select(view)
+    }
+    if (served(view, current) <= view.available) return planOf(view, current)
+    return fallback.select(view)
   }
 
   return {
     name: 'summarizing',
     options,
     budgetAware: true,
+    settled: async () => {
+      while (running.size) await Promise.allSettled([...running])
+    },
     async select(view) {
-      const { units, unitPrefix } = view
+      const { units } = view
       const n = units.length
-      const messageTokens = unitPrefix[n] as number
-      const sent =
-        messageTokens + view.overhead.tools + view.overhead.priming + view.overhead.reserve
+      if (n === 0) return []
+      const ledger = view.summaries ?? own
+      let current = latest(view, ledger)
+      const tokens = current ? served(view, current) : (view.unitPrefix[n] as number)
+      const { tools, priming, reserve } = view.overhead
+      const sent = tokens + tools + priming + reserve
       const limit = typeof trigger === 'number' ? Math.floor(trigger * view.budget) : trigger.tokens
-      if (sent <= limit && messageTokens <= view.available) return unitItems(view, 0, n)
+      if (sent <= limit && tokens <= view.available) return serve(view, current)
       if (mode === 'terminate') {
         emit({ type: 'terminated', tokens: sent, trigger: limit })
-        if (messageTokens <= view.available) return unitItems(view, 0, n)
-        return fallback.select(view)
+        return serve(view, current)
       }
       // Never summarized: the first unit (system preamble or first prompt) and the newest leaveLastN.
-      const first = 1
-      const cut = Math.max(first, n - leaveLastN)
-      if (cut <= first) {
-        emit({ type: 'fallback', reason: 'nothing old enough to summarize' })
-        return fallback.select(view)
+      const cut = Math.max(1, n - leaveLastN)
+      const to = cut > 1 ? (units[cut - 1] as Unit).end : (units[0] as Unit).end
+      if (to <= (current?.to ?? (units[0] as Unit).end)) {
+        if (tokens > view.available)
+          emit({ type: 'fallback', reason: 'nothing old enough to summarize' })
+        return serve(view, current)
       }
-      const from = (units[first] as Unit).start
-      const to = (units[cut - 1] as Unit).end
-      const maxTokens = options.maxSummaryTokens ?? Math.max(64, Math.floor(view.available / 4))
-
-      const ready =
-        current && current.end === to && view.messages[to - 1] === current.lastMessage
-          ? current
-          : undefined
-      let summary = ready
-      if (!summary) {
-        if (background) {
-          if (!inFlight.has(to)) {
-            const job = compressRange(view, from, to, maxTokens).then((s) => {
-              if (s) current = s
-              inFlight.delete(to)
-            })
-            inFlight.set(to, job)
-          }
-          return fallback.select(view)
-        }
-        summary = await compressRange(view, from, to, maxTokens)
-        if (!summary) return fallback.select(view)
-        current = summary
+      const job = jobs.get(ledger)
+      if (background) {
+        if (!job) start(view, ledger, current, cut)
+        return serve(view, current)
       }
-      return planWith(view, summary, from, to, cut, messageTokens, emit) ?? fallback.select(view)
+      if (job) {
+        // Another call is summarizing this conversation: wait for it instead of doing it twice.
+        const made = await job.done
+        if (job.to === to) return serve(view, made ?? current)
+        current = latest(view, ledger)
+      }
+      const made = await start(view, ledger, current, cut)
+      if (made && served(view, made) > view.available) {
+        emit({
+          type: 'fallback',
+          reason: `the summary and the newest ${leaveLastN} units need ${served(view, made)} tokens, more than the ${view.available} available`,
+        })
+      }
+      return serve(view, made ?? current)
     },
   }
 }
 
-function planWith(
-  view: View,
-  summary: Summary,
-  from: number,
-  to: number,
-  cut: number,
-  before: number,
-  emit: (e: CompressionEvent) => void,
-): PlanItem[] | undefined {
-  const replaces = Array.from({ length: to - from }, (_, k) => from + k)
+/** The newest summary in the ledger that applies to this view, or undefined. */
+function latest(view: View, ledger: SummaryLedger): Current | undefined {
+  const all = ledger.list()
+  const last = all[all.length - 1]
+  if (!last) return undefined
+  const [from, to] = last.replaces
+  const { units, messages } = view
+  if (from !== (units[0] as Unit | undefined)?.end || to <= from || to > messages.length)
+    return undefined
+  if (last.anchor !== undefined && last.anchor !== anchorOf(messages[to - 1] as Message))
+    return undefined
+  // The summarized range must end on a unit boundary.
+  let lo = 1
+  let hi = units.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((units[mid] as Unit).start < to) lo = mid + 1
+    else hi = mid
+  }
+  if (lo < units.length ? (units[lo] as Unit).start !== to : to !== messages.length)
+    return undefined
+  const entries: SummaryEntry[] = []
+  for (let k = all.length - 1; k >= 0; k--) {
+    const e = all[k] as SummaryEntry
+    if (e.replaces[0] !== from || e.replaces[1] !== to) break
+    entries.unshift(e)
+  }
+  const tokens = entries.reduce((n, e) => n + (e.tokens ?? view.counter.countMessage(e.message)), 0)
+  return { from, to, unit: lo, entries, tokens }
+}
+
+/** Tokens of the messages sent with this summary: first unit, summary, the rest. */
+function served(view: View, c: Current): number {
+  const n = view.units.length
+  return (
+    (view.unitTokens[0] as number) +
+    c.tokens +
+    (view.unitPrefix[n] as number) -
+    (view.unitPrefix[c.unit] as number)
+  )
+}
+
+function planOf(view: View, c: Current): PlanItem[] {
+  const replaces = Array.from({ length: c.to - c.from }, (_, k) => c.from + k)
   const plan = unitItems(view, 0, 1)
-  for (const m of summary.messages) plan.push({ synthetic: m, replaces, reason: 'summary' })
-  unitItems(view, cut, view.units.length, plan)
-  let after = 0
-  for (const item of plan) {
-    after +=
-      'synthetic' in item
-        ? view.counter.countMessage(item.synthetic)
-        : (view.tokens[item.index] as number)
-  }
-  const replacedTokens = (view.unitPrefix[cut] as number) - (view.unitPrefix[1] as number)
-  const summaryTokens = summary.messages.reduce((n, m) => n + view.counter.countMessage(m), 0)
-  if (summaryTokens >= replacedTokens) {
-    emit({
-      type: 'fallback',
-      reason: `the summary (${summaryTokens} tokens) is not shorter than what it replaces (${replacedTokens})`,
-    })
-    return undefined
-  }
-  if (after > view.available) {
-    emit({
-      type: 'fallback',
-      reason: `summary and newest messages need ${after} tokens, more than the ${view.available} available`,
-    })
-    return undefined
-  }
-  const check = plan.map((item) =>
+  for (const e of c.entries) plan.push({ synthetic: e.message, replaces, reason: 'summary' })
+  return unitItems(view, c.unit, view.units.length, plan)
+}
+
+function messagesOf(view: View, c: Current): Message[] {
+  return planOf(view, c).map((item) =>
     'synthetic' in item ? item.synthetic : (view.messages[item.index] as Message),
   )
-  const problems = errorsOf(validate(check, { provider: view.provider }))
-  if (problems.length) {
-    emit({ type: 'fallback', reason: `the compressed list is invalid: ${problems[0]?.message}` })
-    return undefined
+}
+
+/** The text of a summary, without the header saying what it stands for. */
+function summaryText(entries: readonly SummaryEntry[]): string {
+  return entries
+    .map((e) => contentText(e.message.content).replace(/^\[Summary of messages [^\n]*\]\n/, ''))
+    .join('\n')
+}
+
+/** What a custom compressor returned, checked like any input: a clear error names the problem. */
+function checkCustom(messages: unknown): Message[] {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new Error('the custom compressor returned no messages (expected a non-empty list)')
   }
-  emit({ type: 'compressed', before, after, replaced: to - from, range: [from, to] })
-  return plan
+  messages.forEach((m, k) => {
+    const parsed = messageSchema.safeParse(m)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw new Error(
+        `the custom compressor returned an invalid message ${k}${issue?.path.length ? ` (field ${issue.path.join('.')})` : ''}: ${issue?.message}`,
+      )
+    }
+  })
+  return structuredClone(messages as Message[])
+}
+
+/** Identifies a message well enough to tell histories apart, and survives transforms that clear content. */
+export function anchorOf(m: Message): string {
+  if (m.role === 'tool') return `tool:${m.toolCallId}`
+  if (m.role === 'assistant' && m.toolCalls?.length)
+    return `calls:${m.toolCalls.map((c) => c.id).join(',')}`
+  return `${m.role}:${m.name ?? ''}:${contentText(m.content).slice(0, 48)}`
 }
 
 function describe(e: CompressionEvent): string {
   switch (e.type) {
     case 'compressed':
-      return `compressed ${e.replaced} messages (${e.range[0]}-${e.range[1] - 1}): ${e.before} -> ${e.after} tokens`
+      return `compressed ${e.replaced} messages (${e.range[0]}-${e.range[1] - 1})${e.running ? ' into the running summary' : ''}: ${e.before} -> ${e.after} tokens`
     case 'fallback':
       return `compression fell back to the token-limited view: ${e.reason}`
     case 'terminated':

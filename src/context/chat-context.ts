@@ -3,7 +3,14 @@ import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../err
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
-import type { PlanItem, Strategy, Transform, View } from '../strategies/types.js'
+import type {
+  PlanItem,
+  Strategy,
+  SummaryEntry,
+  SummaryLedger,
+  Transform,
+  View,
+} from '../strategies/types.js'
 import {
   alignToUser,
   assemble,
@@ -47,6 +54,17 @@ const stateSchema = z.object({
       tools: z.array(z.record(z.string(), z.unknown())).optional(),
     })
     .default({}),
+  /** Summaries kept beside the messages (optional: version-1 states without them still load). */
+  summaries: z
+    .array(
+      z.object({
+        replaces: z.tuple([z.number().int().nonnegative(), z.number().int().positive()]),
+        message: messageSchema,
+        tokens: z.number().int().nonnegative().optional(),
+        anchor: z.string().optional(),
+      }),
+    )
+    .optional(),
 })
 
 /** Plain JSON that holds a context's messages and the settings to rebuild it. */
@@ -71,10 +89,18 @@ export class ChatContext {
   private broken = 0
   private callIds = new Set<string>()
   private reusedIds = false
+  /** Summaries a strategy made, beside the history (which they never replace). */
+  private summaryList: SummaryEntry[] = []
+  private readonly ledger: SummaryLedger = {
+    list: () => this.summaryList,
+    add: (entries) => {
+      for (const e of entries) this.summaryList.push(frozenCopy(e))
+    },
+  }
 
   constructor(options: ChatContextOptions = {}) {
     this.options = options
-    this.setup = resolveSetup(options)
+    this.setup = resolveSetup({ ...options, summaries: this.ledger })
     this.initial = (options.initialMessages ?? []).map((m, i) => {
       checkMessage(m, i)
       return frozenCopy(m)
@@ -394,7 +420,12 @@ export class ChatContext {
   }
 
   private fitOptions(): FitOptions {
-    return { ...this.options, strategy: this.setup.strategy, counter: this.setup.counter }
+    return {
+      ...this.options,
+      strategy: this.setup.strategy,
+      counter: this.setup.counter,
+      summaries: this.ledger,
+    }
   }
 
   /**
@@ -421,6 +452,7 @@ export class ChatContext {
     this.broken = 0
     this.callIds = new Set()
     this.reusedIds = false
+    this.summaryList = []
     for (const m of messages) this.append(frozenCopy(m))
   }
 
@@ -429,7 +461,19 @@ export class ChatContext {
     return structuredClone(this.messages)
   }
 
-  /** Versioned plain JSON: the history, the initial messages and the settings. */
+  /** Summaries made so far (copies), oldest first, each with the history positions `[from, to)` it stands for. */
+  summaries(): SummaryEntry[] {
+    return structuredClone(this.summaryList)
+  }
+
+  /** Summaries of a saved state that fall inside its history. */
+  private restoreSummaries(summaries: readonly SummaryEntry[] | undefined): void {
+    this.summaryList = (summaries ?? [])
+      .filter((e) => e.replaces[0] < e.replaces[1] && e.replaces[1] <= this.messages.length)
+      .map((e) => frozenCopy(e))
+  }
+
+  /** Versioned plain JSON: the history, the initial messages, the summaries and the settings. */
   saveState(): ChatContextState {
     const { strategy } = this.setup
     const settings: ChatContextState['settings'] = {
@@ -450,6 +494,7 @@ export class ChatContext {
       messages: structuredClone(this.messages),
       initialMessages: structuredClone(this.initial),
       settings,
+      ...(this.summaryList.length > 0 && { summaries: structuredClone(this.summaryList) }),
     }
   }
 
@@ -461,6 +506,7 @@ export class ChatContext {
   loadState(state: unknown): void {
     const parsed = parseState(state)
     this.reset(parsed.messages as Message[])
+    this.restoreSummaries(parsed.summaries as SummaryEntry[] | undefined)
   }
 
   /** A context rebuilt from a saved state: history, initial messages and settings. */
@@ -474,6 +520,7 @@ export class ChatContext {
       ...overrides,
     })
     ctx.reset(parsed.messages as Message[])
+    ctx.restoreSummaries(parsed.summaries as SummaryEntry[] | undefined)
     return ctx
   }
 }

@@ -1,10 +1,19 @@
+// Registers 'summarizing' by name, so configs, saved states and the CLI can name it.
+import '../compress/index.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { type Message, messageSchema, type ToolSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type ProblemCode, type Provider, repair } from '../messages/validate.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
 import { tokenLimited } from '../strategies/token-limited.js'
-import type { ChangeReason, PlanItem, Strategy, Transform, View } from '../strategies/types.js'
+import type {
+  ChangeReason,
+  PlanItem,
+  Strategy,
+  SummaryLedger,
+  Transform,
+  View,
+} from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
@@ -38,6 +47,8 @@ export interface FitOptions extends NamedOptions {
   transforms?: Transform[]
   /** For the default `tokenLimited`: cut at fixed points so the prompt cache keeps hitting. */
   stable?: boolean | { evictAtLeast?: number }
+  /** Where a summarizing strategy keeps its summaries between calls (a `ChatContext` passes its own). */
+  summaries?: SummaryLedger
 }
 
 export type Fate = 'kept' | 'changed' | 'dropped' | 'summarized' | 'invalid'
@@ -87,6 +98,7 @@ export interface Setup {
   provider: Provider
   transforms: Transform[]
   query: string | undefined
+  summaries?: SummaryLedger | undefined
 }
 
 export function resolveSetup(options: FitOptions = {}): Setup {
@@ -129,6 +141,7 @@ export function resolveSetup(options: FitOptions = {}): Setup {
     provider,
     transforms: [...(strategy.transforms ?? []), ...(options.transforms ?? [])],
     query: options.query,
+    summaries: options.summaries,
   }
 }
 
@@ -267,6 +280,7 @@ export function viewOf(
     counter: setup.counter,
     provider: setup.provider,
     query: setup.query,
+    ...(setup.summaries && { summaries: setup.summaries }),
   }
 }
 

@@ -22,6 +22,24 @@ export interface View {
   readonly provider: Provider
   /** What the next model call is about (relevance scorers); default: the newest user text. */
   readonly query?: string | undefined
+  /** Summaries its owner keeps beside the history (a `ChatContext`), for strategies that summarize. */
+  readonly summaries?: SummaryLedger | undefined
+}
+
+/** A message standing for view positions `[from, to)`, kept beside the history, never in it. */
+export interface SummaryEntry {
+  replaces: [number, number]
+  message: Message
+  /** Tokens of `message`, as counted when it was made. */
+  tokens?: number | undefined
+  /** Identifies the message at `to - 1`, so a summary is never applied to another history. */
+  anchor?: string | undefined
+}
+
+/** Where summaries live, oldest first; entries sharing `replaces` form one summary. */
+export interface SummaryLedger {
+  list(): readonly SummaryEntry[]
+  add(entries: readonly SummaryEntry[]): void
 }
 
 /** One entry of a strategy's output, in output order. */
