@@ -3,11 +3,14 @@ import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
 export interface ClearToolResultsOptions {
-  /** Start clearing once the history passes this many tokens. Default: always. */
+  /** Start clearing once the input (messages, tool schemas, priming) passes this many tokens. Default: always. */
   trigger?: number
   /** The newest tool exchanges left untouched. Default 3. */
   keep?: number
-  /** Clear at least this many tokens at a time (in batches, so the prefix stays stable for caching). */
+  /**
+   * Clear at least this many tokens at a time, or nothing (as Anthropic does): clearing
+   * invalidates the prompt cache from that point, so a small gain is not worth it.
+   */
   clearAtLeast?: number
   /** Tool names never cleared. */
   excludeTools?: string[]
@@ -38,7 +41,8 @@ export function clearToolResults(
     options: { ...options, keep },
     apply(view) {
       const out = new Map<number, Message | null>()
-      const total = view.unitPrefix[view.units.length] as number
+      const total =
+        (view.unitPrefix[view.units.length] as number) + view.overhead.tools + view.overhead.priming
       if (total <= trigger) return out
       const exchanges = view.units.filter((u) => u.kind === 'exchange')
       const old = exchanges.slice(0, Math.max(0, exchanges.length - keep))
@@ -69,6 +73,7 @@ export function clearToolResults(
           out.set(unit.start, replaced)
         }
       }
+      if (cleared < clearAtLeast) out.clear()
       return out
     },
   }

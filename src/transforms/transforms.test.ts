@@ -51,6 +51,15 @@ describe('clearToolResults (Anthropic context editing, client-side)', () => {
     })
     expect(batch.changed.length).toBeGreaterThan(1)
   })
+  it('clearAtLeast: when the old results cannot free that many tokens, nothing is cleared (the prompt cache is kept)', () => {
+    const total = exactCounter().countMessages(h)
+    const some = fit(h, { transforms: [clearToolResults({ trigger: total - 50, keep: 3 })] })
+    expect(some.changed).toHaveLength(1)
+    const none = fit(h, {
+      transforms: [clearToolResults({ trigger: total - 50, keep: 3, clearAtLeast: 5000 })],
+    })
+    expect(none.changed).toEqual([])
+  })
   it('clearInputs replaces the call arguments too', () => {
     const r = fit(h, { transforms: [clearToolResults({ keep: 3, clearInputs: true })] })
     expect(r.messages[2]).toMatchObject({ toolCalls: [{ arguments: '{}' }] })
@@ -71,6 +80,31 @@ describe('truncateMessages (AutoGen MessageTokenLimiter)', () => {
       expect(r.changed.every((x) => x.reason === 'truncated')).toBe(true)
     },
   )
+})
+
+describe('truncateMessages on content parts', () => {
+  it('cuts each long text part and leaves images alone', () => {
+    const parts: Message[] = [
+      sys,
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'report '.repeat(500) },
+          { type: 'image', url: 'https://example.com/a.png' },
+          { type: 'text', text: 'short question?' },
+        ],
+      },
+    ]
+    const r = fit(parts, { transforms: [truncateMessages({ maxTokensPerMessage: 50 })] })
+    const content = r.messages[1]?.content as Exclude<Message['content'], string | undefined>
+    expect(content).toHaveLength(3)
+    expect(content[0]).toMatchObject({
+      text: expect.stringMatching(/characters \(about \d+ tokens\) cut/),
+    })
+    expect(content[1]).toEqual({ type: 'image', url: 'https://example.com/a.png' })
+    expect(content[2]).toEqual({ type: 'text', text: 'short question?' })
+    expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'truncated' }])
+  })
 })
 
 describe('removeToolExchanges and pipe', () => {

@@ -11,8 +11,8 @@ export interface TruncateMessagesOptions {
 
 /**
  * Cuts a single long message (a huge tool result) to a token cap, with a marker saying how
- * much was cut (AutoGen `MessageTokenLimiter`). Only string content is cut; the cut is on
- * characters, scaled from the count, and checked so the result is within the cap.
+ * much was cut (AutoGen `MessageTokenLimiter`). Text is cut (a string, or each text
+ * part); the cut is on characters, scaled from the count, and checked against the cap.
  */
 export function truncateMessages(
   options: TruncateMessagesOptions,
@@ -24,17 +24,34 @@ export function truncateMessages(
     options: { maxTokensPerMessage: cap, keep },
     apply(view) {
       const out = new Map<number, Message | null>()
-      view.messages.forEach((m, i) => {
-        if (typeof m.content !== 'string') return
-        const tokens = view.counter.countText(m.content)
-        if (tokens <= cap) return
-        let chars = Math.floor((m.content.length * cap) / tokens)
-        let text = cut(m.content, chars, keep, tokens)
+      const shorten = (content: string): string | undefined => {
+        const tokens = view.counter.countText(content)
+        if (tokens <= cap) return undefined
+        let chars = Math.floor((content.length * cap) / tokens)
+        let text = cut(content, chars, keep, tokens)
         while (view.counter.countText(text) > cap + 40 && chars > 10) {
           chars = Math.floor(chars * 0.8)
-          text = cut(m.content, chars, keep, tokens)
+          text = cut(content, chars, keep, tokens)
         }
-        out.set(i, { ...m, content: text } as Message)
+        return text
+      }
+      view.messages.forEach((m, i) => {
+        if (m.content === undefined) return
+        if (typeof m.content === 'string') {
+          const text = shorten(m.content)
+          if (text !== undefined) out.set(i, { ...m, content: text } as Message)
+          return
+        }
+        // Content parts: each long text part is cut on its own; images and files stay.
+        let changed = false
+        const parts = m.content.map((part) => {
+          if (part.type !== 'text') return part
+          const text = shorten(part.text)
+          if (text === undefined) return part
+          changed = true
+          return { ...part, text }
+        })
+        if (changed) out.set(i, { ...m, content: parts } as Message)
       })
       return out
     },
