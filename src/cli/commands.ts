@@ -288,9 +288,10 @@ function finishFit(
       ...(typeof options.model === 'string' && { model: options.model }),
       ...(typeof options.query === 'string' && { query: options.query }),
       options: Object.fromEntries(
-        Object.entries(options).filter(
-          ([k]) => !['strategy', 'budget', 'model', 'query'].includes(k),
-        ),
+        Object.entries(options)
+          .filter(([k]) => !['strategy', 'budget', 'model', 'query'].includes(k))
+          // A report is a file people share: the summarizer's API key never goes in it.
+          .map(([k, v]) => [k, k === 'summarizer' ? withoutKey(v) : v]),
       ),
     }
     writeAtomic(values.report, renderReport(input.messages, result, settings))
@@ -344,6 +345,12 @@ function finishFit(
       (typeof values.out === 'string' ? `; written to ${values.out}` : ''),
   )
   return 0
+}
+
+function withoutKey(spec: unknown): unknown {
+  if (!spec || typeof spec !== 'object') return spec
+  const { apiKey: _key, ...rest } = spec as Record<string, unknown>
+  return rest
 }
 
 function counterTokens(result: ReturnType<typeof fit>, position: number): number {

@@ -234,6 +234,42 @@ describe('compression and pruning options', () => {
     expect(r.code).toBe(2)
     expect(r.err).toMatch(/CW_SURELY_UNSET is not set/)
   })
+  it('--report never writes the summarizer API key taken from --api-key-env', async () => {
+    const report = join(mkdtempSync(join(tmpdir(), 'cw-key-')), 'r.html')
+    process.env.CW_TEST_SUMMARY_KEY = 'sk-never-in-a-report'
+    try {
+      const code = await main(
+        [
+          'fit',
+          EXAMPLE,
+          '--budget',
+          '3000',
+          '--strategy',
+          'summarizing',
+          '--summarizer',
+          'openai',
+          // Nothing listens on port 9: the fit falls back, the report is still written.
+          '--base-url',
+          'http://127.0.0.1:9/v1',
+          '--summary-model',
+          'm',
+          '--api-key-env',
+          'CW_TEST_SUMMARY_KEY',
+          '--trigger',
+          '0.5',
+          '--report',
+          report,
+        ],
+        { out: () => {}, err: () => {}, color: false },
+      )
+      expect(code).toBe(0)
+      const html = readFileSync(report, 'utf8')
+      expect(html).toMatch(/127\.0\.0\.1:9\/v1/)
+      expect(html).not.toMatch(/sk-never-in-a-report/)
+    } finally {
+      delete process.env.CW_TEST_SUMMARY_KEY
+    }
+  })
 })
 
 describe('batch: a folder of conversations', () => {
