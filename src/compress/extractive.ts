@@ -54,9 +54,12 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarize
       }
       const chosen = new Set<number>()
       let used = 0
-      const lines = [...(previousSummary ? [previousSummary] : []), ...facts]
+      // The running summary's lines, then the tool facts; if even they do not fit, the oldest go first.
+      const lines = [
+        ...(previousSummary ? previousSummary.split('\n').filter(Boolean) : []),
+        ...facts,
+      ]
       for (const l of lines) used += counter.countText(`${l}\n`)
-      // Facts first; if even they do not fit, keep the newest that do.
       while (used > maxTokens && lines.length > 0) used -= counter.countText(`${lines.shift()}\n`)
       const order = sentences
         .map((_, k) => k)
