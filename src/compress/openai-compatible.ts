@@ -77,6 +77,7 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
       throw new SummarizerError(
         redact(`summarizer: HTTP ${res.status} from ${url}: ${text.slice(0, 200)}`),
         retryable,
+        retryAfter(res.headers.get('retry-after')),
       )
     }
     let json: { choices?: { message?: { content?: unknown } }[] }
@@ -118,7 +119,9 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
       })
       let last: SummarizerError | undefined
       for (let k = 0; k <= retries; k++) {
-        if (k > 0) await sleep(backoffMs * 2 ** (k - 1), signal)
+        // Exponential backoff, or what the server asked for (capped at the attempt timeout).
+        if (k > 0)
+          await sleep(Math.min(last?.retryAfterMs ?? backoffMs * 2 ** (k - 1), timeoutMs), signal)
         try {
           return await attempt(body, signal)
         } catch (e) {
@@ -129,6 +132,15 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
       throw last as SummarizerError
     },
   }
+}
+
+/** Retry-After in seconds or as an HTTP date, in ms; undefined when absent or unreadable. */
+function retryAfter(header: string | null): number | undefined {
+  if (!header) return undefined
+  const seconds = Number(header)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

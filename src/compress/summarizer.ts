@@ -26,6 +26,8 @@ export class SummarizerError extends ContextWindowError {
     message: string,
     /** Worth trying again (a timeout, a refused connection, HTTP 429 or 5xx). */
     readonly retryable: boolean,
+    /** How long the server asked to wait before trying again (its Retry-After). */
+    readonly retryAfterMs?: number,
   ) {
     super(message)
   }

@@ -186,6 +186,51 @@ describe('summarizing against a real OpenAI-compatible server', () => {
     },
   )
 
+  it.each([
+    ['HTTP 500', { kind: 'status', status: 500 } as const],
+    [
+      'HTTP 429 with Retry-After',
+      { kind: 'status', status: 429, headers: { 'retry-after': '0' } } as const,
+    ],
+    ['a cut connection', { kind: 'destroy' } as const],
+  ])(
+    'a transient fault (%s) is retried, and the summary of the retry is used',
+    async (_name, fault) => {
+      server.queue = [fault, { kind: 'reply', content: 'RETRIED SUMMARY' }]
+      const events: CompressionEvent[] = []
+      const r = await fitAsync(conversation(40), { strategy: make(events), budget: 3000 })
+      expect(server.requests).toHaveLength(2)
+      expect(events.map((e) => e.type)).toEqual(['compressed'])
+      expect(String(r.inserted[0]?.message.content)).toMatch(/RETRIED SUMMARY$/)
+    },
+  )
+
+  it('an aborted signal stops the summarizer: a fallback event, every message kept, a valid view', async () => {
+    server.fallback = { kind: 'hang' }
+    const controller = new AbortController()
+    const events: CompressionEvent[] = []
+    const ctx = new ChatContext({
+      strategy: summarizing({
+        summarizer: openAICompatibleSummarizer({ baseURL: server.url, model: 'fake' }),
+        trigger: { tokens: 1500 },
+        signal: controller.signal,
+        onEvent: (e) => {
+          events.push(e)
+        },
+      }),
+      budget: 3000,
+    })
+    const h = conversation(40)
+    await ctx.addMessages(h)
+    const pending = ctx.getMessages()
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1))
+    controller.abort()
+    const out = await pending
+    expect(events).toEqual([{ type: 'fallback', reason: expect.stringMatching(/aborted/) }])
+    expect(errorsOf(validate(out))).toEqual([])
+    expect(ctx.history()).toEqual(h)
+  })
+
   it('connection refused: falls back, and no error carries the API key', async () => {
     await server.close()
     const events: CompressionEvent[] = []

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 /** What the next request gets: a reply, an HTTP error, a hang, or a cut connection. */
 export type Fault =
   | { kind: 'reply'; content: string }
-  | { kind: 'status'; status: number; body?: string }
+  | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'raw'; body: string }
   | { kind: 'hang' }
   | { kind: 'destroy' }
@@ -62,7 +62,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
           )
           return
         case 'status':
-          res.writeHead(fault.status, { 'content-type': 'application/json' }).end(
+          res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers }).end(
             fault.body ??
               JSON.stringify({
                 error: { message: `status ${fault.status}`, type: 'server_error' },
