@@ -6,6 +6,7 @@ import { fitAsync } from '../context/fit.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
 import type { Message } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
+import { memoryStore } from '../store/memory-store.js'
 import { exactCounter } from '../tokens/counters.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { extractiveSummarizer } from './extractive.js'
@@ -511,6 +512,30 @@ describe('CompressibleAgent behaviours, without its defects', () => {
     expect(other.history()).toEqual(h)
     await other.getMessages()
     expect(calls).toHaveLength(1)
+  })
+
+  it('over a shared store, a summary one process made is served by another without summarizing again', async () => {
+    const store = memoryStore()
+    const a = recording()
+    const b = recording()
+    const options = { budget: 3000, store, id: 'trip-42' }
+    const first = new ChatContext({
+      strategy: summarizing({ summarizer: a.summarizer, trigger: { tokens: 1500 } }),
+      ...options,
+    })
+    const h = conversation(30)
+    await first.addMessages(h)
+    const view = await first.getMessages()
+    await first.sync()
+    expect(a.calls).toHaveLength(1)
+    expect((await store.summaries('trip-42')).map((e) => e.replaces)).toEqual([[1, 59]])
+    const second = new ChatContext({
+      strategy: summarizing({ summarizer: b.summarizer, trigger: { tokens: 1500 } }),
+      ...options,
+    })
+    expect(await second.getMessages()).toEqual(view)
+    expect(b.calls).toHaveLength(0)
+    expect(second.history()).toEqual(h)
   })
 
   it('a saved OpenAI-compatible summarizer keeps its server and model but never the API key', () => {

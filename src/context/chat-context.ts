@@ -95,6 +95,15 @@ export class ChatContext {
     list: () => this.summaryList,
     add: (entries) => {
       for (const e of entries) this.summaryList.push(frozenCopy(e))
+      const store = this.store
+      if (!store) return
+      // Kept in the store beside the messages, after this context's pending writes. A lost
+      // summary costs a new one later, never a message: a failed write is not an error here.
+      this.writing = this.writing
+        .then(async () => {
+          for (const e of entries) await store.putSummary(this.id, e)
+        })
+        .catch(() => {})
     },
   }
 
@@ -142,6 +151,10 @@ export class ChatContext {
     for (const e of await store.read(this.id, this.messages.length)) {
       const tokens = e.counter === this.setup.counter.name ? e.tokens : undefined
       this.append(frozenCopy(e.message), tokens)
+    }
+    // Summaries other processes made for these messages: served without summarizing again.
+    if (this.setup.strategy.name === 'summarizing') {
+      this.summaryList = (await store.summaries(this.id)).map((e) => frozenCopy(e))
     }
   }
 
