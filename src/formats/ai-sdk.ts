@@ -4,15 +4,14 @@ import {
   type ContentPart,
   contentText,
   type Message,
-  type ProviderMetadata,
   type ToolCall,
 } from '../messages/message.js'
+import { fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const AI_SDK = 'ai-sdk'
 
-type Json = Record<string, unknown>
 type Part = Json & { type: string }
 
 /** A Vercel AI SDK `ModelMessage` (v5 and later) as plain JSON. */
@@ -21,13 +20,7 @@ export type ModelMessageJson = {
   content: string | Part[]
 } & Json
 
-const fail = (index: number, field: string, detail: string): never => {
-  throw new InvalidInputError(detail, { index, field })
-}
-const meta = (m: { providerMetadata?: ProviderMetadata | undefined }): Json =>
-  m.providerMetadata?.[AI_SDK] ?? {}
-const withMeta = <T extends object>(x: T, data: Json): T =>
-  Object.keys(data).length ? { ...x, providerMetadata: { [AI_SDK]: data } } : x
+const { meta, withMeta } = metadataFor(AI_SDK)
 const opts = (p: Json): Json =>
   p.providerOptions !== undefined ? { providerOptions: p.providerOptions } : {}
 
@@ -312,7 +305,7 @@ function encodeAssistant(m: AssistantMessage, data: Json): string | Part[] {
       type: 'tool-call',
       toolCallId: c.id,
       toolName: c.name,
-      input: parseInput(c.arguments),
+      input: parseArguments(c.arguments),
       ...meta(c),
     }),
   )
@@ -331,12 +324,4 @@ function encodeAssistant(m: AssistantMessage, data: Json): string | Part[] {
   }
   if (!layout && m.thought) out.push({ type: 'reasoning', text: m.thought })
   return [...out, ...parts, ...calls]
-}
-
-function parseInput(args: string): unknown {
-  try {
-    return JSON.parse(args)
-  } catch {
-    return args
-  }
 }

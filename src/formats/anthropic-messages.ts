@@ -1,17 +1,11 @@
 import { InvalidInputError } from '../errors.js'
-import type {
-  AssistantMessage,
-  ContentPart,
-  Message,
-  ProviderMetadata,
-  ToolCall,
-} from '../messages/message.js'
+import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
+import { fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const ANTHROPIC = 'anthropic'
 
-type Json = Record<string, unknown>
 type Block = Json & { type: string }
 
 export interface AnthropicRequest {
@@ -25,14 +19,7 @@ export interface Loss {
   what: string
 }
 
-const fail = (index: number, field: string, detail: string): never => {
-  throw new InvalidInputError(detail, { index, field })
-}
-
-const meta = (m: { providerMetadata?: ProviderMetadata | undefined }): Json =>
-  m.providerMetadata?.[ANTHROPIC] ?? {}
-const withMeta = <T extends object>(x: T, data: Json): T =>
-  Object.keys(data).length ? { ...x, providerMetadata: { [ANTHROPIC]: data } } : x
+const { meta, withMeta } = metadataFor(ANTHROPIC)
 
 /**
  * Decodes Anthropic Messages (`{ system, messages }`, or a bare message list). A user turn
@@ -380,7 +367,7 @@ function encodeAssistant(m: AssistantMessage): string | Block[] {
       type: 'tool_use',
       id: c.id,
       name: c.name,
-      input: parseInput(c.arguments),
+      input: parseArguments(c.arguments, asObject),
       ...meta(c),
     }),
   )
@@ -400,11 +387,7 @@ function encodeAssistant(m: AssistantMessage): string | Block[] {
   return [...out, ...texts, ...calls]
 }
 
-function parseInput(args: string): unknown {
-  try {
-    const v = JSON.parse(args)
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }
-  } catch {
-    return { arguments: args }
-  }
+/** Anthropic's `input` is an object: anything else is wrapped. */
+function asObject(v: unknown): unknown {
+  return v && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }
 }

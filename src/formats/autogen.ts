@@ -1,24 +1,12 @@
 import { InvalidInputError } from '../errors.js'
-import {
-  type ContentPart,
-  contentText,
-  type Message,
-  type ProviderMetadata,
-} from '../messages/message.js'
+import { type ContentPart, contentText, type Message } from '../messages/message.js'
+import { fail, type Json, metadataFor } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const AUTOGEN = 'autogen'
 
-type Json = Record<string, unknown>
-
-const fail = (index: number, field: string, detail: string): never => {
-  throw new InvalidInputError(detail, { index, field })
-}
-const meta = (m: { providerMetadata?: ProviderMetadata | undefined }): Json =>
-  m.providerMetadata?.[AUTOGEN] ?? {}
-const withMeta = <T extends object>(x: T, data: Json): T =>
-  Object.keys(data).length ? { ...x, providerMetadata: { [AUTOGEN]: data } } : x
+const { meta, withMeta } = metadataFor(AUTOGEN)
 const rest = (m: Json, known: string[]): Json => {
   const extra: Json = {}
   for (const k of Object.keys(m)) if (!known.includes(k)) extra[k] = m[k]

@@ -1,19 +1,12 @@
 import { InvalidInputError } from '../errors.js'
-import type { ContentPart, Message, ProviderMetadata, ToolCall } from '../messages/message.js'
+import type { ContentPart, Message, ToolCall } from '../messages/message.js'
+import { fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const LANGCHAIN = 'langchain'
 
-type Json = Record<string, unknown>
-
-const fail = (index: number, field: string, detail: string): never => {
-  throw new InvalidInputError(detail, { index, field })
-}
-const meta = (m: { providerMetadata?: ProviderMetadata | undefined }): Json =>
-  m.providerMetadata?.[LANGCHAIN] ?? {}
-const withMeta = <T extends object>(x: T, data: Json): T =>
-  Object.keys(data).length ? { ...x, providerMetadata: { [LANGCHAIN]: data } } : x
+const { meta, withMeta } = metadataFor(LANGCHAIN)
 
 const CLASS: Record<string, string> = {
   human: 'HumanMessage',
@@ -158,7 +151,7 @@ export function toLangChain(messages: readonly Message[]): Json[] {
     if (m.role === 'assistant' && (m.toolCalls?.length || data.toolCallsField)) {
       body.tool_calls = (m.toolCalls ?? []).map((c) => ({
         name: c.name,
-        args: parseArgs(c.arguments),
+        args: parseArguments(c.arguments, (v) => (v && typeof v === 'object' ? v : {})),
         id: c.id,
         ...meta(c),
       }))
@@ -193,12 +186,4 @@ function encodeContent(c: Message['content']): unknown {
       mime_type: p.mediaType,
     }
   })
-}
-
-function parseArgs(args: string): unknown {
-  try {
-    return JSON.parse(args)
-  } catch {
-    return {}
-  }
 }
