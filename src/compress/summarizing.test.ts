@@ -232,6 +232,35 @@ describe('summarizing against a real OpenAI-compatible server', () => {
     expect(ctx.history()).toEqual(h)
   })
 
+  it('a fault in a background compression: a fallback event, the truncated view stays, nothing stored or lost', async () => {
+    server.fallback = { kind: 'status', status: 503 }
+    const events: CompressionEvent[] = []
+    const strategy = summarizing({
+      summarizer: openAICompatibleSummarizer({
+        baseURL: server.url,
+        model: 'fake',
+        retries: 1,
+        backoffMs: 5,
+      }),
+      trigger: { tokens: 1500 },
+      background: true,
+      onEvent: (e) => events.push(e),
+    })
+    const ctx = new ChatContext({ strategy, budget: 3000 })
+    const h = conversation(40)
+    await ctx.addMessages(h)
+    const first = await ctx.getMessages()
+    await strategy.settled()
+    expect(events.map((e) => e.type)).toEqual(['fallback'])
+    expect(server.requests).toHaveLength(2)
+    const after = await ctx.getMessages()
+    expect(errorsOf(validate(after))).toEqual([])
+    expect(after.some((m) => String(m.content).startsWith('[Summary'))).toBe(false)
+    expect(first.at(-1)).toEqual(h.at(-1))
+    expect(ctx.summaries()).toEqual([])
+    expect(ctx.history()).toEqual(h)
+  })
+
   it('connection refused: falls back, and no error carries the API key', async () => {
     await server.close()
     const events: CompressionEvent[] = []
@@ -578,6 +607,26 @@ describe('CompressibleAgent behaviours, without its defects', () => {
       expect(r.messages.slice(2)).toEqual(h.slice(-(tail - 1)))
       expect(r.inserted[0]?.replaces.at(-1)).toBe(h.length - tail)
     }
+  })
+
+  it('when the summary and the newest leaveLastN units exceed the budget: a fallback event with the numbers and a valid view within it', async () => {
+    const events: CompressionEvent[] = []
+    const h = conversation(40)
+    const r = await fitAsync(h, {
+      strategy: summarizing({
+        trigger: { tokens: 1500 },
+        leaveLastN: 70,
+        onEvent: (e) => events.push(e),
+      }),
+      budget: 3000,
+    })
+    expect(events.map((e) => e.type)).toEqual(['compressed', 'fallback'])
+    expect(events[1]).toMatchObject({
+      reason: expect.stringMatching(/newest 70 units need \d+ tokens, more than the \d+ available/),
+    })
+    expect(r.inserted).toEqual([])
+    expect(r.tokens.total).toBeLessThanOrEqual(3000)
+    expect(errorsOf(validate(r.messages))).toEqual([])
   })
 
   it('first message never compressed, also when it is the opening user prompt rather than a system message', async () => {
