@@ -706,6 +706,24 @@ describe('CompressibleAgent behaviours, without its defects', () => {
     expect(String(a[1]?.content)).toMatch(/summary 1/)
   })
 
+  it('a call that arrives while another compression runs waits for it and uses its summary when that is enough', async () => {
+    const { calls, summarizer } = recording(30)
+    const ctx = new ChatContext({
+      strategy: summarizing({ summarizer, trigger: { tokens: 1500 } }),
+      budget: 3000,
+    })
+    const h = conversation(25)
+    await ctx.addMessages(h.slice(0, 41))
+    const a = ctx.getMessages()
+    await vi.waitFor(() => expect(calls).toHaveLength(1))
+    await ctx.addMessages(h.slice(41, 43))
+    const b = await ctx.getMessages()
+    await a
+    expect(calls).toHaveLength(1)
+    expect(String(b[1]?.content)).toMatch(/summary 1$/)
+    expect(b.slice(2)).toEqual(h.slice(39, 43))
+  })
+
   it('async (background): settled() waits for the compression, after which the summary is served', async () => {
     const { calls, summarizer } = recording(20)
     const strategy = summarizing({ summarizer, trigger: { tokens: 1500 }, background: true })

@@ -253,49 +253,52 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     settled: async () => {
       while (running.size) await Promise.allSettled([...running])
     },
-    async select(view) {
-      const { units } = view
-      const n = units.length
-      if (n === 0) return []
-      const ledger = view.summaries ?? own
-      let current = latest(view, ledger)
-      const tokens = current ? served(view, current) : (view.unitPrefix[n] as number)
-      const { tools, priming, reserve } = view.overhead
-      const sent = tokens + tools + priming + reserve
-      const limit = typeof trigger === 'number' ? Math.floor(trigger * view.budget) : trigger.tokens
-      if (sent <= limit && tokens <= view.available) return serve(view, current)
-      if (mode === 'terminate') {
-        emit({ type: 'terminated', tokens: sent, trigger: limit })
-        return serve(view, current)
-      }
-      // Never summarized: the first unit (system preamble or first prompt) and the newest leaveLastN.
-      const cut = Math.max(1, n - leaveLastN)
-      const to = cut > 1 ? (units[cut - 1] as Unit).end : (units[0] as Unit).end
-      if (to <= (current?.to ?? (units[0] as Unit).end)) {
-        if (tokens > view.available)
-          emit({ type: 'fallback', reason: 'nothing old enough to summarize' })
-        return serve(view, current)
-      }
-      const job = jobs.get(ledger)
-      if (background) {
-        if (!job) start(view, ledger, current, cut)
-        return serve(view, current)
-      }
-      if (job) {
-        // Another call is summarizing this conversation: wait for it instead of doing it twice.
-        const made = await job.done
-        if (job.to === to) return serve(view, made ?? current)
-        current = latest(view, ledger)
-      }
-      const made = await start(view, ledger, current, cut)
-      if (made && served(view, made) > view.available) {
-        emit({
-          type: 'fallback',
-          reason: `the summary and the newest ${leaveLastN} units need ${served(view, made)} tokens, more than the ${view.available} available`,
-        })
-      }
-      return serve(view, made ?? current)
-    },
+    select,
+  }
+
+  async function select(view: View): Promise<PlanItem[]> {
+    const { units } = view
+    const n = units.length
+    if (n === 0) return []
+    const ledger = view.summaries ?? own
+    const current = latest(view, ledger)
+    const tokens = current ? served(view, current) : (view.unitPrefix[n] as number)
+    const { tools, priming, reserve } = view.overhead
+    const sent = tokens + tools + priming + reserve
+    const limit = typeof trigger === 'number' ? Math.floor(trigger * view.budget) : trigger.tokens
+    if (sent <= limit && tokens <= view.available) return serve(view, current)
+    if (mode === 'terminate') {
+      emit({ type: 'terminated', tokens: sent, trigger: limit })
+      return serve(view, current)
+    }
+    // Never summarized: the first unit (system preamble or first prompt) and the newest leaveLastN.
+    const cut = Math.max(1, n - leaveLastN)
+    const to = cut > 1 ? (units[cut - 1] as Unit).end : (units[0] as Unit).end
+    if (to <= (current?.to ?? (units[0] as Unit).end)) {
+      if (tokens > view.available)
+        emit({ type: 'fallback', reason: 'nothing old enough to summarize' })
+      return serve(view, current)
+    }
+    const job = jobs.get(ledger)
+    if (background) {
+      if (!job) start(view, ledger, current, cut)
+      return serve(view, current)
+    }
+    if (job) {
+      // Another call is summarizing this conversation: wait for it instead of doing it twice,
+      // then decide again (its summary may be enough, or another call may have started one).
+      const made = await job.done
+      if (job.to === to) return serve(view, made ?? current)
+      return select(view)
+    }
+    const made = await start(view, ledger, current, cut)
+    if (made && served(view, made) > view.available) {
+      emit({
+        type: 'fallback',
+        reason: `the summary and the newest ${leaveLastN} units need ${served(view, made)} tokens, more than the ${view.available} available`,
+      })
+    }
+    return serve(view, made ?? current)
   }
 }
 
