@@ -170,7 +170,8 @@ function transformOptions(values: Values): Pick<FitOptions, 'transforms'> {
 
 function summarizerOptions(values: Values): Record<string, unknown> {
   const kind = values.summarizer ?? 'extractive'
-  const out: Record<string, unknown> = {}
+  // Compression events (a fallback above all) go to standard error: a fit that fell back says so.
+  const out: Record<string, unknown> = { verbose: true }
   if (values.trigger !== undefined) {
     const t = Number(values.trigger)
     if (!(t > 0))
