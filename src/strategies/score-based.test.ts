@@ -163,6 +163,22 @@ describe('scorers', () => {
     expect(s[0]).toBeGreaterThan(s[2] as number)
     expect(relevance({ query: 'dog' })(v)[2]).toBeGreaterThan(0)
   })
+  it('feedback finds a turn that answers in other words, through the best match', () => {
+    const v = view([
+      user('We adopted a puppy named Rex from the shelter'),
+      user('Rex loves the shelter volunteers and chewing shoes'),
+      user('The weather was nice'),
+      user('What is the dog called?'),
+    ])
+    // "dog" is in no earlier turn: plain BM25 scores them all 0.
+    expect(relevance({ query: 'What is the dog called?' })(v).slice(0, 3)).toEqual([0, 0, 0])
+    const fb = relevance({ query: 'Where did the puppy come from?', feedback: true })(v)
+    // Turn 1 shares no query word but shares "rex" and "shelter" with the best match.
+    expect(fb[1]).toBeGreaterThan(0)
+    expect(fb[1]).toBeGreaterThan(fb[2] as number)
+    expect(relevance({ query: 'Where did the puppy come from?' })(v)[1]).toBe(0)
+  })
+
   it('tokenizes with stop words out and light stemming', () => {
     expect(terms_('The flights were booked, and flying is fun!')).toEqual([
       'flight',

@@ -49,13 +49,17 @@ export function scoreBased(
 
 /**
  * The best combination measured on LoCoMo (README, "Relevance"): BM25 relevance to the
- * query (default: the newest user message); ties, and units sharing no word with it, go
- * to the newer. Adding recency or neighbouring turns measured no better there.
+ * query (default: the newest user message) with pseudo-relevance feedback; ties, and units
+ * sharing no word with it, go to the newer. Adding recency or neighbouring turns measured
+ * no better there.
  */
 export function relevant(
   options: Omit<ScoreBasedOptions, 'scorer'> & { query?: string } = {},
 ): Strategy<'relevance', Omit<ScoreBasedOptions, 'scorer'> & { query?: string }> {
-  const scorer = relevance(options.query !== undefined ? { query: options.query } : {})
+  const scorer = relevance({
+    ...(options.query !== undefined && { query: options.query }),
+    feedback: true,
+  })
   const inner = scoreBased({ ...options, scorer })
   return { ...inner, name: 'relevance', options }
 }

@@ -59,6 +59,11 @@ export interface RelevanceOptions {
   k1?: number
   /** BM25 length normalisation. */
   b?: number
+  /**
+   * Pseudo-relevance feedback: the `docs` best-matching units lend their `terms` most frequent
+   * words to a second query, added at `weight`. Finds turns that answer the query in other words.
+   */
+  feedback?: boolean | { docs?: number; terms?: number; weight?: number }
 }
 
 /**
@@ -66,10 +71,43 @@ export interface RelevanceOptions {
  * out. Runs offline, no model: a unit that shares rare words with the query scores high.
  */
 export function relevance(options: RelevanceOptions = {}): Scorer {
+  const base = bm25(options)
+  const fb = options.feedback === true ? {} : options.feedback
+  if (!fb) return base
+  const { docs = 3, terms: extra = 8, weight = 0.3 } = fb
+  return (view) => {
+    const query = options.query ?? view.query ?? newestUserText(view)
+    const first = base(view)
+    const n = view.units.length
+    // Pseudo-relevance feedback: the best matches (not the newest unit, usually the question
+    // itself) lend their most frequent other words to a second query.
+    const top = first
+      .map((score, u) => [score, u] as const)
+      .filter(([score, u]) => score > 0 && u < n - 1)
+      .sort((a, b) => b[0] - a[0])
+      .slice(0, docs)
+    const known = new Set(terms_(query))
+    const counts = new Map<string, number>()
+    for (const [, u] of top)
+      for (const t of unitTerms(view, view.units[u] as Unit))
+        if (!known.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1)
+    const expansion = [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, extra)
+      .map(([t]) => t)
+    if (expansion.length === 0) return first
+    const second = bm25({ ...options, query: expansion.join(' '), stemmed: true })(view)
+    const m1 = Math.max(...first, Number.MIN_VALUE)
+    const m2 = Math.max(...second, Number.MIN_VALUE)
+    return first.map((x, u) => x / m1 + (weight * (second[u] as number)) / m2)
+  }
+}
+
+function bm25(options: RelevanceOptions & { stemmed?: boolean }): Scorer {
   const { k1 = 1.2, b = 0.75 } = options
   return (view) => {
     const query = options.query ?? view.query ?? newestUserText(view)
-    const terms = new Set(terms_(query))
+    const terms = new Set(options.stemmed ? query.split(' ') : terms_(query))
     const n = view.units.length
     const scores = new Array<number>(n).fill(0)
     if (terms.size === 0 || n === 0) return scores
