@@ -15,8 +15,8 @@ import { fit } from '../src/context/fit.js'
 import { fromOpenAIChat } from '../src/formats/openai-chat.js'
 import { type Message, messageText } from '../src/messages/message.js'
 import { exactCounter } from '../src/tokens/counters.js'
+import { tauBench } from '../test/tau-bench.js'
 
-const DATA = new URL('../../shared/data/tau-bench/gpt-4o-airline.json', import.meta.url)
 const LIMIT_MS = 20_000
 const counter = exactCounter()
 const rows: Record<string, unknown>[] = []
@@ -62,7 +62,7 @@ const fmt = (ms: number) =>
       : `${(ms * 1000).toFixed(0)} µs`
 
 // ---- data: τ-bench trajectories concatenated (system prompt once) ----
-const records = JSON.parse(readFileSync(DATA, 'utf8')) as { traj: unknown[] }[]
+const records = tauBench()
 const system = fromOpenAIChat(records[0]?.traj ?? [])[0] as Message
 const body = records.flatMap((r) => fromOpenAIChat(r.traj).slice(1))
 function history(n: number): Message[] {

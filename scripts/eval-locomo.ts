@@ -1,6 +1,5 @@
 // Evidence recall of each strategy on LoCoMo-format data.
-// npm run eval:locomo -- --data ../shared/data/locomo/locomo-dev.json [--budgets 0.1,0.25,0.5] [--json]
-import { readFileSync } from 'node:fs'
+// npm run eval:locomo [-- --data PATH (default: the bundled LoCoMo dev file)] [--budgets 0.1,0.25,0.5] [--json]
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
@@ -10,6 +9,7 @@ import { recency, relevance } from '../src/strategies/scorers.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import type { Strategy } from '../src/strategies/types.js'
 import { exactCounter } from '../src/tokens/counters.js'
+import { LOCOMO_DEV_PATH, readLocomo } from '../test/locomo-data.js'
 import { type LocomoSample, locomoChat, normaliseEvidence } from './locomo.js'
 
 const STRATEGIES: Record<string, (query: string) => Strategy> = {
@@ -134,20 +134,17 @@ function main(): void {
   const { values } = parseArgs({
     options: { data: { type: 'string' }, budgets: { type: 'string' }, json: { type: 'boolean' } },
   })
-  if (!values.data) {
-    process.stderr.write('eval-locomo: give --data PATH (a LoCoMo-format JSON file)\n')
-    process.exit(2)
-  }
   const budgets = (values.budgets ?? '0.1,0.25,0.5').split(',').map(Number)
   if (budgets.some((b) => !(b > 0 && b <= 1))) {
     process.stderr.write('eval-locomo: --budgets takes fractions in (0, 1], e.g. 0.1,0.25\n')
     process.exit(2)
   }
-  const samples = JSON.parse(readFileSync(values.data, 'utf8')) as LocomoSample[]
+  const data = values.data ?? LOCOMO_DEV_PATH
+  const samples = readLocomo(data) as LocomoSample[]
   const rows = evaluate(samples, budgets)
   const timing = timeOneFit(samples)
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ data: values.data, rows, timing }, null, 2)}\n`)
+    process.stdout.write(`${JSON.stringify({ data, rows, timing }, null, 2)}\n`)
     return
   }
   const cats = [...new Set(rows.flatMap((r) => Object.keys(r.byCategory)))]

@@ -1,29 +1,23 @@
 // Replays conversations turn by turn into a ChatContext and measures prompt-cache friendliness.
 // npm run replay:cache
-import { readFileSync } from 'node:fs'
 import { ChatContext } from '../src/context/chat-context.js'
 import { fromOpenAIChat } from '../src/formats/openai-chat.js'
 import type { Message } from '../src/messages/message.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import { exactCounter } from '../src/tokens/counters.js'
+import { readLocomo } from '../test/locomo-data.js'
+import { tauBench } from '../test/tau-bench.js'
 import { type LocomoSample, locomoChat } from './locomo.js'
 
 const counter = exactCounter()
 
 function tauStream(): Message[] {
-  const data = JSON.parse(
-    readFileSync(
-      new URL('../../shared/data/tau-bench/gpt-4o-airline.json', import.meta.url),
-      'utf8',
-    ),
-  ) as { traj: unknown[] }[]
+  const data = tauBench()
   return data.flatMap((r, k) => fromOpenAIChat(r.traj).slice(k === 0 ? 0 : 1))
 }
 
 function locomoStream(): Message[] {
-  const data = JSON.parse(
-    readFileSync(new URL('../../shared/data/locomo/locomo-dev.json', import.meta.url), 'utf8'),
-  ) as LocomoSample[]
+  const data = readLocomo() as LocomoSample[]
   return data.flatMap((s, k) => locomoChat(s).messages.slice(k === 0 ? 0 : 1))
 }
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { gunzipSync } from 'node:zlib'
 
-/** τ-bench airline trajectories (sierra-research/tau-bench, MIT): real OpenAI chat histories. */
+/** τ-bench airline trajectories (sierra-research/tau-bench, MIT): real OpenAI chat histories, kept in the repository. */
 export const TAU_BENCH_PATH = fileURLToPath(
-  new URL('../../shared/data/tau-bench/gpt-4o-airline.json', import.meta.url),
+  new URL('./data/tau-bench/gpt-4o-airline.json.gz', import.meta.url),
 )
 
 export interface TauRecord {
@@ -13,6 +14,6 @@ export interface TauRecord {
 
 let cached: TauRecord[] | undefined
 export function tauBench(): TauRecord[] {
-  cached ??= JSON.parse(readFileSync(TAU_BENCH_PATH, 'utf8')) as TauRecord[]
+  cached ??= JSON.parse(gunzipSync(readFileSync(TAU_BENCH_PATH)).toString('utf8')) as TauRecord[]
   return cached
 }
