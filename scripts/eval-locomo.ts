@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
 import type { Message } from '../src/messages/message.js'
-import { relevant, scoreBased } from '../src/strategies/score-based.js'
+import { mostRelevant, scoreBased } from '../src/strategies/score-based.js'
 import { recency, relevance } from '../src/strategies/scorers.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import type { Strategy } from '../src/strategies/types.js'
@@ -16,7 +16,7 @@ const STRATEGIES: Record<string, (query: string) => Strategy> = {
   tokenLimited: () => tokenLimited(),
   'scoreBased+recency': () => scoreBased({ scorer: recency({ keepRate: 0.9 }) }),
   'scoreBased+relevance': (query) => scoreBased({ scorer: relevance({ query }) }),
-  relevance: (query) => relevant({ query }),
+  relevance: (query) => mostRelevant({ query }),
 }
 
 const CATEGORIES: Record<number, string> = {
@@ -119,11 +119,11 @@ export function timeOneFit(
     { role: 'user', content: 'When did they go to the museum?' } as Message,
   ]
   const budget = Math.round(counter.countMessages(history) * 0.25)
-  fit(history, { strategy: 'relevance', budget, counter })
+  fit(history, { strategy: 'mostRelevant', budget, counter })
   const times: number[] = []
   for (let k = 0; k < runs; k++) {
     const t0 = performance.now()
-    fit(history, { strategy: 'relevance', budget, counter })
+    fit(history, { strategy: 'mostRelevant', budget, counter })
     times.push(performance.now() - t0)
   }
   times.sort((a, b) => a - b)

@@ -20,6 +20,13 @@ export {
   type MessageFate,
 } from './context/fit.js'
 export {
+  createStrategy,
+  registerStrategy,
+  type StrategyName,
+  type StrategyOptionsByName,
+  strategyNames,
+} from './context/registry.js'
+export {
   type ContextRetryOptions,
   type ContextRetryResult,
   type OverflowReport,

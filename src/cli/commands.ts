@@ -153,7 +153,7 @@ function fitOptions(values: Values, input: Input): FitOptions {
     provider: providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai'),
     ...transformOptions(values),
     ...(strategy === 'summarizing' && summarizerOptions(values)),
-  }
+  } as FitOptions
 }
 
 function transformOptions(values: Values): Pick<FitOptions, 'transforms'> {

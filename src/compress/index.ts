@@ -1,5 +1,4 @@
 import { InvalidOptionError } from '../errors.js'
-import { registerStrategy } from '../strategies/index.js'
 import { extractiveSummarizer } from './extractive.js'
 import { type OpenAICompatibleOptions, openAICompatibleSummarizer } from './openai-compatible.js'
 import type { Summarizer } from './summarizer.js'
@@ -40,8 +39,8 @@ export function summarizerFromJSON(spec: unknown): Summarizer {
   )
 }
 
-/** By name (JSON configs, saved states, the CLI). */
-registerStrategy('summarizing', (o: Record<string, unknown>) => {
+/** The summarizing strategy from plain options (JSON configs, saved states, the CLI). */
+export function summarizingFromOptions(o: Record<string, unknown>) {
   const keys = [
     'trigger',
     'leaveLastN',
@@ -57,4 +56,4 @@ registerStrategy('summarizing', (o: Record<string, unknown>) => {
   const options: SummarizingOptions = { summarizer: summarizerFromJSON(o.summarizer) }
   for (const k of keys) if (o[k] !== undefined) (options as Record<string, unknown>)[k] = o[k]
   return summarizing(options)
-})
+}

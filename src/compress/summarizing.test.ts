@@ -182,7 +182,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
       expect(events.map((e) => e.type)).toEqual(['fallback'])
       expect(server.requests).toHaveLength(attempts)
       expect(ctx.summaries()).toEqual([])
-      const r = await ctx.fit()
+      const r = await ctx.fitAsync()
       expect(r.tokens.total).toBeLessThanOrEqual(3000)
     },
   )

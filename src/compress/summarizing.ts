@@ -250,6 +250,8 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     name: 'summarizing',
     options,
     budgetAware: true,
+    async: true,
+    keepsSummaries: true,
     settled: async () => {
       while (running.size) await Promise.allSettled([...running])
     },

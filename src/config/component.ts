@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import { ChatContext } from '../context/chat-context.js'
 import type { FitOptions } from '../context/fit.js'
+import { createStrategy, strategyNames } from '../context/registry.js'
 import { ContextWindowError, InvalidStateError } from '../errors.js'
 import { fromAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
-import { createStrategy, strategyNames } from '../strategies/index.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { createTransform, transformNames } from './transforms.js'
 

@@ -1,38 +1,31 @@
 import { z } from 'zod'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
-import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
-import type {
-  PlanItem,
-  Strategy,
-  SummaryEntry,
-  SummaryLedger,
-  Transform,
-  View,
-} from '../strategies/types.js'
-import {
-  alignToUser,
-  assemble,
-  checkMessage,
-  type FitOptions,
-  type FitResult,
-  fit,
-  fitAsync,
-  planMessage,
-  resolveSetup,
-  type Setup,
-  viewOf,
-} from './fit.js'
+import type { Strategy, SummaryEntry, SummaryLedger, Transform } from '../strategies/types.js'
+import { assemble } from './assemble.js'
+import { checkList, checkMessage } from './check.js'
+import { HistoryIndex } from './history-index.js'
+import type { FitOptions } from './options.js'
+import { resolveSetup, type Setup } from './options.js'
+import { prepare } from './prepare.js'
+import type { FitResult } from './result.js'
 
-export interface ChatContextOptions extends FitOptions {
+/** What a context takes besides `fit`'s options. */
+export interface ContextOwnOptions {
   /** Messages the context starts with (and, by default, returns to on `clear()`). */
-  initialMessages?: readonly Message[]
+  initialMessages?: readonly Message[] | undefined
   /** Where the history lives, shared by every process on the same `id`. Default: this process's memory. */
-  store?: HistoryStore
+  store?: HistoryStore | undefined
   /** The conversation's id in the store. */
-  id?: string
+  id?: string | undefined
 }
+
+/** `fit`'s options plus the context's own: a misspelt option is a compile error and an `InvalidOptionError`. */
+export type ChatContextOptions = FitOptions & ContextOwnOptions
+
+/** Option names a context reads itself, beside `fit`'s. */
+export const CONTEXT_OPTIONS: readonly string[] = ['initialMessages', 'store', 'id']
 
 export const STATE_TYPE = 'context-window/chat-context'
 export const STATE_VERSION = 1
@@ -80,15 +73,8 @@ export class ChatContext {
   private readonly options: ChatContextOptions
   private readonly setup: Setup
   private readonly initial: Message[]
-  private messages: Message[] = []
-  private tokens: number[] = []
-  private builder = new UnitBuilder()
-  private unitTokens: number[] = []
-  private unitPrefix: number[] = [0]
-  /** Units that make the history invalid as it stands (orphans, exchanges left unanswered). */
-  private broken = 0
-  private callIds = new Set<string>()
-  private reusedIds = false
+  /** The history, checked, repaired for the provider, counted and grouped as it arrives. */
+  private index: HistoryIndex
   /** Summaries a strategy made, beside the history (which they never replace). */
   private summaryList: SummaryEntry[] = []
   private readonly ledger: SummaryLedger = {
@@ -109,8 +95,11 @@ export class ChatContext {
 
   constructor(options: ChatContextOptions = {}) {
     this.options = options
-    this.setup = resolveSetup({ ...options, summaries: this.ledger })
-    this.initial = (options.initialMessages ?? []).map((m, i) => {
+    this.setup = resolveSetup({ ...options, summaries: this.ledger } as FitOptions, CONTEXT_OPTIONS)
+    this.index = this.newIndex()
+    const initial = options.initialMessages ?? []
+    checkList(initial)
+    this.initial = initial.map((m, i) => {
       checkMessage(m, i)
       return frozenCopy(m)
     })
@@ -120,8 +109,12 @@ export class ChatContext {
       this.store = options.store
       this.id = options.id
     } else {
-      for (const m of this.initial) this.append(m)
+      for (const m of this.initial) this.index.push(m)
     }
+  }
+
+  private newIndex(): HistoryIndex {
+    return new HistoryIndex(this.setup.counter, this.setup.provider)
   }
 
   private readonly store: HistoryStore | undefined
@@ -145,15 +138,15 @@ export class ChatContext {
     }
     const length = await store.length(this.id)
     // The store lost messages (cleared elsewhere, or a server restarted empty): start over from it.
-    if (length < this.messages.length || this.stale) this.reset([])
+    if (length < this.index.length || this.stale) this.reset([])
     this.stale = false
-    if (length === this.messages.length) return
-    for (const e of await store.read(this.id, this.messages.length)) {
+    if (length === this.index.length) return
+    for (const e of await store.read(this.id, this.index.length)) {
       const tokens = e.counter === this.setup.counter.name ? e.tokens : undefined
-      this.append(frozenCopy(e.message), tokens)
+      this.index.push(frozenCopy(e.message), tokens)
     }
     // Summaries other processes made for these messages: served without summarizing again.
-    if (this.setup.strategy.name === 'summarizing') {
+    if (this.setup.strategy.keepsSummaries) {
       this.summaryList = (await store.summaries(this.id)).map((e) => frozenCopy(e))
     }
   }
@@ -194,7 +187,7 @@ export class ChatContext {
           this.id,
           messages.map((m) => this.entry(m)),
         )
-        if (length < this.messages.length + messages.length) this.stale = true
+        if (length < this.index.length + messages.length) this.stale = true
       })
     // A failed write rejects this call and the next sync, and does not block later writes.
     this.writing = job.catch(() => {})
@@ -216,12 +209,12 @@ export class ChatContext {
 
   /** How many messages the history holds. */
   get length(): number {
-    return this.messages.length
+    return this.index.length
   }
 
   /** Tokens of the whole stored history (not of what `getMessages` returns). */
   get historyTokens(): number {
-    return this.unitPrefix[this.unitPrefix.length - 1] as number
+    return this.index.inputTotal
   }
 
   /**
@@ -229,74 +222,21 @@ export class ChatContext {
    * do not reach it. Over a store, the returned promise settles when the store has it.
    */
   addMessage(message: Message): Promise<void> {
-    checkMessage(message, this.messages.length)
+    checkMessage(message, this.index.length)
     if (this.store) return this.write([frozenCopy(message)])
-    this.append(frozenCopy(message))
+    this.index.push(frozenCopy(message))
     return Promise.resolve()
   }
 
   /** Adds several messages at once (atomically, over a store). */
   addMessages(messages: readonly Message[]): Promise<void> {
-    if (!Array.isArray(messages))
-      throw new InvalidInputError('expected a list of messages', { field: 'messages' })
+    checkList(messages)
     messages.forEach((m, k) => {
-      checkMessage(m, this.messages.length + k)
+      checkMessage(m, this.index.length + k)
     })
     if (this.store) return this.write(messages.map((m) => frozenCopy(m)))
-    for (const m of messages) this.append(frozenCopy(m))
+    for (const m of messages) this.index.push(frozenCopy(m))
     return Promise.resolve()
-  }
-
-  private append(m: Message, counted?: number): void {
-    const t = counted ?? this.setup.counter.countMessage(m)
-    const units = this.builder.units
-    const before = units[units.length - 1]
-    const beforeWasOpen = before?.kind === 'exchange' && !before.complete
-    const extended = this.builder.push(m)
-    this.messages.push(m)
-    this.tokens.push(t)
-    if (extended) {
-      const k = this.unitTokens.length - 1
-      this.unitTokens[k] = (this.unitTokens[k] as number) + t
-      this.unitPrefix[k + 1] = (this.unitPrefix[k + 1] as number) + t
-    } else {
-      // A new unit: an exchange still open before it will never be answered now.
-      if (beforeWasOpen) this.broken++
-      const last = units[units.length - 1] as Unit
-      if (last.kind === 'orphan') this.broken++
-      this.unitTokens.push(t)
-      this.unitPrefix.push((this.unitPrefix[this.unitPrefix.length - 1] as number) + t)
-    }
-    if (m.role === 'assistant') {
-      for (const c of m.toolCalls ?? []) {
-        if (this.callIds.has(c.id)) this.reusedIds = true
-        this.callIds.add(c.id)
-      }
-    }
-  }
-
-  /** The history is valid as stored, so no repair pass is needed. */
-  private isClean(): boolean {
-    const units = this.builder.units
-    const last = units[units.length - 1]
-    const lastOpen = last?.kind === 'exchange' && !last.complete
-    return (
-      this.broken === 0 && !lastOpen && !(this.reusedIds && this.setup.provider === 'anthropic')
-    )
-  }
-
-  private view(): View {
-    const view = viewOf(
-      this.messages,
-      this.builder.units,
-      this.tokens,
-      this.unitTokens,
-      this.unitPrefix,
-      this.setup,
-    )
-    if (this.calibration === 1) return view
-    // Counts stay as counted; the room they may fill shrinks or grows by the measured ratio.
-    return { ...view, available: Math.floor(view.available / this.calibration) }
   }
 
   /** Provider tokens per counted token, learnt from reported usage (1 until told otherwise). */
@@ -337,108 +277,74 @@ export class ChatContext {
   /**
    * What to send now: the strategy's view of the history, in a new array. Messages from the
    * history are frozen (an edit throws instead of changing the history); `fit()` returns
-   * fresh, editable copies instead. Works with every strategy, asynchronous ones included.
+   * fresh, editable copies instead. Works with every strategy, asynchronous ones included;
+   * over a store it first reads what other processes appended.
    */
   async getMessages(options: { budget?: number } = {}): Promise<Message[]> {
     await this.sync()
-    if (options.budget !== undefined) {
-      const r = await fitAsync(this.messages, { ...this.fitOptions(), budget: options.budget })
-      this.remember(r.tokens.messages)
-      return r.messages
-    }
-    if (!this.isFastPath()) {
-      const r = await this.fit()
-      this.remember(r.tokens.messages)
-      return r.messages
-    }
-    return this.fromPlan(await this.setup.strategy.select(this.view()))
+    return (await this.run(this.setupFor(options), true)).messages
   }
 
-  /** `getMessages` for synchronous strategies, without a promise. */
-  getMessagesSync(): Message[] {
-    if (!this.isFastPath()) {
-      const r = this.fitSync()
-      this.remember(r.tokens.messages)
-      return r.messages
+  /** `getMessages` for synchronous strategies, without a promise (and without reading the store). */
+  getMessagesSync(options: { budget?: number } = {}): Message[] {
+    return this.runSync(this.setupFor(options), true).messages
+  }
+
+  /** The full account of what `getMessages` sends: kept, dropped or changed, and why (fresh copies). */
+  fit(): FitResult {
+    return this.runSync(this.setup, false)
+  }
+
+  /** `fit` for asynchronous strategies (summarizing), after reading the store. */
+  async fitAsync(): Promise<FitResult> {
+    await this.sync()
+    return this.run(this.setup, false)
+  }
+
+  /** @deprecated Use `fit()` (synchronous, as the module's `fit`). */
+  fitSync(): FitResult {
+    return this.fit()
+  }
+
+  /** The context's setup, or one with another budget for this call. */
+  private setupFor(options: { budget?: number }): Setup {
+    if (options.budget === undefined) return this.setup
+    const budget = resolveSetup({ budget: options.budget }).budget
+    return { ...this.setup, budget }
+  }
+
+  private runSync(setup: Setup, share: boolean): FitResult {
+    if (setup.strategy.async) {
+      throw new InvalidOptionError(
+        'strategy',
+        `${setup.strategy.name} is asynchronous: use ${share ? 'getMessages' : 'fitAsync'}`,
+      )
     }
-    const plan = this.setup.strategy.select(this.view())
+    const prepared = prepare(this.index, setup, { calibration: this.calibration })
+    const plan = setup.strategy.select(prepared.view)
     if (plan instanceof Promise) {
       throw new InvalidOptionError(
         'strategy',
-        `${this.setup.strategy.name} is asynchronous: use getMessages`,
+        `${setup.strategy.name} is asynchronous: use ${share ? 'getMessages' : 'fitAsync'}`,
       )
     }
-    return this.fromPlan(plan)
+    return this.remember(assemble(prepared, plan, setup, { share }))
   }
 
-  /** A valid history, no transforms, a strategy that needs no pass after it: nothing is done per stored message. */
-  private isFastPath(): boolean {
-    const { strategy, transforms, budget, provider } = this.setup
-    // A strategy that does not count needs the budget pass (and, for Anthropic, the user-turn rule) of fit.
-    const selfContained =
-      strategy.budgetAware || (!Number.isFinite(budget) && provider === 'openai')
-    return selfContained && transforms.length === 0 && this.isClean()
-  }
-
-  private fromPlan(plan: PlanItem[]): Message[] {
-    const view = this.view()
-    const items = this.setup.provider === 'anthropic' ? alignToUser(view, plan) : plan
-    // Stored messages are frozen copies: handing them out costs a pointer each, and the
-    // caller's edits cannot reach the history (they throw instead).
-    const out = items.map((item) => planMessage(view, item))
-    // Stored counts, not a recount: only messages the strategy wrote are counted here.
-    let n = 0
-    for (const item of items) {
-      if ('synthetic' in item) n += view.counter.countMessage(item.synthetic)
-      else
-        n += item.message
-          ? view.counter.countMessage(item.message)
-          : (view.tokens[item.index] as number)
-    }
-    this.remember(n)
-    return out
+  private async run(setup: Setup, share: boolean): Promise<FitResult> {
+    const frozen = setup.strategy.async === true
+    const prepared = prepare(this.index, setup, { calibration: this.calibration, frozen })
+    const plan = await setup.strategy.select(prepared.view)
+    return this.remember(assemble(prepared, plan, setup, { share }))
   }
 
   /** What the last view sent, so reported usage can be compared with it. */
-  private remember(messageTokens: number): void {
+  private remember(r: FitResult): FitResult {
     this.lastSent = {
-      messages: messageTokens,
+      messages: r.tokens.messages,
       overhead: this.setup.toolTokens + this.setup.counter.replyPriming,
     }
-  }
-
-  /** The full account: what is sent, what was kept, dropped or changed, and why. */
-  async fit(): Promise<FitResult> {
-    await this.sync()
-    return fitAsync(this.messages, this.fitOptions())
-  }
-
-  fitSync(): FitResult {
-    const setup = this.setup
-    if (!this.isClean() || setup.transforms.length > 0) {
-      // The general path repairs and transforms first.
-      return fit(this.messages, this.fitOptions())
-    }
-    const view = this.view()
-    const plan = setup.strategy.select(view)
-    if (plan instanceof Promise) {
-      throw new InvalidOptionError('strategy', `${setup.strategy.name} is asynchronous: use fit()`)
-    }
-    return assemble(
-      this.messages,
-      { view, origin: view.messages.map((_, i) => i), removed: new Map(), rewritten: new Map() },
-      plan,
-      setup,
-    )
-  }
-
-  private fitOptions(): FitOptions {
-    return {
-      ...this.options,
-      strategy: this.setup.strategy,
-      counter: this.setup.counter,
-      summaries: this.ledger,
-    }
+    return r
   }
 
   /**
@@ -457,21 +363,14 @@ export class ChatContext {
   }
 
   private reset(messages: readonly Message[]): void {
-    this.messages = []
-    this.tokens = []
-    this.builder = new UnitBuilder()
-    this.unitTokens = []
-    this.unitPrefix = [0]
-    this.broken = 0
-    this.callIds = new Set()
-    this.reusedIds = false
+    this.index = this.newIndex()
     this.summaryList = []
-    for (const m of messages) this.append(frozenCopy(m))
+    for (const m of messages) this.index.push(frozenCopy(m))
   }
 
   /** The stored history (copies), not the strategy's view of it. */
   history(): Message[] {
-    return structuredClone(this.messages)
+    return structuredClone(this.index.input)
   }
 
   /** Summaries made so far (copies), oldest first, each with the history positions `[from, to)` it stands for. */
@@ -482,7 +381,7 @@ export class ChatContext {
   /** Summaries of a saved state that fall inside its history. */
   private restoreSummaries(summaries: readonly SummaryEntry[] | undefined): void {
     this.summaryList = (summaries ?? [])
-      .filter((e) => e.replaces[0] < e.replaces[1] && e.replaces[1] <= this.messages.length)
+      .filter((e) => e.replaces[0] < e.replaces[1] && e.replaces[1] <= this.index.length)
       .map((e) => frozenCopy(e))
   }
 
@@ -504,7 +403,7 @@ export class ChatContext {
     return {
       type: STATE_TYPE,
       version: STATE_VERSION,
-      messages: structuredClone(this.messages),
+      messages: structuredClone(this.index.input),
       initialMessages: structuredClone(this.initial),
       settings,
       ...(this.summaryList.length > 0 && { summaries: structuredClone(this.summaryList) }),
@@ -526,12 +425,15 @@ export class ChatContext {
   static fromState(state: unknown, overrides: ChatContextOptions = {}): ChatContext {
     const parsed = parseState(state)
     const { strategy, ...rest } = parsed.settings
+    // Saved strategy options sit beside the name, as a caller would write them; a strategy
+    // given in `overrides` replaces the saved one with its options.
+    const saved = strategy && overrides.strategy === undefined
     const ctx = new ChatContext({
-      ...(rest as FitOptions),
-      ...(strategy && { strategy: strategy.name, ...strategy.options }),
+      ...rest,
+      ...(saved && { strategy: strategy.name, ...strategy.options }),
       initialMessages: parsed.initialMessages as Message[],
       ...overrides,
-    })
+    } as ChatContextOptions)
     ctx.reset(parsed.messages as Message[])
     ctx.restoreSummaries(parsed.summaries as SummaryEntry[] | undefined)
     return ctx

@@ -67,7 +67,7 @@ describe('fit: the one-call API', () => {
   it('accepts a strategy by name with its options beside it', () => {
     const h = history(5)
     expect(fit(h, { strategy: 'buffered', size: 5 }).messages).toHaveLength(6)
-    expect(() => fit(h, { strategy: 'nope' })).toThrow(InvalidOptionError)
+    expect(() => fit(h, { strategy: 'nope' as never })).toThrow(InvalidOptionError)
   })
 
   it('refuses bad options and bad messages with typed errors', () => {

@@ -72,7 +72,7 @@ export async function withContextRetry<T>(
   } catch (error) {
     const report = parseOverflowError(error)
     if (!report) throw error
-    const sent = (await ctx.fit()).tokens.total
+    const sent = (await ctx.fitAsync()).tokens.total
     const base = options.budget ?? ctx.budget ?? sent
     const excess =
       report.actual !== undefined && report.limit !== undefined

@@ -1,5 +1,5 @@
 import { contentText, type Message, type ToolCall } from './message.js'
-import { toUnits } from './units.js'
+import { toUnits, type Unit } from './units.js'
 
 export type Provider = 'openai' | 'anthropic'
 
@@ -184,101 +184,127 @@ export interface RepairResult {
  * and its results. The input is not modified.
  */
 export function repair(messages: readonly Message[], options: ValidateOptions = {}): RepairResult {
-  const removed: RepairResult['removed'] = []
-  const changed: RepairResult['changed'] = []
-  const out: Message[] = []
-  const origin: number[] = []
-  const push = (m: Message, index: number) => {
-    out.push(m)
-    origin.push(index)
-  }
-  const usedIds = new Set<string>()
-  const strictIds = options.provider === 'anthropic'
-  let needUser = strictIds
+  const out: RepairResult = { messages: [], removed: [], changed: [], origin: [] }
+  const state = repairState(options)
+  for (const unit of toUnits(messages)) repairUnit(messages, unit, state, out)
+  return out
+}
 
-  for (const unit of toUnits(messages)) {
-    const first = messages[unit.start] as Message
-    if (unit.kind === 'system') {
-      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+/** What repair carries from one unit to the next, so a growing history is repaired unit by unit. */
+export interface RepairState {
+  readonly strictIds: boolean
+  usedIds: Set<string>
+  needUser: boolean
+}
+
+export function repairState(options: ValidateOptions = {}): RepairState {
+  const strictIds = options.provider === 'anthropic'
+  return { strictIds, usedIds: new Set(), needUser: strictIds }
+}
+
+/**
+ * Repairs one unit of `messages` (as `repair` does), appending to `out`. Returns the call ids
+ * it added to `state.usedIds`, so a caller can undo the unit when it grows.
+ */
+export function repairUnit(
+  messages: readonly Message[],
+  unit: Unit,
+  state: RepairState,
+  out: RepairResult,
+): string[] {
+  const { removed, changed } = out
+  const push = (m: Message, index: number) => {
+    out.messages.push(m)
+    out.origin.push(index)
+  }
+  const { usedIds, strictIds } = state
+  const added: string[] = []
+  const use = (id: string) => {
+    if (usedIds.has(id)) return
+    usedIds.add(id)
+    added.push(id)
+  }
+  const first = messages[unit.start] as Message
+  if (unit.kind === 'system') {
+    for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+    return added
+  }
+  if (state.needUser && first.role !== 'user') {
+    for (let k = unit.start; k < unit.end; k++) removed.push({ index: k, code: 'first-not-user' })
+    return added
+  }
+  state.needUser = false
+  if (unit.kind === 'orphan') {
+    removed.push({ index: unit.start, code: 'orphan-tool-result' })
+    return added
+  }
+  if (unit.kind === 'message' || first.role !== 'assistant') {
+    push(first, unit.start)
+    return added
+  }
+  const calls0 = first.toolCalls ?? []
+  // The common case: every call answered, ids distinct and (where it matters) unused.
+  if (
+    unit.complete &&
+    distinct(calls0) &&
+    (!strictIds || calls0.every((c) => !usedIds.has(c.id) && ANTHROPIC_ID.test(c.id)))
+  ) {
+    for (const c of calls0) use(c.id)
+    for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+    return added
+  }
+  const answered = new Set<string>()
+  for (let k = unit.start + 1; k < unit.end; k++) {
+    const m = messages[k]
+    if (m?.role === 'tool') answered.add(m.toolCallId)
+  }
+  const inMessage = new Set<string>()
+  const renamed = new Map<string, string>()
+  const calls: ToolCall[] = []
+  let code: ProblemCode | undefined
+  for (const c of first.toolCalls ?? []) {
+    if (inMessage.has(c.id)) {
+      code = 'duplicate-tool-call-id'
       continue
     }
-    if (needUser && first.role !== 'user') {
-      for (let k = unit.start; k < unit.end; k++) removed.push({ index: k, code: 'first-not-user' })
+    inMessage.add(c.id)
+    if (!answered.has(c.id)) {
+      code = 'missing-tool-result'
       continue
     }
-    needUser = false
-    if (unit.kind === 'orphan') {
-      removed.push({ index: unit.start, code: 'orphan-tool-result' })
-      continue
+    const reused = usedIds.has(c.id)
+    if (strictIds && (reused || !ANTHROPIC_ID.test(c.id))) {
+      const id = freshId(c.id, usedIds)
+      renamed.set(c.id, id)
+      calls.push({ ...c, id })
+      code ??= reused ? 'duplicate-tool-call-id' : 'invalid-tool-call-id'
+    } else {
+      calls.push(c)
     }
-    if (unit.kind === 'message' || first.role !== 'assistant') {
-      push(first, unit.start)
-      continue
-    }
-    const calls0 = first.toolCalls ?? []
-    // The common case: every call answered, ids distinct and (where it matters) unused.
-    if (
-      unit.complete &&
-      distinct(calls0) &&
-      (!strictIds || calls0.every((c) => !usedIds.has(c.id) && ANTHROPIC_ID.test(c.id)))
-    ) {
-      for (const c of calls0) usedIds.add(c.id)
-      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
-      continue
-    }
-    const answered = new Set<string>()
-    for (let k = unit.start + 1; k < unit.end; k++) {
-      const m = messages[k]
-      if (m?.role === 'tool') answered.add(m.toolCallId)
-    }
-    const inMessage = new Set<string>()
-    const renamed = new Map<string, string>()
-    const calls: ToolCall[] = []
-    let code: ProblemCode | undefined
-    for (const c of first.toolCalls ?? []) {
-      if (inMessage.has(c.id)) {
-        code = 'duplicate-tool-call-id'
-        continue
-      }
-      inMessage.add(c.id)
-      if (!answered.has(c.id)) {
-        code = 'missing-tool-result'
-        continue
-      }
-      const reused = usedIds.has(c.id)
-      if (strictIds && (reused || !ANTHROPIC_ID.test(c.id))) {
-        const id = freshId(c.id, usedIds)
-        renamed.set(c.id, id)
-        calls.push({ ...c, id })
-        code ??= reused ? 'duplicate-tool-call-id' : 'invalid-tool-call-id'
-      } else {
-        calls.push(c)
-      }
-      usedIds.add(calls[calls.length - 1]?.id as string)
-    }
-    if (code === undefined) {
-      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
-      continue
-    }
-    if (calls.length === 0 && contentText(first.content).length === 0) {
-      removed.push({ index: unit.start, code })
-      continue
-    }
-    const { toolCalls: _dropped, ...rest } = first
-    push(calls.length ? { ...rest, toolCalls: calls } : rest, unit.start)
-    changed.push({ index: unit.start, code })
-    for (let k = unit.start + 1; k < unit.end; k++) {
-      const m = messages[k] as Message
-      const id = m.role === 'tool' ? renamed.get(m.toolCallId) : undefined
-      if (m.role === 'tool' && id !== undefined) {
-        push({ ...m, toolCallId: id }, k)
-        changed.push({ index: k, code })
-      } else {
-        push(m, k)
-      }
+    use(calls[calls.length - 1]?.id as string)
+  }
+  if (code === undefined) {
+    for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+    return added
+  }
+  if (calls.length === 0 && contentText(first.content).length === 0) {
+    removed.push({ index: unit.start, code })
+    return added
+  }
+  const { toolCalls: _dropped, ...rest } = first
+  push(calls.length ? { ...rest, toolCalls: calls } : rest, unit.start)
+  changed.push({ index: unit.start, code })
+  for (let k = unit.start + 1; k < unit.end; k++) {
+    const m = messages[k] as Message
+    const id = m.role === 'tool' ? renamed.get(m.toolCallId) : undefined
+    if (m.role === 'tool' && id !== undefined) {
+      push({ ...m, toolCallId: id }, k)
+      changed.push({ index: k, code })
+    } else {
+      push(m, k)
     }
   }
-  return { messages: out, removed, changed, origin }
+  return added
 }
 
 /** An id no call in the list uses yet, in Anthropic's alphabet. */

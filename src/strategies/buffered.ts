@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import { newestByCount } from './budget.js'
-import { type Strategy, unitItems } from './types.js'
+import type { Strategy } from './types.js'
 
 export interface BufferedOptions {
   /** How many of the newest messages to keep (the system prompt is kept besides). */
@@ -19,10 +19,10 @@ export function buffered(options: BufferedOptions): Strategy<'buffered', Buffere
     options: { size },
     budgetAware: false,
     select(view) {
-      const { units } = view
-      const first = units[0]?.kind === 'system' ? 1 : 0
-      const start = newestByCount(units, first, units.length, size)
-      return unitItems(view, start, units.length, unitItems(view, 0, first))
+      const n = view.units.length
+      const first = view.mandatory().first
+      const start = newestByCount(view, first, n, size)
+      return view.items(start, n, view.items(0, first))
     },
   }
 }

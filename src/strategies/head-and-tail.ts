@@ -1,8 +1,7 @@
 import type { Message } from '../messages/message.js'
-import type { Unit } from '../messages/units.js'
 import { newestByCount, oldestByCount } from './budget.js'
 import { positiveInt } from './buffered.js'
-import { type PlanItem, type Strategy, unitItems } from './types.js'
+import type { PlanItem, Strategy } from './types.js'
 
 export interface HeadAndTailOptions {
   /** How many of the oldest messages to keep after the system prompt. */
@@ -32,14 +31,14 @@ export function headAndTail(
     options: { head, tail, placeholder },
     budgetAware: false,
     select(view) {
-      const { units } = view
-      const first = units[0]?.kind === 'system' ? 1 : 0
-      const h = oldestByCount(units, first, head)
-      const t = newestByCount(units, h, units.length, tail)
-      const out = unitItems(view, 0, h)
+      const n = view.units.length
+      const first = view.mandatory().first
+      const h = oldestByCount(view, first, head)
+      const t = newestByCount(view, h, n, tail)
+      const out = view.items(0, h)
       if (t > h) {
-        const from = (units[h] as Unit).start
-        const to = (units[t - 1] as Unit).end
+        const from = view.unit(h).start
+        const to = view.unit(t - 1).end
         const replaces = Array.from({ length: to - from }, (_, k) => from + k)
         const text =
           typeof placeholder === 'function'
@@ -48,7 +47,7 @@ export function headAndTail(
         const synthetic: Message = { role: 'user', content: text }
         out.push({ synthetic, replaces, reason: 'placeholder' } satisfies PlanItem)
       }
-      return unitItems(view, t, units.length, out)
+      return view.items(t, n, out)
     },
   }
 }

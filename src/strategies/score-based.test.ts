@@ -124,7 +124,7 @@ describe('scoreBased (CAMEL ScoreBasedContextCreator)', () => {
       for (const provider of ['openai', 'anthropic'] as const) {
         for (const budget of [3000, 5000]) {
           try {
-            const out = fit(h, { strategy: 'relevance', budget, provider })
+            const out = fit(h, { strategy: 'mostRelevant', budget, provider })
             expect(errorsOf(validate(out.messages, { provider }))).toEqual([])
             expect(out.tokens.total).toBeLessThanOrEqual(budget)
           } catch (e) {

@@ -43,6 +43,7 @@ export function scoreBased(
     name: 'scoreBased',
     options,
     budgetAware: true,
+    request: { limit: options.limit, model: options.model },
     select: (view) => selectByScore(view, scorer, neighbours, partial),
   }
 }
@@ -53,16 +54,24 @@ export function scoreBased(
  * sharing no word with it, go to the newer. Adding recency or neighbouring turns measured
  * no better there.
  */
-export function relevant(
-  options: Omit<ScoreBasedOptions, 'scorer'> & { query?: string } = {},
-): Strategy<'relevance', Omit<ScoreBasedOptions, 'scorer'> & { query?: string }> {
+export function mostRelevant(
+  options: MostRelevantOptions = {},
+): Strategy<'mostRelevant', MostRelevantOptions> {
   const scorer = relevance({
     ...(options.query !== undefined && { query: options.query }),
     feedback: true,
   })
   const inner = scoreBased({ ...options, scorer })
-  return { ...inner, name: 'relevance', options }
+  return { ...inner, name: 'mostRelevant', options }
 }
+
+export type MostRelevantOptions = Omit<ScoreBasedOptions, 'scorer'> & {
+  /** What the next call is about. Default: `fit`'s `query`, else the newest user message. */
+  query?: string
+}
+
+/** @deprecated Renamed `mostRelevant` (`relevance` is the scorer). */
+export const relevant = mostRelevant
 
 function selectByScore(
   view: View,

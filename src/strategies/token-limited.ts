@@ -1,14 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
-import {
-  alignStart,
-  assertMandatoryFits,
-  keepFrom,
-  type Mandatory,
-  mandatory,
-  newestStart,
-} from './budget.js'
-import { type PlanItem, type Strategy, unitItems, type View } from './types.js'
+import { alignStart, assertMandatoryFits, keepFrom, type Mandatory, newestStart } from './budget.js'
+import type { PlanItem, Strategy, View } from './types.js'
 
 export interface TokenLimitedOptions {
   /** Tokens the request may use. Default: the model's context window. */
@@ -51,12 +44,17 @@ export function tokenLimited(
     name: 'tokenLimited',
     options,
     budgetAware: true,
+    request: {
+      limit: options.limit,
+      model: options.model,
+      reserve: options.reserve,
+      tools: options.tools,
+    },
     select(view) {
-      const m = mandatory(view)
+      const m = view.mandatory()
       assertMandatoryFits(view, m)
       const room = view.available - m.tokens
-      if (dropFrom === 'middle')
-        return keepEnds(view, m.first, m.last, m.lastUser, room, m.preamble)
+      if (dropFrom === 'middle') return keepEnds(view, m, room)
       let start = newestStart(view, m, room)
       if (options.stable && start > m.first) start = stableStart(view, m, start, options.stable)
       return keepFrom(view, m, start)
@@ -79,45 +77,36 @@ function stableStart(
     1,
     (stable === true ? undefined : stable.evictAtLeast) ?? Math.floor(view.available * 0.15),
   )
-  const { unitPrefix } = view
-  const target = Math.ceil((unitPrefix[start] as number) / every) * every
+  const target = Math.ceil(view.rangeTokens(0, start) / every) * every
   let lo = start
   let hi = view.units.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if ((unitPrefix[mid] as number) >= target) hi = mid
+    if (view.rangeTokens(0, mid) >= target) hi = mid
     else lo = mid + 1
   }
   return alignStart(view, m, Math.min(lo, m.last))
 }
 
 /** Alternately take the newest and the oldest units while they fit: the middle goes. */
-function keepEnds(
-  view: View,
-  first: number,
-  last: number,
-  lastUser: number,
-  room: number,
-  preamble: number,
-): PlanItem[] {
-  const { unitTokens } = view
+function keepEnds(view: View, m: Mandatory, room: number): PlanItem[] {
+  const { first, last, lastUser, preamble } = m
   let head = first
   let tail = last // units (tail, last] kept; the mandatory `last` and `lastUser` are free here
   let left = room
-  let headOpen =
-    view.provider !== 'anthropic' || view.messages[view.units[first]?.start ?? 0]?.role === 'user'
+  let headOpen = view.provider !== 'anthropic' || (first <= last && view.role(first) === 'user')
   let tailOpen = true
   let fromTail = true
-  const isFree = (u: number) => u === last || u === lastUser
+  const cost = (u: number) => (u === last || u === lastUser ? 0 : view.unitSize(u))
   while ((headOpen || tailOpen) && head <= tail) {
     if (fromTail && tailOpen) {
-      const t = isFree(tail) ? 0 : (unitTokens[tail] as number)
+      const t = cost(tail)
       if (t <= left) {
         left -= t
         tail--
       } else tailOpen = false
     } else if (!fromTail && headOpen) {
-      const t = isFree(head) ? 0 : (unitTokens[head] as number)
+      const t = cost(head)
       if (t <= left && head <= tail) {
         left -= t
         head++
@@ -125,11 +114,11 @@ function keepEnds(
     }
     fromTail = !fromTail
   }
+  const n = view.units.length
   const out: PlanItem[] = []
-  if (preamble >= 0) unitItems(view, preamble, preamble + 1, out)
-  if (head > tail) return unitItems(view, first, view.units.length, out)
-  unitItems(view, first, head, out)
-  if (lastUser >= 0 && lastUser <= tail && lastUser >= head)
-    unitItems(view, lastUser, lastUser + 1, out)
-  return unitItems(view, tail + 1, view.units.length, out)
+  if (preamble >= 0) view.items(preamble, preamble + 1, out)
+  if (head > tail) return view.items(first, n, out)
+  view.items(first, head, out)
+  if (lastUser >= 0 && lastUser <= tail && lastUser >= head) view.items(lastUser, lastUser + 1, out)
+  return view.items(tail + 1, n, out)
 }

@@ -1,5 +1,5 @@
-import type { Message } from '../messages/message.js'
-import type { Unit } from '../messages/units.js'
+import type { Message, ToolSchema } from '../messages/message.js'
+import type { Unit, UnitKind } from '../messages/units.js'
 import type { Provider } from '../messages/validate.js'
 import type { TokenCounter } from '../tokens/counter.js'
 
@@ -24,6 +24,42 @@ export interface View {
   readonly query?: string | undefined
   /** Summaries its owner keeps beside the history (a `ChatContext`), for strategies that summarize. */
   readonly summaries?: SummaryLedger | undefined
+
+  /** Unit `u` (a `RangeError` outside `[0, units.length)`). */
+  unit(u: number): Unit
+  kind(u: number): UnitKind
+  /** The first message of unit `u`. */
+  first(u: number): Message
+  /** Role of the first message of unit `u`. */
+  role(u: number): Message['role']
+  /** Tokens of unit `u`. */
+  unitSize(u: number): number
+  /** Tokens of the units `[from, to)`: two lookups in the prefix sums. */
+  rangeTokens(from: number, to: number): number
+  /** The message at view position `i`, and its tokens. */
+  message(i: number): Message
+  messageTokens(i: number): number
+  /** The unit holding view position `i` (a binary search). */
+  unitOf(i: number): number
+  /** The newest unit after the preamble that opens with a user message, or -1. */
+  newestUser(): number
+  /** The units always sent, and their tokens. */
+  mandatory(): Mandatory
+  /** Every message of the units `[from, to)`, as plan items, appended to `out`. */
+  items(from: number, to: number, out?: PlanItem[]): PlanItem[]
+}
+
+/** The units that are always sent: the system preamble, the newest user message, the newest unit. */
+export interface Mandatory {
+  /** Index of the preamble unit, or -1. */
+  preamble: number
+  /** Index of the newest unit that opens with a user message, or -1. */
+  lastUser: number
+  /** Index of the newest unit, or -1 for an empty history. */
+  last: number
+  /** First unit after the preamble. */
+  first: number
+  tokens: number
 }
 
 /** A message standing for view positions `[from, to)`, kept beside the history, never in it. */
@@ -57,24 +93,36 @@ export interface Strategy<Name extends string = string, Options = unknown> {
   readonly options: Options
   /** Keeps the result within `view.available` on its own (else `fit` enforces the budget after it). */
   readonly budgetAware: boolean
+  /** `select` returns a promise (it calls out): only `fitAsync` and `ChatContext.getMessages` run it. */
+  readonly async?: boolean
+  /** Keeps summaries beside the history: a `ChatContext` over a store reads them back on sync. */
+  readonly keepsSummaries?: boolean
+  /** What the strategy was told about the request (its own `limit`, `model`, ...): `fit`'s options win. */
+  readonly request?: RequestOptions
   select(view: View): PlanItem[] | Promise<PlanItem[]>
   /** Rewrites applied before `select` (see `pipe`). */
   readonly transforms?: readonly Transform[]
+}
+
+/** What a request may use, as a strategy can be told it (`tokenLimited({ limit, model, ... })`). */
+export interface RequestOptions {
+  limit?: number | undefined
+  model?: string | undefined
+  reserve?: number | undefined
+  tools?: ToolSchema[] | undefined
 }
 
 /** A per-message rewrite applied before selection (drop thoughts, clear old tool results, ...). */
 export interface Transform<Name extends string = string, Options = unknown> {
   readonly name: Name
   readonly options: Options
+  /** Why a message it changes or removes is reported as changed. */
+  readonly reason: ChangeReason
   /** Returns replacements by index (`null` removes the message); the view is not modified. */
   apply(view: View): Map<number, Message | null>
 }
 
 /** Every message of the unit range `[from, to)`, as plan items. */
 export function unitItems(view: View, from: number, to: number, out: PlanItem[] = []): PlanItem[] {
-  for (let u = from; u < to; u++) {
-    const unit = view.units[u] as Unit
-    for (let i = unit.start; i < unit.end; i++) out.push({ index: i })
-  }
-  return out
+  return view.items(from, to, out)
 }

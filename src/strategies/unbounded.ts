@@ -1,5 +1,4 @@
 import type { Strategy } from './types.js'
-import { unitItems } from './types.js'
 
 /** Everything, in order (AutoGen `UnboundedChatCompletionContext`). */
 export function unbounded(): Strategy<'unbounded', Record<string, never>> {
@@ -7,6 +6,6 @@ export function unbounded(): Strategy<'unbounded', Record<string, never>> {
     name: 'unbounded',
     options: {},
     budgetAware: false,
-    select: (view) => unitItems(view, 0, view.units.length),
+    select: (view) => view.items(0, view.units.length),
   }
 }

@@ -1,5 +1,4 @@
 import type { Message } from '../messages/message.js'
-import type { Unit } from '../messages/units.js'
 import { positiveInt } from './buffered.js'
 import type { PlanItem, Strategy } from './types.js'
 
@@ -26,13 +25,12 @@ export function userTurns(options: UserTurnsOptions): Strategy<'userTurns', User
     options: { maxTurns, removeToolExchanges },
     budgetAware: false,
     select(view) {
-      const { units, messages } = view
-      const roleAt = (u: number) => messages[(units[u] as Unit).start]?.role
-      let start = units.length
+      const n = view.units.length
+      let start = n
       let turns = 0
-      let newestTurn = units.length
-      for (let u = units.length - 1; u >= 0 && turns < maxTurns; u--) {
-        if (roleAt(u) === 'user') {
+      let newestTurn = n
+      for (let u = n - 1; u >= 0 && turns < maxTurns; u--) {
+        if (view.role(u) === 'user') {
           turns++
           start = u
           if (turns === 1) newestTurn = u
@@ -40,19 +38,19 @@ export function userTurns(options: UserTurnsOptions): Strategy<'userTurns', User
       }
       if (turns === 0) start = 0
       const out: PlanItem[] = []
-      for (let u = 0; u < units.length; u++) {
-        const unit = units[u] as Unit
-        const keep = u >= start || unit.kind === 'system' || roleAt(u) === 'system'
+      for (let u = 0; u < n; u++) {
+        const unit = view.unit(u)
+        const keep = u >= start || unit.kind === 'system' || view.role(u) === 'system'
         if (!keep) continue
         if (removeToolExchanges && unit.kind === 'exchange' && unit.complete && u < newestTurn) {
-          const call = messages[unit.start] as Message
+          const call = view.first(u)
           if (call.role === 'assistant' && hasText(call)) {
             const { toolCalls: _calls, ...text } = call
             out.push({ index: unit.start, message: text, reason: 'calls-removed' })
           }
           continue
         }
-        for (let i = unit.start; i < unit.end; i++) out.push({ index: i })
+        view.items(u, u + 1, out)
       }
       return out
     },

@@ -38,6 +38,7 @@ export function clearToolResults(
   const placeholder = options.placeholder ?? CLEARED
   return {
     name: 'clearToolResults',
+    reason: 'cleared',
     options: { ...options, keep },
     apply(view) {
       const out = new Map<number, Message | null>()

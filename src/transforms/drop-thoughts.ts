@@ -17,6 +17,7 @@ export function dropThoughts(
   const keepLast = positiveInt('keepLast', options.keepLast ?? 0, true)
   return {
     name: 'dropThoughts',
+    reason: 'thought-dropped',
     options: { keepLast },
     apply(view) {
       const out = new Map<number, Message | null>()

@@ -12,6 +12,7 @@ export function removeToolExchanges(
 ): Transform<'removeToolExchanges', RemoveToolExchangesOptions> {
   return {
     name: 'removeToolExchanges',
+    reason: 'calls-removed',
     options,
     apply(view) {
       const out = new Map<number, Message | null>()

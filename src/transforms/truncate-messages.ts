@@ -21,6 +21,7 @@ export function truncateMessages(
   const keep = options.keep ?? 'head'
   return {
     name: 'truncateMessages',
+    reason: 'truncated',
     options: { maxTokensPerMessage: cap, keep },
     apply(view) {
       const out = new Map<number, Message | null>()

@@ -149,7 +149,7 @@ export const strategyOptions: Record<string, fc.Arbitrary<Record<string, unknown
     keepRate: fc.double({ min: 0.5, max: 1, noNaN: true }),
     neighbours: fc.boolean(),
   }),
-  relevance: fc.record({
+  mostRelevant: fc.record({
     query: fc.option(fc.constantFrom('refund', 'flight Lisbon', 'baggage'), { nil: undefined }),
   }),
   summarizing: fc.record({

@@ -2,13 +2,13 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import '../../src/compress/index.js'
 import { ChatContext } from '../../src/context/chat-context.js'
-import { type FitResult, fitAsync } from '../../src/context/fit.js'
+import { type FitOptions, type FitResult, fitAsync } from '../../src/context/fit.js'
+import { strategyNames } from '../../src/context/registry.js'
 import { ContextOverflowError } from '../../src/errors.js'
 import { fromAnthropic, toAnthropic } from '../../src/formats/anthropic-messages.js'
 import { fromOpenAIChat, toOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
 import { errorsOf, repair, validate } from '../../src/messages/validate.js'
-import { strategyNames } from '../../src/strategies/index.js'
 import { exactCounter } from '../../src/tokens/counters.js'
 import { meaning } from '../meaning.js'
 import { deepFreeze, history, RUNS, SEED, strategyOptions } from './generators.js'
@@ -61,7 +61,12 @@ describe.each(Object.keys(strategyOptions))('%s: the invariants on random histor
         async (h, options, b, p) => {
           const input = deepFreeze(h)
           try {
-            const r = await fitAsync(input, { ...options, strategy: name, budget: b, provider: p })
+            const r = await fitAsync(input, {
+              ...options,
+              strategy: name,
+              budget: b,
+              provider: p,
+            } as FitOptions)
             checkResult(input, r, p, b)
             fitted++
           } catch (e) {

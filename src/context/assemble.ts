@@ -1,0 +1,264 @@
+import { ContextOverflowError } from '../errors.js'
+import type { Message } from '../messages/message.js'
+import { mandatoryOverflow } from '../strategies/budget.js'
+import type { PlanItem, View } from '../strategies/types.js'
+import type { Setup } from './options.js'
+import type { Prepared } from './prepare.js'
+import type { FitResult, MessageFate } from './result.js'
+
+/** Items of one unit (or one synthetic message), dropped or kept together. */
+interface Block {
+  items: PlanItem[]
+  tokens: number
+  mandatory: boolean
+  firstRole: Message['role']
+}
+
+export function planMessage(view: View, item: PlanItem): Message {
+  return 'synthetic' in item ? item.synthetic : (item.message ?? view.message(item.index))
+}
+
+function planTokens(view: View, item: PlanItem): number {
+  if ('synthetic' in item) return view.counter.countMessage(item.synthetic)
+  return item.message ? view.counter.countMessage(item.message) : view.messageTokens(item.index)
+}
+
+/** Groups plan items by unit, marking the ones that must stay. */
+function toBlocks(view: View, plan: readonly PlanItem[]): Block[] {
+  const { last, lastUser } = view.mandatory()
+  const blocks: Block[] = []
+  let current = -2
+  for (const item of plan) {
+    const unit = 'synthetic' in item ? -1 : view.unitOf(item.index)
+    const block = blocks[blocks.length - 1]
+    if (block && unit !== -1 && unit === current) {
+      block.items.push(item)
+      block.tokens += planTokens(view, item)
+      continue
+    }
+    current = unit
+    const isSystem = unit >= 0 && view.kind(unit) === 'system'
+    blocks.push({
+      items: [item],
+      tokens: planTokens(view, item),
+      mandatory: isSystem || (unit >= 0 && (unit === last || unit === lastUser)),
+      firstRole: planMessage(view, item).role,
+    })
+  }
+  return blocks
+}
+
+/** Drops the oldest optional blocks until the plan fits (for strategies that do not count). */
+function enforceBudget(view: View, blocks: Block[]): Block[] {
+  let total = 0
+  for (const b of blocks) total += b.tokens
+  if (total <= view.available) return blocks
+  const out: Block[] = []
+  for (const b of blocks) {
+    if (total > view.available && !b.mandatory) {
+      total -= b.tokens
+      continue
+    }
+    out.push(b)
+  }
+  if (total > view.available) {
+    let system = 0
+    for (const b of out) if (b.firstRole === 'system' && b.mandatory) system += b.tokens
+    throw mandatoryOverflow(view, total, system)
+  }
+  return out
+}
+
+/**
+ * Anthropic: after the system prompt the first message is the user's. Leading items up to
+ * the first user message go; they are whole units, since a unit never starts with a result.
+ */
+export function alignToUser(view: View, plan: PlanItem[]): PlanItem[] {
+  let k = 0
+  while (k < plan.length && roleOf(view, plan[k]) === 'system') k++
+  let j = k
+  while (j < plan.length && roleOf(view, plan[j]) !== 'user') j++
+  if (j === k || j === plan.length) return plan
+  return [...plan.slice(0, k), ...plan.slice(j)]
+}
+
+function roleOf(view: View, item: PlanItem | undefined): Message['role'] | undefined {
+  return item && planMessage(view, item).role
+}
+
+/**
+ * A plan with no user message cannot be sent to Anthropic: the newest user message goes in,
+ * in its place in time (the strategy's own choice is otherwise left alone).
+ */
+function withUserTurn(view: View, plan: PlanItem[]): PlanItem[] {
+  if (plan.some((item) => planMessage(view, item).role === 'user')) return plan
+  const u = view.newestUser()
+  if (u < 0) return plan
+  const { start } = view.unit(u)
+  const at = plan.findIndex((item) => 'index' in item && item.index > start)
+  const items = view.items(u, u + 1)
+  return at < 0 ? [...plan, ...items] : [...plan.slice(0, at), ...items, ...plan.slice(at)]
+}
+
+/** A message of the output: a fresh copy, or (`share`) the frozen history object itself. */
+function outputCopy(m: Message, share: boolean): Message {
+  return share && Object.isFrozen(m) ? m : structuredClone(m)
+}
+
+/**
+ * The plan made into a result: the budget enforced for strategies that do not count, the
+ * provider's ordering rules applied, each message copied once, and an account of every input
+ * message (built when first read, so a fit costs what it keeps, not what the history holds).
+ */
+export function assemble(
+  prepared: Prepared,
+  plan: PlanItem[],
+  setup: Setup,
+  options: { share?: boolean } = {},
+): FitResult {
+  const { view, origin, removed, rewritten } = prepared
+  const budgetAware = setup.strategy.budgetAware
+  const enforce = !budgetAware && Number.isFinite(view.available)
+  const anthropic = setup.provider === 'anthropic'
+  let blocks = toBlocks(view, anthropic ? withUserTurn(view, plan) : plan)
+  if (enforce) blocks = enforceBudget(view, blocks)
+  if (anthropic) {
+    // The budget may have taken the only user message (a placeholder): bring the newest back.
+    blocks = toBlocks(
+      view,
+      withUserTurn(
+        view,
+        blocks.flatMap((b) => b.items),
+      ),
+    )
+    if (enforce) blocks = enforceBudget(view, blocks)
+    blocks = toBlocks(
+      view,
+      alignToUser(
+        view,
+        blocks.flatMap((b) => b.items),
+      ),
+    )
+  }
+
+  const messages: Message[] = []
+  const inserted: FitResult['inserted'] = []
+  const changed: FitResult['changed'] = []
+  /** Input index, position and change reason of each kept input message, in output order. */
+  const placed: {
+    from: number
+    position: number
+    reason: FitResult['changed'][number]['reason'] | undefined
+  }[] = []
+  const share = options.share === true
+  let messageTokens = 0
+  for (const block of blocks) {
+    messageTokens += block.tokens
+    for (const item of block.items) {
+      const position = messages.length
+      const message = outputCopy(planMessage(view, item), share)
+      messages.push(message)
+      if ('synthetic' in item) {
+        const replaces = item.replaces.map((k) => origin[k] ?? -1)
+        inserted.push({ position, message, replaces, reason: item.reason })
+        continue
+      }
+      const from = origin[item.index] ?? -1
+      const reason = item.reason ?? rewritten.get(from)
+      placed.push({ from, position, reason })
+      if (reason) changed.push({ index: from, position, reason })
+    }
+  }
+  // A budget-aware strategy left room only it knew about: any leftover overflow is reported as such.
+  if (messageTokens > view.available && Number.isFinite(view.available)) {
+    const { tools, reserve, priming } = view.overhead
+    throw new ContextOverflowError(`the ${setup.strategy.name} selection`, {
+      required: messageTokens + tools + reserve + priming,
+      budget: view.budget,
+      breakdown: { messages: messageTokens, tools, reserve, priming },
+    })
+  }
+  const kept = [...new Set(placed.map((p) => p.from))].sort((a, b) => a - b)
+
+  // What the strategy chose but the budget then took out is dropped for the budget.
+  const chosen = new Set<number>()
+  if (!budgetAware)
+    for (const item of plan) if ('index' in item) chosen.add(origin[item.index] ?? -1)
+  const n = prepared.inputLength
+  const inputTokens = prepared.inputTokens
+  let fates: MessageFate[] | undefined
+  const account = (): MessageFate[] => {
+    if (fates) return fates
+    const out: MessageFate[] = new Array(n)
+    for (let i = 0; i < n; i++) {
+      const gone = removed.get(i)
+      out[i] = {
+        fate: gone?.fate ?? 'dropped',
+        tokens: inputTokens[i] ?? 0,
+        reason: gone?.reason ?? (budgetAware || chosen.has(i) ? 'budget' : 'strategy'),
+      }
+    }
+    for (const ins of inserted)
+      for (const k of ins.replaces) {
+        const f = out[k]
+        if (f) Object.assign(f, { fate: 'summarized', reason: ins.reason })
+      }
+    for (const p of placed) {
+      const f = out[p.from]
+      if (!f) continue
+      f.position = p.position
+      if (p.reason) {
+        f.fate = 'changed'
+        f.reason = p.reason
+      } else {
+        f.fate = 'kept'
+        delete f.reason
+      }
+    }
+    fates = out
+    return out
+  }
+  let dropped: number[] | undefined
+  const priming = setup.counter.replyPriming
+  const result = {
+    messages,
+    kept,
+    inserted,
+    changed,
+    tokens: {
+      messages: messageTokens,
+      tools: setup.toolTokens,
+      priming,
+      reserve: setup.reserve,
+      total: messageTokens + setup.toolTokens + priming,
+    },
+    budget: Number.isFinite(setup.budget) ? setup.budget : null,
+    strategy: setup.strategy.name,
+  } as FitResult
+  Object.defineProperties(result, {
+    fates: {
+      enumerable: true,
+      configurable: true,
+      get: account,
+      set(v: MessageFate[]) {
+        fates = v
+      },
+    },
+    dropped: {
+      enumerable: true,
+      configurable: true,
+      get() {
+        if (dropped) return dropped
+        const keptSet = new Set(kept)
+        const out: number[] = []
+        for (let i = 0; i < n; i++) if (!keptSet.has(i)) out.push(i)
+        dropped = out
+        return out
+      },
+      set(v: number[]) {
+        dropped = v
+      },
+    },
+  })
+  return result
+}

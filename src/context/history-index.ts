@@ -1,0 +1,180 @@
+import type { Message } from '../messages/message.js'
+import { type Unit, UnitBuilder } from '../messages/units.js'
+import {
+  type Provider,
+  type RepairResult,
+  type RepairState,
+  repairState,
+  repairUnit,
+} from '../messages/validate.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { checkMessage } from './check.js'
+
+/** Where the output of the newest input unit starts: what is undone when that unit grows. */
+interface Mark {
+  messages: number
+  units: number
+  removed: number
+  changed: number
+  needUser: boolean
+  newestUser: number
+  added: string[]
+}
+
+/**
+ * A history taken once: each message is checked, counted, repaired for the provider and
+ * grouped into units as it arrives, with running sums over the units. Appending touches
+ * only the newest unit, so the cost of a turn is the new message, not the history.
+ *
+ * Two sides are kept: the input as given (`input`, `inputTokens`) and the repaired history
+ * strategies see (`messages`, `tokens`, `units`, `unitTokens`, `unitPrefix`, `origin`).
+ * Each input unit gives at most one repaired unit; only the newest input unit is ever
+ * repaired again (when a tool result completes it), so everything before it is final.
+ */
+export class HistoryIndex {
+  readonly input: Message[] = []
+  readonly inputTokens: number[] = []
+  /** Tokens of every input message (what the whole history weighs as stored). */
+  inputTotal = 0
+  readonly messages: Message[] = []
+  /** Input index of each repaired message. */
+  readonly origin: number[] = []
+  readonly tokens: number[] = []
+  readonly units: Unit[] = []
+  readonly unitTokens: number[] = []
+  /** `unitPrefix[k]` = tokens of units `0..k-1`. */
+  readonly unitPrefix: number[] = [0]
+  /** Input messages repair took out, and why. */
+  readonly removed: RepairResult['removed'] = []
+  /** Input messages repair changed (a call dropped, an id renamed), and why. */
+  readonly changed: RepairResult['changed'] = []
+  /** The newest unit that opens with a user message, or -1. */
+  newestUser = -1
+
+  private readonly raw = new UnitBuilder()
+  private readonly state: RepairState
+  private mark: Mark | undefined
+  /** The newest input unit, when its repaired form is not made yet. */
+  private pending: Unit | undefined
+  private readonly out: RepairResult
+
+  constructor(
+    readonly counter: TokenCounter,
+    readonly provider: Provider,
+    /** Messages already checked (a transform's output): skip the schema check. */
+    private readonly trusted = false,
+  ) {
+    this.state = repairState({ provider })
+    this.out = {
+      messages: this.messages,
+      removed: this.removed,
+      changed: this.changed,
+      origin: this.origin,
+    }
+  }
+
+  get length(): number {
+    return this.input.length
+  }
+
+  /** Takes the next message (not copied: the caller hands over an object it will not modify). */
+  push(m: Message, counted?: number): void {
+    const i = this.input.length
+    if (!this.trusted) checkMessage(m, i)
+    const t = counted ?? this.counter.countMessage(m)
+    this.input.push(m)
+    this.inputTokens.push(t)
+    this.inputTotal += t
+    const extended = this.raw.push(m)
+    if (!extended || !this.mark) {
+      // The unit before is final now: repaired once, here, if no view asked for it yet.
+      this.settle()
+      this.mark = this.markHere()
+    } else if (!this.pending) {
+      // The newest unit grew: its repaired form is out of date.
+      this.undo(this.mark)
+    }
+    this.pending = this.raw.units[this.raw.units.length - 1]
+  }
+
+  /**
+   * Repairs the newest input unit, if it changed since it was last repaired. Done when a view
+   * is asked for (or the unit is final), so a tool exchange still waiting for its results is
+   * not repaired, then repaired again, at every message.
+   */
+  settle(): void {
+    const unit = this.pending
+    const mark = this.mark
+    if (!unit || !mark) return
+    this.pending = undefined
+    mark.added = repairUnit(this.input, unit, this.state, this.out)
+    this.extendUnits(mark.messages, unit.kind === 'system')
+  }
+
+  /** The input messages from position `from` of `messages`, in order. */
+  pushAll(messages: readonly Message[], from = 0): void {
+    for (let i = from; i < messages.length; i++) this.push(messages[i] as Message)
+    this.settle()
+  }
+
+  /** True when the index holds exactly the first `length` messages of `messages`, as the same objects. */
+  isPrefixOf(messages: readonly unknown[]): boolean {
+    const input = this.input
+    if (input.length > messages.length) return false
+    // Newest first: an edited list usually differs near its end.
+    for (let i = input.length - 1; i >= 0; i--) if (input[i] !== messages[i]) return false
+    return true
+  }
+
+  private markHere(): Mark {
+    return {
+      messages: this.messages.length,
+      units: this.units.length,
+      removed: this.removed.length,
+      changed: this.changed.length,
+      needUser: this.state.needUser,
+      newestUser: this.newestUser,
+      added: [],
+    }
+  }
+
+  private undo(mark: Mark): void {
+    this.messages.length = mark.messages
+    this.origin.length = mark.messages
+    this.tokens.length = mark.messages
+    this.units.length = mark.units
+    this.unitTokens.length = mark.units
+    this.unitPrefix.length = mark.units + 1
+    this.removed.length = mark.removed
+    this.changed.length = mark.changed
+    this.state.needUser = mark.needUser
+    for (const id of mark.added) this.state.usedIds.delete(id)
+    this.newestUser = mark.newestUser
+  }
+
+  /** Counts the repaired messages from `from` on and makes them one unit. */
+  private extendUnits(from: number, system: boolean): void {
+    const n = this.messages.length
+    if (n === from) return
+    let t = 0
+    for (let k = from; k < n; k++) {
+      const m = this.messages[k] as Message
+      const at = this.origin[k] as number
+      const c =
+        m === this.input[at] ? (this.inputTokens[at] as number) : this.counter.countMessage(m)
+      this.tokens.push(c)
+      t += c
+    }
+    const first = this.messages[from] as Message
+    const u = this.units.length
+    const kind = system
+      ? 'system'
+      : first.role === 'assistant' && first.toolCalls?.length
+        ? 'exchange'
+        : 'message'
+    this.units.push({ kind, start: from, end: n, complete: true })
+    this.unitTokens.push(t)
+    this.unitPrefix.push((this.unitPrefix[u] as number) + t)
+    if (first.role === 'user') this.newestUser = u
+  }
+}

@@ -1,0 +1,215 @@
+import { InvalidOptionError } from '../errors.js'
+import type { ToolSchema } from '../messages/message.js'
+import type { Provider } from '../messages/validate.js'
+import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
+import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
+import { unbounded } from '../strategies/unbounded.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import {
+  createStrategy,
+  type StrategyName,
+  type StrategyOptionsByName,
+  strategyOptionNames,
+  unknownOption,
+} from './registry.js'
+
+/** What every fit takes, whatever the strategy. */
+export interface RequestFitOptions {
+  /** Tokens the whole request may use. Default: the strategy's `limit`, else the model's window. */
+  budget?: number | undefined
+  /** A model id: its window is the default budget and its counter the default counter. */
+  model?: string | undefined
+  /** How tokens are counted. Default: the model's counter, else exact o200k. */
+  counter?: TokenCounter | undefined
+  /** Tool schemas sent with the request: counted against the budget. */
+  tools?: ToolSchema[] | undefined
+  /** Tokens kept free for the reply. Default 0 with a budget; with only a model, its output limit (at most a quarter of the window). */
+  reserve?: number | undefined
+  /** Whose rules the output must pass. Default `openai`. */
+  provider?: Provider | undefined
+  /** What the next call is about, for relevance-based strategies. */
+  query?: string | undefined
+  /** Rewrites applied before selection, in order. */
+  transforms?: Transform[] | undefined
+  /** Where a summarizing strategy keeps its summaries between calls (a `ChatContext` passes its own). */
+  summaries?: SummaryLedger | undefined
+}
+
+/** No strategy: `tokenLimited` under a budget (these two options are its), else `unbounded`. */
+export interface DefaultStrategyOptions extends Pick<TokenLimitedOptions, 'stable' | 'dropFrom'> {
+  strategy?: undefined
+}
+
+/** A strategy object: its options were given to its factory. */
+export interface StrategyObjectOptions {
+  strategy: Strategy
+}
+
+/** A strategy by name, with exactly its own options beside it. */
+export type NamedStrategyOptions = {
+  [K in StrategyName]: { strategy: K } & StrategyOptionsByName[K]
+}[StrategyName]
+
+/** Options of `fit`: a misspelt option is a compile error (and an `InvalidOptionError` at run time). */
+export type FitOptions = RequestFitOptions &
+  (DefaultStrategyOptions | StrategyObjectOptions | NamedStrategyOptions)
+
+const requestKeys = [
+  'strategy',
+  'budget',
+  'model',
+  'counter',
+  'tools',
+  'reserve',
+  'provider',
+  'query',
+  'transforms',
+  'summaries',
+] as const
+const defaultStrategyKeys = ['stable', 'dropFrom'] as const
+
+/** Options resolved once: what every fit of a history with these options shares. */
+export interface Setup {
+  strategy: Strategy
+  counter: TokenCounter
+  budget: number
+  reserve: number
+  tools: ToolSchema[]
+  toolTokens: number
+  provider: Provider
+  transforms: Transform[]
+  query: string | undefined
+  summaries?: SummaryLedger | undefined
+}
+
+/**
+ * The one place options are read: the strategy (built from its name, or the default), and
+ * the budget, model, reserve, tools and provider, from `fit`'s options first and then from
+ * what the strategy was told. Unknown options are refused, naming the closest known one.
+ * `extraKeys` are options the caller reads itself (a `ChatContext`'s `store`, ...).
+ */
+export function resolveSetup(options: FitOptions, extraKeys: readonly string[] = []): Setup {
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionError('options', `expected an object, got ${JSON.stringify(options)}`)
+  const given = options as Record<string, unknown>
+  const named = typeof given.strategy === 'string' ? given.strategy : undefined
+  const own = named !== undefined ? strategyOptionNames(named) : []
+  const known = [
+    ...requestKeys,
+    ...extraKeys,
+    ...(given.strategy === undefined ? defaultStrategyKeys : own),
+  ]
+  for (const key of Object.keys(given)) {
+    if (!known.includes(key)) {
+      const where =
+        named !== undefined
+          ? `fit with strategy ${named}`
+          : given.strategy === undefined
+            ? 'fit'
+            : 'fit with a strategy object'
+      throw unknownOption(key, known, where)
+    }
+  }
+
+  const modelOption = checkString('model', given.model)
+  let limitOption = given.budget
+  if (limitOption !== undefined) checkCount('budget', limitOption, 1)
+
+  let strategy: Strategy
+  if (named !== undefined) {
+    const picked: Record<string, unknown> = {}
+    for (const key of own) if (given[key] !== undefined) picked[key] = given[key]
+    strategy = createStrategy(named, picked)
+  } else if (given.strategy !== undefined) {
+    strategy = checkStrategy(given.strategy)
+  } else {
+    const finite =
+      limitOption !== undefined || (modelOption !== undefined && requireModel(modelOption))
+    const stable = given.stable as TokenLimitedOptions['stable']
+    const dropFrom = given.dropFrom as TokenLimitedOptions['dropFrom']
+    strategy = finite
+      ? tokenLimited({
+          ...(stable !== undefined && { stable }),
+          ...(dropFrom !== undefined && { dropFrom }),
+        })
+      : unbounded()
+  }
+
+  const told = strategy.request ?? {}
+  const modelId = modelOption ?? checkString('model', told.model)
+  const model = modelId ? requireModel(modelId) : undefined
+  limitOption ??= told.limit
+  if (limitOption !== undefined) checkCount('budget', limitOption, 1)
+  const limit = limitOption as number | undefined
+  const budget = limit ?? model?.contextWindow ?? Number.POSITIVE_INFINITY
+  const reserveOption = given.reserve ?? told.reserve
+  if (reserveOption !== undefined) checkCount('reserve', reserveOption, 0)
+  const reserve =
+    (reserveOption as number | undefined) ??
+    (limit === undefined && model
+      ? Math.min(model.maxOutputTokens, Math.floor(model.contextWindow / 4))
+      : 0)
+  const counter =
+    (given.counter as TokenCounter | undefined) ??
+    (modelId ? counterFor(modelId) : defaultCounter())
+  const tools = (given.tools as ToolSchema[] | undefined) ?? told.tools ?? []
+  if (!Array.isArray(tools))
+    throw new InvalidOptionError('tools', 'expected a list of tool schemas')
+  const provider = given.provider ?? 'openai'
+  if (provider !== 'openai' && provider !== 'anthropic') {
+    throw new InvalidOptionError(
+      'provider',
+      `expected "openai" or "anthropic", got ${JSON.stringify(provider)}`,
+    )
+  }
+  const transforms = given.transforms ?? []
+  if (!Array.isArray(transforms))
+    throw new InvalidOptionError('transforms', 'expected a list of transforms')
+  return {
+    strategy,
+    counter,
+    budget,
+    reserve,
+    tools,
+    toolTokens: counter.countTools(tools),
+    provider,
+    transforms: [...(strategy.transforms ?? []), ...(transforms as Transform[])],
+    query: checkString('query', given.query),
+    summaries: given.summaries as SummaryLedger | undefined,
+  }
+}
+
+/** A strategy object, or a typed error saying what was given instead (a scorer, most often). */
+function checkStrategy(value: unknown): Strategy {
+  if (typeof value === 'function') {
+    throw new InvalidOptionError(
+      'strategy',
+      'got a function: a scorer (such as relevance()) goes in scoreBased({ scorer }); a strategy is an object such as mostRelevant() or a name',
+    )
+  }
+  const s = value as Partial<Strategy> | null
+  if (!s || typeof s !== 'object' || typeof s.select !== 'function' || typeof s.name !== 'string')
+    throw new InvalidOptionError('strategy', 'expected a strategy object or a strategy name')
+  return s as Strategy
+}
+
+let sharedCounter: TokenCounter | undefined
+function defaultCounter(): TokenCounter {
+  sharedCounter ??= exactCounter()
+  return sharedCounter
+}
+
+function checkString(option: string, value: unknown): string | undefined {
+  if (value === undefined || typeof value === 'string') return value
+  throw new InvalidOptionError(option, `expected a string, got ${JSON.stringify(value)}`)
+}
+
+function checkCount(option: string, value: unknown, min: number): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new InvalidOptionError(
+      option,
+      `expected a finite number >= ${min}, got ${JSON.stringify(value)}`,
+    )
+  }
+}

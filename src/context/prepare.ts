@@ -1,0 +1,92 @@
+import type { Message } from '../messages/message.js'
+import type { ProblemCode } from '../messages/validate.js'
+import type { ChangeReason, View } from '../strategies/types.js'
+import { HistoryIndex } from './history-index.js'
+import type { Setup } from './options.js'
+import { createView, snapshot, type ViewSettings } from './view.js'
+
+/** A history made ready for a strategy: the view, and how it maps back to the input. */
+export interface Prepared {
+  view: View
+  /** Input index of each view message. */
+  origin: readonly number[]
+  /** Input messages as taken, and their tokens (only the first `inputLength` are this fit's). */
+  inputTokens: readonly number[]
+  inputLength: number
+  /** Input indices removed before selection: by the repair (invalid) or by a transform. */
+  removed: Map<number, { fate: 'invalid' | 'dropped'; reason: ProblemCode | ChangeReason }>
+  /** Input indices sent changed by repair or a transform, and why. */
+  rewritten: Map<number, ChangeReason | ProblemCode>
+}
+
+/** What the messages may use, and the rest of the request, for a setup. */
+export function viewSettings(setup: Setup, calibration = 1): ViewSettings {
+  const priming = setup.counter.replyPriming
+  const available = setup.budget - setup.reserve - setup.toolTokens - priming
+  return {
+    budget: setup.budget,
+    // Counts stay as counted; the room they may fill shrinks or grows by the measured ratio.
+    available: calibration === 1 ? available : Math.floor(available / calibration),
+    overhead: { tools: setup.toolTokens, reserve: setup.reserve, priming },
+    counter: setup.counter,
+    provider: setup.provider,
+    query: setup.query,
+    summaries: setup.summaries,
+  }
+}
+
+/**
+ * The index as it stands, then the setup's transforms (each followed by a repair of what it
+ * left). Without transforms nothing here is proportional to the history; `frozen` copies
+ * the index's arrays for a strategy that awaits while the index may grow.
+ */
+export function prepare(
+  index: HistoryIndex,
+  setup: Setup,
+  options: { calibration?: number; frozen?: boolean } = {},
+): Prepared {
+  index.settle()
+  const settings = viewSettings(setup, options.calibration)
+  const removed: Prepared['removed'] = new Map(
+    index.removed.map((r) => [r.index, { fate: 'invalid', reason: r.code }]),
+  )
+  const rewritten = new Map<number, ChangeReason | ProblemCode>(
+    index.changed.map((c) => [c.index, c.code]),
+  )
+  const frozen = options.frozen === true
+  let view = createView(frozen ? snapshot(index) : index, settings)
+  let origin: readonly number[] = frozen ? index.origin.slice() : index.origin
+  for (const transform of setup.transforms) {
+    const changes = transform.apply(view)
+    if (changes.size === 0) continue
+    const nextMessages: Message[] = []
+    const nextOrigin: number[] = []
+    view.messages.forEach((m, i) => {
+      const change = changes.get(i)
+      const from = origin[i] ?? -1
+      if (change === null) {
+        removed.set(from, { fate: 'dropped', reason: transform.reason })
+        rewritten.delete(from)
+        return
+      }
+      if (change !== undefined) rewritten.set(from, transform.reason)
+      nextMessages.push(change ?? m)
+      nextOrigin.push(from)
+    })
+    const next = new HistoryIndex(setup.counter, setup.provider, true)
+    next.pushAll(nextMessages)
+    origin = next.origin.map((k) => nextOrigin[k] ?? -1)
+    for (const r of next.removed) {
+      removed.set(nextOrigin[r.index] ?? -1, { fate: 'dropped', reason: r.code })
+    }
+    view = createView(next, settings)
+  }
+  return {
+    view,
+    origin,
+    inputTokens: index.inputTokens,
+    inputLength: index.length,
+    removed,
+    rewritten,
+  }
+}

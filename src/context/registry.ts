@@ -1,0 +1,154 @@
+import { type OpenAICompatibleOptions, summarizingFromOptions } from '../compress/index.js'
+import type { Summarizer } from '../compress/summarizer.js'
+import type { SummarizingOptions } from '../compress/summarizing.js'
+import { InvalidOptionError } from '../errors.js'
+import { type BufferedOptions, buffered } from '../strategies/buffered.js'
+import { type HeadAndTailOptions, headAndTail } from '../strategies/head-and-tail.js'
+import {
+  type MostRelevantOptions,
+  mostRelevant,
+  type ScoreBasedOptions,
+  scoreBased,
+} from '../strategies/score-based.js'
+import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
+import type { Strategy } from '../strategies/types.js'
+import { unbounded } from '../strategies/unbounded.js'
+import { type UserTurnsOptions, userTurns } from '../strategies/user-turns.js'
+import { closest } from './suggest.js'
+
+/** Options of every strategy that can be named by a string (configs, saved states, the CLI). */
+export interface StrategyOptionsByName {
+  unbounded: Record<never, never>
+  buffered: BufferedOptions
+  headAndTail: HeadAndTailOptions
+  tokenLimited: TokenLimitedOptions
+  userTurns: UserTurnsOptions
+  scoreBased: ScoreBasedOptions
+  mostRelevant: MostRelevantOptions
+  summarizing: Omit<SummarizingOptions, 'summarizer'> & {
+    /** A summarizer, `'extractive'`, or an OpenAI-compatible server's options. */
+    summarizer?: Summarizer | 'extractive' | OpenAICompatibleOptions
+  }
+}
+
+export type StrategyName = keyof StrategyOptionsByName
+
+interface Entry {
+  /** Every option the strategy reads: anything else given with its name is refused. */
+  options: readonly string[]
+  create(options: Record<string, unknown>): Strategy
+}
+
+const scoreKeys = ['limit', 'model', 'keepRate', 'neighbours', 'partial'] as const
+
+const builtIn: { [K in StrategyName]: Entry } = {
+  unbounded: { options: [], create: () => unbounded() },
+  buffered: { options: ['size'], create: (o) => buffered(o as unknown as BufferedOptions) },
+  headAndTail: {
+    options: ['head', 'tail', 'placeholder'],
+    create: (o) => headAndTail(o as unknown as HeadAndTailOptions),
+  },
+  tokenLimited: {
+    options: ['limit', 'model', 'tools', 'reserve', 'dropFrom', 'stable'],
+    create: (o) => tokenLimited(o as TokenLimitedOptions),
+  },
+  userTurns: {
+    options: ['maxTurns', 'removeToolExchanges'],
+    create: (o) => userTurns(o as unknown as UserTurnsOptions),
+  },
+  scoreBased: {
+    options: [...scoreKeys, 'scorer'],
+    create: (o) => scoreBased(o as ScoreBasedOptions),
+  },
+  mostRelevant: {
+    options: [...scoreKeys, 'query'],
+    create: (o) => mostRelevant(o as MostRelevantOptions),
+  },
+  summarizing: {
+    options: [
+      'summarizer',
+      'trigger',
+      'leaveLastN',
+      'mode',
+      'background',
+      'role',
+      'maxSummaryTokens',
+      'signal',
+      'verbose',
+      'onEvent',
+      'compress',
+    ],
+    create: summarizingFromOptions,
+  },
+}
+
+/** Old names still read (saved states, configs): never listed, never suggested. */
+const aliases: Record<string, StrategyName> = { relevance: 'mostRelevant' }
+
+const added = new Map<string, Entry>()
+
+/**
+ * Adds a strategy under a name, so configs, saved states and the CLI can name it.
+ * `options` lists every option it reads (any other is refused with a typed error).
+ */
+export function registerStrategy(
+  name: string,
+  factory: (options: never) => Strategy,
+  options: readonly string[] = [],
+): void {
+  if (Object.hasOwn(builtIn, name) || Object.hasOwn(aliases, name))
+    throw new InvalidOptionError('strategy', `${JSON.stringify(name)} is a built-in strategy`)
+  added.set(name, { options, create: factory as (o: Record<string, unknown>) => Strategy })
+}
+
+export function strategyNames(): string[] {
+  return [...Object.keys(builtIn), ...added.keys()]
+}
+
+function entry(name: string): Entry {
+  const real = Object.hasOwn(aliases, name) ? aliases[name] : name
+  const found =
+    real !== undefined && Object.hasOwn(builtIn, real)
+      ? builtIn[real as StrategyName]
+      : added.get(name)
+  if (!found) {
+    const near = closest(name, strategyNames())
+    throw new InvalidOptionError(
+      'strategy',
+      `unknown strategy ${JSON.stringify(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ''}; known: ${strategyNames().join(', ')}`,
+    )
+  }
+  return found
+}
+
+/** The options a named strategy reads. */
+export function strategyOptionNames(name: string): readonly string[] {
+  return entry(name).options
+}
+
+/**
+ * A strategy from its name and options (an allow-list: unknown names are refused). Options
+ * it does not read are refused too, naming the closest one it does.
+ */
+export function createStrategy(name: string, options: Record<string, unknown> = {}): Strategy {
+  const e = entry(name)
+  const picked: Record<string, unknown> = {}
+  for (const key of Object.keys(options)) {
+    if (!e.options.includes(key)) throw unknownOption(key, e.options, `strategy ${name}`)
+    if (options[key] !== undefined) picked[key] = options[key]
+  }
+  return e.create(picked)
+}
+
+/** An `InvalidOptionError` for `key`, suggesting the closest of `known`. */
+export function unknownOption(
+  key: string,
+  known: readonly string[],
+  where: string,
+): InvalidOptionError {
+  const near = closest(key, known)
+  return new InvalidOptionError(
+    key,
+    `not an option of ${where}${near ? `; did you mean ${JSON.stringify(near)}?` : ''}`,
+  )
+}

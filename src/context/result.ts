@@ -1,0 +1,39 @@
+import type { Message } from '../messages/message.js'
+import type { ProblemCode } from '../messages/validate.js'
+import type { ChangeReason } from '../strategies/types.js'
+
+export type Fate = 'kept' | 'changed' | 'dropped' | 'summarized' | 'invalid'
+
+export interface MessageFate {
+  fate: Fate
+  /** Tokens of the input message (as counted before any change). */
+  tokens: number
+  /** Where it is in the output, when it is there. */
+  position?: number
+  /** Why it changed or went: a repair problem, a change reason, `budget`, `strategy`. */
+  reason?: ProblemCode | ChangeReason | 'budget' | 'strategy' | 'placeholder' | 'summary'
+}
+
+export interface FitResult {
+  /** What to send: fresh objects, safe to modify. */
+  messages: Message[]
+  /** Input indices present in the output (as is or changed), ascending. */
+  kept: number[]
+  /** Input indices absent from the output, ascending (computed when first read). */
+  dropped: number[]
+  /** Messages the strategy wrote, with the input indices each stands for. */
+  inserted: {
+    position: number
+    message: Message
+    replaces: number[]
+    reason: 'placeholder' | 'summary'
+  }[]
+  /** Input messages sent in a changed form. */
+  changed: { index: number; position: number; reason: ChangeReason | ProblemCode }[]
+  tokens: { messages: number; tools: number; priming: number; reserve: number; total: number }
+  /** The budget the request was fitted to, or null when unbounded. */
+  budget: number | null
+  strategy: string
+  /** One entry per input message: what happened to it and why (computed when first read). */
+  fates: MessageFate[]
+}

@@ -1,0 +1,43 @@
+/** Edit distance (insert, delete, substitute, swap two neighbours), case-insensitive. */
+function distance(a: string, b: string): number {
+  const s = a.toLowerCase()
+  const t = b.toLowerCase()
+  const rows: number[][] = []
+  for (let i = 0; i <= s.length; i++) {
+    const row = new Array<number>(t.length + 1).fill(0)
+    row[0] = i
+    rows.push(row)
+  }
+  const first = rows[0] ?? []
+  for (let j = 0; j <= t.length; j++) first[j] = j
+  for (let i = 1; i <= s.length; i++) {
+    const row = rows[i] ?? []
+    const up = rows[i - 1] ?? []
+    for (let j = 1; j <= t.length; j++) {
+      const same = s[i - 1] === t[j - 1] ? 0 : 1
+      let d = Math.min((up[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (up[j - 1] ?? 0) + same)
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1])
+        d = Math.min(d, (rows[i - 2]?.[j - 2] ?? 0) + 1)
+      row[j] = d
+    }
+  }
+  return rows[s.length]?.[t.length] ?? 0
+}
+
+/** The known name closest to `name`, when it is close enough to be a misspelling. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  // Long input is not a misspelling of a short option name: no quadratic work on it.
+  if (name.length > 64) return undefined
+  let best: string | undefined
+  let bestDistance = Number.POSITIVE_INFINITY
+  for (const k of known) {
+    const d = distance(name, k)
+    if (d < bestDistance) {
+      best = k
+      bestDistance = d
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3))
+    ? best
+    : undefined
+}
