@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../errors.js'
 import { contentText, type Message, messageSchema } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { errorsOf, validate } from '../messages/validate.js'
+import { checkKeys } from '../options-check.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import {
   type PlanItem,
@@ -60,6 +61,21 @@ export interface SummarizingOptions {
   verbose?: boolean
 }
 
+/** Every option `summarizing` reads. */
+export const SUMMARIZING_OPTIONS = [
+  'summarizer',
+  'trigger',
+  'leaveLastN',
+  'mode',
+  'compress',
+  'background',
+  'role',
+  'maxSummaryTokens',
+  'signal',
+  'onEvent',
+  'verbose',
+] as const
+
 /** The summarizing strategy, plus a way to wait for a background compression. */
 export interface SummarizingStrategy extends Strategy<'summarizing', SummarizingOptions> {
   /** Resolves when no compression is running (background mode, or calls still in flight). */
@@ -97,6 +113,7 @@ export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLed
  * in with the newer messages (a running summary) instead of reading the whole history.
  */
 export function summarizing(options: SummarizingOptions = {}): SummarizingStrategy {
+  checkKeys(options, SUMMARIZING_OPTIONS, 'summarizing')
   const {
     summarizer = extractiveSummarizer(),
     trigger = 0.8,

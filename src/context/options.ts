@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import type { Provider } from '../messages/validate.js'
+import { unknownOption } from '../options-check.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
@@ -11,7 +12,6 @@ import {
   type StrategyName,
   type StrategyOptionsByName,
   strategyOptionNames,
-  unknownOption,
 } from './registry.js'
 
 /** What every fit takes, whatever the strategy. */

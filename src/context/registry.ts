@@ -1,7 +1,8 @@
 import { type OpenAICompatibleOptions, summarizingFromOptions } from '../compress/index.js'
 import type { Summarizer } from '../compress/summarizer.js'
-import type { SummarizingOptions } from '../compress/summarizing.js'
+import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
+import { closest, unknownOption } from '../options-check.js'
 import { type BufferedOptions, buffered } from '../strategies/buffered.js'
 import { type HeadAndTailOptions, headAndTail } from '../strategies/head-and-tail.js'
 import {
@@ -14,7 +15,6 @@ import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limi
 import type { Strategy } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import { type UserTurnsOptions, userTurns } from '../strategies/user-turns.js'
-import { closest } from './suggest.js'
 
 /** Options of every strategy that can be named by a string (configs, saved states, the CLI). */
 export interface StrategyOptionsByName {
@@ -65,19 +65,7 @@ const builtIn: { [K in StrategyName]: Entry } = {
     create: (o) => mostRelevant(o as MostRelevantOptions),
   },
   summarizing: {
-    options: [
-      'summarizer',
-      'trigger',
-      'leaveLastN',
-      'mode',
-      'background',
-      'role',
-      'maxSummaryTokens',
-      'signal',
-      'verbose',
-      'onEvent',
-      'compress',
-    ],
+    options: SUMMARIZING_OPTIONS,
     create: summarizingFromOptions,
   },
 }
@@ -138,17 +126,4 @@ export function createStrategy(name: string, options: Record<string, unknown> = 
     if (options[key] !== undefined) picked[key] = options[key]
   }
   return e.create(picked)
-}
-
-/** An `InvalidOptionError` for `key`, suggesting the closest of `known`. */
-export function unknownOption(
-  key: string,
-  known: readonly string[],
-  where: string,
-): InvalidOptionError {
-  const near = closest(key, known)
-  return new InvalidOptionError(
-    key,
-    `not an option of ${where}${near ? `; did you mean ${JSON.stringify(near)}?` : ''}`,
-  )
 }

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { checkKeys } from '../options-check.js'
 import { newestByCount } from './budget.js'
 import type { Strategy } from './types.js'
 
@@ -13,6 +14,7 @@ export interface BufferedOptions {
  * inside a tool exchange, the exchange is left out and fewer messages are kept.
  */
 export function buffered(options: BufferedOptions): Strategy<'buffered', BufferedOptions> {
+  checkKeys(options, ['size'], 'buffered')
   const size = positiveInt('size', options?.size)
   return {
     name: 'buffered',

@@ -1,6 +1,7 @@
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
+import { checkKeys } from '../options-check.js'
 import { assertMandatoryFits, mandatory } from './budget.js'
 import { recency, relevance, type Scorer } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
@@ -31,6 +32,11 @@ export const OMITTED_RESULT = '[tool result omitted to fit the context window]'
 export function scoreBased(
   options: ScoreBasedOptions = {},
 ): Strategy<'scoreBased', ScoreBasedOptions> {
+  checkKeys(
+    options,
+    ['limit', 'model', 'keepRate', 'scorer', 'neighbours', 'partial'],
+    'scoreBased',
+  )
   const { keepRate = 0.9, neighbours = false, partial = true } = options
   if (!(keepRate > 0 && keepRate <= 1)) {
     throw new InvalidOptionError(
@@ -57,11 +63,14 @@ export function scoreBased(
 export function mostRelevant(
   options: MostRelevantOptions = {},
 ): Strategy<'mostRelevant', MostRelevantOptions> {
-  const scorer = relevance({
-    ...(options.query !== undefined && { query: options.query }),
-    feedback: true,
-  })
-  const inner = scoreBased({ ...options, scorer })
+  checkKeys(
+    options,
+    ['limit', 'model', 'keepRate', 'neighbours', 'partial', 'query'],
+    'mostRelevant',
+  )
+  const { query, ...rest } = options
+  const scorer = relevance({ ...(query !== undefined && { query }), feedback: true })
+  const inner = scoreBased({ ...rest, scorer })
   return { ...inner, name: 'mostRelevant', options }
 }
 

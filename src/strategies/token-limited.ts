@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
+import { checkKeys } from '../options-check.js'
 import { alignStart, assertMandatoryFits, keepFrom, type Mandatory, newestStart } from './budget.js'
 import type { PlanItem, Strategy, View } from './types.js'
 
@@ -33,6 +34,7 @@ export interface TokenLimitedOptions {
 export function tokenLimited(
   options: TokenLimitedOptions = {},
 ): Strategy<'tokenLimited', TokenLimitedOptions> {
+  checkKeys(options, ['limit', 'model', 'tools', 'reserve', 'dropFrom', 'stable'], 'tokenLimited')
   const { dropFrom = 'oldest' } = options
   if (dropFrom !== 'oldest' && dropFrom !== 'middle') {
     throw new InvalidOptionError(

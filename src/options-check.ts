@@ -1,3 +1,5 @@
+import { InvalidOptionError } from './errors.js'
+
 /** Edit distance (insert, delete, substitute, swap two neighbours), case-insensitive. */
 function distance(a: string, b: string): number {
   const s = a.toLowerCase()
@@ -40,4 +42,24 @@ export function closest(name: string, known: readonly string[]): string | undefi
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3))
     ? best
     : undefined
+}
+
+/** An `InvalidOptionError` for `key`, suggesting the closest of `known`. */
+export function unknownOption(
+  key: string,
+  known: readonly string[],
+  where: string,
+): InvalidOptionError {
+  const near = closest(key, known)
+  return new InvalidOptionError(
+    key,
+    `not an option of ${where}${near ? `; did you mean ${JSON.stringify(near)}?` : ''}`,
+  )
+}
+
+/** Refuses any own key of `options` not in `known` (JavaScript callers, JSON configs). */
+export function checkKeys(options: unknown, known: readonly string[], where: string): void {
+  if (options === null || typeof options !== 'object') return
+  for (const key of Object.keys(options))
+    if (!known.includes(key)) throw unknownOption(key, known, where)
 }
