@@ -2,6 +2,7 @@ import { ContextOverflowError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
+import { copyPlain } from './copy.js'
 import type { Setup } from './options.js'
 import type { Prepared } from './prepare.js'
 import type { FitResult, MessageFate } from './result.js'
@@ -102,7 +103,7 @@ function withUserTurn(view: View, plan: PlanItem[]): PlanItem[] {
 
 /** A message of the output: a fresh copy, or (`share`) the frozen history object itself. */
 function outputCopy(m: Message, share: boolean): Message {
-  return share && Object.isFrozen(m) ? m : structuredClone(m)
+  return share && Object.isFrozen(m) ? m : copyPlain(m)
 }
 
 /**

@@ -5,6 +5,7 @@ import { type HistoryStore, StoreConflictError } from '../store/history-store.js
 import type { Strategy, SummaryEntry, SummaryLedger, Transform } from '../strategies/types.js'
 import { assemble } from './assemble.js'
 import { checkList, checkMessage } from './check.js'
+import { copyPlain } from './copy.js'
 import { HistoryIndex } from './history-index.js'
 import type { FitOptions } from './options.js'
 import { resolveSetup, type Setup } from './options.js'
@@ -471,10 +472,5 @@ function parseState(state: unknown): z.output<typeof stateSchema> {
 
 /** A deep copy that cannot be modified: what the history stores. One pass, no structuredClone. */
 function frozenCopy<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value))
-    out[key] = frozenCopy((value as Record<string, unknown>)[key])
-  return Object.freeze(out) as T
+  return copyPlain(value, true)
 }
