@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { tauBench } from '../../test/tau-bench.js'
 import { fit } from '../context/fit.js'
+import { HistoryIndex } from '../context/history-index.js'
+import { resolveSetup } from '../context/options.js'
+import { viewSettings } from '../context/prepare.js'
+import { createView } from '../context/view.js'
 import { ContextOverflowError } from '../errors.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
 import type { Message } from '../messages/message.js'
@@ -137,14 +141,10 @@ describe('scoreBased (CAMEL ScoreBasedContextCreator)', () => {
 })
 
 describe('scorers', () => {
-  const view = (messages: Message[], query?: string) => {
-    const r = fit(messages)
-    return {
-      messages,
-      units: messages.map((_, i) => ({ kind: 'message', start: i, end: i + 1, complete: true })),
-      query,
-      tokens: r.fates.map((f) => f.tokens),
-    } as unknown as View
+  const view = (messages: Message[], query?: string): View => {
+    const index = new HistoryIndex(exactCounter(), 'openai')
+    index.pushAll(messages)
+    return createView(index, { ...viewSettings(resolveSetup({})), query })
   }
   it('recency decays by keepRate from the newest', () => {
     expect(recency({ keepRate: 0.5 })(view([user('a'), user('b'), user('c')]))).toEqual([

@@ -2,7 +2,7 @@ import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { checkKeys } from '../options-check.js'
-import { assertMandatoryFits, mandatory } from './budget.js'
+import { assertMandatoryFits } from './budget.js'
 import { recency, relevance, type Scorer } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
 
@@ -88,9 +88,9 @@ function selectByScore(
   neighbours: boolean,
   partial: boolean,
 ): PlanItem[] {
-  const m = mandatory(view)
-  if (m.preamble >= 0 && (view.unitTokens[m.preamble] as number) > view.available) {
-    const system = view.unitTokens[m.preamble] as number
+  const m = view.mandatory()
+  if (m.preamble >= 0 && view.unitSize(m.preamble) > view.available) {
+    const system = view.unitSize(m.preamble)
     const { tools, reserve, priming } = view.overhead
     throw new ContextOverflowError('the system message alone', {
       required: system + tools + reserve + priming,
@@ -99,30 +99,29 @@ function selectByScore(
     })
   }
   assertMandatoryFits(view, m)
-  const { units, unitTokens } = view
-  const n = units.length
+  const n = view.units.length
   let room = view.available - m.tokens
   const keep = new Uint8Array(n)
   for (const u of [m.preamble, m.lastUser, m.last]) if (u >= 0) keep[u] = 1
   const partials = new Map<number, PlanItem[]>()
 
   // Fast path: everything fits.
-  const total = view.unitPrefix[n] as number
-  if (total <= view.available) return chronological(view, keep.fill(1), partials)
+  if (view.rangeTokens(0, n) <= view.available) return chronological(view, keep.fill(1), partials)
 
   const scores = scorer(view)
+  const score = (u: number) => scores[u] ?? 0
   const order: number[] = []
   for (let u = 0; u < n; u++) if (!keep[u]) order.push(u)
-  order.sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a)
+  order.sort((a, b) => score(b) - score(a) || b - a)
 
   for (const u of order) {
     if (keep[u] || partials.has(u)) continue
-    const t = unitTokens[u] as number
+    const t = view.unitSize(u)
     if (t <= room) {
       keep[u] = 1
       room -= t
-    } else if (partial && units[u]?.kind === 'exchange') {
-      const items = partialExchange(view, units[u] as Unit, room)
+    } else if (partial && view.kind(u) === 'exchange') {
+      const items = partialExchange(view, view.unit(u), room)
       if (items) {
         partials.set(u, items.plan)
         room -= items.tokens
@@ -131,9 +130,8 @@ function selectByScore(
       continue
     }
     if (neighbours && (keep[u] || partials.has(u)) && u - 1 > m.preamble && !keep[u - 1]) {
-      const prev = units[u - 1] as Unit
-      const pt = unitTokens[u - 1] as number
-      if (view.messages[prev.start]?.role === 'user' && pt <= room && !partials.has(u - 1)) {
+      const pt = view.unitSize(u - 1)
+      if (view.role(u - 1) === 'user' && pt <= room && !partials.has(u - 1)) {
         keep[u - 1] = 1
         room -= pt
       }
@@ -148,11 +146,11 @@ function partialExchange(
   unit: Unit,
   room: number,
 ): { plan: PlanItem[]; tokens: number } | undefined {
-  const call = view.messages[unit.start] as Message
-  let tokens = view.tokens[unit.start] as number
+  const call = view.message(unit.start)
+  let tokens = view.messageTokens(unit.start)
   const stubs = new Map<number, { message: Message; tokens: number }>()
   for (let i = unit.start + 1; i < unit.end; i++) {
-    const r = view.messages[i] as Message
+    const r = view.message(i)
     if (r.role !== 'tool') return undefined
     const stub: Message = {
       role: 'tool',
@@ -167,7 +165,7 @@ function partialExchange(
   if (tokens > room || call.role !== 'assistant') return undefined
   const full = new Set<number>()
   for (let i = unit.end - 1; i > unit.start; i--) {
-    const extra = (view.tokens[i] as number) - (stubs.get(i)?.tokens ?? 0)
+    const extra = view.messageTokens(i) - (stubs.get(i)?.tokens ?? 0)
     if (tokens + extra <= room) {
       full.add(i)
       tokens += extra
@@ -175,10 +173,9 @@ function partialExchange(
   }
   const plan: PlanItem[] = [{ index: unit.start }]
   for (let i = unit.start + 1; i < unit.end; i++) {
+    const stub = stubs.get(i)
     plan.push(
-      full.has(i)
-        ? { index: i }
-        : { index: i, message: stubs.get(i)?.message as Message, reason: 'stubbed' },
+      full.has(i) || !stub ? { index: i } : { index: i, message: stub.message, reason: 'stubbed' },
     )
   }
   return { plan, tokens }
@@ -190,10 +187,10 @@ function chronological(
   partials: Map<number, PlanItem[]>,
 ): PlanItem[] {
   const out: PlanItem[] = []
-  view.units.forEach((unit, u) => {
+  for (let u = 0; u < view.units.length; u++) {
     const p = partials.get(u)
     if (p) out.push(...p)
-    else if (keep[u]) for (let i = unit.start; i < unit.end; i++) out.push({ index: i })
-  })
+    else if (keep[u]) view.items(u, u + 1, out)
+  }
   return out
 }

@@ -31,7 +31,7 @@ export function pinned(
   const test = typeof which === 'function' ? which : (_: Message, i: number) => which.includes(i)
   return (view) =>
     view.units.map((u) => {
-      for (let i = u.start; i < u.end; i++) if (test(view.messages[i] as Message, i)) return 1
+      for (let i = u.start; i < u.end; i++) if (test(view.message(i), i)) return 1
       return 0
     })
 }
@@ -46,7 +46,7 @@ export function combine(parts: readonly (readonly [Scorer, number])[]): Scorer {
       for (const x of s) if (x > max) max = x
       if (max <= 0) continue
       for (let u = 0; u < total.length; u++)
-        total[u] = (total[u] as number) + (weight * (s[u] as number)) / max
+        total[u] = (total[u] ?? 0) + (weight * (s[u] ?? 0)) / max
     }
     return total
   }
@@ -89,7 +89,7 @@ export function relevance(options: RelevanceOptions = {}): Scorer {
     const known = new Set(terms_(query))
     const counts = new Map<string, number>()
     for (const [, u] of top)
-      for (const t of unitTerms(view, view.units[u] as Unit))
+      for (const t of unitTerms(view, view.unit(u)))
         if (!known.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1)
     const expansion = [...counts]
       .sort((a, b) => b[1] - a[1])
@@ -99,7 +99,7 @@ export function relevance(options: RelevanceOptions = {}): Scorer {
     const second = bm25({ ...options, query: expansion.join(' '), stemmed: true })(view)
     const m1 = Math.max(...first, Number.MIN_VALUE)
     const m2 = Math.max(...second, Number.MIN_VALUE)
-    return first.map((x, u) => x / m1 + (weight * (second[u] as number)) / m2)
+    return first.map((x, u) => x / m1 + (weight * (second[u] ?? 0)) / m2)
   }
 }
 
@@ -128,10 +128,10 @@ function bm25(options: RelevanceOptions & { stemmed?: boolean }): Scorer {
     const avg = lengths.reduce((a, x) => a + x, 0) / n || 1
     for (let u = 0; u < n; u++) {
       let s = 0
-      for (const [t, f] of docs[u] as Map<string, number>) {
+      for (const [t, f] of docs[u] ?? []) {
         const d = df.get(t) ?? 0
         const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5))
-        s += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * (lengths[u] as number)) / avg))
+        s += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * (lengths[u] ?? 0)) / avg))
       }
       scores[u] = s
     }
@@ -145,7 +145,7 @@ const termCache = new WeakMap<Message, string[]>()
 function unitTerms(view: View, unit: Unit): string[] {
   const out: string[] = []
   for (let i = unit.start; i < unit.end; i++) {
-    const m = view.messages[i] as Message
+    const m = view.message(i)
     let t = termCache.get(m)
     if (!t) {
       t = terms_(messageText(m))
@@ -159,7 +159,7 @@ function unitTerms(view: View, unit: Unit): string[] {
 /** The text of the newest user message: the default query. */
 export function newestUserText(view: View): string {
   for (let i = view.messages.length - 1; i >= 0; i--) {
-    const m = view.messages[i] as Message
+    const m = view.message(i)
     if (m.role === 'user') return messageText(m)
   }
   return ''
