@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import '../compress/index.js'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Format } from '../formats/detect.js'

@@ -26,7 +26,8 @@ Options:
   --budget N          tokens the request may use
   --model M           model id: its window is the budget when --budget is not given
   --reserve N         tokens kept free for the reply
-  --strategy S        tokenLimited (default), buffered, headAndTail, userTurns, unbounded
+  --strategy S        tokenLimited (default), buffered, headAndTail, userTurns, scoreBased,
+                      mostRelevant, summarizing, unbounded
   --size N            buffered: messages to keep
   --head N --tail N   headAndTail: oldest and newest messages to keep
   --turns N           userTurns: user turns to keep
