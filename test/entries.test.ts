@@ -38,6 +38,8 @@ describe('entries by runtime', () => {
     expect(inputs(metafile).filter((f) => f.startsWith('node:'))).toEqual([])
     expect(inputs(metafile).filter((f) => /ioredis|redis-store/.test(f))).toEqual([])
     expect(text).not.toMatch(/\brequire\(|node:/)
+    // Schemas are zod/mini: the full (classic) zod build is nowhere in the graph.
+    expect(inputs(metafile).filter((f) => /zod\/v4\/classic\//.test(f))).toEqual([])
     // The exact counter's encodings are part of the graph, as ESM.
     expect(
       inputs(metafile).some((f) => /gpt-tokenizer\/esm\/encoding\/o200k_base\.js$/.test(f)),

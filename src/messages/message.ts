@@ -1,4 +1,9 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
+import en from 'zod/v4/locales/en.js'
+
+// zod/mini ships no messages; its English ones make errors name the reason
+// ("Invalid input: expected string, received number"). A locale the user chose is kept.
+if (!z.config().localeError) z.config(en())
 
 /**
  * Data a codec keeps so that a decode followed by an encode gives back the same JSON
@@ -10,30 +15,30 @@ export const providerMetadataSchema = z.record(z.string(), z.record(z.string(), 
 export const textPartSchema = z.object({
   type: z.literal('text'),
   text: z.string(),
-  providerMetadata: providerMetadataSchema.optional(),
+  providerMetadata: z.optional(providerMetadataSchema),
 })
 
 export const imagePartSchema = z.object({
   type: z.literal('image'),
   /** An http(s) or data: URL. */
-  url: z.string().optional(),
+  url: z.optional(z.string()),
   /** Base64 bytes, with `mediaType`. */
-  data: z.string().optional(),
-  mediaType: z.string().optional(),
-  detail: z.enum(['auto', 'low', 'high']).optional(),
+  data: z.optional(z.string()),
+  mediaType: z.optional(z.string()),
+  detail: z.optional(z.enum(['auto', 'low', 'high'])),
   /** Pixel size when known; lets counters price the image exactly instead of at the worst case. */
-  width: z.number().int().positive().optional(),
-  height: z.number().int().positive().optional(),
-  providerMetadata: providerMetadataSchema.optional(),
+  width: z.optional(z.int().check(z.positive())),
+  height: z.optional(z.int().check(z.positive())),
+  providerMetadata: z.optional(providerMetadataSchema),
 })
 
 export const filePartSchema = z.object({
   type: z.literal('file'),
-  url: z.string().optional(),
-  data: z.string().optional(),
-  mediaType: z.string().optional(),
-  filename: z.string().optional(),
-  providerMetadata: providerMetadataSchema.optional(),
+  url: z.optional(z.string()),
+  data: z.optional(z.string()),
+  mediaType: z.optional(z.string()),
+  filename: z.optional(z.string()),
+  providerMetadata: z.optional(providerMetadataSchema),
 })
 
 export const contentPartSchema = z.discriminatedUnion('type', [
@@ -45,17 +50,17 @@ export const contentPartSchema = z.discriminatedUnion('type', [
 export const contentSchema = z.union([z.string(), z.array(contentPartSchema)])
 
 export const toolCallSchema = z.object({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   name: z.string(),
   /** The arguments exactly as the model produced them: a JSON string, never re-serialized. */
   arguments: z.string(),
-  providerMetadata: providerMetadataSchema.optional(),
+  providerMetadata: z.optional(providerMetadataSchema),
 })
 
 const base = {
   /** The speaker's name or source, where the format carries one. */
-  name: z.string().optional(),
-  providerMetadata: providerMetadataSchema.optional(),
+  name: z.optional(z.string()),
+  providerMetadata: z.optional(providerMetadataSchema),
 }
 
 export const systemMessageSchema = z.object({
@@ -72,20 +77,20 @@ export const userMessageSchema = z.object({
 
 export const assistantMessageSchema = z.object({
   role: z.literal('assistant'),
-  content: contentSchema.optional(),
-  toolCalls: z.array(toolCallSchema).optional(),
+  content: z.optional(contentSchema),
+  toolCalls: z.optional(z.array(toolCallSchema)),
   /** Reasoning text the model produced before its answer. */
-  thought: z.string().optional(),
-  refusal: z.string().optional(),
+  thought: z.optional(z.string()),
+  refusal: z.optional(z.string()),
   ...base,
 })
 
 export const toolMessageSchema = z.object({
   role: z.literal('tool'),
-  toolCallId: z.string().min(1),
-  toolName: z.string().optional(),
+  toolCallId: z.string().check(z.minLength(1)),
+  toolName: z.optional(z.string()),
   content: contentSchema,
-  isError: z.boolean().optional(),
+  isError: z.optional(z.boolean()),
   ...base,
 })
 
@@ -113,8 +118,8 @@ export type Role = Message['role']
 /** A tool's schema as the model sees it (OpenAI's `tools[].function` shape). */
 export const toolSchemaSchema = z.object({
   name: z.string(),
-  description: z.string().optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
+  description: z.optional(z.string()),
+  parameters: z.optional(z.record(z.string(), z.unknown())),
 })
 export type ToolSchema = z.infer<typeof toolSchemaSchema>
 
