@@ -257,8 +257,8 @@ try { window.result = run() } catch (e) { window.result = { error: String(e) } }
         tab.on('pageerror', (e) => errors.push(e.message))
         // No Node in a browser: a bundle that reached for one would fail here.
         await tab.goto(`http://127.0.0.1:${port}/`)
-        await tab.waitForFunction(() => 'result' in window, undefined, { timeout: 60_000 })
-        const got = await tab.evaluate(() => (window as unknown as { result: unknown }).result)
+        await tab.waitForFunction(() => 'result' in globalThis, undefined, { timeout: 60_000 })
+        const got = await tab.evaluate(() => (globalThis as unknown as { result: unknown }).result)
         expect(errors).toEqual([])
         expect(got).toEqual(expected)
         expect(await tab.evaluate(() => typeof (globalThis as { process?: unknown }).process)).toBe(
