@@ -1,5 +1,5 @@
 // npm run bench: one process, the same workloads and the same exact counter for every system.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import {
   AIMessage,
