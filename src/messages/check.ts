@@ -1,7 +1,7 @@
 /**
  * The message schema (`messageSchema` in message.ts) as plain checks: the same messages
  * accepted, and the first problem named by field path and reason in zod's words. `fit` and
- * the codecs use this so that a bundle of them carries no schema library. Inside `content`
+ * the summarizer use this so that a bundle of them carries no schema library. Inside `content`
  * it names the part and field at fault, where zod says only "Invalid input".
  */
 

@@ -7,7 +7,7 @@ if (!z.config().localeError) z.config(en())
 
 /**
  * The canonical message as zod/mini schemas (exported for users, saved state and component
- * config). `fit` and the codecs check messages with `./check.ts` instead, so a bundle of them
+ * config). `fit` and the summarizer check messages with `./check.ts` instead, so a bundle of them
  * carries no schema library.
  */
 
