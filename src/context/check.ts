@@ -1,17 +1,17 @@
 import { InvalidInputError } from '../errors.js'
-import { type Message, messageSchema } from '../messages/message.js'
+import { messageIssue } from '../messages/check.js'
+import type { Message } from '../messages/message.js'
 
 const checked = new WeakSet<object>()
 
-/** Schema-checks a message once (a message object seen before is not checked again). */
+/** Checks a message once (a message object seen before is not checked again). */
 export function checkMessage(m: unknown, index: number): asserts m is Message {
   if (m && typeof m === 'object' && checked.has(m)) return
-  const parsed = messageSchema.safeParse(m)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new InvalidInputError(issue?.message ?? 'invalid message', {
+  const issue = messageIssue(m)
+  if (issue) {
+    throw new InvalidInputError(issue.message, {
       index,
-      field: issue?.path.length ? issue.path.join('.') : 'role',
+      field: issue.path.length ? issue.path.join('.') : 'role',
     })
   }
   checked.add(m as object)
