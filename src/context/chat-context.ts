@@ -115,8 +115,9 @@ export class ChatContext {
     }
   }
 
+  /** Every message reaches the index checked (added, loaded from a state, read from the store). */
   private newIndex(): HistoryIndex {
-    return new HistoryIndex(this.setup.counter, this.setup.provider)
+    return new HistoryIndex(this.setup.counter, this.setup.provider, true)
   }
 
   private readonly store: HistoryStore | undefined
@@ -144,6 +145,7 @@ export class ChatContext {
     this.stale = false
     if (length === this.index.length) return
     for (const e of await store.read(this.id, this.index.length)) {
+      checkMessage(e.message, this.index.length)
       const tokens = e.counter === this.setup.counter.name ? e.tokens : undefined
       this.index.push(frozenCopy(e.message), tokens)
     }

@@ -13,13 +13,44 @@ export type { FitOptions } from './options.js'
 export type { Fate, FitResult, MessageFate } from './result.js'
 
 /**
- * Indexes of arrays seen before, by their first message. An agent loop that pushes to one
- * array, or builds each call's array from the same message objects, gets its index back and
- * pays only for the messages that are new.
+ * Indexes of arrays seen before: by the array itself (an agent loop that pushes to one
+ * array), else by its first message (a new array each call built from the same message
+ * objects, as the AI SDK's `prepareStep` does). Either way only the new messages are taken.
  */
-const seen = new WeakMap<object, HistoryIndex[]>()
-/** Indexes kept per first message (one per counter and provider in practice). */
-const PER_HEAD = 4
+const byArray = new WeakMap<object, HistoryIndex[]>()
+const byHead = new WeakMap<object, HistoryIndex[]>()
+/** Indexes kept per key: conversations that share a first message (one system prompt object). */
+const PER_KEY = 4
+
+function reusable(
+  list: readonly HistoryIndex[] | undefined,
+  messages: readonly Message[],
+  counter: TokenCounter,
+  provider: Provider,
+): HistoryIndex | undefined {
+  if (!list) return undefined
+  for (const x of list)
+    if (x.counter === counter && x.provider === provider && x.isPrefixOf(messages)) return x
+  return undefined
+}
+
+function remember(map: WeakMap<object, HistoryIndex[]>, key: object, index: HistoryIndex): void {
+  const list = map.get(key) ?? []
+  if (list.includes(index)) return
+  // An index that this one extends, or that extends it, is the same conversation: replace it.
+  const same = list.findIndex(
+    (x) =>
+      x.counter === index.counter &&
+      x.provider === index.provider &&
+      (x.isPrefixOf(index.input) || index.isPrefixOf(x.input)),
+  )
+  if (same >= 0) list[same] = index
+  else {
+    if (list.length >= PER_KEY) list.shift()
+    list.push(index)
+  }
+  map.set(key, list)
+}
 
 /**
  * The index of `messages`: one seen before when its messages are the same objects (then only
@@ -33,25 +64,17 @@ export function indexOf(
 ): HistoryIndex {
   checkList(messages)
   const head = messages[0]
-  if (head === null || typeof head !== 'object') {
-    const index = new HistoryIndex(counter, provider)
-    index.pushAll(messages)
-    return index
-  }
-  const list = seen.get(head) ?? []
-  const k = list.findIndex((x) => x.counter === counter && x.provider === provider)
-  let index = list[k]
-  if (!index?.isPrefixOf(messages)) {
-    index = new HistoryIndex(counter, provider)
-    if (k >= 0) list[k] = index
-    else {
-      if (list.length >= PER_HEAD) list.shift()
-      list.push(index)
-    }
-    seen.set(head, list)
-  }
+  const keyed = head !== null && typeof head === 'object'
+  let index =
+    reusable(byArray.get(messages), messages, counter, provider) ??
+    (keyed ? reusable(byHead.get(head), messages, counter, provider) : undefined)
+  index ??= new HistoryIndex(counter, provider)
   // A bad message leaves the index holding the good ones before it: the next call resumes there.
   index.pushAll(messages, index.length)
+  if (keyed) {
+    remember(byArray, messages, index)
+    remember(byHead, head, index)
+  }
   return index
 }
 

@@ -187,4 +187,34 @@ describe('ChatContext and fit are one core', () => {
     h.length = 1
     expect(fit(h).messages).toEqual([h[0]])
   })
+
+  it(`conversations sharing one system prompt object, fitted in turns, never see each other (${RUNS} runs)`, () => {
+    const system: Message = deepFreeze({
+      role: 'system',
+      content: 'One prompt for every conversation.',
+    })
+    fc.assert(
+      fc.property(history, history, fc.integer({ min: 200, max: 4000 }), (a, b, budget) => {
+        const one: Message[] = [system]
+        const two: Message[] = [system]
+        const longest = Math.max(a.length, b.length)
+        for (let i = 0; i < longest; i++) {
+          for (const [arr, src] of [
+            [one, a],
+            [two, b],
+          ] as const) {
+            const m = src[i]
+            if (!m) continue
+            arr.push(m)
+            // Half the calls on the array pushed to, half on a new array of the same objects.
+            const given = i % 2 ? arr : [...arr]
+            expect(outcome(() => fit(given, { budget }).messages)).toEqual(
+              outcome(() => fit(structuredClone(arr), { budget }).messages),
+            )
+          }
+        }
+      }),
+      { numRuns: Math.ceil(RUNS / 3), seed: SEED },
+    )
+  })
 })
