@@ -101,6 +101,31 @@ function withUserTurn(view: View, plan: PlanItem[]): PlanItem[] {
   return at < 0 ? [...plan, ...items] : [...plan.slice(0, at), ...items, ...plan.slice(at)]
 }
 
+/**
+ * For a strategy that does not count: the oldest optional units go until the plan fits. For
+ * Anthropic the newest user turn is put back if the budget took the only one, and the list
+ * then starts at a user message.
+ */
+function withinBudget(view: View, plan: PlanItem[], anthropic: boolean): PlanItem[] {
+  if (!anthropic) return enforceBudget(view, toBlocks(view, plan)).flatMap((b) => b.items)
+  const fitted = enforceBudget(view, toBlocks(view, withUserTurn(view, plan)))
+  // The budget may have taken the only user message (a placeholder): bring the newest back.
+  const again = enforceBudget(
+    view,
+    toBlocks(
+      view,
+      withUserTurn(
+        view,
+        fitted.flatMap((b) => b.items),
+      ),
+    ),
+  )
+  return alignToUser(
+    view,
+    again.flatMap((b) => b.items),
+  )
+}
+
 /** A message of the output: a fresh copy, or (`share`) the frozen history object itself. */
 function outputCopy(m: Message, share: boolean): Message {
   return share && Object.isFrozen(m) ? m : copyPlain(m)
@@ -121,26 +146,11 @@ export function assemble(
   const budgetAware = setup.strategy.budgetAware
   const enforce = !budgetAware && Number.isFinite(view.available)
   const anthropic = setup.provider === 'anthropic'
-  let blocks = toBlocks(view, anthropic ? withUserTurn(view, plan) : plan)
-  if (enforce) blocks = enforceBudget(view, blocks)
-  if (anthropic) {
-    // The budget may have taken the only user message (a placeholder): bring the newest back.
-    blocks = toBlocks(
-      view,
-      withUserTurn(
-        view,
-        blocks.flatMap((b) => b.items),
-      ),
-    )
-    if (enforce) blocks = enforceBudget(view, blocks)
-    blocks = toBlocks(
-      view,
-      alignToUser(
-        view,
-        blocks.flatMap((b) => b.items),
-      ),
-    )
-  }
+  const items = enforce
+    ? withinBudget(view, plan, anthropic)
+    : anthropic
+      ? alignToUser(view, withUserTurn(view, plan))
+      : plan
 
   const messages: Message[] = []
   const inserted: FitResult['inserted'] = []
@@ -153,22 +163,20 @@ export function assemble(
   }[] = []
   const share = options.share === true
   let messageTokens = 0
-  for (const block of blocks) {
-    messageTokens += block.tokens
-    for (const item of block.items) {
-      const position = messages.length
-      const message = outputCopy(planMessage(view, item), share)
-      messages.push(message)
-      if ('synthetic' in item) {
-        const replaces = item.replaces.map((k) => origin[k] ?? -1)
-        inserted.push({ position, message, replaces, reason: item.reason })
-        continue
-      }
-      const from = origin[item.index] ?? -1
-      const reason = item.reason ?? rewritten.get(from)
-      placed.push({ from, position, reason })
-      if (reason) changed.push({ index: from, position, reason })
+  for (const item of items) {
+    messageTokens += planTokens(view, item)
+    const position = messages.length
+    const message = outputCopy(planMessage(view, item), share)
+    messages.push(message)
+    if ('synthetic' in item) {
+      const replaces = item.replaces.map((k) => origin[k] ?? -1)
+      inserted.push({ position, message, replaces, reason: item.reason })
+      continue
     }
+    const from = origin[item.index] ?? -1
+    const reason = item.reason ?? rewritten.get(from)
+    placed.push({ from, position, reason })
+    if (reason) changed.push({ index: from, position, reason })
   }
   // A budget-aware strategy left room only it knew about: any leftover overflow is reported as such.
   if (messageTokens > view.available && Number.isFinite(view.available)) {
