@@ -219,8 +219,9 @@ export function repairUnit(
   }
   const { usedIds, strictIds } = state
   const added: string[] = []
+  // Only Anthropic's rules read the ids used so far: for others the set stays empty.
   const use = (id: string) => {
-    if (usedIds.has(id)) return
+    if (!strictIds || usedIds.has(id)) return
     usedIds.add(id)
     added.push(id)
   }
