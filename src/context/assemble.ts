@@ -136,6 +136,48 @@ function outputCopy(m: Message, share: boolean): Message {
  * provider's ordering rules applied, each message copied once, and an account of every input
  * message (built when first read, so a fit costs what it keeps, not what the history holds).
  */
+/** The plan as sent: the budget enforced for strategies that do not count, then the provider's order rules. */
+function arrange(view: View, plan: PlanItem[], setup: Setup): PlanItem[] {
+  const enforce = !setup.strategy.budgetAware && Number.isFinite(view.available)
+  const anthropic = setup.provider === 'anthropic'
+  if (enforce) return withinBudget(view, plan, anthropic)
+  return anthropic ? alignToUser(view, withUserTurn(view, plan)) : plan
+}
+
+/** A budget-aware strategy left room only it knew about: any leftover overflow is reported as such. */
+function checkTotal(view: View, setup: Setup, messageTokens: number): void {
+  if (messageTokens > view.available && Number.isFinite(view.available)) {
+    const { tools, reserve, priming } = view.overhead
+    throw new ContextOverflowError(`the ${setup.strategy.name} selection`, {
+      required: messageTokens + tools + reserve + priming,
+      budget: view.budget,
+      breakdown: { messages: messageTokens, tools, reserve, priming },
+    })
+  }
+}
+
+/**
+ * Only what is sent and its tokens (what `ChatContext.getMessages` needs): the same
+ * arrangement as `assemble`, without the account of every input message.
+ */
+export function sendable(
+  prepared: Prepared,
+  plan: PlanItem[],
+  setup: Setup,
+  options: { share?: boolean } = {},
+): { messages: Message[]; tokens: number } {
+  const { view } = prepared
+  const share = options.share === true
+  const messages: Message[] = []
+  let tokens = 0
+  for (const item of arrange(view, plan, setup)) {
+    tokens += planTokens(view, item)
+    messages.push(outputCopy(planMessage(view, item), share))
+  }
+  checkTotal(view, setup, tokens)
+  return { messages, tokens }
+}
+
 export function assemble(
   prepared: Prepared,
   plan: PlanItem[],
@@ -144,13 +186,7 @@ export function assemble(
 ): FitResult {
   const { view, origin, removed, rewritten } = prepared
   const budgetAware = setup.strategy.budgetAware
-  const enforce = !budgetAware && Number.isFinite(view.available)
-  const anthropic = setup.provider === 'anthropic'
-  const items = enforce
-    ? withinBudget(view, plan, anthropic)
-    : anthropic
-      ? alignToUser(view, withUserTurn(view, plan))
-      : plan
+  const items = arrange(view, plan, setup)
 
   const messages: Message[] = []
   const inserted: FitResult['inserted'] = []
@@ -178,15 +214,7 @@ export function assemble(
     placed.push({ from, position, reason })
     if (reason) changed.push({ index: from, position, reason })
   }
-  // A budget-aware strategy left room only it knew about: any leftover overflow is reported as such.
-  if (messageTokens > view.available && Number.isFinite(view.available)) {
-    const { tools, reserve, priming } = view.overhead
-    throw new ContextOverflowError(`the ${setup.strategy.name} selection`, {
-      required: messageTokens + tools + reserve + priming,
-      budget: view.budget,
-      breakdown: { messages: messageTokens, tools, reserve, priming },
-    })
-  }
+  checkTotal(view, setup, messageTokens)
   const kept = [...new Set(placed.map((p) => p.from))].sort((a, b) => a - b)
 
   // What the strategy chose but the budget then took out is dropped for the budget.

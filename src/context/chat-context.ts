@@ -2,14 +2,20 @@ import * as z from 'zod/mini'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
-import type { Strategy, SummaryEntry, SummaryLedger, Transform } from '../strategies/types.js'
-import { assemble } from './assemble.js'
+import type {
+  PlanItem,
+  Strategy,
+  SummaryEntry,
+  SummaryLedger,
+  Transform,
+} from '../strategies/types.js'
+import { assemble, sendable } from './assemble.js'
 import { checkList, checkMessage } from './check.js'
 import { copyPlain } from './copy.js'
 import { HistoryIndex } from './history-index.js'
 import type { FitOptions } from './options.js'
 import { resolveSetup, type Setup } from './options.js'
-import { prepare } from './prepare.js'
+import { type Prepared, prepare } from './prepare.js'
 import type { FitResult } from './result.js'
 
 /** What a context takes besides `fit`'s options. */
@@ -286,23 +292,33 @@ export class ChatContext {
    */
   async getMessages(options: { budget?: number } = {}): Promise<Message[]> {
     await this.sync()
-    return (await this.run(this.setupFor(options), true)).messages
+    const setup = this.setupFor(options)
+    const { prepared, plan } = await this.plan(setup)
+    return this.sent(sendable(prepared, plan, setup, { share: true }))
   }
 
   /** `getMessages` for synchronous strategies, without a promise (and without reading the store). */
   getMessagesSync(options: { budget?: number } = {}): Message[] {
-    return this.runSync(this.setupFor(options), true).messages
+    const setup = this.setupFor(options)
+    const { prepared, plan } = this.planSync(setup, 'getMessages')
+    return this.sent(sendable(prepared, plan, setup, { share: true }))
   }
 
   /** The full account of what `getMessages` sends: kept, dropped or changed, and why (fresh copies). */
   fit(): FitResult {
-    return this.runSync(this.setup, false)
+    const { prepared, plan } = this.planSync(this.setup, 'fitAsync')
+    const r = assemble(prepared, plan, this.setup)
+    this.sent({ messages: r.messages, tokens: r.tokens.messages })
+    return r
   }
 
   /** `fit` for asynchronous strategies (summarizing), after reading the store. */
   async fitAsync(): Promise<FitResult> {
     await this.sync()
-    return this.run(this.setup, false)
+    const { prepared, plan } = await this.plan(this.setup)
+    const r = assemble(prepared, plan, this.setup)
+    this.sent({ messages: r.messages, tokens: r.tokens.messages })
+    return r
   }
 
   /** @deprecated Use `fit()` (synchronous, as the module's `fit`). */
@@ -317,38 +333,29 @@ export class ChatContext {
     return { ...this.setup, budget }
   }
 
-  private runSync(setup: Setup, share: boolean): FitResult {
-    if (setup.strategy.async) {
-      throw new InvalidOptionError(
-        'strategy',
-        `${setup.strategy.name} is asynchronous: use ${share ? 'getMessages' : 'fitAsync'}`,
-      )
-    }
+  private planSync(setup: Setup, asyncName: string): { prepared: Prepared; plan: PlanItem[] } {
+    const refuse = () =>
+      new InvalidOptionError('strategy', `${setup.strategy.name} is asynchronous: use ${asyncName}`)
+    if (setup.strategy.async) throw refuse()
     const prepared = prepare(this.index, setup, { calibration: this.calibration })
     const plan = setup.strategy.select(prepared.view)
-    if (plan instanceof Promise) {
-      throw new InvalidOptionError(
-        'strategy',
-        `${setup.strategy.name} is asynchronous: use ${share ? 'getMessages' : 'fitAsync'}`,
-      )
-    }
-    return this.remember(assemble(prepared, plan, setup, { share }))
+    if (plan instanceof Promise) throw refuse()
+    return { prepared, plan }
   }
 
-  private async run(setup: Setup, share: boolean): Promise<FitResult> {
+  private async plan(setup: Setup): Promise<{ prepared: Prepared; plan: PlanItem[] }> {
     const frozen = setup.strategy.async === true
     const prepared = prepare(this.index, setup, { calibration: this.calibration, frozen })
-    const plan = await setup.strategy.select(prepared.view)
-    return this.remember(assemble(prepared, plan, setup, { share }))
+    return { prepared, plan: await setup.strategy.select(prepared.view) }
   }
 
-  /** What the last view sent, so reported usage can be compared with it. */
-  private remember(r: FitResult): FitResult {
+  /** Remembers what was sent, so reported usage can be compared with it. */
+  private sent(r: { messages: Message[]; tokens: number }): Message[] {
     this.lastSent = {
-      messages: r.tokens.messages,
+      messages: r.tokens,
       overhead: this.setup.toolTokens + this.setup.counter.replyPriming,
     }
-    return r
+    return r.messages
   }
 
   /**
