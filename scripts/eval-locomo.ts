@@ -1,17 +1,24 @@
 // Evidence recall of each strategy on LoCoMo-format data: pooled, and leave-one-conversation-out.
 // npm run eval:locomo [-- --data PATH (default: the bundled LoCoMo dev file)] [--budgets 0.1,0.25,0.5]
-//                        [--strategies relevance,tokenLimited] [--json]
+//                        [--strategies relevance,tokenLimited] [--ideas (the ideas measured on the way)] [--json]
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
 import type { Message } from '../src/messages/message.js'
-import { relevant, scoreBased } from '../src/strategies/score-based.js'
-import { recency, relevance } from '../src/strategies/scorers.js'
+import { relevanceScorer, relevant, scoreBased } from '../src/strategies/score-based.js'
+import {
+  combine,
+  identifiers,
+  nearby,
+  recency,
+  relevance,
+  type Scorer,
+} from '../src/strategies/scorers.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import type { Strategy } from '../src/strategies/types.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { LOCOMO_DEV_PATH, readLocomo } from '../test/locomo-data.js'
-import { type LocomoSample, locomoChat, normaliseEvidence } from './locomo.js'
+import { type LocomoChat, type LocomoSample, locomoChat, normaliseEvidence } from './locomo.js'
 import { hashedNgrams } from './ngram-embed.js'
 
 /**
@@ -20,6 +27,8 @@ import { hashedNgrams } from './ngram-embed.js'
  */
 export interface Family {
   settings: Record<string, (query: string) => Strategy>
+  /** How each conversation becomes a chat; default `locomoChat(sample)`. */
+  chat?: (sample: LocomoSample) => LocomoChat
 }
 
 const ngrams = hashedNgrams(512)
@@ -56,6 +65,82 @@ export const FAMILIES: Record<string, Family> = {
   },
   'relevance+ngrams': {
     settings: { 'rrf k 60': (query) => relevant({ query, embed: ngrams }) },
+  },
+}
+
+/** Value per token: each unit's score divided by its tokens to the power `alpha`. */
+const perToken =
+  (scorer: Scorer, alpha: number): Scorer =>
+  (view) => {
+    const s = scorer(view)
+    return s.map((x, u) => x / Math.max(1, view.unitTokens[u] as number) ** alpha)
+  }
+
+const grid = <T>(
+  values: readonly T[],
+  label: (v: T) => string,
+  make: (v: T, query: string) => Strategy,
+) => Object.fromEntries(values.map((v) => [label(v), (query: string) => make(v, query)]))
+
+/** The ideas measured on the way to `relevance`, one change each against BM25 (`--ideas`). */
+export const IDEAS: Record<string, Family> = {
+  'bm25 + next turn': {
+    settings: grid(
+      [0.5, 0.25, 1],
+      (v) => `next ${v}`,
+      (next, query) => relevant({ query, identifiers: 0, nearby: { next, weight: 0 } }),
+    ),
+  },
+  'bm25 + window': {
+    settings: grid(
+      [0.2, 0.1, 0.3],
+      (v) => `nearby ${v}`,
+      (weight, query) => relevant({ query, identifiers: 0, nearby: { next: 0, weight } }),
+    ),
+  },
+  'bm25 + next turn + window': {
+    settings: { default: (query) => relevant({ query, identifiers: 0 }) },
+  },
+  'relevance, dates on every turn': {
+    settings: { default: (query) => relevant({ query }) },
+    chat: (sample) => locomoChat(sample, { dates: 'every' }),
+  },
+  'relevance, speaker in name': {
+    settings: { default: (query) => relevant({ query }) },
+    chat: (sample) => locomoChat(sample, { speaker: 'name' }),
+  },
+  'relevance + feedback': {
+    settings: grid(
+      [0.15, 0.3],
+      (v) => `feedback ${v}`,
+      (weight, query) =>
+        scoreBased({
+          scorer: combine([
+            [nearby(relevance({ query, feedback: { weight } })), 1],
+            [identifiers(), 0.5],
+          ]),
+        }),
+    ),
+  },
+  'relevance per token': {
+    settings: grid(
+      [0.2, 0.5],
+      (v) => `alpha ${v}`,
+      (alpha, query) => scoreBased({ scorer: perToken(relevanceScorer({ query }), alpha) }),
+    ),
+  },
+  'relevance + recency': {
+    settings: grid(
+      [0.05, 0.1, 0.3],
+      (v) => `recency ${v}`,
+      (w, query) =>
+        scoreBased({
+          scorer: combine([
+            [relevanceScorer({ query }), 1],
+            [recency(), w],
+          ]),
+        }),
+    ),
   },
 }
 
@@ -108,7 +193,7 @@ function measure(
     )
   const collected: number[][][] = names.map(() => budgets.map(() => []))
   for (const sample of samples) {
-    const { messages, diaIds } = locomoChat(sample)
+    const { messages, diaIds } = (family.chat ?? locomoChat)(sample)
     const where = new Map<string, number>()
     diaIds.forEach((d, i) => {
       if (d) where.set(normaliseEvidence([d])[0] ?? d, i)
@@ -233,7 +318,9 @@ export function timeOneFit(
   samples: readonly LocomoSample[],
   runs = 30,
 ): { turns: number; medianMs: number } {
-  const longest = samples.map(locomoChat).sort((a, b) => b.messages.length - a.messages.length)[0]
+  const longest = samples
+    .map((s) => locomoChat(s))
+    .sort((a, b) => b.messages.length - a.messages.length)[0]
   if (!longest) return { turns: 0, medianMs: 0 }
   const counter = exactCounter()
   const history = [
@@ -260,7 +347,10 @@ export function timeOneFit(
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
 /** The Markdown tables `npm run eval:locomo` prints. */
-export function formatRows(rows: readonly Row[]): string {
+export function formatRows(
+  rows: readonly Row[],
+  families: Record<string, Family> = FAMILIES,
+): string {
   const cats = [...new Set(rows.flatMap((r) => Object.keys(r.heldOut.byCategory)))]
   const first = rows[0]
   const count = (c: string) => first?.heldOut.byCategory[c]?.questions ?? 0
@@ -292,7 +382,7 @@ export function formatRows(rows: readonly Row[]): string {
     const per = Object.entries(r.heldOut.chosen)
     if (
       new Set(per.map(([, s]) => s)).size > 0 &&
-      Object.keys(FAMILIES[r.strategy]?.settings ?? {}).length > 1
+      Object.keys(families[r.strategy]?.settings ?? {}).length > 1
     )
       choices.set(r.strategy, per.map(([c, s]) => `${c}: ${s}`).join('; '))
   }
@@ -308,6 +398,7 @@ function main(): void {
       data: { type: 'string' },
       budgets: { type: 'string' },
       strategies: { type: 'string' },
+      ideas: { type: 'boolean' },
       json: { type: 'boolean' },
     },
   })
@@ -316,23 +407,28 @@ function main(): void {
     process.stderr.write('eval-locomo: --budgets takes fractions in (0, 1], e.g. 0.1,0.25\n')
     process.exit(2)
   }
-  const names = values.strategies ? values.strategies.split(',') : Object.keys(FAMILIES)
-  const unknown = names.filter((n) => !Object.hasOwn(FAMILIES, n))
+  const families = values.ideas ? { ...FAMILIES, ...IDEAS } : FAMILIES
+  const names = values.strategies
+    ? values.strategies.split(',')
+    : values.ideas
+      ? ['scoreBased+bm25', 'relevance', ...Object.keys(IDEAS)]
+      : Object.keys(FAMILIES)
+  const unknown = names.filter((n) => !Object.hasOwn(families, n))
   if (unknown.length) {
     process.stderr.write(
-      `eval-locomo: unknown strategy ${unknown.join(', ')} (known: ${Object.keys(FAMILIES).join(', ')})\n`,
+      `eval-locomo: unknown strategy ${unknown.join(', ')} (known: ${Object.keys(families).join(', ')})\n`,
     )
     process.exit(2)
   }
   const data = values.data ?? LOCOMO_DEV_PATH
   const samples = readLocomo(data) as LocomoSample[]
-  const rows = evaluate(samples, budgets, names)
+  const rows = evaluate(samples, budgets, names, families)
   const timing = timeOneFit(samples)
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ data, rows, timing }, null, 2)}\n`)
     return
   }
-  process.stdout.write(formatRows(rows))
+  process.stdout.write(formatRows(rows, families))
   process.stdout.write(
     `\nfit for one question over a ${timing.turns}-turn conversation (relevance, 25% budget): median ${timing.medianMs.toFixed(2)} ms\n`,
   )

@@ -6,7 +6,7 @@ import { ContextOverflowError } from '../src/errors.js'
 import { fromOpenAIChat } from '../src/formats/openai-chat.js'
 import { type Message, messageText } from '../src/messages/message.js'
 import { type Unit, UnitBuilder } from '../src/messages/units.js'
-import { relevant, scoreBased } from '../src/strategies/score-based.js'
+import { relevanceScorer, relevant, scoreBased } from '../src/strategies/score-based.js'
 import { combine, recency, relevance } from '../src/strategies/scorers.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import type { Strategy } from '../src/strategies/types.js'
@@ -17,9 +17,9 @@ import { type TauRecord, tauBench } from '../test/tau-bench.js'
 /** The strategies compared; each is made once per call (the query is the newest user message). */
 export const TAU_STRATEGIES: Record<string, () => Strategy> = {
   tokenLimited: () => tokenLimited(),
-  'scoreBased+recency': () => scoreBased({ scorer: recency() }),
-  'scoreBased+bm25': () => scoreBased({ scorer: relevance() }),
-  'scoreBased+bm25+recency': () =>
+  recency: () => scoreBased({ scorer: recency() }),
+  bm25: () => scoreBased({ scorer: relevance() }),
+  'bm25+recency': () =>
     scoreBased({
       scorer: combine([
         [relevance(), 1],
@@ -27,6 +27,13 @@ export const TAU_STRATEGIES: Record<string, () => Strategy> = {
       ]),
     }),
   relevance: () => relevant(),
+  'relevance+recency': () =>
+    scoreBased({
+      scorer: combine([
+        [relevanceScorer(), 1],
+        [recency(), 1],
+      ]),
+    }),
 }
 
 /**

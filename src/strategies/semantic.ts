@@ -108,17 +108,17 @@ export function semantic(options: SemanticOptions): AsyncScorer {
       if (list) list.push(m)
       else pending.set(text, [m])
     }
-    const texts = [...(needQuery ? [query] : []), ...pending.keys()]
+    if (needQuery && !pending.has(query)) pending.set(query, [])
+    const texts = [...pending.keys()]
     const store = (got: (Float64Array | null)[]) => {
-      let k = 0
-      if (needQuery) {
-        queries.set(query, got[k++] ?? null)
-        if (queries.size > QUERY_CACHE) queries.delete(queries.keys().next().value as string)
-      }
-      for (const ms of pending.values()) {
-        const v = got[k++] ?? null
-        for (const m of ms) vectors.set(m, v)
-      }
+      texts.forEach((text, k) => {
+        const v = got[k] ?? null
+        for (const m of pending.get(text) ?? []) vectors.set(m, v)
+        if (needQuery && text === query) {
+          queries.set(query, v)
+          if (queries.size > QUERY_CACHE) queries.delete(queries.keys().next().value as string)
+        }
+      })
       return score(view, queries.get(query) ?? null)
     }
     return texts.length === 0 ? store([]) : whenReady(embedAll(texts), store)
@@ -149,25 +149,36 @@ function unit(v: readonly number[]): Float64Array | null {
   return Float64Array.from(v, (x) => x * s)
 }
 
+export interface FuseOptions {
+  /** Rank offset: larger flattens the difference between first and tenth. */
+  k?: number
+  /**
+   * Units each scorer contributes: embeddings give every unit some similarity, and a long
+   * tail of weak ranks would otherwise add up to more than one strong match.
+   */
+  depth?: number
+}
+
 /**
  * Reciprocal rank fusion: each scorer ranks the units it gives a positive score (equal
- * scores share a rank) and a unit gets `weight / (k + rank)` from each. Scales do not
- * matter, only orders, so BM25 and cosine similarity combine without tuning.
+ * scores share a rank; ties in order newer first) and each of its first `depth` units gets
+ * `weight / (k + rank)`. Scales do not matter, only orders, so BM25 and cosine similarity
+ * combine without tuning.
  */
-export function fuse(
-  parts: readonly (readonly [Scorer, number])[],
-  options?: { k?: number },
-): Scorer
+export function fuse(parts: readonly (readonly [Scorer, number])[], options?: FuseOptions): Scorer
 export function fuse(
   parts: readonly (readonly [AsyncScorer, number])[],
-  options?: { k?: number },
+  options?: FuseOptions,
 ): AsyncScorer
 export function fuse(
   parts: readonly (readonly [AsyncScorer, number])[],
-  { k = 60 }: { k?: number } = {},
+  { k = 60, depth = 50 }: FuseOptions = {},
 ): AsyncScorer {
-  if (!(k >= 0 && Number.isFinite(k))) {
+  if (!(typeof k === 'number' && k >= 0 && Number.isFinite(k))) {
     throw new InvalidOptionError('k', `expected a finite number >= 0, got ${JSON.stringify(k)}`)
+  }
+  if (!(Number.isInteger(depth) && depth >= 1)) {
+    throw new InvalidOptionError('depth', `expected an integer >= 1, got ${JSON.stringify(depth)}`)
   }
   return (view) =>
     whenReady(allScores(parts.map(([scorer]) => scorer(view))), (lists) => {
@@ -181,6 +192,7 @@ export function fuse(
         for (let r = 0; r < ranked.length; r++) {
           const u = ranked[r] as number
           if (r === 0 || scores[u] !== scores[ranked[r - 1] as number]) rank = r + 1
+          if (r >= depth) break
           out[u] = (out[u] as number) + weight / (k + rank)
         }
       })
