@@ -101,11 +101,11 @@ export const IDEAS: Record<string, Family> = {
   'bm25 + next turn + window': {
     settings: { default: (query) => relevant({ query, identifiers: 0 }) },
   },
-  'relevance, dates on every turn': {
+  'relevance with dates on every turn': {
     settings: { default: (query) => relevant({ query }) },
     chat: (sample) => locomoChat(sample, { dates: 'every' }),
   },
-  'relevance, speaker in name': {
+  'relevance with speaker in name': {
     settings: { default: (query) => relevant({ query }) },
     chat: (sample) => locomoChat(sample, { speaker: 'name' }),
   },
