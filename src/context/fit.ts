@@ -1,6 +1,7 @@
 // Registers 'summarizing' by name, so configs, saved states and the CLI can name it.
 import '../compress/index.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
+import type { FactReport } from '../messages/fact.js'
 import { type Message, messageSchema, type ToolSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type ProblemCode, type Provider, repair } from '../messages/validate.js'
@@ -76,6 +77,8 @@ export interface FitResult {
     message: Message
     replaces: number[]
     reason: 'placeholder' | 'summary'
+    /** For a summary: the facts of the replaced messages it keeps, and those it had to re-insert. */
+    facts?: FactReport
   }[]
   /** Input messages sent in a changed form. */
   changed: { index: number; position: number; reason: ChangeReason | ProblemCode }[]
@@ -482,6 +485,7 @@ export function assemble(
           message: messages[position] as Message,
           replaces,
           reason: item.reason,
+          ...(item.facts && { facts: structuredClone(item.facts) }),
         })
         for (const k of replaces)
           Object.assign(fates[k] as MessageFate, { fate: 'summarized', reason: item.reason })
