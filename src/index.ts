@@ -69,6 +69,11 @@ export {
 } from './tokens/counters.js'
 export { findModel, type ModelInfo, models } from './tokens/models.js'
 export {
+  type ClearThinkingOptions,
+  clearThinking,
+  type ThinkingKeep,
+} from './transforms/clear-thinking.js'
+export {
   CLEARED,
   type ClearToolResultsOptions,
   clearToolResults,

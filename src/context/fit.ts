@@ -238,7 +238,7 @@ export function prepare(input: readonly Message[], setup: Setup): Prepared {
 }
 
 function transformReason(name: string): ChangeReason {
-  if (name === 'dropThoughts') return 'thought-dropped'
+  if (name === 'dropThoughts' || name === 'clearThinking') return 'thought-dropped'
   if (name === 'truncateMessages') return 'truncated'
   if (name === 'removeToolExchanges') return 'calls-removed'
   return 'cleared'
