@@ -5,6 +5,7 @@ import type { FactReport } from '../messages/fact.js'
 import { type Message, messageSchema, type ToolSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type ProblemCode, type Provider, repair } from '../messages/validate.js'
+import type { ContextManagementReport } from '../native/context-management.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import type {
@@ -88,6 +89,8 @@ export interface FitResult {
   strategy: string
   /** One entry per input message: what happened to it and why. */
   fates: MessageFate[]
+  /** Set by `withContextManagement`: which parts of a policy the provider ran, and what it reported. */
+  contextManagement?: ContextManagementReport
 }
 
 /** Options resolved once: what every fit of a context shares. */
