@@ -7,6 +7,7 @@ import { fitAsync } from '../context/fit.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
 import { contentText, type Message } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
+import { renderReport } from '../report/html.js'
 import { exactCounter } from '../tokens/counters.js'
 import {
   extractFacts,
@@ -234,6 +235,18 @@ describe('the fact ledger in a summary', () => {
     const text = sentText(r.messages)
     for (const f of report?.lost ?? []) expect(mentions(text, f)).toBe(false)
     for (const f of report?.reinserted ?? []) expect(text).toContain(f.value)
+  })
+
+  it('the HTML report lists the survival rate and each re-inserted fact, escaped', async () => {
+    const h = longest[3] as Message[]
+    const r = await fitAsync(h, { strategy: summarizing({ summarizer: vague }), budget: 4000 })
+    const html = renderReport(h, r, { strategy: r.strategy, budget: 4000 })
+    const f = r.inserted[0]?.facts
+    expect(f?.reinserted.length).toBeGreaterThan(0)
+    expect(html).toContain('<h2>Facts kept through compaction</h2>')
+    expect(html).toContain(`<b>${(f?.kept ?? 0) + (f?.reinserted.length ?? 0)} of ${f?.total}</b>`)
+    for (const x of f?.reinserted ?? [])
+      expect(html).toContain(`<code>${x.value.replace(/&/g, '&#38;')}</code>`)
   })
 
   it('facts: false sends the summarizer text alone', async () => {

@@ -226,7 +226,9 @@ export interface ProviderContextReport {
 export interface ContextManagementReport {
   target: ContextTarget
   where: ContextManagementPlan['where']
+  /** The body fields and headers the request carried. */
   request: Record<string, unknown>
+  headers: Record<string, string>
   provider?: ProviderContextReport
 }
 
@@ -312,6 +314,7 @@ export function contextManagementReport(
     target: plan.target,
     where: plan.where,
     request: plan.body,
+    headers: plan.headers,
     ...(response !== undefined && { provider: readContextManagement(response) }),
   }
 }
