@@ -99,3 +99,37 @@ describe('stableCut', () => {
     expect(moves).toBeLessThan(plainMoves / 5)
   })
 })
+
+describe('stableCut over one growing array (as a ChatContext keeps it)', () => {
+  it('gives what a fresh computation gives, as units are appended, the newest grows, and counts are rewritten', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 800 }), { minLength: 1, maxLength: 150 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 100, max: 3000 }),
+        (sizes, rewrites, room) => {
+          const prefix = [0]
+          for (const [k, size] of sizes.entries()) {
+            prefix.push((prefix[k] as number) + size)
+            // The newest unit grows (a tool result arrives) now and then.
+            if (k % 3 === 0) prefix[k + 1] = (prefix[k + 1] as number) + 17
+            expect(stableCut(prefix, 0, k + 1, room, 0.72)).toBe(
+              stableCut([...prefix], 0, k + 1, room, 0.72),
+            )
+            // Now and then an older count changes in place (a recount): never a stale answer.
+            const r = rewrites[k % rewrites.length] as number
+            if (r === 0 && k > 2)
+              for (let j = 2; j < prefix.length; j++) prefix[j] = (prefix[j] as number) + 5
+            expect(stableCut(prefix, 0, k + 1, room, 0.72)).toBe(
+              stableCut([...prefix], 0, k + 1, room, 0.72),
+            )
+            expect(stableCut(prefix, 1, k + 1, room / 2, 0.5)).toBe(
+              stableCut([...prefix], 1, k + 1, room / 2, 0.5),
+            )
+          }
+        },
+      ),
+      { seed: 11, numRuns: 150 },
+    )
+  })
+})
