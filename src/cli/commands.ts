@@ -18,7 +18,7 @@ import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { truncateMessages } from '../transforms/truncate-messages.js'
-import { type Input, readInput, UsageError, writeAtomic } from './io.js'
+import { EXAMPLE_FILE, type Input, readInput, UsageError, writeAtomic } from './io.js'
 import { bar, type Colour, paint, preview, splitBar, table } from './render.js'
 
 export type Values = Record<string, string | boolean | undefined>
@@ -61,9 +61,13 @@ function formatOption(values: Values): Format | 'auto' {
   return typeof values.format === 'string' ? (values.format as Format) : 'auto'
 }
 
-function file(positionals: string[], command: string): string {
+function file(positionals: string[], command: string, values: Values = {}): string {
+  if (values.example) {
+    if (positionals.length) throw new UsageError(`${command}: give a file or --example, not both`)
+    return EXAMPLE_FILE
+  }
   const [f, ...extra] = positionals
-  if (!f) throw new UsageError(`${command}: give a file, or - for standard input`)
+  if (!f) throw new UsageError(`${command}: give a file, - for standard input, or --example`)
   if (extra.length)
     throw new UsageError(`${command}: one file at a time (got ${positionals.length})`)
   return f
@@ -71,7 +75,7 @@ function file(positionals: string[], command: string): string {
 
 /** `count`: tokens per message, the total, and the model's window. */
 export function count(positionals: string[], values: Values, io: Output): number {
-  const input = readInput(file(positionals, 'count'), formatOption(values))
+  const input = readInput(file(positionals, 'count', values), formatOption(values))
   const model = typeof values.model === 'string' ? values.model : undefined
   const info = model ? requireModel(model) : undefined
   const counter = model ? counterFor(model) : exactCounter()
@@ -110,7 +114,7 @@ export function count(positionals: string[], values: Values, io: Output): number
 
 /** `validate`: the provider's rules; exit 1 when a rule is broken. */
 export function validateCommand(positionals: string[], values: Values, io: Output): number {
-  const input = readInput(file(positionals, 'validate'), formatOption(values))
+  const input = readInput(file(positionals, 'validate', values), formatOption(values))
   const provider = providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai')
   const problems = validate(input.messages, { provider })
   const errors = problems.filter((p) => p.severity === 'error').length
@@ -277,13 +281,27 @@ function fitBatch(dir: string, values: Values, io: Output): number {
   return failed ? 1 : 0
 }
 
+/** Standard output carries one thing: the fitted JSON, the report, or the result. */
+function stdoutOnce(values: Values): void {
+  const claims = [
+    values.out === '-' && '--out -',
+    values.report === '-' && '--report -',
+    values.json === true && '--json',
+  ].filter(Boolean)
+  if (claims.length > 1)
+    throw new UsageError(`fit: ${claims.join(' and ')} both write to standard output`)
+  if (values['out-dir'] === '-')
+    throw new UsageError('fit: --out-dir takes a folder (standard output holds one file)')
+}
+
 /** `fit`: the main job. */
 export function fitCommand(
   positionals: string[],
   values: Values,
   io: Output,
 ): number | Promise<number> {
-  const path = file(positionals, 'fit')
+  const path = file(positionals, 'fit', values)
+  stdoutOnce(values)
   if (path !== '-' && existsSync(path) && statSync(path).isDirectory())
     return fitBatch(path, values, io)
   const input = readInput(path, formatOption(values))
@@ -315,11 +333,11 @@ export function fitCommand(
 function finishFit(
   input: Input,
   options: FitOptions,
-  fitted: FitResult,
+  raw: FitResult,
   values: Values,
   io: Output,
 ): number {
-  let result = fitted
+  let result = raw
   const plan = nativePlan(values)
   if (plan) {
     const path = values['provider-response']
@@ -337,8 +355,12 @@ function finishFit(
       throw new UsageError(`option --provider-response: ${path}: ${(e as Error).message}`)
     }
   }
+  const fitted = () => JSON.stringify(input.encode(result.messages), null, 2)
+  // `-` is standard output: the data goes there, and the summary to standard error.
+  const toStdout = values.out === '-' || values.report === '-'
   if (typeof values.out === 'string') {
-    writeAtomic(values.out, `${JSON.stringify(input.encode(result.messages), null, 2)}\n`)
+    if (values.out === '-') io.out(fitted())
+    else writeAtomic(values.out, `${fitted()}\n`)
   }
   if (typeof values.report === 'string') {
     const settings: ReportSettings = {
@@ -354,7 +376,9 @@ function finishFit(
           .map(([k, v]) => [k, k === 'summarizer' ? withoutKey(v) : v]),
       ),
     }
-    writeAtomic(values.report, renderReport(input.messages, result, settings))
+    const html = renderReport(input.messages, result, settings)
+    if (values.report === '-') io.out(html)
+    else writeAtomic(values.report, html)
   }
   if (values.json) {
     io.out(JSON.stringify({ source: input.source, ...result }, null, 2))
@@ -382,7 +406,9 @@ function finishFit(
       preview(ins.message, 50),
     ])
   }
-  io.out(table(rows, new Set([0, 2])))
+  // With standard output taken by the data, only the summary line goes to standard error.
+  const say = toStdout ? io.err : io.out
+  if (!toStdout) say(table(rows, new Set([0, 2])))
   const { tokens } = result
   let system = 0
   for (const f of result.fates)
@@ -397,18 +423,18 @@ function finishFit(
     result.budget === null
       ? 'no budget'
       : `of ${result.budget} ${splitBar(parts, result.budget, 30)} (S system, # messages and tools, r reserve, . free)`
-  io.out(
-    `\n${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
+  say(
+    `${toStdout ? '' : '\n'}${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
       (result.inserted.length ? `, inserted ${result.inserted.length}` : '') +
       (result.changed.length ? `, changed ${result.changed.length}` : '') +
       `; ${tokens.total} tokens sent${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +
-      (typeof values.out === 'string' ? `; written to ${values.out}` : ''),
+      (typeof values.out === 'string' && values.out !== '-' ? `; written to ${values.out}` : ''),
   )
   for (const ins of result.inserted) {
     const f = ins.facts
     if (!f) continue
     const shown = f.reinserted.slice(0, 12).map((x) => x.value)
-    io.out(
+    say(
       `facts of summary #${ins.position}: ${f.kept + f.reinserted.length} of ${f.total} sent (${(100 * f.rate).toFixed(1)}%), ${f.reinserted.length} re-inserted${shown.length ? `: ${shown.join(', ')}${f.reinserted.length > shown.length ? `, … (${f.reinserted.length - shown.length} more)` : ''}` : ''}${f.lost.length ? `; ${f.lost.length} lost for want of room` : ''}`,
     )
   }
@@ -417,11 +443,11 @@ function finishFit(
     const runs = Object.entries(cm.where)
       .map(([k, v]) => `${k} by the ${v}`)
       .join(', ')
-    io.out(`\n${cm.target}: ${runs || 'nothing to run'}`)
-    if (Object.keys(cm.request).length) io.out(`request fields: ${JSON.stringify(cm.request)}`)
-    for (const [k, v] of Object.entries(cm.headers)) io.out(`header ${k}: ${v}`)
+    say(`\n${cm.target}: ${runs || 'nothing to run'}`)
+    if (Object.keys(cm.request).length) say(`request fields: ${JSON.stringify(cm.request)}`)
+    for (const [k, v] of Object.entries(cm.headers)) say(`header ${k}: ${v}`)
     for (const e of cm.provider?.applied ?? [])
-      io.out(
+      say(
         `provider applied ${e.type}: ${[
           e.clearedToolUses !== undefined && `${e.clearedToolUses} tool uses`,
           e.clearedThinkingTurns !== undefined && `${e.clearedThinkingTurns} thinking turns`,
@@ -431,7 +457,7 @@ function finishFit(
           .join(', ')} cleared`,
       )
     for (const c of cm.provider?.compactions ?? [])
-      io.out(
+      say(
         `provider compacted${c.id ? ` (${c.id})` : ''}: ${c.summary ?? (c.encrypted ? 'encrypted' : 'no summary')}`,
       )
   }

@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
+import { messageIssue } from '../messages/check.js'
 import type { Fact, FactReport } from '../messages/fact.js'
-import { contentText, type Message, messageSchema, messageText } from '../messages/message.js'
+import { contentText, type Message, messageText } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { tokenLimited } from '../strategies/token-limited.js'
@@ -462,11 +463,10 @@ function checkCustom(messages: unknown): Message[] {
     throw new Error('the custom compressor returned no messages (expected a non-empty list)')
   }
   messages.forEach((m, k) => {
-    const parsed = messageSchema.safeParse(m)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
+    const issue = messageIssue(m)
+    if (issue) {
       throw new Error(
-        `the custom compressor returned an invalid message ${k}${issue?.path.length ? ` (field ${issue.path.join('.')})` : ''}: ${issue?.message}`,
+        `the custom compressor returned an invalid message ${k}${issue.path.length ? ` (field ${issue.path.join('.')})` : ''}: ${issue.message}`,
       )
     }
   })
