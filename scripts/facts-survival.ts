@@ -40,7 +40,7 @@ function readable(m: Message): string {
 const AMOUNT_KEY = /price|amount|balance|cost|fee|total|refund/i
 
 /** Identifiers as this evaluation defines them; amounts and numbers as their digits. */
-export function identifiers(text: string): Set<string> {
+function identifiers(text: string): Set<string> {
   const out = new Set<string>()
   const add = (re: RegExp, group = 0) => {
     for (const m of text.matchAll(re)) out.add(m[group] as string)

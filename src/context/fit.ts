@@ -8,7 +8,7 @@ import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type ProblemCode, type Provider, repair } from '../messages/validate.js'
 import type { ContextManagementReport } from '../native/context-management.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
-import { tokenLimited } from '../strategies/token-limited.js'
+import { type StableOptions, tokenLimited } from '../strategies/token-limited.js'
 import type {
   ChangeReason,
   PlanItem,
@@ -49,7 +49,7 @@ export interface FitOptions extends NamedOptions {
   /** Rewrites applied before selection, in order. */
   transforms?: Transform[]
   /** For the default `tokenLimited`: cut at fixed points so the prompt cache keeps hitting. */
-  stable?: boolean | { evictAtLeast?: number }
+  stable?: boolean | StableOptions
   /** Where a summarizing strategy keeps its summaries between calls (a `ChatContext` passes its own). */
   summaries?: SummaryLedger
 }
