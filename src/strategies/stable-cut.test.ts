@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { InvalidOptionError } from '../errors.js'
 import { stableCut } from './stable-cut.js'
+import { tokenLimited } from './token-limited.js'
 
 /** The policy told as a story, one unit at a time, with its own state: the oracle. */
 function grow(sizes: number[], first: number, room: number, lowWater: number): number[] {
@@ -131,5 +133,19 @@ describe('stableCut over one growing array (as a ChatContext keeps it)', () => {
       ),
       { seed: 11, numRuns: 150 },
     )
+  })
+})
+
+describe('tokenLimited({ stable }) options', () => {
+  it('refuses a low-water mark outside (0, 1) and a non-positive eviction, with a typed error', () => {
+    for (const stable of [
+      { lowWater: 0 },
+      { lowWater: 1 },
+      { lowWater: Number.NaN },
+      { evictAtLeast: 0 },
+      { evictAtLeast: -5 },
+    ])
+      expect(() => tokenLimited({ stable })).toThrow(InvalidOptionError)
+    expect(() => tokenLimited({ stable: { lowWater: 0.5, evictAtLeast: 100 } })).not.toThrow()
   })
 })

@@ -57,6 +57,19 @@ export function tokenLimited(
       `expected "oldest" or "middle", got ${JSON.stringify(dropFrom)}`,
     )
   }
+  if (options.stable && options.stable !== true) {
+    const { lowWater, evictAtLeast } = options.stable
+    if (lowWater !== undefined && !(lowWater > 0 && lowWater < 1))
+      throw new InvalidOptionError(
+        'stable.lowWater',
+        `expected a fraction in (0, 1), got ${JSON.stringify(lowWater)}`,
+      )
+    if (evictAtLeast !== undefined && !(Number.isFinite(evictAtLeast) && evictAtLeast > 0))
+      throw new InvalidOptionError(
+        'stable.evictAtLeast',
+        `expected a token count > 0, got ${JSON.stringify(evictAtLeast)}`,
+      )
+  }
   return {
     name: 'tokenLimited',
     options,
