@@ -39,7 +39,8 @@ export {
   spreadScores,
 } from './scorers.js'
 export { type Embed, fuse, type SemanticOptions, semantic } from './semantic.js'
-export { type TokenLimitedOptions, tokenLimited } from './token-limited.js'
+export { stableCut } from './stable-cut.js'
+export { type StableOptions, type TokenLimitedOptions, tokenLimited } from './token-limited.js'
 export type { ChangeReason, PlanItem, Strategy, Transform, View } from './types.js'
 export { unbounded } from './unbounded.js'
 export { type UserTurnsOptions, userTurns } from './user-turns.js'
