@@ -6,6 +6,16 @@ import { type SummarizingOptions, summarizing } from './summarizing.js'
 
 export { type ExtractiveOptions, extractiveSummarizer } from './extractive.js'
 export {
+  checkFacts,
+  extractFacts,
+  FACTS_HEADING,
+  type Fact,
+  type FactKind,
+  type FactReport,
+  fitFacts,
+  renderFacts,
+} from './facts.js'
+export {
   DEFAULT_PROMPT,
   type OpenAICompatibleOptions,
   openAICompatibleSummarizer,
@@ -48,6 +58,7 @@ export function summarizingFromOptions(o: Record<string, unknown>) {
     'background',
     'role',
     'maxSummaryTokens',
+    'facts',
     'signal',
     'verbose',
     'onEvent',

@@ -206,7 +206,13 @@ export function assemble(
     messages.push(message)
     if ('synthetic' in item) {
       const replaces = item.replaces.map((k) => origin[k] ?? -1)
-      inserted.push({ position, message, replaces, reason: item.reason })
+      inserted.push({
+        position,
+        message,
+        replaces,
+        reason: item.reason,
+        ...(item.facts && { facts: copyPlain(item.facts) }),
+      })
       continue
     }
     const from = origin[item.index] ?? -1

@@ -344,7 +344,8 @@ export class ChatContext {
   }
 
   private async plan(setup: Setup): Promise<{ prepared: Prepared; plan: PlanItem[] }> {
-    const frozen = setup.strategy.async === true
+    // A strategy that may await sees a copy: messages may be added meanwhile.
+    const frozen = setup.strategy.async !== false
     const prepared = prepare(this.index, setup, { calibration: this.calibration, frozen })
     return { prepared, plan: await setup.strategy.select(prepared.view) }
   }

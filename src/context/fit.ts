@@ -98,7 +98,8 @@ export async function fitAsync(
 ): Promise<FitResult> {
   const setup = resolveSetup(options)
   const index = indexOf(messages, setup.counter, setup.provider)
-  const prepared = prepare(index, setup, { frozen: setup.strategy.async === true })
+  // A strategy that may await sees a copy: another call may extend the index meanwhile.
+  const prepared = prepare(index, setup, { frozen: setup.strategy.async !== false })
   return assemble(prepared, await setup.strategy.select(prepared.view), setup)
 }
 

@@ -6,6 +6,7 @@ import { closest, unknownOption } from '../options-check.js'
 import { type BufferedOptions, buffered } from '../strategies/buffered.js'
 import { type HeadAndTailOptions, headAndTail } from '../strategies/head-and-tail.js'
 import {
+  MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,
   mostRelevant,
   type ScoreBasedOptions,
@@ -61,7 +62,7 @@ const builtIn: { [K in StrategyName]: Entry } = {
     create: (o) => scoreBased(o as ScoreBasedOptions),
   },
   mostRelevant: {
-    options: [...scoreKeys, 'query'],
+    options: MOST_RELEVANT_OPTIONS,
     create: (o) => mostRelevant(o as MostRelevantOptions),
   },
   summarizing: {

@@ -1,5 +1,7 @@
+import type { FactReport } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
 import type { ProblemCode } from '../messages/validate.js'
+import type { ContextManagementReport } from '../native/context-management.js'
 import type { ChangeReason } from '../strategies/types.js'
 
 export type Fate = 'kept' | 'changed' | 'dropped' | 'summarized' | 'invalid'
@@ -27,6 +29,8 @@ export interface FitResult {
     message: Message
     replaces: number[]
     reason: 'placeholder' | 'summary'
+    /** For a summary: the facts of the replaced messages it keeps, and those it had to re-insert. */
+    facts?: FactReport
   }[]
   /** Input messages sent in a changed form. */
   changed: { index: number; position: number; reason: ChangeReason | ProblemCode }[]
@@ -36,4 +40,6 @@ export interface FitResult {
   strategy: string
   /** One entry per input message: what happened to it and why (computed when first read). */
   fates: MessageFate[]
+  /** Set by `withContextManagement`: which parts of a policy the provider ran, and what it reported. */
+  contextManagement?: ContextManagementReport
 }

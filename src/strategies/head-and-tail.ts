@@ -32,6 +32,7 @@ export function headAndTail(
     name: 'headAndTail',
     options: { head, tail, placeholder },
     budgetAware: false,
+    async: false,
     select(view) {
       const n = view.units.length
       const first = view.mandatory().first

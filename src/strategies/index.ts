@@ -1,15 +1,23 @@
 export { type BufferedOptions, buffered } from './buffered.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
 export {
+  MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,
   mostRelevant,
   OMITTED_RESULT,
+  type RelevanceScorerOptions,
+  type RelevantOptions,
+  relevanceScorer,
   relevant,
   type ScoreBasedOptions,
   scoreBased,
 } from './score-based.js'
 export {
+  type AsyncScorer,
   combine,
+  identifiers,
+  type NearbyOptions,
+  nearby,
   newestUserText,
   pinned,
   type RelevanceOptions,
@@ -17,8 +25,11 @@ export {
   relevance,
   roleWeights,
   type Scorer,
+  spreadScores,
 } from './scorers.js'
-export { type TokenLimitedOptions, tokenLimited } from './token-limited.js'
+export { type Embed, fuse, type SemanticOptions, semantic } from './semantic.js'
+export { stableCut } from './stable-cut.js'
+export { type StableOptions, type TokenLimitedOptions, tokenLimited } from './token-limited.js'
 export type {
   ChangeReason,
   Mandatory,

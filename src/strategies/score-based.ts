@@ -3,8 +3,19 @@ import type { Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { checkKeys } from '../options-check.js'
 import { assertMandatoryFits } from './budget.js'
-import { recency, relevance, type Scorer } from './scorers.js'
-import type { PlanItem, Strategy, View } from './types.js'
+import {
+  type AsyncScorer,
+  combine,
+  identifiers,
+  type NearbyOptions,
+  nearby,
+  recency,
+  relevance,
+  type Scorer,
+  whenReady,
+} from './scorers.js'
+import { type Embed, fuse, semantic } from './semantic.js'
+import type { Mandatory, PlanItem, Strategy, View } from './types.js'
 
 export interface ScoreBasedOptions {
   /** Tokens the request may use. Default: the model's window (or `fit`'s budget). */
@@ -12,8 +23,8 @@ export interface ScoreBasedOptions {
   model?: string
   /** Recency decay of the default scorer: newest 1.0, each older one this times the next. */
   keepRate?: number
-  /** One score per unit; default `recency({ keepRate })`. */
-  scorer?: Scorer
+  /** One score per unit; default `recency({ keepRate })`. A scorer answering with a promise needs `fitAsync`. */
+  scorer?: Scorer | AsyncScorer
   /** A kept unit also pulls in the user message just before it, when that fits. */
   neighbours?: boolean
   /** A tool exchange too large to keep whole keeps its call and the newest results that fit. */
@@ -50,44 +61,105 @@ export function scoreBased(
     options,
     budgetAware: true,
     request: { limit: options.limit, model: options.model },
+    // The default scorer answers at once; a given one may answer with a promise.
+    ...(options.scorer === undefined && { async: false }),
     select: (view) => selectByScore(view, scorer, neighbours, partial),
   }
 }
 
+/** Options of the `mostRelevant` strategy: `scoreBased`'s, less the scorer it builds itself. */
+export type MostRelevantOptions = Omit<ScoreBasedOptions, 'scorer'> & RelevanceScorerOptions
+
+/** @deprecated Renamed `MostRelevantOptions`. */
+export type RelevantOptions = MostRelevantOptions
+
+export interface RelevanceScorerOptions {
+  /** What to match; default: the view's query, else the newest user message. */
+  query?: string
+  /**
+   * Embeds texts (batched; each message is embedded once): cosine similarity to the query is
+   * fused with BM25 by reciprocal rank. A promise-returning one makes the strategy asynchronous.
+   */
+  embed?: Embed
+  /** How far a match lends its score to nearby units (`nearby`); `false` for none. */
+  nearby?: NearbyOptions | false
+  /** Weight of units holding an identifier (`identifiers`) against a full match's 1. */
+  identifiers?: number
+}
+
 /**
- * The best combination measured on LoCoMo (README, "Relevance"): BM25 relevance to the
- * query (default: the newest user message) with pseudo-relevance feedback; ties, and units
- * sharing no word with it, go to the newer. Adding recency or neighbouring turns measured
- * no better there.
+ * The scorer behind the `mostRelevant` strategy: BM25 (fused with embeddings when `embed` is
+ * given), spread to nearby units, plus a bonus for units holding identifiers.
+ */
+export function relevanceScorer(options?: Omit<RelevanceScorerOptions, 'embed'>): Scorer
+export function relevanceScorer(options: RelevanceScorerOptions): AsyncScorer
+export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScorer {
+  const { query, embed, identifiers: idWeight = 0.5 } = options
+  if (!(typeof idWeight === 'number' && Number.isFinite(idWeight) && idWeight >= 0)) {
+    throw new InvalidOptionError(
+      'identifiers',
+      `expected a finite number >= 0, got ${JSON.stringify(idWeight)}`,
+    )
+  }
+  const lexical = relevance(query !== undefined ? { query } : {})
+  const matched: AsyncScorer = embed
+    ? fuse([
+        [lexical, 1],
+        [semantic({ embed, ...(query !== undefined && { query }) }), 1],
+      ])
+    : lexical
+  const spread = options.nearby === false ? matched : nearby(matched, options.nearby)
+  return idWeight > 0
+    ? combine([
+        [spread, 1],
+        [identifiers(), idWeight],
+      ])
+    : spread
+}
+
+/**
+ * The combination measured best on LoCoMo conversations it was not tuned on, and on agent
+ * traces (README, "Relevance"): BM25 relevance to the query (default: the newest user
+ * message), each match lending part of its score to the turns around it, units holding an
+ * identifier raised; ties, and units sharing no word with the query, go to the newer.
  */
 export function mostRelevant(
   options: MostRelevantOptions = {},
 ): Strategy<'mostRelevant', MostRelevantOptions> {
-  checkKeys(
-    options,
-    ['limit', 'model', 'keepRate', 'neighbours', 'partial', 'query'],
-    'mostRelevant',
-  )
-  const { query, ...rest } = options
-  const scorer = relevance({ ...(query !== undefined && { query }), feedback: true })
+  checkKeys(options, MOST_RELEVANT_OPTIONS, 'mostRelevant')
+  const { query, embed, nearby: near, identifiers: ids, ...rest } = options
+  const scorer = relevanceScorer({
+    ...(query !== undefined && { query }),
+    ...(embed !== undefined && { embed }),
+    ...(near !== undefined && { nearby: near }),
+    ...(ids !== undefined && { identifiers: ids }),
+  })
   const inner = scoreBased({ ...rest, scorer })
-  return { ...inner, name: 'mostRelevant', options }
+  return { ...inner, name: 'mostRelevant', options, ...(embed === undefined && { async: false }) }
 }
 
-export type MostRelevantOptions = Omit<ScoreBasedOptions, 'scorer'> & {
-  /** What the next call is about. Default: `fit`'s `query`, else the newest user message. */
-  query?: string
-}
+/** Every option `mostRelevant` reads. */
+export const MOST_RELEVANT_OPTIONS = [
+  'limit',
+  'model',
+  'keepRate',
+  'neighbours',
+  'partial',
+  'query',
+  'embed',
+  'nearby',
+  'identifiers',
+] as const
 
 /** @deprecated Renamed `mostRelevant` (`relevance` is the scorer). */
 export const relevant = mostRelevant
 
 function selectByScore(
   view: View,
-  scorer: Scorer,
+  scorer: AsyncScorer,
   neighbours: boolean,
   partial: boolean,
-): PlanItem[] {
+): PlanItem[] | Promise<PlanItem[]> {
   const m = view.mandatory()
   if (m.preamble >= 0 && view.unitSize(m.preamble) > view.available) {
     const system = view.unitSize(m.preamble)
@@ -100,7 +172,7 @@ function selectByScore(
   }
   assertMandatoryFits(view, m)
   const n = view.units.length
-  let room = view.available - m.tokens
+  const room = view.available - m.tokens
   const keep = new Uint8Array(n)
   for (const u of [m.preamble, m.lastUser, m.last]) if (u >= 0) keep[u] = 1
   const partials = new Map<number, PlanItem[]>()
@@ -108,8 +180,32 @@ function selectByScore(
   // Fast path: everything fits.
   if (view.rangeTokens(0, n) <= view.available) return chronological(view, keep.fill(1), partials)
 
-  const scores = scorer(view)
-  const score = (u: number) => scores[u] ?? 0
+  return whenReady(scorer(view), (scores) =>
+    fillByScore(view, m, scores, keep, partials, room, neighbours, partial),
+  )
+}
+
+function fillByScore(
+  view: View,
+  m: Mandatory,
+  scores: readonly number[],
+  keep: Uint8Array,
+  partials: Map<number, PlanItem[]>,
+  available: number,
+  neighbours: boolean,
+  partial: boolean,
+): PlanItem[] {
+  const n = view.units.length
+  if (!Array.isArray(scores) || scores.length !== n) {
+    const got = Array.isArray(scores) ? `${scores.length} scores` : typeof scores
+    throw new InvalidOptionError('scorer', `returned ${got} for ${n} units`)
+  }
+  // A score that is not a number (NaN from a custom scorer) ranks last instead of upsetting the sort.
+  const score = (u: number) => {
+    const x = scores[u]
+    return x === undefined || Number.isNaN(x) ? Number.NEGATIVE_INFINITY : x
+  }
+  let room = available
   const order: number[] = []
   for (let u = 0; u < n; u++) if (!keep[u]) order.push(u)
   order.sort((a, b) => score(b) - score(a) || b - a)

@@ -1,3 +1,4 @@
+import type { Fact, FactReport } from '../messages/fact.js'
 import type { Message, ToolSchema } from '../messages/message.js'
 import type { Unit, UnitKind } from '../messages/units.js'
 import type { Provider } from '../messages/validate.js'
@@ -70,6 +71,8 @@ export interface SummaryEntry {
   tokens?: number | undefined
   /** Identifies the message at `to - 1`, so a summary is never applied to another history. */
   anchor?: string | undefined
+  /** The facts of the replaced range (carried into the next summary) and how many this one kept. */
+  facts?: { all: Fact[]; report: FactReport } | undefined
 }
 
 /** Where summaries live, oldest first; entries sharing `replaces` form one summary. */
@@ -83,7 +86,13 @@ export type PlanItem =
   /** The view's message at `index`, as is or replaced by `message` (truncated, stubbed, cleared). */
   | { index: number; message?: Message; reason?: ChangeReason }
   /** A message the strategy wrote: a placeholder or a summary standing for `replaces`. */
-  | { synthetic: Message; replaces: number[]; reason: 'placeholder' | 'summary' }
+  | {
+      synthetic: Message
+      replaces: number[]
+      reason: 'placeholder' | 'summary'
+      /** For a summary: how many facts of the replaced messages it keeps. */
+      facts?: FactReport
+    }
 
 export type ChangeReason = 'truncated' | 'stubbed' | 'cleared' | 'thought-dropped' | 'calls-removed'
 
@@ -93,7 +102,11 @@ export interface Strategy<Name extends string = string, Options = unknown> {
   readonly options: Options
   /** Keeps the result within `view.available` on its own (else `fit` enforces the budget after it). */
   readonly budgetAware: boolean
-  /** `select` returns a promise (it calls out): only `fitAsync` and `ChatContext.getMessages` run it. */
+  /**
+   * `true`: `select` returns a promise (it calls out), so only `fitAsync` and
+   * `ChatContext.getMessages` run it. `false`: it never does, so an awaiting caller need not
+   * copy the view. Unset: either (the view is copied for the wait).
+   */
   readonly async?: boolean
   /** Keeps summaries beside the history: a `ChatContext` over a store reads them back on sync. */
   readonly keepsSummaries?: boolean

@@ -6,6 +6,7 @@ export function unbounded(): Strategy<'unbounded', Record<string, never>> {
     name: 'unbounded',
     options: {},
     budgetAware: false,
+    async: false,
     select: (view) => view.items(0, view.units.length),
   }
 }
