@@ -1,0 +1,290 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { encode } from 'gpt-tokenizer/encoding/o200k_base'
+
+/**
+ * A real HTTP server on 127.0.0.1 whose model has a small window, speaking three protocols:
+ * OpenAI chat completions (`/v1/chat/completions`), OpenAI Responses (`/v1/responses`) and
+ * Anthropic messages (`/v1/messages`). It counts each request itself (o200k tokens of every
+ * text, name and argument, 3 per message, 3 for the reply, the tool schemas as JSON: its
+ * own rule, written apart from the library's counters) and rejects a request over the window
+ * with the provider's own error body. Otherwise it answers: a call of the first tool when
+ * the newest message is the user's and tools were sent, else a text reply.
+ */
+export interface LimitedServer {
+  url: string
+  /** Every request, in order, with the server's count and whether it was rejected. */
+  requests: { path: string; body: Record<string, unknown>; tokens: number; rejected: boolean }[]
+  /** Requests rejected as too long. */
+  readonly rejections: number
+  close(): Promise<void>
+}
+
+export interface LimitedServerOptions {
+  /** The model's window: prompt plus the requested completion. */
+  window: number
+  /** The text every reply carries (default: about 60 tokens). */
+  reply?: string
+}
+
+const DEFAULT_REPLY =
+  'Noted. The booking stays as it is: flight HAT136 from JFK to SEA on May 19, economy, two passengers, paid with the credit card on file, and the baggage allowance unchanged. Anything else?'
+
+function tokens(text: unknown): number {
+  if (typeof text !== 'string' || text === '') return 0
+  return encode(text, { allowedSpecial: 'all' }).length
+}
+
+/** Every string inside a value (texts, names, arguments, ids are not counted). */
+function textOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value]
+  if (Array.isArray(value)) return value.flatMap(textOf)
+  if (value && typeof value === 'object') {
+    const out: string[] = []
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'id' || k === 'call_id' || k === 'tool_call_id' || k === 'tool_use_id') continue
+      if (k === 'type' || k === 'status' || k === 'cache_control') continue
+      out.push(...textOf(v))
+    }
+    return out
+  }
+  return []
+}
+
+function countItems(items: unknown[]): number {
+  let n = 3
+  for (const item of items) n += 3 + textOf(item).reduce((s, t) => s + tokens(t), 0)
+  return n
+}
+
+export async function startLimitedServer(options: LimitedServerOptions): Promise<LimitedServer> {
+  const { window } = options
+  const reply = options.reply ?? DEFAULT_REPLY
+  let calls = 0
+  const state: LimitedServer = {
+    url: '',
+    requests: [],
+    get rejections() {
+      return state.requests.filter((r) => r.rejected).length
+    },
+    close: async () => {},
+  }
+
+  const handle = (req: IncomingMessage, raw: string) => {
+    const body = JSON.parse(raw) as Record<string, unknown>
+    const path = req.url ?? ''
+    const tools = Array.isArray(body.tools) && body.tools.length > 0 ? body.tools : undefined
+    const toolTokens = tools ? tokens(JSON.stringify(tools)) : 0
+    calls++
+    if (path.endsWith('/chat/completions')) {
+      const messages = body.messages as Record<string, unknown>[]
+      const prompt = countItems(messages) + toolTokens
+      const completion = Number(body.max_completion_tokens ?? body.max_tokens ?? 0)
+      const rejected = prompt + completion > window
+      state.requests.push({ path, body, tokens: prompt, rejected })
+      if (rejected) {
+        const message =
+          completion > 0
+            ? `This model's maximum context length is ${window} tokens. However, you requested ${prompt + completion} tokens (${prompt} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`
+            : `This model's maximum context length is ${window} tokens. However, your messages resulted in ${prompt} tokens. Please reduce the length of the messages.`
+        return {
+          status: 400,
+          json: {
+            error: {
+              message,
+              type: 'invalid_request_error',
+              param: 'messages',
+              code: 'context_length_exceeded',
+            },
+          },
+        }
+      }
+      const last = messages[messages.length - 1]
+      const callTool = tools && last?.role === 'user'
+      const tool = tools?.[0] as { function?: { name?: string } } | undefined
+      return {
+        status: 200,
+        json: {
+          id: `chatcmpl-${calls}`,
+          object: 'chat.completion',
+          created: 1,
+          model: String(body.model),
+          choices: [
+            {
+              index: 0,
+              finish_reason: callTool ? 'tool_calls' : 'stop',
+              message: callTool
+                ? {
+                    role: 'assistant',
+                    content: null,
+                    tool_calls: [
+                      {
+                        id: `call_${calls}`,
+                        type: 'function',
+                        function: {
+                          name: tool?.function?.name ?? 'tool',
+                          arguments: JSON.stringify({ query: `q${calls}` }),
+                        },
+                      },
+                    ],
+                  }
+                : { role: 'assistant', content: reply },
+            },
+          ],
+          usage: { prompt_tokens: prompt, completion_tokens: 40, total_tokens: prompt + 40 },
+        },
+      }
+    }
+    if (path.endsWith('/responses')) {
+      const input =
+        typeof body.input === 'string'
+          ? [{ role: 'user', content: body.input }]
+          : (body.input as Record<string, unknown>[])
+      const prompt =
+        countItems(input) + tokens(body.instructions) + (body.instructions ? 3 : 0) + toolTokens
+      const completion = Number(body.max_output_tokens ?? 0)
+      const rejected = prompt + completion > window
+      state.requests.push({ path, body, tokens: prompt, rejected })
+      if (rejected) {
+        return {
+          status: 400,
+          json: {
+            error: {
+              message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${prompt + completion} tokens. Please reduce the length of the messages.`,
+              type: 'invalid_request_error',
+              param: 'input',
+              code: 'context_length_exceeded',
+            },
+          },
+        }
+      }
+      const last = input[input.length - 1]
+      const callTool = tools && (last?.role === 'user' || last?.type === 'message')
+      const tool = tools?.[0] as { name?: string } | undefined
+      const output = callTool
+        ? [
+            {
+              type: 'function_call',
+              id: `fc_${calls}`,
+              call_id: `call_${calls}`,
+              name: tool?.name ?? 'tool',
+              arguments: JSON.stringify({ query: `q${calls}` }),
+              status: 'completed',
+            },
+          ]
+        : [
+            {
+              type: 'message',
+              id: `msg_${calls}`,
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: reply, annotations: [] }],
+            },
+          ]
+      return {
+        status: 200,
+        json: {
+          id: `resp_${calls}`,
+          object: 'response',
+          created_at: 1,
+          model: String(body.model),
+          status: 'completed',
+          output,
+          parallel_tool_calls: true,
+          tool_choice: 'auto',
+          tools: [],
+          usage: {
+            input_tokens: prompt,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 40,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: prompt + 40,
+          },
+        },
+      }
+    }
+    if (path.endsWith('/messages')) {
+      const messages = body.messages as Record<string, unknown>[]
+      const prompt =
+        countItems(messages) + textOf(body.system).reduce((s, t) => s + tokens(t), 0) + toolTokens
+      const completion = Number(body.max_tokens ?? 0)
+      const tooLong = prompt > window
+      const rejected = tooLong || prompt + completion > window
+      state.requests.push({ path, body, tokens: prompt, rejected })
+      if (rejected) {
+        return {
+          status: 400,
+          json: {
+            type: 'error',
+            error: {
+              type: 'invalid_request_error',
+              message: tooLong
+                ? `prompt is too long: ${prompt} tokens > ${window} maximum`
+                : `input length and \`max_tokens\` exceed context limit: ${prompt} + ${completion} > ${window}, decrease input length or \`max_tokens\` and try again`,
+            },
+          },
+        }
+      }
+      const last = messages[messages.length - 1]
+      const lastIsText =
+        last?.role === 'user' &&
+        (typeof last.content === 'string' ||
+          !(last.content as { type?: string }[]).some((b) => b.type === 'tool_result'))
+      const tool = tools?.[0] as { name?: string } | undefined
+      const callTool = tools && lastIsText
+      return {
+        status: 200,
+        json: {
+          id: `msg_${calls}`,
+          type: 'message',
+          role: 'assistant',
+          model: String(body.model),
+          content: callTool
+            ? [
+                {
+                  type: 'tool_use',
+                  id: `toolu_${calls}`,
+                  name: tool?.name ?? 'tool',
+                  input: { query: `q${calls}` },
+                },
+              ]
+            : [{ type: 'text', text: reply }],
+          stop_reason: callTool ? 'tool_use' : 'end_turn',
+          stop_sequence: null,
+          usage: {
+            input_tokens: prompt,
+            output_tokens: 40,
+            cache_read_input_tokens: 0,
+            cache_creation_input_tokens: 0,
+          },
+        },
+      }
+    }
+    return { status: 404, json: { error: { message: `no route ${path}` } } }
+  }
+
+  const server: Server = createServer((req, res) => {
+    let data = ''
+    req.on('data', (c) => {
+      data += c
+    })
+    req.on('end', () => {
+      try {
+        const { status, json } = handle(req, data)
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json))
+      } catch (e) {
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: String(e) } }))
+      }
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  return state
+}
