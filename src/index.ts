@@ -20,6 +20,11 @@ export {
   type MessageFate,
 } from './context/fit.js'
 export {
+  ProviderFeedback,
+  type ProviderFeedbackState,
+  promptTokensOf,
+} from './context/learned-limit.js'
+export {
   type ContextRetryOptions,
   type ContextRetryResult,
   type OverflowReport,
@@ -29,9 +34,12 @@ export {
 export * from './errors.js'
 export * from './formats/index.js'
 export {
+  type AdapterOptions,
+  type FitEachStepOptions,
   fitAISDKMessages,
   fitAnthropicRequest,
   fitEachStep,
+  fitMiddleware,
   fitOpenAIMessages,
 } from './integrations/index.js'
 export * from './messages/message.js'

@@ -28,16 +28,6 @@ export function fitAnthropicRequest<R extends { system?: unknown; messages: unkn
   return { request: { ...rest, ...fitted } as unknown as R, result }
 }
 
-/**
- * AI SDK: a `prepareStep` that hands the model fitted messages on every step of an agent
- * loop: `generateText({ ..., prepareStep: fitEachStep({ model: 'gpt-4o', reserve: 2000 }) })`.
- */
-export function fitEachStep(options: FitOptions = {}) {
-  return <M>({ messages }: { messages: M[] }): { messages: M[] } => ({
-    messages: fitAISDKMessages(messages, options).messages,
-  })
-}
-
 /** AI SDK: fit a `ModelMessage[]`. */
 export function fitAISDKMessages<M>(
   messages: readonly M[],
@@ -47,4 +37,6 @@ export function fitAISDKMessages<M>(
   return { messages: toAISDK(result.messages) as unknown as M[], result }
 }
 
+export { type FitEachStepOptions, fitEachStep, fitMiddleware } from './ai-sdk.js'
+export type { AdapterOptions } from './shared.js'
 export type { AnthropicRequest, ModelMessageJson, OpenAIChatMessage }

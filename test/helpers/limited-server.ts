@@ -6,8 +6,9 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base'
  * A real HTTP server on 127.0.0.1 whose model has a small window, speaking three protocols:
  * OpenAI chat completions (`/v1/chat/completions`), OpenAI Responses (`/v1/responses`) and
  * Anthropic messages (`/v1/messages`). It counts each request itself (o200k tokens of every
- * text, name and argument, 3 per message, 3 for the reply, the tool schemas as JSON: its
- * own rule, written apart from the library's counters) and rejects a request over the window
+ * text, name and argument, 3 per message, 3 for the reply; tool schemas by OpenAI's
+ * published formula on chat completions, as JSON text elsewhere: its own rule, written
+ * apart from the library's counters) and rejects a request over the window
  * with the provider's own error body. Otherwise it answers: a call of the first tool when
  * the newest message is the user's and tools were sent, else a text reply.
  */
@@ -51,6 +52,37 @@ function textOf(value: unknown): string[] {
   return []
 }
 
+/**
+ * OpenAI's published count for function definitions (the cookbook's `num_tokens_for_tools`,
+ * gpt-4o constants): 7 per function, its `name:description`, 3 per parameter block, 3 per
+ * property plus its `key:type:description`, 12 at the end; 12 once for the tools block.
+ */
+function openaiToolTokens(tools: unknown[]): number {
+  let n = 0
+  for (const t of tools) {
+    const f = ((t as { function?: unknown }).function ?? t) as {
+      name?: string
+      description?: string
+      parameters?: {
+        properties?: Record<string, { type?: string; description?: string; enum?: unknown[] }>
+      }
+    }
+    n += 7 + tokens(`${f.name ?? ''}:${(f.description ?? '').replace(/\.$/, '')}`)
+    const props = f.parameters?.properties
+    if (props && Object.keys(props).length > 0) {
+      n += 3
+      for (const [key, p] of Object.entries(props)) {
+        n += 3 + tokens(`${key}:${p.type ?? ''}:${(p.description ?? '').replace(/\.$/, '')}`)
+        if (Array.isArray(p.enum)) {
+          n -= 3
+          for (const e of p.enum) n += 3 + tokens(String(e))
+        }
+      }
+    }
+  }
+  return tools.length ? n + 12 : 0
+}
+
 function countItems(items: unknown[]): number {
   let n = 3
   for (const item of items) n += 3 + textOf(item).reduce((s, t) => s + tokens(t), 0)
@@ -78,7 +110,7 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
     calls++
     if (path.endsWith('/chat/completions')) {
       const messages = body.messages as Record<string, unknown>[]
-      const prompt = countItems(messages) + toolTokens
+      const prompt = countItems(messages) + (tools ? openaiToolTokens(tools) : 0)
       const completion = Number(body.max_completion_tokens ?? body.max_tokens ?? 0)
       const rejected = prompt + completion > window
       state.requests.push({ path, body, tokens: prompt, rejected })
