@@ -7,10 +7,9 @@ import { type AdapterOptions, fitWithFeedback, knownModel, providerFromId } from
 
 /** The parts of a LangChain `BaseMessage` instance the adapter reads. */
 interface BaseMessageLike {
-  toDict(): { type: string; data: Record<string, unknown> }
-  _getType?(): string
-  constructor: unknown
+  toDict(): object
 }
+const dictOf = (m: BaseMessageLike) => m.toDict() as { type: string; data: Record<string, unknown> }
 
 /** The parts of a `createAgent` model request the adapter reads (`ModelRequest`). */
 interface ModelRequestLike {
@@ -62,7 +61,7 @@ function instancesFor(
   const out: (BaseMessageLike | undefined)[] = new Array(result.messages.length)
   const classes = new Map<string, MessageClass>()
   if (system) classes.set('system', system.constructor as MessageClass)
-  for (const m of inputs) classes.set(m.toDict().type, m.constructor as MessageClass)
+  for (const m of inputs) classes.set(dictOf(m).type, m.constructor as MessageClass)
   result.fates.forEach((fate, i) => {
     if (fate.position === undefined) return
     // The system prompt (input 0 when given) stays the request's own: never rebuilt.
@@ -117,7 +116,7 @@ export function fitAgentMessages(options: AdapterOptions = {}) {
           : undefined
     const llmType = typeof model?._llmType === 'function' ? model._llmType() : undefined
     const system = request.systemPrompt ?? ''
-    const input: Message[] = fromLangChain(request.messages.map((m) => m.toDict()))
+    const input: Message[] = fromLangChain(request.messages.map(dictOf))
     const offset = system ? 1 : 0
     if (system) input.unshift({ role: 'system', content: system })
     const modelId = rest.model ?? knownModel(modelName)
