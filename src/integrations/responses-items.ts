@@ -1,0 +1,182 @@
+import type { FitResult } from '../context/fit.js'
+import { InvalidInputError } from '../errors.js'
+import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
+
+/**
+ * A small conversion of Responses-style items, for the adapters that hand their caller's own
+ * items back: the OpenAI Agents SDK's `AgentInputItem`s (camelCase `callId`,
+ * `function_call_result`) and the Responses API's (`call_id`, `function_call_output`).
+ * It reads three kinds of item exactly: messages (user, system, developer, assistant), function calls and
+ * function call outputs. Every other item (reasoning, built-in tool calls and their
+ * outputs, compaction, references) travels with the model turn it sits in, counted as its
+ * JSON text, and is sent as it was or not at all: it is never rewritten.
+ */
+
+type Item = Record<string, unknown>
+
+export interface DecodedItems {
+  messages: Message[]
+  /** For each message, the input items it stands for, in order. */
+  sources: number[][]
+}
+
+function text(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (Array.isArray(content))
+    return content
+      .map((p) => {
+        const part = p as Item
+        if (typeof part?.text === 'string') return part.text
+        if (typeof part?.refusal === 'string') return part.refusal
+        return JSON.stringify(p)
+      })
+      .join('\n')
+  if (content && typeof content === 'object') {
+    const c = content as Item
+    if (typeof c.text === 'string') return c.text
+  }
+  return content === undefined || content === null ? '' : JSON.stringify(content)
+}
+
+const callIdOf = (item: Item): unknown => item.callId ?? item.call_id
+
+/** Groups items into canonical messages; a model turn's items (text, calls, the rest) become one assistant message. */
+export function decodeItems(items: readonly unknown[]): DecodedItems {
+  if (!Array.isArray(items))
+    throw new InvalidInputError('expected a list of items', { field: 'input' })
+  const messages: Message[] = []
+  const sources: number[][] = []
+  let turn: { message: AssistantMessage; from: number[] } | undefined
+  const flush = () => {
+    if (turn) {
+      messages.push(turn.message)
+      sources.push(turn.from)
+    }
+    turn = undefined
+  }
+  const open = () => {
+    turn ??= { message: { role: 'assistant', content: '' }, from: [] }
+    return turn
+  }
+  items.forEach((raw, i) => {
+    if (!raw || typeof raw !== 'object')
+      throw new InvalidInputError('expected an item object', { index: i, field: 'item' })
+    const item = raw as Item
+    const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined)
+    if (type === 'message' && item.role !== 'assistant') {
+      if (item.role !== 'user' && item.role !== 'system' && item.role !== 'developer')
+        throw new InvalidInputError(`unknown role ${JSON.stringify(item.role)}`, {
+          index: i,
+          field: 'role',
+        })
+      flush()
+      messages.push({ role: item.role === 'user' ? 'user' : 'system', content: text(item.content) })
+      sources.push([i])
+      return
+    }
+    if (type === 'function_call_output' || type === 'function_call_result') {
+      const id = callIdOf(item)
+      if (typeof id !== 'string' || !id)
+        throw new InvalidInputError('expected a call id', { index: i, field: 'callId' })
+      flush()
+      messages.push({
+        role: 'tool',
+        toolCallId: id,
+        content: text(item.output),
+        ...(typeof item.name === 'string' && { toolName: item.name }),
+      })
+      sources.push([i])
+      return
+    }
+    const t = open()
+    t.from.push(i)
+    const m = t.message
+    if (type === 'message') {
+      const said = text(item.content)
+      m.content = m.content ? `${m.content}\n${said}` : said
+    } else if (type === 'function_call') {
+      const id = callIdOf(item)
+      if (typeof id !== 'string' || !id)
+        throw new InvalidInputError('expected a call id', { index: i, field: 'callId' })
+      const call: ToolCall = {
+        id,
+        name: String(item.name ?? ''),
+        arguments: typeof item.arguments === 'string' ? item.arguments : '',
+      }
+      m.toolCalls = [...(m.toolCalls ?? []), call]
+    } else {
+      // Kept with the turn and counted as its JSON: reasoning, built-in calls, anything newer.
+      m.thought = `${m.thought ?? ''}${JSON.stringify(item)}`
+    }
+  })
+  flush()
+  return { messages, sources }
+}
+
+/**
+ * The items to send for a fit of decoded items: each message kept as it was brings back its
+ * own items (the caller's objects); a message the fit changed or wrote is written as plain
+ * items (its text and calls; what this conversion does not read is left out with it).
+ */
+export function encodeItems<I>(
+  result: FitResult,
+  items: readonly I[],
+  sources: readonly number[][],
+  options: { offset?: number; style?: 'agents' | 'responses' } = {},
+): I[] {
+  const offset = options.offset ?? 0
+  const agents = options.style !== 'responses'
+  const byPosition = new Map<number, number>()
+  result.fates.forEach((f, i) => {
+    if (f.position !== undefined && f.fate === 'kept' && i >= offset)
+      byPosition.set(f.position, i - offset)
+  })
+  const skip = new Set<number>()
+  result.fates.forEach((f, i) => {
+    if (i < offset && f.position !== undefined) skip.add(f.position)
+  })
+  const out: unknown[] = []
+  result.messages.forEach((m, p) => {
+    if (skip.has(p)) return
+    const source = byPosition.get(p)
+    if (source !== undefined) {
+      for (const k of sources[source] ?? []) out.push(items[k])
+      return
+    }
+    out.push(...plainItems(m, agents))
+  })
+  return out as I[]
+}
+
+function plainItems(m: Message, agents: boolean): Item[] {
+  const body = typeof m.content === 'string' ? m.content : text(m.content ?? '')
+  if (m.role === 'system' || m.role === 'user')
+    return [{ type: 'message', role: m.role, content: body }]
+  if (m.role === 'tool')
+    return agents
+      ? [
+          {
+            type: 'function_call_result',
+            callId: m.toolCallId,
+            name: m.toolName ?? '',
+            status: 'completed',
+            output: { type: 'text', text: body },
+          },
+        ]
+      : [{ type: 'function_call_output', call_id: m.toolCallId, output: body }]
+  const out: Item[] = []
+  if (body)
+    out.push({
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: body, ...(agents ? {} : { annotations: [] }) }],
+    })
+  for (const c of m.toolCalls ?? [])
+    out.push(
+      agents
+        ? { type: 'function_call', callId: c.id, name: c.name, arguments: c.arguments }
+        : { type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments },
+    )
+  return out
+}
