@@ -106,8 +106,8 @@ export interface FittedSessionOptions extends AdapterOptions {
  * is handed a fitted one: `getItems` returns the fitted items (what the runner prepends to
  * each turn), `allItems` the stored history. Everything else is the wrapped session's.
  */
-export function fittedSession<I, S extends SessionLike<I>>(
-  session: S,
+export function fittedSession<I>(
+  session: SessionLike<I>,
   options: FittedSessionOptions = {},
 ): SessionLike<I> & { allItems(): Promise<I[]>; feedback: ProviderFeedback } {
   const { instructions, agent, ...rest } = options
