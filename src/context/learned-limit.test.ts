@@ -169,6 +169,55 @@ describe.runIf(redisAvailable)('a learnt window over a real redis-server', () =>
   })
 })
 
+describe('calibration from the usage withContextRetry sees', () => {
+  let server: LimitedServer
+  beforeAll(async () => {
+    server = await startLimitedServer({ window: 1_000_000, usageScale: 1.3 })
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('OpenAI prompt_tokens and Anthropic input_tokens + cache reads both reach recordUsage', async () => {
+    const openai = new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0 })
+    const anthropic = new Anthropic({
+      apiKey: 'k',
+      baseURL: server.url.replace(/\/v1$/, ''),
+      maxRetries: 0,
+    })
+    const a = new ChatContext({ budget: 3000 })
+    const b = new ChatContext({ budget: 3000, provider: 'anthropic' })
+    for (const ctx of [a, b]) {
+      await ctx.addMessage({ role: 'system', content: SYSTEM_PROMPT })
+      for (let k = 0; k < 6; k++) await ctx.addMessage({ role: 'user', content: userTurn(k, 600) })
+    }
+    expect(a.usageFactor).toBe(1)
+    await withContextRetry(
+      (messages) =>
+        openai.chat.completions.create({
+          model: 'gpt-4o',
+          messages: toOpenAIChat(messages) as OpenAI.ChatCompletionMessageParam[],
+        }),
+      a,
+    )
+    await withContextRetry((messages) => {
+      const { system, messages: wire } = toAnthropic(messages)
+      return anthropic.messages.create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 100,
+        ...(system !== undefined && { system: system as string }),
+        messages: wire as Anthropic.MessageParam[],
+      })
+    }, b)
+    // The server bills 1.3 times its count: later views leave that much more room.
+    expect(a.usageFactor).toBeGreaterThan(1.25)
+    expect(a.usageFactor).toBeLessThan(1.4)
+    expect(b.usageFactor).toBeGreaterThan(1.25)
+    const next = await a.getMessages()
+    expect(exactCounter().countMessages(next) * 1.3).toBeLessThanOrEqual(3000)
+  })
+})
+
 describe('retry arithmetic', () => {
   /** A system prompt and a newest turn that need 1,273 tokens, 1,773 with a reserve of 500. */
   function history(): Message[] {

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { ChatContext } from './chat-context.js'
-import { fitWithin, windowAfterRejection } from './learned-limit.js'
+import { fitWithin, promptTokensOf, windowAfterRejection } from './learned-limit.js'
 
 /** What a provider said when the request was too long. */
 export interface OverflowReport {
@@ -96,7 +96,9 @@ export interface ContextRetryResult<T> {
  * long, the context learns the window the rejection gives (`ctx.learnLimit`: every later
  * view fits it, so the next turn is not rejected again), fits again and retries once. The
  * provider's limit already holds the room for the reply: the reserve is taken from it once,
- * by the fit. Any other error, or a second rejection, is thrown as is.
+ * by the fit. The usage a reply reports (`usage.prompt_tokens`, `usage.input_tokens` with
+ * cache reads and writes, `usageMetadata.promptTokenCount`) is given to `ctx.recordUsage`.
+ * Any other error, or a second rejection, is thrown as is.
  */
 export async function withContextRetry<T>(
   call: (messages: Message[]) => Promise<T>,
@@ -105,7 +107,7 @@ export async function withContextRetry<T>(
 ): Promise<ContextRetryResult<T>> {
   const first = await ctx.getMessages()
   try {
-    return { value: await call(first) }
+    return { value: observed(ctx, await call(first)) }
   } catch (error) {
     const report = parseOverflowError(error)
     if (!report) throw error
@@ -125,6 +127,16 @@ export async function withContextRetry<T>(
       report.limit,
     )
     const budget = ctx.learnedLimit ?? window
-    return { value: await call(messages), retried: { report, budget, messages: messages.length } }
+    return {
+      value: observed(ctx, await call(messages)),
+      retried: { report, budget, messages: messages.length },
+    }
   }
+}
+
+/** The usage a reply reports (any SDK's shape) calibrates the context's later views. */
+function observed<T>(ctx: ChatContext, value: T): T {
+  const promptTokens = promptTokensOf(value)
+  if (promptTokens !== undefined) ctx.recordUsage({ promptTokens })
+  return value
 }

@@ -1,28 +1,30 @@
-import { type FitOptions, type FitResult, fit } from '../context/fit.js'
+import type { FitResult } from '../context/fit.js'
 import { fromAISDK, type ModelMessageJson, toAISDK } from '../formats/ai-sdk.js'
 import { type AnthropicRequest, fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
 import { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from '../formats/openai-chat.js'
+import { type AdapterOptions, fitWithFeedback } from './shared.js'
 
 /**
  * Thin adapters: the SDKs' own message shapes in, the same shapes out, fitted. They depend
- * on no SDK at run time; the SDKs are the caller's.
+ * on no SDK at run time; the SDKs are the caller's. With `feedback`, a window learnt from a
+ * rejection (`feedback.learn(error)`) and usage (`feedback.observe(response)`) steer the fit.
  */
 
 /** OpenAI SDK: fit `messages` before `chat.completions.create`. */
 export function fitOpenAIMessages<M extends object>(
   messages: readonly M[],
-  options: FitOptions = {},
+  options: AdapterOptions = {},
 ): { messages: M[]; result: FitResult } {
-  const result = fit(fromOpenAIChat(messages), { provider: 'openai', ...options })
+  const result = fitWithFeedback(fromOpenAIChat(messages), { provider: 'openai', ...options })
   return { messages: toOpenAIChat(result.messages) as unknown as M[], result }
 }
 
 /** Anthropic SDK: fit `{ system, messages }` before `messages.create`. */
 export function fitAnthropicRequest<R extends { system?: unknown; messages: unknown[] }>(
   request: R,
-  options: FitOptions = {},
+  options: AdapterOptions = {},
 ): { request: R; result: FitResult } {
-  const result = fit(fromAnthropic(request), { provider: 'anthropic', ...options })
+  const result = fitWithFeedback(fromAnthropic(request), { provider: 'anthropic', ...options })
   const { lost: _lost, ...fitted } = toAnthropic(result.messages)
   const { system: _system, ...rest } = request
   return { request: { ...rest, ...fitted } as unknown as R, result }
@@ -31,9 +33,9 @@ export function fitAnthropicRequest<R extends { system?: unknown; messages: unkn
 /** AI SDK: fit a `ModelMessage[]`. */
 export function fitAISDKMessages<M>(
   messages: readonly M[],
-  options: FitOptions = {},
+  options: AdapterOptions = {},
 ): { messages: M[]; result: FitResult } {
-  const result = fit(fromAISDK(messages), options)
+  const result = fitWithFeedback(fromAISDK(messages), options)
   return { messages: toAISDK(result.messages) as unknown as M[], result }
 }
 

@@ -26,6 +26,8 @@ export interface LimitedServerOptions {
   window: number
   /** The text every reply carries (default: about 60 tokens). */
   reply?: string
+  /** Reported usage is the server's count times this (a provider whose tokenizer differs). Default 1. */
+  usageScale?: number
 }
 
 const DEFAULT_REPLY =
@@ -92,6 +94,7 @@ function countItems(items: unknown[]): number {
 export async function startLimitedServer(options: LimitedServerOptions): Promise<LimitedServer> {
   const { window } = options
   const reply = options.reply ?? DEFAULT_REPLY
+  const billed = (n: number) => Math.round(n * (options.usageScale ?? 1))
   let calls = 0
   const state: LimitedServer = {
     url: '',
@@ -163,7 +166,11 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
                 : { role: 'assistant', content: reply },
             },
           ],
-          usage: { prompt_tokens: prompt, completion_tokens: 40, total_tokens: prompt + 40 },
+          usage: {
+            prompt_tokens: billed(prompt),
+            completion_tokens: 40,
+            total_tokens: billed(prompt) + 40,
+          },
         },
       }
     }
@@ -226,7 +233,7 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
           tool_choice: 'auto',
           tools: [],
           usage: {
-            input_tokens: prompt,
+            input_tokens: billed(prompt),
             input_tokens_details: { cached_tokens: 0 },
             output_tokens: 40,
             output_tokens_details: { reasoning_tokens: 0 },
@@ -284,9 +291,10 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
           stop_reason: callTool ? 'tool_use' : 'end_turn',
           stop_sequence: null,
           usage: {
-            input_tokens: prompt,
+            // As Anthropic reports a cached prompt: most of it read from the cache.
+            input_tokens: billed(prompt) - Math.floor(billed(prompt) / 2),
             output_tokens: 40,
-            cache_read_input_tokens: 0,
+            cache_read_input_tokens: Math.floor(billed(prompt) / 2),
             cache_creation_input_tokens: 0,
           },
         },
