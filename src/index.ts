@@ -36,11 +36,15 @@ export * from './formats/index.js'
 export {
   type AdapterOptions,
   type FitEachStepOptions,
+  type FittedSessionOptions,
+  fitAgentMessages,
   fitAISDKMessages,
   fitAnthropicRequest,
   fitEachStep,
   fitMiddleware,
+  fitModelInput,
   fitOpenAIMessages,
+  fittedSession,
 } from './integrations/index.js'
 export * from './messages/message.js'
 export { startsUserTurn, toUnits, type Unit, type UnitKind } from './messages/units.js'
