@@ -41,6 +41,7 @@ export {
   fitAISDKMessages,
   fitAnthropicRequest,
   fitEachStep,
+  fitInputProcessor,
   fitMiddleware,
   fitModelInput,
   fitOpenAIMessages,

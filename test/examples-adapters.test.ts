@@ -75,4 +75,12 @@ describe('adapter examples run as written against a 4,200-token server', () => {
     expect(server.rejections).toBe(1)
     withinWindow(400)
   })
+
+  it('examples/mastra.ts', async () => {
+    const lines = await runExample('../examples/mastra.js')
+    expect(lines.filter((l) => /^turn \d: \d steps/.test(l))).toHaveLength(8)
+    expect(server.rejections).toBe(1)
+    expect(lines.join('\n')).toMatch(/learnt window: \d+/)
+    withinWindow(400)
+  })
 })
