@@ -120,6 +120,39 @@ describe('AI SDK against a loopback server', () => {
     for (let i = 1; i < wire.length; i++) expect(wire[i]?.role).not.toBe(wire[i - 1]?.role)
   })
 
+  it('fitMiddleware hands kept prompt entries back as they were: URL and binary images intact', async () => {
+    const openai = createOpenAI({ apiKey: 'k', baseURL: big.url })
+    big.requests.length = 0
+    const bytes = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13])
+    const messages: ModelMessage[] = [
+      ...history(),
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Is this my boarding pass? 🛫 𝔘' },
+          { type: 'image', image: new URL('https://example.com/pass.png') },
+          { type: 'image', image: bytes, mediaType: 'image/png' },
+        ],
+      },
+    ]
+    await generateText({
+      model: wrapLanguageModel({
+        model: openai.chat('gpt-4o'),
+        middleware: fitMiddleware({ budget: 3000 }),
+      }),
+      system: SYSTEM_PROMPT,
+      messages,
+    })
+    const wire = big.requests[0]?.body.messages as { role: string; content: unknown }[]
+    const last = wire[wire.length - 1] as {
+      content: { type: string; image_url?: { url: string } }[]
+    }
+    const urls = last.content.filter((p) => p.type === 'image_url').map((p) => p.image_url?.url)
+    expect(urls[0]).toBe('https://example.com/pass.png')
+    expect(urls[1]).toBe(`data:image/png;base64,${Buffer.from(bytes).toString('base64')}`)
+    expect(wire.length).toBeLessThan(messages.length + 1)
+  })
+
   it('an 8-turn agent loop on a 4,200-token server: one rejection with fitMiddleware', async () => {
     const openai = createOpenAI({ apiKey: 'k', baseURL: small.url })
     small.requests.length = 0

@@ -1,7 +1,14 @@
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { fromAISDK, toAISDK } from '../formats/ai-sdk.js'
 import type { Message, ToolSchema } from '../messages/message.js'
-import { type AdapterOptions, fitWithFeedback, knownModel, providerFromId } from './shared.js'
+import {
+  type AdapterOptions,
+  decodeEach,
+  fitWithFeedback,
+  knownModel,
+  originalsOrEncoded,
+  providerFromId,
+} from './shared.js'
 
 /** The parts of an AI SDK language model the adapters read (`LanguageModelV3`). */
 interface ModelLike {
@@ -63,7 +70,8 @@ export function fitMiddleware(options: AdapterOptions = {}) {
     const { feedback: _f, ...rest } = options
     const reserve = options.reserve ?? params.maxOutputTokens
     const modelId = options.model ?? knownModel(model.modelId)
-    const result = fitWithFeedback(fromAISDK(params.prompt), {
+    const { messages, owner } = decodeEach(params.prompt, fromAISDK)
+    const result = fitWithFeedback(messages, {
       ...rest,
       provider: options.provider ?? providerFromId(model.provider, model.modelId),
       ...(modelId !== undefined && { model: modelId }),
@@ -71,7 +79,7 @@ export function fitMiddleware(options: AdapterOptions = {}) {
       tools: options.tools ?? toolsOf(params.tools),
       feedback,
     })
-    return { ...params, prompt: toPrompt(result.messages) }
+    return { ...params, prompt: originalsOrEncoded(result, params.prompt, owner, toPrompt) }
   }
   return {
     specificationVersion: 'v3' as const,
@@ -131,8 +139,10 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       const promptTokens = promptTokensOf(last.usage)
       if (promptTokens !== undefined) options.feedback.recordUsage({ promptTokens })
     }
-    const input = fromAISDK(step.messages)
-    if (system !== undefined) input.unshift({ role: 'system', content: system })
+    const { messages: decoded, owner } = decodeEach(step.messages, fromAISDK)
+    const input =
+      system === undefined ? decoded : [{ role: 'system', content: system } as Message, ...decoded]
+    if (system !== undefined) owner.unshift(-1)
     const modelId = rest.model ?? knownModel(model?.modelId)
     const result = fitWithFeedback(input, {
       ...rest,
@@ -145,12 +155,13 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
           typeof step.model === 'string' ? step.model : undefined,
         ),
     })
-    if (system === undefined) return { messages: toAISDK(result.messages) as unknown as M[] }
-    // The system prompt is mandatory, so it is the fit's first message; the rest are the step's.
-    const [first, ...others] = result.messages
-    return {
-      system,
-      messages: toAISDK(first?.role === 'system' ? others : result.messages) as unknown as M[],
-    }
+    // The system prompt is mandatory: sent as the step's `system`, never among the messages.
+    const messages = originalsOrEncoded(
+      result,
+      step.messages,
+      owner,
+      (m) => toAISDK(m) as unknown as M[],
+    )
+    return system === undefined ? { messages } : { system, messages }
   }
 }

@@ -35,3 +35,63 @@ export function providerFromId(...ids: (string | undefined)[]): Provider {
 export function knownModel(id: string | undefined): string | undefined {
   return id && findModel(id) ? id : undefined
 }
+
+/**
+ * A fit's output in the caller's own objects: an input entry whose messages all went through
+ * unchanged comes back as the very object it was (its binary data, URLs and provider fields
+ * untouched); what the fit changed or wrote is encoded with `encode`, a run at a time.
+ * `owner[i]` is the entry fit input `i` came from (-1 for inputs the adapter added, which
+ * are left out).
+ */
+export function originalsOrEncoded<T>(
+  result: FitResult,
+  entries: readonly T[],
+  owner: readonly number[],
+  encode: (messages: Message[]) => T[],
+): T[] {
+  const whole = new Array<boolean>(entries.length).fill(true)
+  const at = new Map<number, number>()
+  result.fates.forEach((f, i) => {
+    const e = owner[i] as number
+    if (f.position !== undefined) at.set(f.position, i)
+    if (e >= 0 && f.fate !== 'kept') whole[e] = false
+  })
+  const out: T[] = []
+  let pending: Message[] = []
+  const flush = () => {
+    if (pending.length) out.push(...encode(pending))
+    pending = []
+  }
+  let last = -1
+  result.messages.forEach((m, p) => {
+    const i = at.get(p)
+    const e = i === undefined ? undefined : (owner[i] as number)
+    if (e === -1) return
+    if (e !== undefined && whole[e]) {
+      if (e === last) return
+      flush()
+      out.push(entries[e] as T)
+      last = e
+      return
+    }
+    pending.push(m)
+  })
+  flush()
+  return out
+}
+
+/** Decodes entries one at a time, so each canonical message knows the entry it came from. */
+export function decodeEach<T>(
+  entries: readonly T[],
+  decode: (entries: T[]) => Message[],
+): { messages: Message[]; owner: number[] } {
+  const messages: Message[] = []
+  const owner: number[] = []
+  entries.forEach((entry, e) => {
+    for (const m of decode([entry])) {
+      messages.push(m)
+      owner.push(e)
+    }
+  })
+  return { messages, owner }
+}
