@@ -49,8 +49,12 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
   let turn: { message: AssistantMessage; from: number[] } | undefined
   const flush = () => {
     if (turn) {
+      // Reasoning with nothing of its turn after it is not sent (the API refuses it); it stays counted.
+      const from = [...turn.from]
+      while (from.length && (items[from[from.length - 1] as number] as Item).type === 'reasoning')
+        from.pop()
       messages.push(turn.message)
-      sources.push(turn.from)
+      sources.push(from)
     }
     turn = undefined
   }
