@@ -1,8 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ContextOverflowError } from '../../src/errors.js'
+import { toAISDK } from '../../src/formats/ai-sdk.js'
+import { fitMiddleware } from '../../src/integrations/ai-sdk.js'
 import { fitModelInput } from '../../src/integrations/openai-agents.js'
-import { RUNS, SEED } from './generators.js'
+import { history, RUNS, SEED } from './generators.js'
 
 /**
  * The Agents SDK filter on generated item histories, checked against the Responses API's
@@ -128,6 +130,68 @@ describe('fitModelInput on generated item histories', () => {
     ).toThrow(/callId/)
     expect(() => filter({ modelData: { input: [{ role: 'robot', content: 'x' }] } })).toThrow(
       /role/,
+    )
+  })
+})
+
+type PromptMessage = { role: string; content: string | Item[] }
+
+/** The AI SDK prompt rules, written apart: a tool result follows its call, a call has its result. */
+function checkPromptRules(prompt: PromptMessage[], provider: string) {
+  const called = new Set<string>()
+  const answered = new Set<string>()
+  for (const m of prompt) {
+    if (m.role !== 'system') expect(Array.isArray(m.content)).toBe(true)
+    for (const part of Array.isArray(m.content) ? m.content : []) {
+      if (part.type === 'tool-call') called.add(part.toolCallId as string)
+      if (part.type === 'tool-result') {
+        expect(m.role).toBe('tool')
+        expect(called.has(part.toolCallId as string)).toBe(true)
+        answered.add(part.toolCallId as string)
+      }
+    }
+  }
+  for (const id of called) expect(answered.has(id)).toBe(true)
+  const first = prompt.find((m) => m.role !== 'system')
+  if (provider === 'anthropic' && first) expect(first.role).toBe('user')
+}
+
+describe('fitMiddleware on generated prompts (orphans, unanswered calls, reused ids)', () => {
+  it("passes the prompt rules for the provider its id names; kept entries are the caller's", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        history,
+        fc.integer({ min: 100, max: 6000 }),
+        fc.constantFrom('openai.chat', 'anthropic.messages'),
+        async (messages, budget, providerId) => {
+          const prompt = toAISDK(messages).map((m) =>
+            typeof m.content === 'string' && m.role !== 'system'
+              ? { ...m, content: [{ type: 'text', text: m.content }] }
+              : m,
+          ) as PromptMessage[]
+          const middleware = fitMiddleware({ budget })
+          let out: PromptMessage[]
+          try {
+            const params = await middleware.transformParams({
+              params: { prompt },
+              model: { provider: providerId, modelId: 'x', doGenerate: async () => ({}) },
+            })
+            out = params.prompt as PromptMessage[]
+          } catch (e) {
+            expect(e).toBeInstanceOf(ContextOverflowError)
+            return
+          }
+          checkPromptRules(out, providerId.split('.')[0] as string)
+          const own = out.filter((m) => prompt.includes(m))
+          let at = -1
+          for (const m of own) {
+            const k = prompt.indexOf(m)
+            expect(k).toBeGreaterThan(at)
+            at = k
+          }
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
     )
   })
 })
