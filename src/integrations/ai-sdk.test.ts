@@ -1,6 +1,13 @@
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
-import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai'
+import {
+  generateText,
+  type ModelMessage,
+  stepCountIs,
+  streamText,
+  tool,
+  wrapLanguageModel,
+} from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
@@ -177,6 +184,33 @@ describe('AI SDK against a loopback server', () => {
     const accepted = small.requests.filter((r) => !r.rejected)
     expect(accepted.length).toBeGreaterThanOrEqual(16)
     for (const r of accepted) expect(r.tokens + 400).toBeLessThanOrEqual(4200)
+  })
+
+  it('streamText through fitMiddleware: 8 turns, one rejection, learnt and the stream opened again', async () => {
+    const openai = createOpenAI({ apiKey: 'k', baseURL: small.url })
+    small.requests.length = 0
+    const middleware = fitMiddleware({ model: 'gpt-4o' })
+    const model = wrapLanguageModel({ model: openai.chat('gpt-4o'), middleware })
+    const messages: ModelMessage[] = []
+    for (let k = 0; k < 8; k++) {
+      messages.push({ role: 'user', content: userTurn(k, 500) })
+      const out = streamText({
+        model,
+        system: SYSTEM_PROMPT,
+        messages,
+        tools: { lookup },
+        stopWhen: stepCountIs(3),
+        maxOutputTokens: 400,
+        maxRetries: 0,
+      })
+      expect(await out.text).toContain('Noted.')
+      messages.push(...(await out.response).messages)
+    }
+    expect(small.rejections).toBe(1)
+    for (const r of small.requests.filter((r) => !r.rejected)) {
+      expect(r.body.stream).toBe(true)
+      expect(r.tokens + 400).toBeLessThanOrEqual(4200)
+    }
   })
 
   it('an 8-turn agent loop with fitEachStep and feedback: one rejection, learnt from the caught error', async () => {

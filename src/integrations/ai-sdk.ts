@@ -104,6 +104,19 @@ export function fitMiddleware(options: AdapterOptions = {}) {
       if (promptTokens !== undefined) feedback.recordUsage({ promptTokens })
       return result
     },
+    wrapStream: async <R>(o: {
+      doStream: () => PromiseLike<R>
+      params: CallOptionsLike
+      model: ModelLike & { doStream(params: never): PromiseLike<unknown> }
+    }): Promise<R> => {
+      try {
+        return await o.doStream()
+      } catch (error) {
+        // A rejection comes before the first chunk: learn it and open the stream once more.
+        if (!feedback.learn(error)) throw error
+        return (await o.model.doStream(fitParams(o.params, o.model) as never)) as R
+      }
+    },
     /** What the provider taught: share it with other calls, or save it with `toJSON`. */
     feedback,
   }

@@ -311,6 +311,10 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
     req.on('end', () => {
       try {
         const { status, json } = handle(req, data)
+        if (status === 200 && JSON.parse(data).stream === true && 'choices' in json) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' }).end(chatChunks(json))
+          return
+        }
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json))
       } catch (e) {
         res
@@ -327,4 +331,32 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
       server.close(() => resolve())
     })
   return state
+}
+
+/** A chat completion as the server-sent events of a streamed one: the message, then the finish with usage. */
+function chatChunks(completion: Record<string, unknown>): string {
+  const { choices, usage, ...head } = completion as {
+    choices: {
+      message: {
+        content: string | null
+        tool_calls?: { id: string; type: string; function: unknown }[]
+      }
+      finish_reason: string
+    }[]
+    usage: unknown
+  }
+  const choice = choices[0] as (typeof choices)[number]
+  const base = { ...head, object: 'chat.completion.chunk' }
+  const delta = {
+    role: 'assistant',
+    content: choice.message.content,
+    ...(choice.message.tool_calls && {
+      tool_calls: choice.message.tool_calls.map((c, index) => ({ index, ...c })),
+    }),
+  }
+  const events = [
+    { ...base, choices: [{ index: 0, delta, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason }], usage },
+  ]
+  return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`
 }
