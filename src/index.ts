@@ -38,6 +38,7 @@ export {
   type FitEachStepOptions,
   type FittedSessionOptions,
   fitAgentMessages,
+  fitAgentModel,
   fitAISDKMessages,
   fitAnthropicRequest,
   fitEachStep,

@@ -42,6 +42,11 @@ export function fitAISDKMessages<M>(
 export { type FitEachStepOptions, fitEachStep, fitMiddleware } from './ai-sdk.js'
 export { fitAgentMessages } from './langchain.js'
 export { fitInputProcessor } from './mastra.js'
-export { type FittedSessionOptions, fitModelInput, fittedSession } from './openai-agents.js'
+export {
+  type FittedSessionOptions,
+  fitAgentModel,
+  fitModelInput,
+  fittedSession,
+} from './openai-agents.js'
 export type { AdapterOptions } from './shared.js'
 export type { AnthropicRequest, ModelMessageJson, OpenAIChatMessage }

@@ -14,7 +14,7 @@ import { z } from 'zod'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
 import { ProviderFeedback } from '../context/learned-limit.js'
-import { fitModelInput, fittedSession } from './openai-agents.js'
+import { fitAgentModel, fitModelInput, fittedSession } from './openai-agents.js'
 
 setTracingDisabled(true)
 
@@ -118,5 +118,46 @@ describe('OpenAI Agents SDK against a Responses loopback server', () => {
       expect(r.tokens + 400).toBeLessThanOrEqual(4200)
       checkPairs(r.body.input as Wire[])
     }
+  })
+
+  it('fitAgentModel: the wrapped model learns the window itself; 8 turns, one rejection, no catch', async () => {
+    server.requests.length = 0
+    const client = new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0 })
+    const model = fitAgentModel(new OpenAIResponsesModel(client, 'gpt-4o'), {
+      model: 'gpt-4o',
+      reserve: 400,
+    })
+    const fitted = new Agent({
+      name: 'airline',
+      instructions: SYSTEM_PROMPT,
+      model,
+      modelSettings: { maxTokens: 400 },
+      tools: [lookup],
+    })
+    let history: AgentInputItem[] = []
+    for (let k = 0; k < 8; k++) {
+      const result = await run(fitted, [...history, user(userTurn(k, 500))])
+      history = result.history
+    }
+    expect(server.rejections).toBe(1)
+    expect(model.feedback.limit).toBeLessThanOrEqual(4200)
+    // The usage each response reported went into the calibration (the server bills as it counts).
+    expect(model.feedback.usageFactor).toBeGreaterThanOrEqual(1)
+    expect(model.feedback.toJSON().ratio).toBeGreaterThan(0.8)
+    for (const r of server.requests.filter((r) => !r.rejected)) {
+      expect(r.tokens + 400).toBeLessThanOrEqual(4200)
+      checkPairs(r.body.input as Wire[])
+    }
+    // Streamed runs go through the same model.
+    const streamed = await run(fitted, [...history, user(userTurn(9, 500))], { stream: true })
+    for await (const _ of streamed) {
+      // drained
+    }
+    await streamed.completed
+    expect(server.rejections).toBe(1)
+    const last = server.requests[server.requests.length - 1]
+    expect(last?.body.stream).toBe(true)
+    expect((last?.tokens ?? 0) + 400).toBeLessThanOrEqual(4200)
+    expect((last?.body.input as unknown[]).length).toBeLessThan(history.length + 1)
   })
 })

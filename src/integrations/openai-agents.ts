@@ -1,4 +1,4 @@
-import { ProviderFeedback } from '../context/learned-limit.js'
+import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import type { Message, ToolSchema } from '../messages/message.js'
 import { decodeItems, encodeItems } from './responses-items.js'
 import { type AdapterOptions, fitWithFeedback, knownModel, providerFromId } from './shared.js'
@@ -131,6 +131,75 @@ export function fittedSession<I>(
     popItem: () => session.popItem(),
     clearSession: () => session.clearSession(),
     allItems: () => session.getItems(),
+    feedback,
+  }
+}
+
+/** The parts of an Agents SDK `Model` the wrapper uses. */
+interface AgentModelLike<Q, R, E> {
+  getResponse(request: Q): Promise<R>
+  getStreamedResponse(request: Q): AsyncIterable<E>
+}
+
+type RequestLike = {
+  input: string | readonly unknown[]
+  systemInstructions?: string | undefined
+  tools?: readonly unknown[]
+  previousResponseId?: string | undefined
+  conversationId?: string | undefined
+}
+
+/**
+ * OpenAI Agents SDK: a `Model` that fits the items of every request before the wrapped model
+ * sends them (`new Agent({ model: fitAgentModel(new OpenAIResponsesModel(client, 'gpt-4o'), { model: 'gpt-4o' }) })`).
+ * Unlike the input filter, it sees the provider's answer: a rejection as too long teaches
+ * the window and the request is sent once more, fitted to it; the usage of each response
+ * calibrates later counts. A request that continues a conversation kept by the server
+ * (`previousResponseId`, `conversationId`) is passed as it is: its history is not here to fit.
+ */
+export function fitAgentModel<Q extends RequestLike, R, E>(
+  model: AgentModelLike<Q, R, E>,
+  options: AdapterOptions = {},
+): AgentModelLike<Q, R, E> & { feedback: ProviderFeedback } {
+  const feedback = options.feedback ?? new ProviderFeedback()
+  const fitRequest = (request: Q): Q => {
+    if (typeof request.input === 'string' || request.previousResponseId || request.conversationId)
+      return request
+    const input = fitItems(
+      request.input,
+      request.systemInstructions,
+      { ...options, feedback },
+      { tools: request.tools ?? [] },
+    )
+    return { ...request, input }
+  }
+  return {
+    async getResponse(request: Q): Promise<R> {
+      let response: R
+      try {
+        response = await model.getResponse(fitRequest(request))
+      } catch (error) {
+        if (!feedback.learn(error)) throw error
+        response = await model.getResponse(fitRequest(request))
+      }
+      const promptTokens = promptTokensOf(response)
+      if (promptTokens !== undefined) feedback.recordUsage({ promptTokens })
+      return response
+    },
+    async *getStreamedResponse(request: Q): AsyncIterable<E> {
+      let events: AsyncIterator<E>
+      let first: IteratorResult<E>
+      try {
+        events = model.getStreamedResponse(fitRequest(request))[Symbol.asyncIterator]()
+        first = await events.next()
+      } catch (error) {
+        // A rejection comes before the first event: learn it and open the stream once more.
+        if (!feedback.learn(error)) throw error
+        events = model.getStreamedResponse(fitRequest(request))[Symbol.asyncIterator]()
+        first = await events.next()
+      }
+      for (let r = first; !r.done; r = await events.next()) yield r.value
+    },
     feedback,
   }
 }

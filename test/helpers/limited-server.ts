@@ -315,6 +315,21 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
           res.writeHead(200, { 'content-type': 'text/event-stream' }).end(chatChunks(json))
           return
         }
+        if (status === 200 && JSON.parse(data).stream === true && json.object === 'response') {
+          // The Responses stream at its shortest: created, then completed with the whole response.
+          const events = [
+            {
+              type: 'response.created',
+              sequence_number: 0,
+              response: { ...json, status: 'in_progress', output: [] },
+            },
+            { type: 'response.completed', sequence_number: 1, response: json },
+          ]
+          res
+            .writeHead(200, { 'content-type': 'text/event-stream' })
+            .end(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''))
+          return
+        }
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json))
       } catch (e) {
         res
