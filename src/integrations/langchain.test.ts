@@ -100,4 +100,64 @@ describe('LangChain v1 createAgent middleware against a loopback server', () => 
     expect(messages.some((m) => AIMessage.isInstance(m))).toBe(true)
     expect(messages.some((m) => ToolMessage.isInstance(m))).toBe(true)
   })
+
+  it('repairs what a provider rejects: an orphan result goes, an unanswered call is sent without it, as a new AIMessage', async () => {
+    const fitting = fitAgentMessages({ budget: 100_000 })
+    const orphan = new ToolMessage({ content: 'late', tool_call_id: 'ghost.1' })
+    const hanging = new AIMessage({
+      content: 'Let me check. 🛫',
+      tool_calls: [{ id: 'call.1', name: 'lookup', args: { q: '__proto__' } }],
+    })
+    const question = new HumanMessage('')
+    const last = new HumanMessage('And the seat? 𝔘')
+    const messages = [question, orphan, hanging, last]
+    let handed: BaseMessage[] = []
+    await fitting.wrapModelCall(
+      { messages, systemPrompt: SYSTEM_PROMPT, tools: [] },
+      async (request: { messages: BaseMessage[] }) => {
+        handed = request.messages
+        return new AIMessage('ok')
+      },
+    )
+    expect(handed).not.toContain(orphan)
+    expect(handed[0]).toBe(question)
+    expect(handed[handed.length - 1]).toBe(last)
+    const ai = handed.find((m) => AIMessage.isInstance(m)) as AIMessage
+    expect(ai).toBeDefined()
+    expect(ai).not.toBe(hanging)
+    expect(ai).toBeInstanceOf(AIMessage)
+    expect(ai.tool_calls ?? []).toEqual([])
+    expect(ai.content).toBe('Let me check. 🛫')
+    // The caller's messages are untouched.
+    expect(hanging.tool_calls).toHaveLength(1)
+  })
+
+  it('passes other errors through and retries a rejection once', async () => {
+    const fitting = fitAgentMessages({ budget: 100_000 })
+    const messages = [
+      new HumanMessage(userTurn(1, 300)),
+      new AIMessage('ok'),
+      new HumanMessage('next'),
+    ]
+    await expect(
+      fitting.wrapModelCall({ messages, tools: [] }, async () => {
+        throw new Error('boom')
+      }),
+    ).rejects.toThrow('boom')
+    const sizes: number[] = []
+    await fitting.wrapModelCall(
+      { messages, tools: [] },
+      async (request: { messages: BaseMessage[] }) => {
+        sizes.push(request.messages.length)
+        if (sizes.length === 1)
+          throw new Error(
+            "This model's maximum context length is 120 tokens. However, your messages resulted in 400 tokens.",
+          )
+        return new AIMessage('ok')
+      },
+    )
+    // The long first turn no longer fits the learnt window; the two short ones do.
+    expect(sizes).toEqual([3, 2])
+    expect(fitting.feedback.limit).toBe(120)
+  })
 })
