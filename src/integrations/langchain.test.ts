@@ -158,6 +158,8 @@ describe('LangChain v1 createAgent middleware against a loopback server', () => 
     )
     // The long first turn no longer fits the learnt window; the two short ones do.
     expect(sizes).toEqual([3, 2])
-    expect(fitting.feedback.limit).toBe(120)
+    // The provider counted 400 where we counted fewer: the window is scaled down by that ratio.
+    expect(fitting.feedback.limit).toBeLessThan(120)
+    expect(fitting.feedback.limit).toBeGreaterThanOrEqual(60)
   })
 })
