@@ -479,7 +479,9 @@ export class ChatContext {
   }
 
   private setLimit(window: number | undefined): void {
-    this.learned = checkedLimit(window)
+    const learned = checkedLimit(window)
+    if (learned === this.learned) return
+    this.learned = learned
     this.setup = limitSetup(this.baseSetup, this.learned, this.options.reserve)
   }
 
