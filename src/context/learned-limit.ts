@@ -188,8 +188,6 @@ export class ProviderFeedback {
     if (!report) return undefined
     const w = windowAfterRejection(report, this.lastCounted, this.lastReserve)
     if (w !== undefined) this.learned = mergeLimits(this.learned, w)
-    // A rejection is proof that we did not over-count: give back no room on usage alone.
-    this.factor = Math.max(1, this.factor)
     return report
   }
 
