@@ -139,7 +139,7 @@ export interface ProviderFeedbackState {
 }
 
 /** How far usage may move the counts: outside these ratios a figure is taken as wrong. */
-const RATIO_BOUNDS = [0.5, 3] as const
+const RATIO_BOUNDS = [0.5, 4] as const
 /** Usage only ever shrinks the room: a figure below our count cannot push a view over its budget. */
 const MIN_FACTOR = 1
 
@@ -222,7 +222,7 @@ export class ProviderFeedback {
 
   /**
    * What the provider billed for the request last noted with `sent`. Figures more than
-   * 3× or less than half our count are ignored, and the factor is never below 1: a figure
+   * 4× or less than half our count are ignored, and the factor stays in [1, 4]: a figure
    * can shrink the room (our count was low) but never push a view over its budget.
    */
   recordUsage(
@@ -243,7 +243,7 @@ export class ProviderFeedback {
   private setRatio(ratio: number, margin = 0.02): void {
     if (!Number.isFinite(ratio) || ratio < RATIO_BOUNDS[0] || ratio > RATIO_BOUNDS[1]) return
     this.ratio = ratio
-    this.factor = Math.max(MIN_FACTOR, ratio * (1 + margin / 2))
+    this.factor = Math.min(RATIO_BOUNDS[1], Math.max(MIN_FACTOR, ratio * (1 + margin / 2)))
   }
 
   /** `recordUsage` from a whole SDK response (see `promptTokensOf`). */
