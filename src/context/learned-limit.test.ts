@@ -296,6 +296,12 @@ describe('retry arithmetic', () => {
         "This model's maximum context length is 2500 tokens. However, you requested 3100 tokens (2600 in the messages, 500 in the completion).",
       ),
     ).toEqual({ provider: 'openai', actual: 3100, limit: 2500, prompt: 2600 })
+    expect(
+      parseOverflowError({
+        message:
+          '{"error":{"code":400,"message":"The input token count (1050000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}',
+      }),
+    ).toEqual({ provider: 'gemini', actual: 1_050_000, limit: 1_048_576, prompt: 1_050_000 })
   })
 })
 

@@ -5,7 +5,7 @@ import { fitWithin, promptTokensOf, windowAfterRejection } from './learned-limit
 
 /** What a provider said when the request was too long. */
 export interface OverflowReport {
-  provider: 'openai' | 'anthropic' | 'unknown'
+  provider: 'openai' | 'anthropic' | 'gemini' | 'unknown'
   /** The model's limit and the size of the rejected request, when the message gives them. */
   limit?: number
   actual?: number
@@ -17,8 +17,9 @@ export interface OverflowReport {
  * Recognises a provider's "too long" error from its message or body: OpenAI
  * `context_length_exceeded` ("maximum context length is N tokens. However, your messages
  * resulted in M tokens", or "you requested T tokens (M in the messages, C in the
- * completion)") and Anthropic ("prompt is too long: M tokens > N maximum", "input length
- * and `max_tokens` exceed context limit: M + C > N").
+ * completion)"), Anthropic ("prompt is too long: M tokens > N maximum", "input length
+ * and `max_tokens` exceed context limit: M + C > N") and Gemini ("The input token count (M)
+ * exceeds the maximum number of tokens allowed (N)").
  */
 export function parseOverflowError(error: unknown): OverflowReport | undefined {
   const text = errorText(error)
@@ -57,6 +58,17 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
       actual: Number(withReply[1]) + Number(withReply[2]),
       limit: Number(withReply[3]),
       prompt: Number(withReply[1]),
+    }
+  const gemini =
+    /input token count \(?(\d+)\)? exceeds the maximum number of tokens allowed \(?(\d+)\)?/i.exec(
+      text,
+    )
+  if (gemini)
+    return {
+      provider: 'gemini',
+      actual: Number(gemini[1]),
+      limit: Number(gemini[2]),
+      prompt: Number(gemini[1]),
     }
   const limitOnly = /maximum context length is (\d+) tokens/i.exec(text)
   if (limitOnly) return { provider: 'openai', limit: Number(limitOnly[1]) }
