@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
 import { hasRedisServer, type RedisServer, startRedis } from '../../test/helpers/redis-server.js'
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
-import { ContextOverflowError } from '../errors.js'
+import { ContextOverflowError, InvalidStateError } from '../errors.js'
 import { toAnthropic } from '../formats/anthropic-messages.js'
 import { toOpenAIChat } from '../formats/openai-chat.js'
 import type { Message } from '../messages/message.js'
@@ -74,6 +74,14 @@ describe('remembered limits: ChatContext + withContextRetry on a 4,200-token ser
     const back = ChatContext.fromState(JSON.parse(JSON.stringify(state)))
     expect(back.learnedLimit).toBe(ctx.learnedLimit)
     expect((await back.fit()).tokens.total).toBeLessThanOrEqual(WINDOW)
+    // A saved window that is not a count is refused with the typed error; an absurd one steers nothing.
+    expect(() => ChatContext.fromState({ ...state, limit: { window: 0 } })).toThrow(
+      InvalidStateError,
+    )
+    expect(() => ChatContext.fromState({ ...state, limit: { window: '4200' } })).toThrow(/limit/)
+    expect(
+      ChatContext.fromState({ ...state, limit: { window: 1e12 } }).learnedLimit,
+    ).toBeUndefined()
     // Until told otherwise.
     await back.forgetLimit()
     expect(back.learnedLimit).toBeUndefined()
