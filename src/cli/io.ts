@@ -55,7 +55,7 @@ export function readInput(file: string, format: Format | 'auto' = 'auto'): Input
       format: decoded.format,
       messages: decoded.messages,
       encode: (out) => {
-        const { output } = encode(out, decoded.format)
+        const { output } = encode(out, decoded.format, { request: !Array.isArray(json) })
         // Keep the input's shape: other top-level keys (model, max_tokens, state type) stay.
         if (Array.isArray(json) || !json || typeof json !== 'object') return output
         if (Array.isArray(output)) return { ...(json as object), messages: output }
