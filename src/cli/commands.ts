@@ -5,7 +5,7 @@ import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.j
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Format } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
-import { type Provider, validate } from '../messages/validate.js'
+import { PROVIDERS, type Provider, validate } from '../messages/validate.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import type { Transform } from '../strategies/types.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
@@ -42,12 +42,18 @@ export function intOption(values: Values, name: string, min = 1): number | undef
 function providerOption(values: Values): Provider | undefined {
   const p = values.provider
   if (p === undefined) return undefined
-  if (p !== 'openai' && p !== 'anthropic') {
+  if (!PROVIDERS.includes(p as Provider)) {
     throw new UsageError(
-      `option --provider: expected openai or anthropic, got ${JSON.stringify(p)}`,
+      `option --provider: expected ${PROVIDERS.join(', ')}, got ${JSON.stringify(p)}`,
     )
   }
-  return p
+  return p as Provider
+}
+
+/** The provider whose rules a file's own format implies. */
+function providerOf(format: Format): Provider {
+  if (format === 'anthropic' || format === 'openai-responses' || format === 'gemini') return format
+  return 'openai'
 }
 
 function formatOption(values: Values): Format | 'auto' {
@@ -104,7 +110,7 @@ export function count(positionals: string[], values: Values, io: Output): number
 /** `validate`: the provider's rules; exit 1 when a rule is broken. */
 export function validateCommand(positionals: string[], values: Values, io: Output): number {
   const input = readInput(file(positionals, 'validate'), formatOption(values))
-  const provider = providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai')
+  const provider = providerOption(values) ?? providerOf(input.format)
   const problems = validate(input.messages, { provider })
   const errors = problems.filter((p) => p.severity === 'error').length
   if (values.json) {
@@ -150,7 +156,7 @@ function fitOptions(values: Values, input: Input): FitOptions {
       dropFrom: values['drop-from'] as 'oldest' | 'middle',
     }),
     ...(typeof values.query === 'string' && { query: values.query }),
-    provider: providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai'),
+    provider: providerOption(values) ?? providerOf(input.format),
     ...transformOptions(values),
     ...(strategy === 'summarizing' && summarizerOptions(values)),
   }

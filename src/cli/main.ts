@@ -18,7 +18,8 @@ Commands:
   validate  check a conversation against a provider's rules
 
 Input: a conversation as JSON in any of these formats, detected (or --format F):
-openai-chat, anthropic, ai-sdk, autogen, langchain. Output keeps the input's format.
+openai-chat, openai-responses, anthropic, gemini, ai-sdk, autogen, langchain. Output
+keeps the input's format.
 Run "context-window <command> --help" for a command's options and examples.`,
   fit: `Usage: context-window fit FILE|- [options]
 
@@ -32,9 +33,10 @@ Options:
   --turns N           userTurns: user turns to keep
   --drop-from WHERE   tokenLimited: oldest (default) or middle
   --query TEXT        what the next call is about (relevance strategies)
-  --provider P        openai or anthropic: whose rules the output passes (default: anthropic
-                      for Anthropic input, else openai)
-  --format F          auto (default), openai-chat, anthropic, ai-sdk, autogen, langchain
+  --provider P        openai, anthropic, openai-responses or gemini: whose rules the output
+                      passes (default: the input's own provider, else openai)
+  --format F          auto (default), openai-chat, openai-responses, anthropic, gemini,
+                      ai-sdk, autogen, langchain
   --out FILE          write the fitted conversation, in the input's shape
   --report FILE       write a self-contained HTML report of what was kept and why
   --clear-tool-results N       replace the results of all but the newest N tool exchanges
@@ -65,7 +67,7 @@ Examples:
 Examples:
   context-window count examples/airline-booking.json
   context-window count examples/airline-booking.json --model claude-sonnet-4-5`,
-  validate: `Usage: context-window validate FILE|- [--provider openai|anthropic] [--json]
+  validate: `Usage: context-window validate FILE|- [--provider openai|anthropic|openai-responses|gemini] [--json]
 
 Exit codes: 0 valid, 1 a rule is broken, 2 bad input.
 

@@ -4,6 +4,7 @@ import type { FitOptions } from '../context/fit.js'
 import { ContextWindowError, InvalidStateError } from '../errors.js'
 import { fromAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
+import { PROVIDERS } from '../messages/validate.js'
 import { createStrategy, strategyNames } from '../strategies/index.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { createTransform, transformNames } from './transforms.js'
@@ -60,7 +61,7 @@ export const contextConfigSchema = z
     budget: z.number().int().positive().optional(),
     model: z.string().optional(),
     reserve: z.number().int().nonnegative().optional(),
-    provider: z.enum(['openai', 'anthropic']).optional(),
+    provider: z.enum(PROVIDERS).optional(),
     tools: z.array(toolSchemaSchema).optional(),
     initialMessages: z.array(messageSchema).optional(),
   })

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
+import { needsUserFirst, PROVIDERS } from '../messages/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,
@@ -50,7 +51,7 @@ const stateSchema = z.object({
       budget: z.number().positive().optional(),
       model: z.string().optional(),
       reserve: z.number().nonnegative().optional(),
-      provider: z.enum(['openai', 'anthropic']).optional(),
+      provider: z.enum(PROVIDERS).optional(),
       tools: z.array(z.record(z.string(), z.unknown())).optional(),
     })
     .default({}),
@@ -281,7 +282,11 @@ export class ChatContext {
     const last = units[units.length - 1]
     const lastOpen = last?.kind === 'exchange' && !last.complete
     return (
-      this.broken === 0 && !lastOpen && !(this.reusedIds && this.setup.provider === 'anthropic')
+      this.broken === 0 &&
+      !lastOpen &&
+      !(this.reusedIds && this.setup.provider === 'anthropic') &&
+      // Responses histories may hold what repair takes out (superseded by a compaction item).
+      this.setup.provider !== 'openai-responses'
     )
   }
 
@@ -382,7 +387,7 @@ export class ChatContext {
 
   private fromPlan(plan: PlanItem[]): Message[] {
     const view = this.view()
-    const items = this.setup.provider === 'anthropic' ? alignToUser(view, plan) : plan
+    const items = needsUserFirst(this.setup.provider) ? alignToUser(view, plan) : plan
     // Stored messages are frozen copies: handing them out costs a pointer each, and the
     // caller's edits cannot reach the history (they throw instead).
     const out = items.map((item) => planMessage(view, item))

@@ -3,7 +3,13 @@ import '../compress/index.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { type Message, messageSchema, type ToolSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
-import { type ProblemCode, type Provider, repair } from '../messages/validate.js'
+import {
+  needsUserFirst,
+  PROVIDERS,
+  type ProblemCode,
+  type Provider,
+  repair,
+} from '../messages/validate.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import type {
@@ -118,10 +124,10 @@ export function resolveSetup(options: FitOptions = {}): Setup {
   const counter = options.counter ?? (modelId ? counterFor(modelId) : defaultCounter())
   const tools = options.tools ?? (so.tools as ToolSchema[] | undefined) ?? []
   const provider = options.provider ?? 'openai'
-  if (provider !== 'openai' && provider !== 'anthropic') {
+  if (!PROVIDERS.includes(provider)) {
     throw new InvalidOptionError(
       'provider',
-      `expected "openai" or "anthropic", got ${JSON.stringify(provider)}`,
+      `expected one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`,
     )
   }
   let strategy: Strategy
@@ -431,7 +437,7 @@ export function assemble(
 ): FitResult {
   const { view, origin, removed, rewritten } = prepared
   const enforce = !setup.strategy.budgetAware && Number.isFinite(view.available)
-  const anthropic = setup.provider === 'anthropic'
+  const anthropic = needsUserFirst(setup.provider)
   let blocks = toBlocks(view, anthropic ? withUserTurn(view, plan) : plan)
   if (enforce) blocks = enforceBudget(view, blocks)
   if (anthropic) {
