@@ -22,7 +22,7 @@ import type {
 } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
 
 type NamedOptions = Partial<
   StrategyOptionsByName['buffered'] &
@@ -121,7 +121,10 @@ export function resolveSetup(options: FitOptions = {}): Setup {
     (limit === undefined && model
       ? Math.min(model.maxOutputTokens, Math.floor(model.contextWindow / 4))
       : 0)
-  const counter = options.counter ?? (modelId ? counterFor(modelId) : defaultCounter())
+  const counter =
+    options.counter ??
+    (modelId ? counterFor(modelId) : providerCounter(options.provider)) ??
+    defaultCounter()
   const tools = options.tools ?? (so.tools as ToolSchema[] | undefined) ?? []
   const provider = options.provider ?? 'openai'
   if (!PROVIDERS.includes(provider)) {
