@@ -463,8 +463,11 @@ function encodeCall(c: ToolCall): Json {
   if (fc.id !== undefined) ordered.id = fc.id
   ordered.name = fc.name
   if (fc.args !== undefined) ordered.args = fc.args
-  Object.assign(ordered, (data.callExtra as Json | undefined) ?? {})
-  return { functionCall: ordered, ...((data.partExtra as Json | undefined) ?? {}) }
+  // Spread, not assign: a kept key such as `__proto__` stays data, never a prototype.
+  return {
+    functionCall: { ...ordered, ...((data.callExtra as Json | undefined) ?? {}) },
+    ...((data.partExtra as Json | undefined) ?? {}),
+  }
 }
 
 function encodeModel(m: AssistantMessage): Json[] {
@@ -517,8 +520,10 @@ function encodeResponse(
   if (!idAbsent) fr.id = m.toolCallId
   fr.name = m.toolName ?? call?.name ?? ''
   if (!data.responseAbsent) fr.response = response
-  Object.assign(fr, (data.responseExtra as Json | undefined) ?? {})
-  return { functionResponse: fr, ...((data.partExtra as Json | undefined) ?? {}) }
+  return {
+    functionResponse: { ...fr, ...((data.responseExtra as Json | undefined) ?? {}) },
+    ...((data.partExtra as Json | undefined) ?? {}),
+  }
 }
 
 /** Gemini's `args` is an object: anything else is wrapped. */

@@ -108,24 +108,33 @@ export function geminiViolations(
     }
   }
   if (source) {
-    const signed = new Map<string, string>()
-    const bare = new Map<string, string>()
+    // Keyed by role too: a user's text may equal a model's signed text.
+    const signed = new Set<string>()
+    const bare = new Set<string>()
+    const unsigned = new Set<string>()
     for (const c of source as Json[]) {
       for (const p of (c.parts as Json[] | undefined) ?? []) {
-        if (typeof p.thoughtSignature !== 'string') continue
-        const { thoughtSignature, ...rest } = p
-        signed.set(key(p), thoughtSignature)
-        bare.set(key(rest), thoughtSignature)
+        const role = String(c.role)
+        if (typeof p.thoughtSignature !== 'string') {
+          unsigned.add(`${role}${key(p)}`)
+          continue
+        }
+        const { thoughtSignature: _s, ...rest } = p
+        signed.add(`${role}${key(p)}`)
+        bare.add(`${role}${key(rest)}`)
       }
     }
     contents.forEach((c, i) => {
       for (const p of (c.parts as Json[] | undefined) ?? []) {
+        const k = `${String(c.role)}${key(p)}`
         if (typeof p.thoughtSignature === 'string') {
-          if (!signed.has(key(p)))
+          if (!signed.has(k))
             out.push(`content ${i}: a signed part that is not the source's part, byte for byte`)
           continue
         }
-        if (bare.has(key(p))) out.push(`content ${i}: a part lost the thought signature it carried`)
+        // A part the source has both signed and unsigned (a repeated call) proves nothing.
+        if (bare.has(k) && !unsigned.has(k))
+          out.push(`content ${i}: a part lost the thought signature it carried`)
       }
     })
   }
