@@ -252,12 +252,11 @@ function decodeUser(
         `parts.${k}.functionResponse.response`,
         `expected an object, got ${describe(response)}`,
       )
-    // Without an id, a response answers the first open call of its name, else the next open one.
+    // Without an id, a response answers the first open call of its name; none: an orphan.
     let callId = id as string | undefined
     if (callId === undefined) {
       const at = open.findIndex((c) => c.name === name)
-      const match = open.splice(Math.max(at, 0), 1)[0]
-      callId = match?.id ?? `gemini_orphan_${i}_${k}`
+      callId = at >= 0 ? (open.splice(at, 1)[0] as { id: string }).id : `gemini_orphan_${i}_${k}`
     } else {
       const at = open.findIndex((c) => c.id === callId)
       if (at >= 0) open.splice(at, 1)
