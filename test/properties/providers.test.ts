@@ -55,7 +55,9 @@ describe('Responses and Gemini histories: the invariants on random histories', (
             expect(r.tokens.total + r.tokens.reserve).toBeLessThanOrEqual(b)
             expect(errorsOf(validate(r.messages, { provider: 'openai-responses' }))).toEqual([])
             for (const store of [true, false]) {
-              const out = encodeOpenAIResponses(r.messages, { request: true, store }).output as { input: Json[] }
+              const out = encodeOpenAIResponses(r.messages, { request: true, store }).output as {
+                input: Json[]
+              }
               expect(responsesViolations(out.input, { store }, source.input)).toEqual([])
             }
           } catch (e) {
