@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
+import type { Format } from '../formats/detect.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import { needsUserFirst, PROVIDERS } from '../messages/validate.js'
@@ -25,6 +26,7 @@ import {
   type Setup,
   viewOf,
 } from './fit.js'
+import { toMessages } from './foreign.js'
 
 export interface ChatContextOptions extends FitOptions {
   /** Messages the context starts with (and, by default, returns to on `clear()`). */
@@ -33,6 +35,12 @@ export interface ChatContextOptions extends FitOptions {
   store?: HistoryStore
   /** The conversation's id in the store. */
   id?: string
+  /**
+   * The format messages are added in, so an SDK's messages go in as they come
+   * (`'openai-chat'`, `'openai-responses'`, `'anthropic'`, `'gemini'`, ...); `'auto'` tells
+   * each by its shape. Default: this library's `Message`.
+   */
+  format?: Format | 'auto'
 }
 
 export const STATE_TYPE = 'context-window/chat-context'
@@ -229,7 +237,9 @@ export class ChatContext {
    * Adds a message to the history; it is validated and copied, so later edits by the caller
    * do not reach it. Over a store, the returned promise settles when the store has it.
    */
-  addMessage(message: Message): Promise<void> {
+  addMessage(message: Message | object): Promise<void> {
+    // In an SDK's format, one message may decode to several: added together.
+    if (this.options.format !== undefined) return this.addMessages([message])
     checkMessage(message, this.messages.length)
     if (this.store) return this.write([frozenCopy(message)])
     this.append(frozenCopy(message))
@@ -237,9 +247,13 @@ export class ChatContext {
   }
 
   /** Adds several messages at once (atomically, over a store). */
-  addMessages(messages: readonly Message[]): Promise<void> {
-    if (!Array.isArray(messages))
+  addMessages(input: readonly (Message | object)[]): Promise<void> {
+    if (!Array.isArray(input))
       throw new InvalidInputError('expected a list of messages', { field: 'messages' })
+    const messages =
+      this.options.format !== undefined
+        ? toMessages(input, this.options.format, this.messages.length, this.messages.at(-1))
+        : (input as readonly Message[])
     messages.forEach((m, k) => {
       checkMessage(m, this.messages.length + k)
     })

@@ -2,6 +2,7 @@
 import '../compress/index.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { type Message, messageSchema, type ToolSchema } from '../messages/message.js'
+import { type ToolInput, toolSchemas } from '../messages/tool-shapes.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import {
   needsUserFirst,
@@ -27,7 +28,7 @@ import { counterFor, exactCounter, providerCounter, requireModel } from '../toke
 type NamedOptions = Partial<
   StrategyOptionsByName['buffered'] &
     StrategyOptionsByName['headAndTail'] &
-    StrategyOptionsByName['tokenLimited'] &
+    Omit<StrategyOptionsByName['tokenLimited'], 'tools'> &
     StrategyOptionsByName['userTurns']
 > &
   Record<string, unknown>
@@ -41,8 +42,8 @@ export interface FitOptions extends NamedOptions {
   model?: string
   /** How tokens are counted. Default: the model's counter, else exact o200k. */
   counter?: TokenCounter
-  /** Tool schemas sent with the request: counted against the budget. */
-  tools?: ToolSchema[]
+  /** Tools sent with the request, in any SDK's shape: counted against the budget. */
+  tools?: readonly ToolInput[]
   /** Tokens kept free for the reply. Default 0 with a budget; with only a model, its output limit (at most a quarter of the window). */
   reserve?: number
   /** Whose rules the output must pass. Default `openai`. */
@@ -125,7 +126,7 @@ export function resolveSetup(options: FitOptions = {}): Setup {
     options.counter ??
     (modelId ? counterFor(modelId) : providerCounter(options.provider)) ??
     defaultCounter()
-  const tools = options.tools ?? (so.tools as ToolSchema[] | undefined) ?? []
+  const tools = toolSchemas(options.tools ?? (so.tools as ToolInput[] | undefined))
   const provider = options.provider ?? 'openai'
   if (!PROVIDERS.includes(provider)) {
     throw new InvalidOptionError(

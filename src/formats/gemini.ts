@@ -48,6 +48,13 @@ export interface GeminiRequest {
 
 type Slot = { t: 'text' } | { t: 'thought'; part: Json } | { t: 'call' } | { t: 'other' }
 
+export interface FromGeminiOptions {
+  /** Where these turns start in a longer history: ids made up for calls without one stay unique. */
+  firstTurn?: number
+  /** Calls of the turn just before these, still waiting: responses without ids answer them by name. */
+  openCalls?: readonly { id: string; name: string }[]
+}
+
 /**
  * Decodes a Gemini conversation: `{ contents, systemInstruction }` (also under `config`, or
  * `system_instruction`), or a bare `contents` list. A model turn becomes one assistant
@@ -55,7 +62,7 @@ type Slot = { t: 'text' } | { t: 'thought'; part: Json } | { t: 'call' } | { t: 
  * a user turn of `functionResponse` parts becomes one tool message per response, paired
  * with its call by id, else by name and position. Throws `InvalidInputError` naming the turn.
  */
-export function fromGemini(input: unknown): Message[] {
+export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Message[] {
   const out: Message[] = []
   let contents: unknown
   if (Array.isArray(input)) contents = input
@@ -78,8 +85,10 @@ export function fromGemini(input: unknown): Message[] {
       field: 'contents',
     })
   // Calls of the last model turn not answered yet, for responses that carry no id.
-  let pending: { id: string; name: string }[] = []
-  contents.forEach((raw, i) => {
+  let pending: { id: string; name: string }[] = [...(options.openCalls ?? [])]
+  const first = options.firstTurn ?? 0
+  contents.forEach((raw, k) => {
+    const i = first + k
     if (!raw || typeof raw !== 'object' || Array.isArray(raw))
       fail(i, 'content', `expected an object, got ${describe(raw)}`)
     const c = raw as Json
