@@ -334,7 +334,11 @@ export function toGemini(messages: readonly Message[]): GeminiRequest {
   return output
 }
 
-/** `toGemini` with what could not be carried, by output turn; `form` keeps a decoded request's layout. */
+/**
+ * `toGemini` with what could not be carried, by output turn. A decoded request's system
+ * instruction goes back where it was (`systemInstruction`, `system_instruction` or
+ * `config`); `bare` writes every message into `contents` (for a bare list).
+ */
 export function encodeGemini(
   messages: readonly Message[],
   options: { bare?: boolean } = {},
