@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -71,5 +71,31 @@ describe('the CLI reads and writes Responses and Gemini files in their own shape
     const bad = await run('validate', example('airline-booking.gemini.json'), '--provider', 'bard')
     expect(bad.code).toBe(2)
     expect(bad.err).toMatch(/openai-responses, gemini/)
+  })
+
+  it('a malformed Responses or Gemini file is one line naming file, item and field, exit 2, nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-18-'))
+    const cases: [string, unknown, RegExp][] = [
+      [
+        'gemini.json',
+        { contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] },
+        /gemini.json, message 0, field role/,
+      ],
+      [
+        'responses.json',
+        { input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: 1 }] },
+        /responses.json, message 0, field arguments/,
+      ],
+    ]
+    for (const [name, json, message] of cases) {
+      const file = join(dir, name)
+      writeFileSync(file, JSON.stringify(json))
+      const out = join(dir, `${name}.out`)
+      const r = await run('fit', file, '--budget', '1000', '--out', out)
+      expect(r.code).toBe(2)
+      expect(r.err.split('\n')).toHaveLength(1)
+      expect(r.err).toMatch(message)
+      expect(existsSync(out)).toBe(false)
+    }
   })
 })
