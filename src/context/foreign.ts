@@ -1,7 +1,8 @@
 import { InvalidInputError } from '../errors.js'
 import { decode, detectFormat, type Format } from '../formats/detect.js'
 import { fromGemini } from '../formats/gemini.js'
-import { type Message, messageSchema } from '../messages/message.js'
+import { messageIssue } from '../messages/check.js'
+import type { Message } from '../messages/message.js'
 
 /**
  * A message (or several) as an SDK returned it, in this library's shape. With a format,
@@ -52,7 +53,7 @@ function isMessage(m: unknown): boolean {
     !!m &&
     typeof m === 'object' &&
     Object.keys(m).every((k) => FIELDS.has(k)) &&
-    messageSchema.safeParse(m).success
+    messageIssue(m) === undefined
   )
 }
 
