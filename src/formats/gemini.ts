@@ -255,7 +255,10 @@ function decodeUser(
       fail(i, `parts.${k}.functionResponse.name`, `expected a string, got ${describe(name)}`)
     if (id !== undefined && (typeof id !== 'string' || !id))
       fail(i, `parts.${k}.functionResponse.id`, `expected a non-empty string, got ${describe(id)}`)
-    if (response !== undefined && (!response || typeof response !== 'object'))
+    if (
+      response !== undefined &&
+      (!response || typeof response !== 'object' || Array.isArray(response))
+    )
       fail(
         i,
         `parts.${k}.functionResponse.response`,
@@ -375,7 +378,10 @@ export function encodeGemini(
           index: contents.length,
           what: `reasoning of message ${k} (no thought part to send it in)`,
         })
-      contents.push(turnOf('model', data, encodeModel(m)))
+      const parts = encodeModel(m)
+      // Gemini rejects a turn without parts: nothing of this message can be sent.
+      if (parts.length === 0) lost.push({ index: contents.length, what: `empty message ${k}` })
+      else contents.push(turnOf('model', data, parts))
       continue
     }
     if (m.role === 'system') {
@@ -383,7 +389,9 @@ export function encodeGemini(
       contents.push({ role: 'user', parts: [{ text: `[system] ${textOf(m.content)}` }] })
       continue
     }
-    contents.push(turnOf('user', data, encodePlain(m.content)))
+    const parts = encodePlain(m.content)
+    if (parts.length === 0) lost.push({ index: contents.length, what: `empty message ${k}` })
+    else contents.push(turnOf('user', data, parts))
   }
   const output: GeminiRequest & { config?: Json } = { contents: contents as GeminiContent[] }
   if (lead.length) {

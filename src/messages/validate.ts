@@ -1,5 +1,5 @@
 import { contentText, type Message, type ToolCall } from './message.js'
-import { type GeminiProblemCode, geminiRules } from './rules/gemini.js'
+import { type GeminiProblemCode, geminiRemovals, geminiRules } from './rules/gemini.js'
 import {
   type ResponsesProblemCode,
   type ResponsesRuleOptions,
@@ -215,7 +215,12 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   const usedIds = new Set<string>()
   const strictIds = options.provider === 'anthropic'
   let needUser = strictIds || options.provider === 'gemini'
-  const drop = options.provider === 'openai-responses' ? responsesRemovals(messages) : undefined
+  const drop =
+    options.provider === 'openai-responses'
+      ? responsesRemovals(messages)
+      : options.provider === 'gemini'
+        ? geminiRemovals(messages)
+        : undefined
 
   for (const unit of toUnits(messages)) {
     const first = messages[unit.start] as Message

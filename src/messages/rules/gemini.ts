@@ -6,6 +6,32 @@ const KEY = 'gemini'
 
 export type GeminiProblemCode = 'missing-thought-signature'
 
+/**
+ * A message Gemini would get as a turn without parts (which it rejects): no content, no
+ * calls, and no thought part of its own to send (a thought from another format has none).
+ */
+export function emptyForGemini(m: Message): boolean {
+  if (m.role === 'tool' || m.role === 'system') return false
+  if (m.role === 'assistant') {
+    if (m.toolCalls?.length) return false
+    const layout = m.providerMetadata?.[KEY]?.layout
+    const thoughtPart =
+      Array.isArray(layout) && layout.some((s) => (s as { t?: unknown })?.t === 'thought')
+    if (m.thought !== undefined && thoughtPart) return false
+  }
+  if (m.content === undefined) return true
+  return m.content.length === 0
+}
+
+/** Messages repair takes out for Gemini, by input index: turns that would have no parts. */
+export function geminiRemovals(messages: readonly Message[]): Map<number, 'empty-content'> {
+  const out = new Map<number, 'empty-content'>()
+  messages.forEach((m, i) => {
+    if (emptyForGemini(m)) out.set(i, 'empty-content')
+  })
+  return out
+}
+
 function signed(call: { providerMetadata?: Record<string, Record<string, unknown>> | undefined }) {
   const extra = call.providerMetadata?.[KEY]?.partExtra as
     | { thoughtSignature?: unknown }
@@ -44,6 +70,16 @@ export function geminiRules(messages: readonly Message[], problems: Problem[]): 
       })
     }
   }
+  messages.forEach((m, k) => {
+    // The shared check counts a thought as content; Gemini can send it only in a thought part.
+    if (m.role === 'assistant' && m.thought !== undefined && emptyForGemini(m))
+      problems.push({
+        index: k,
+        code: 'empty-content',
+        severity: 'error',
+        message: 'a model turn with only a thought from another format has no part to send',
+      })
+  })
   const anySigned = messages.some((m) => m.role === 'assistant' && m.toolCalls?.some(signed))
   if (!anySigned) return
   // The current turn: everything after the last user message.

@@ -123,4 +123,26 @@ describe('gemini rules', () => {
     expect(r.messages[1]?.role).toBe('user')
     expect(errorsOf(validate(r.messages, { provider: 'gemini' }))).toEqual([])
   })
+
+  it('a turn that would have no parts is an error, and repair takes it out', () => {
+    const h = [
+      { role: 'user' as const, content: 'hi' },
+      { role: 'assistant' as const, content: [], thought: 'from another format' },
+      { role: 'user' as const, content: '' },
+      { role: 'assistant' as const, content: 'ok' },
+    ]
+    expect(errorsOf(validate(h, { provider: 'gemini' })).map((p) => [p.index, p.code])).toEqual([
+      [1, 'empty-content'],
+      [2, 'empty-content'],
+    ])
+    const r = repair(h, { provider: 'gemini' })
+    expect(r.origin).toEqual([0, 3])
+    expect(errorsOf(validate(r.messages, { provider: 'gemini' }))).toEqual([])
+    // A thought part of its own is something to send.
+    const own = fromGemini([
+      { role: 'user', parts: [{ text: 'hi' }] },
+      { role: 'model', parts: [{ text: 'pondering', thought: true }] },
+    ])
+    expect(repair(own, { provider: 'gemini' }).removed).toEqual([])
+  })
 })
