@@ -51,13 +51,14 @@ describe('τ-bench as Responses histories (reasoning with encrypted_content, com
         expect(result.tokens.total).toBeLessThanOrEqual(budget)
         expect(errorsOf(validate(result.messages, { provider: 'openai-responses' }))).toEqual([])
         for (const store of [true, false]) {
-          const { output } = encodeOpenAIResponses(result.messages, { request: true, store })
+          const ids = store ? 'preserve' : t % 2 ? 'omit' : 'preserve'
+          const { output } = encodeOpenAIResponses(result.messages, { request: true, store, ids })
           const req = output as { instructions?: string; input: Json[] }
           expect(req.instructions).toBe(source.instructions)
           const problems = responsesViolations(req.input, { store }, source.input as Json[])
           expect(
             problems,
-            `trajectory ${t}, budget ${budget}, ${strategy}, store ${store}`,
+            `trajectory ${t}, budget ${budget}, ${strategy}, store ${store}, ids ${ids}`,
           ).toEqual([])
         }
       }
