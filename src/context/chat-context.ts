@@ -3,7 +3,7 @@ import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../err
 import type { Format } from '../formats/detect.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
-import { needsUserFirst, PROVIDERS } from '../messages/validate.js'
+import { needsProviderRepair, needsUserFirst, PROVIDERS } from '../messages/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,
@@ -99,6 +99,9 @@ export class ChatContext {
   private broken = 0
   private callIds = new Set<string>()
   private reusedIds = false
+  /** A message the provider's own repair takes out (a compaction item, a turn Gemini cannot send). */
+  private providerRepair = false
+  private anyNonSystem = false
   /** Summaries a strategy made, beside the history (which they never replace). */
   private summaryList: SummaryEntry[] = []
   private readonly ledger: SummaryLedger = {
@@ -283,6 +286,8 @@ export class ChatContext {
       this.unitTokens.push(t)
       this.unitPrefix.push((this.unitPrefix[this.unitPrefix.length - 1] as number) + t)
     }
+    if (needsProviderRepair(this.setup.provider, m, this.anyNonSystem)) this.providerRepair = true
+    if (m.role !== 'system') this.anyNonSystem = true
     if (m.role === 'assistant') {
       for (const c of m.toolCalls ?? []) {
         if (this.callIds.has(c.id)) this.reusedIds = true
@@ -300,8 +305,7 @@ export class ChatContext {
       this.broken === 0 &&
       !lastOpen &&
       !(this.reusedIds && this.setup.provider === 'anthropic') &&
-      // Responses histories may hold what repair takes out (superseded by a compaction item).
-      this.setup.provider !== 'openai-responses'
+      !this.providerRepair
     )
   }
 
@@ -485,6 +489,8 @@ export class ChatContext {
     this.broken = 0
     this.callIds = new Set()
     this.reusedIds = false
+    this.providerRepair = false
+    this.anyNonSystem = false
     this.summaryList = []
     for (const m of messages) this.append(frozenCopy(m))
   }

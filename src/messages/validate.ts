@@ -1,6 +1,12 @@
 import { contentText, type Message, type ToolCall } from './message.js'
-import { type GeminiProblemCode, geminiRemovals, geminiRules } from './rules/gemini.js'
 import {
+  emptyForGemini,
+  type GeminiProblemCode,
+  geminiRemovals,
+  geminiRules,
+} from './rules/gemini.js'
+import {
+  mayBeRemovedForResponses,
   type ResponsesProblemCode,
   type ResponsesRuleOptions,
   responsesRemovals,
@@ -10,6 +16,13 @@ import { toUnits } from './units.js'
 
 export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
 export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
+
+/** A message after which the provider's own `repair` takes something out (`afterOthers`: a non-system message came before it). */
+export function needsProviderRepair(provider: Provider, m: Message, afterOthers: boolean): boolean {
+  if (provider === 'openai-responses') return mayBeRemovedForResponses(m, afterOthers)
+  if (provider === 'gemini') return emptyForGemini(m)
+  return false
+}
 
 /** Providers whose history must open with a user turn after the system prompt. */
 export function needsUserFirst(provider: Provider): boolean {

@@ -146,3 +146,38 @@ describe('gemini rules', () => {
     expect(repair(own, { provider: 'gemini' }).removed).toEqual([])
   })
 })
+
+describe('a ChatContext on the new providers repairs what their rules take out', () => {
+  it('Responses: items superseded by a compaction item added later are not sent; the compaction is', async () => {
+    const { ChatContext } = await import('../../context/chat-context.js')
+    const ctx = new ChatContext({
+      budget: 4000,
+      provider: 'openai-responses',
+      format: 'openai-responses',
+    })
+    await ctx.addMessages([
+      { role: 'user', content: 'old question' },
+      { role: 'assistant', content: 'old answer' },
+    ])
+    expect(await ctx.getMessages()).toHaveLength(2)
+    await ctx.addMessages([
+      { type: 'compaction', encrypted_content: 'Y29tcGFjdGVk' },
+      { role: 'user', content: 'new question' },
+    ])
+    expect(toOpenAIResponses(await ctx.getMessages())).toEqual([
+      { type: 'compaction', encrypted_content: 'Y29tcGFjdGVk' },
+      { role: 'user', content: 'new question' },
+    ])
+  })
+
+  it('Gemini: a stored turn that would have no parts is not sent', async () => {
+    const { ChatContext } = await import('../../context/chat-context.js')
+    const ctx = new ChatContext({ budget: 4000, provider: 'gemini' })
+    await ctx.addMessages([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: '' },
+      { role: 'user', content: 'hello?' },
+    ])
+    expect((await ctx.getMessages()).map((m) => m.content)).toEqual(['hi', 'hello?'])
+  })
+})
