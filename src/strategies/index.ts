@@ -20,7 +20,8 @@ export {
   roleWeights,
   type Scorer,
 } from './scorers.js'
-export { type TokenLimitedOptions, tokenLimited } from './token-limited.js'
+export { stableCut } from './stable-cut.js'
+export { type StableOptions, type TokenLimitedOptions, tokenLimited } from './token-limited.js'
 export type { ChangeReason, PlanItem, Strategy, Transform, View } from './types.js'
 export { unbounded } from './unbounded.js'
 export { type UserTurnsOptions, userTurns } from './user-turns.js'
