@@ -98,4 +98,12 @@ describe('the CLI reads and writes Responses and Gemini files in their own shape
       expect(existsSync(out)).toBe(false)
     }
   })
+
+  it('count on a Gemini file with no model uses the Gemini estimate, the counter fit uses', async () => {
+    const r = await run('count', example('airline-booking.gemini.json'), '--json')
+    expect(r.code).toBe(0)
+    const report = JSON.parse(r.out)
+    expect(report.counter).toMatch(/^estimate:o200kx1.2:gemini/)
+    expect(report.exact).toBe(false)
+  })
 })

@@ -14,7 +14,7 @@ import {
 } from '../native/context-management.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import type { Transform } from '../strategies/types.js'
-import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { truncateMessages } from '../transforms/truncate-messages.js'
@@ -84,7 +84,10 @@ export function count(positionals: string[], values: Values, io: Output): number
   const input = readInput(file(positionals, 'count', values), formatOption(values))
   const model = typeof values.model === 'string' ? values.model : undefined
   const info = model ? requireModel(model) : undefined
-  const counter = model ? counterFor(model) : exactCounter()
+  // A Gemini file with no model is counted by Gemini's estimate, as fit counts it.
+  const counter = model
+    ? counterFor(model)
+    : (providerCounter(providerOf(input.format)) ?? exactCounter())
   const tokens = input.messages.map((m) => counter.countMessage(m))
   const total = counter.countMessages(input.messages)
   if (values.json) {
