@@ -114,4 +114,15 @@ describe('Gemini codec', () => {
     expect(bad([{ role: 'user', parts: 'x' }])).toThrow(InvalidInputError)
     expect(bad({ contents: {} })).toThrow(/contents/)
   })
+
+  it('round-trips edge turns: empty text parts, a turn without a role, a part of an unknown kind', () => {
+    const contents = [
+      { role: 'user', parts: [{ text: '' }] },
+      { role: 'model', parts: [{ text: '' }] },
+      { parts: [{ text: 'no role' }] },
+      { role: 'model', parts: [{ executableCode: { language: 'PYTHON', code: 'print(1)' } }] },
+      { role: 'user', parts: [{ codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }] },
+    ]
+    expect(encodeGemini(fromGemini(contents), { bare: true }).output.contents).toEqual(contents)
+  })
 })

@@ -220,6 +220,7 @@ function decodeModel(parts: Json[], i: number, turn: Json): AssistantMessage {
     content.length === 1 &&
     layout.length === 1 &&
     content[0]?.type === 'text' &&
+    content[0].text !== '' &&
     !content[0].providerMetadata &&
     !turn.extra &&
     !turn.noRole
@@ -313,6 +314,7 @@ function decodeUser(
     const plain =
       content.length === 1 &&
       content[0]?.type === 'text' &&
+      content[0].text !== '' &&
       !content[0].providerMetadata &&
       !turn.extra &&
       !turn.noRole &&

@@ -185,4 +185,15 @@ describe('OpenAI Responses codec', () => {
     expect(bad({ input: 3 })).toThrow(/input/)
     expect(bad([null])).toThrow(/message 0/)
   })
+
+  it('round-trips edge items: an empty assistant message, an assistant message by role, an empty content list', () => {
+    const input = [
+      { role: 'user', content: '' },
+      { role: 'assistant', content: '' },
+      { role: 'assistant', content: 'by role' },
+      { type: 'message', id: 'msg_e', role: 'assistant', status: 'completed', content: [] },
+      { role: 'user', content: [] },
+    ]
+    expect(toOpenAIResponses(fromOpenAIResponses(input))).toEqual(input)
+  })
 })

@@ -374,7 +374,7 @@ class Run {
 
   message(): AssistantMessage {
     const simple =
-      this.single !== undefined &&
+      !!this.single &&
       this.layout.length === 1 &&
       Object.keys((this.layout[0] as { extra: Json }).extra).length === 0
     if (simple) return { role: 'assistant', content: this.single as string }
