@@ -1,7 +1,13 @@
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import type { Message, ToolSchema } from '../messages/message.js'
-import { decodeItems, encodeItems } from './responses-items.js'
-import { type AdapterOptions, fitWithFeedback, knownModel, providerFromId } from './shared.js'
+import { decodeItemsWithCodec, plainItems } from './responses-items.js'
+import {
+  type AdapterOptions,
+  fitWithFeedback,
+  knownModel,
+  originalsOrEncoded,
+  providerFromId,
+} from './shared.js'
 
 /** The parts of an Agents SDK agent the filter reads. */
 interface AgentLike {
@@ -43,7 +49,7 @@ function fitItems<I>(
   options: AdapterOptions,
   agent: AgentLike | undefined,
 ): I[] {
-  const { messages, sources } = decodeItems(items)
+  const { messages, sources, owner } = decodeItemsWithCodec(items)
   const input: Message[] = instructions
     ? [{ role: 'system', content: instructions }, ...messages]
     : messages
@@ -51,11 +57,19 @@ function fitItems<I>(
   const modelId = options.model ?? knownModel(name)
   const result = fitWithFeedback(input, {
     ...options,
-    provider: options.provider ?? providerFromId(name),
+    // Responses rules unless a Claude model says otherwise: reasoning travels with what follows it.
+    provider:
+      options.provider ?? (providerFromId(name) === 'anthropic' ? 'anthropic' : 'openai-responses'),
     ...(modelId !== undefined && { model: modelId }),
     tools: options.tools ?? toolsOf(agent?.tools),
   })
-  return encodeItems(result, items, sources, { offset: instructions ? 1 : 0 })
+  const groups = sources.map((g) => g.map((k) => items[k] as I))
+  // Changed messages are written in the items' own dialect: the API's `call_id` or the Agents SDK's `callId`.
+  const agents = !items.some((i) => i !== null && typeof i === 'object' && 'call_id' in i)
+  const out = originalsOrEncoded(result, groups, instructions ? [-1, ...owner] : owner, (m) => [
+    m.flatMap((x) => plainItems(x, agents)) as I[],
+  ])
+  return out.flat()
 }
 
 /**

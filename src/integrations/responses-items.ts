@@ -1,5 +1,6 @@
 import type { FitResult } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
+import { fromOpenAIResponses } from '../formats/openai-responses.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 
 /**
@@ -152,7 +153,8 @@ export function encodeItems<I>(
   return out as I[]
 }
 
-function plainItems(m: Message, agents: boolean): Item[] {
+/** A message as plain items: its text and its calls, or its result. */
+export function plainItems(m: Message, agents: boolean): Item[] {
   const body = typeof m.content === 'string' ? m.content : text(m.content ?? '')
   if (m.role === 'system' || m.role === 'user')
     return [{ type: 'message', role: m.role, content: body }]
@@ -183,4 +185,71 @@ function plainItems(m: Message, agents: boolean): Item[] {
         : { type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments },
     )
   return out
+}
+
+/** An Agents SDK item in the Responses API's own shape, for the Responses codec; undefined when it has none. */
+function apiItem(item: Item): Item | undefined {
+  const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined)
+  if (type === 'message') {
+    const { providerData: _p, ...rest } = item
+    return rest
+  }
+  if (type === 'function_call' && typeof item.callId === 'string')
+    return {
+      type: 'function_call',
+      call_id: item.callId,
+      name: item.name,
+      arguments: item.arguments,
+      ...(typeof item.id === 'string' && { id: item.id }),
+    }
+  if (type === 'function_call_result' && typeof item.callId === 'string')
+    return { type: 'function_call_output', call_id: item.callId, output: text(item.output) }
+  if (type === 'reasoning') {
+    const data = (item.providerData ?? {}) as Item
+    return {
+      type: 'reasoning',
+      id: typeof item.id === 'string' ? item.id : 'rs',
+      summary: [],
+      ...(Array.isArray(item.content) && {
+        content: (item.content as Item[]).map((c) => ({ type: 'reasoning_text', text: text([c]) })),
+      }),
+      ...(typeof data.encrypted_content === 'string' && {
+        encrypted_content: data.encrypted_content,
+      }),
+    }
+  }
+  if ('call_id' in item || type === 'function_call_output') return item
+  return undefined
+}
+
+/**
+ * `decodeItems`, with each group read by the Responses codec where every item of it has a
+ * Responses API shape (the Agents SDK's camelCase items are mapped first): the counts and
+ * the provider rules (`openai-responses`: reasoning that must travel with what follows it)
+ * are then the codec's. A group the codec cannot read keeps this module's reading.
+ */
+export function decodeItemsWithCodec(items: readonly unknown[]): DecodedItems & {
+  owner: number[]
+} {
+  const plain = decodeItems(items)
+  const messages: Message[] = []
+  const owner: number[] = []
+  plain.sources.forEach((group, g) => {
+    const own = plain.messages[g] as Message
+    const mapped = group.map((k) => apiItem(items[k] as Item))
+    let decoded: Message[] = [own]
+    if (group.length && mapped.every((m) => m !== undefined)) {
+      try {
+        const read = fromOpenAIResponses(mapped)
+        if (read.length > 0) decoded = read
+      } catch {
+        // Not a shape the codec reads: this module's reading counts it.
+      }
+    }
+    for (const m of decoded) {
+      messages.push(m)
+      owner.push(g)
+    }
+  })
+  return { messages, sources: plain.sources, owner }
 }
