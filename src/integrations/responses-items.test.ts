@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { AssistantMessage } from '../messages/message.js'
 import { decodeItemsWithCodec } from './responses-items.js'
 
 describe('Agents SDK items read through the Responses codec', () => {
@@ -24,7 +25,9 @@ describe('Agents SDK items read through the Responses codec', () => {
     const { messages, sources, owner } = decodeItemsWithCodec(items)
     expect(sources).toEqual([[0], [1, 2], [3], [4]])
     // Groups the codec read carry its round-trip metadata; the hosted call is this module's reading.
-    const turn = messages.find((m) => m.role === 'assistant' && m.toolCalls?.length)
+    const turn = messages.find(
+      (m): m is AssistantMessage => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0,
+    )
     expect(turn?.toolCalls?.[0]?.id).toBe('call.1')
     expect(JSON.stringify(turn?.providerMetadata)).toContain('gAAAA.secret')
     const result = messages.find((m) => m.role === 'tool')
