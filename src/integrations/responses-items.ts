@@ -1,16 +1,17 @@
-import type { FitResult } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
 import { fromOpenAIResponses } from '../formats/openai-responses.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 
 /**
- * A small conversion of Responses-style items, for the adapters that hand their caller's own
- * items back: the OpenAI Agents SDK's `AgentInputItem`s (camelCase `callId`,
- * `function_call_result`) and the Responses API's (`call_id`, `function_call_output`).
- * It reads three kinds of item exactly: messages (user, system, developer, assistant), function calls and
- * function call outputs. Every other item (reasoning, built-in tool calls and their
- * outputs, compaction, references) travels with the model turn it sits in, counted as its
- * JSON text, and is sent as it was or not at all: it is never rewritten.
+ * Responses-style items grouped for the adapters that hand their caller's own items back:
+ * the OpenAI Agents SDK's `AgentInputItem`s (camelCase `callId`, `function_call_result`)
+ * and the Responses API's (`call_id`, `function_call_output`). Items are grouped into units
+ * (a message by role; a function output; a model turn: its text, calls, reasoning and any
+ * other model item together), and each group is read by the Responses codec after the
+ * Agents SDK's items are mapped to the API's shape. Where the codec cannot read a group,
+ * a small reading of its own takes over: messages, function calls and their outputs exactly,
+ * any other item counted as its JSON text. Items are sent as they were or not at all; only
+ * a message the fit changed is written anew, as plain items.
  */
 
 type Item = Record<string, unknown>
@@ -116,41 +117,6 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
   })
   flush()
   return { messages, sources }
-}
-
-/**
- * The items to send for a fit of decoded items: each message kept as it was brings back its
- * own items (the caller's objects); a message the fit changed or wrote is written as plain
- * items (its text and calls; what this conversion does not read is left out with it).
- */
-export function encodeItems<I>(
-  result: FitResult,
-  items: readonly I[],
-  sources: readonly number[][],
-  options: { offset?: number; style?: 'agents' | 'responses' } = {},
-): I[] {
-  const offset = options.offset ?? 0
-  const agents = options.style !== 'responses'
-  const byPosition = new Map<number, number>()
-  result.fates.forEach((f, i) => {
-    if (f.position !== undefined && f.fate === 'kept' && i >= offset)
-      byPosition.set(f.position, i - offset)
-  })
-  const skip = new Set<number>()
-  result.fates.forEach((f, i) => {
-    if (i < offset && f.position !== undefined) skip.add(f.position)
-  })
-  const out: unknown[] = []
-  result.messages.forEach((m, p) => {
-    if (skip.has(p)) return
-    const source = byPosition.get(p)
-    if (source !== undefined) {
-      for (const k of sources[source] ?? []) out.push(items[k])
-      return
-    }
-    out.push(...plainItems(m, agents))
-  })
-  return out as I[]
 }
 
 /** A message as plain items: its text and its calls, or its result. */
