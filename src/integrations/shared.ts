@@ -25,10 +25,13 @@ export function fitWithFeedback(messages: readonly Message[], options: AdapterOp
 
 /**
  * Whose rules a model follows, from a framework's provider or model id (`anthropic.messages`,
- * `ChatAnthropic`, `claude-sonnet-4-5`): Anthropic's for Anthropic and Claude, else OpenAI's.
+ * `ChatAnthropic`, `claude-sonnet-4-5`, `google.generative-ai`, `gemini-2.5-pro`): Anthropic's
+ * for Anthropic and Claude, Gemini's for Google and Gemini, else OpenAI's chat rules.
  */
 export function providerFromId(...ids: (string | undefined)[]): Provider {
-  return ids.some((id) => id && /anthropic|claude/i.test(id)) ? 'anthropic' : 'openai'
+  if (ids.some((id) => id && /anthropic|claude/i.test(id))) return 'anthropic'
+  if (ids.some((id) => id && /google|gemini|vertex/i.test(id))) return 'gemini'
+  return 'openai'
 }
 
 /** The model id when the model table knows it (its window and counter are then used). */

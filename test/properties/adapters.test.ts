@@ -153,7 +153,8 @@ function checkPromptRules(prompt: PromptMessage[], provider: string) {
   }
   for (const id of called) expect(answered.has(id)).toBe(true)
   const first = prompt.find((m) => m.role !== 'system')
-  if (provider === 'anthropic' && first) expect(first.role).toBe('user')
+  // Anthropic and Gemini open the conversation with a user turn.
+  if ((provider === 'anthropic' || provider === 'google') && first) expect(first.role).toBe('user')
 }
 
 describe('fitMiddleware on generated prompts (orphans, unanswered calls, reused ids)', () => {
@@ -162,7 +163,7 @@ describe('fitMiddleware on generated prompts (orphans, unanswered calls, reused 
       fc.asyncProperty(
         history,
         fc.integer({ min: 100, max: 6000 }),
-        fc.constantFrom('openai.chat', 'anthropic.messages'),
+        fc.constantFrom('openai.chat', 'anthropic.messages', 'google.generative-ai'),
         async (messages, budget, providerId) => {
           const prompt = toAISDK(messages).map((m) =>
             typeof m.content === 'string' && m.role !== 'system'
