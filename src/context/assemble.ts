@@ -1,5 +1,6 @@
 import { ContextOverflowError } from '../errors.js'
 import type { Message } from '../messages/message.js'
+import { needsUserFirst } from '../messages/validate.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
 import { copyPlain } from './copy.js'
@@ -106,8 +107,8 @@ function withUserTurn(view: View, plan: PlanItem[]): PlanItem[] {
  * Anthropic the newest user turn is put back if the budget took the only one, and the list
  * then starts at a user message.
  */
-function withinBudget(view: View, plan: PlanItem[], anthropic: boolean): PlanItem[] {
-  if (!anthropic) return enforceBudget(view, toBlocks(view, plan)).flatMap((b) => b.items)
+function withinBudget(view: View, plan: PlanItem[], userFirst: boolean): PlanItem[] {
+  if (!userFirst) return enforceBudget(view, toBlocks(view, plan)).flatMap((b) => b.items)
   const fitted = enforceBudget(view, toBlocks(view, withUserTurn(view, plan)))
   // The budget may have taken the only user message (a placeholder): bring the newest back.
   const again = enforceBudget(
@@ -139,9 +140,9 @@ function outputCopy(m: Message, share: boolean): Message {
 /** The plan as sent: the budget enforced for strategies that do not count, then the provider's order rules. */
 function arrange(view: View, plan: PlanItem[], setup: Setup): PlanItem[] {
   const enforce = !setup.strategy.budgetAware && Number.isFinite(view.available)
-  const anthropic = setup.provider === 'anthropic'
-  if (enforce) return withinBudget(view, plan, anthropic)
-  return anthropic ? alignToUser(view, withUserTurn(view, plan)) : plan
+  const userFirst = needsUserFirst(setup.provider)
+  if (enforce) return withinBudget(view, plan, userFirst)
+  return userFirst ? alignToUser(view, withUserTurn(view, plan)) : plan
 }
 
 /** A budget-aware strategy left room only it knew about: any leftover overflow is reported as such. */

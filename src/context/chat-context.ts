@@ -1,6 +1,8 @@
 import * as z from 'zod/mini'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
+import type { Format } from '../formats/detect.js'
 import { type Message, messageSchema } from '../messages/message.js'
+import { PROVIDERS } from '../messages/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,
@@ -12,7 +14,9 @@ import type {
 import { assemble, sendable } from './assemble.js'
 import { checkList, checkMessage } from './check.js'
 import { copyPlain } from './copy.js'
+import { toMessages } from './foreign.js'
 import { HistoryIndex } from './history-index.js'
+import { checkedLimit, limitSetup } from './learned-limit.js'
 import type { FitOptions } from './options.js'
 import { resolveSetup, type Setup } from './options.js'
 import { type Prepared, prepare } from './prepare.js'
@@ -26,13 +30,19 @@ export interface ContextOwnOptions {
   store?: HistoryStore | undefined
   /** The conversation's id in the store. */
   id?: string | undefined
+  /**
+   * The format messages are added in, so an SDK's messages go in as they come
+   * (`'openai-chat'`, `'openai-responses'`, `'anthropic'`, `'gemini'`, ...); `'auto'` tells
+   * each by its shape. Default: this library's `Message`.
+   */
+  format?: Format | 'auto' | undefined
 }
 
 /** `fit`'s options plus the context's own: a misspelt option is a compile error and an `InvalidOptionError`. */
 export type ChatContextOptions = FitOptions & ContextOwnOptions
 
 /** Option names a context reads itself, beside `fit`'s. */
-export const CONTEXT_OPTIONS: readonly string[] = ['initialMessages', 'store', 'id']
+export const CONTEXT_OPTIONS: readonly string[] = ['initialMessages', 'store', 'id', 'format']
 
 export const STATE_TYPE = 'context-window/chat-context'
 export const STATE_VERSION = 1
@@ -50,7 +60,7 @@ const stateSchema = z.object({
       budget: z.optional(z.number().check(z.positive())),
       model: z.optional(z.string()),
       reserve: z.optional(z.number().check(z.nonnegative())),
-      provider: z.optional(z.enum(['openai', 'anthropic'])),
+      provider: z.optional(z.enum(PROVIDERS)),
       tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
     }),
     {},
@@ -66,6 +76,8 @@ const stateSchema = z.object({
       }),
     ),
   ),
+  /** A window the provider's rejection taught (optional: states without it still load). */
+  limit: z.optional(z.object({ window: z.int().check(z.positive()) })),
 })
 
 /** Plain JSON that holds a context's messages and the settings to rebuild it. */
@@ -79,7 +91,10 @@ export type ChatContextState = z.input<typeof stateSchema>
  */
 export class ChatContext {
   private readonly options: ChatContextOptions
-  private readonly setup: Setup
+  /** The setup as configured, and as fitted to a window learnt from the provider. */
+  private readonly baseSetup: Setup
+  private setup: Setup
+  private learned: number | undefined
   private readonly initial: Message[]
   /** The history, checked, repaired for the provider, counted and grouped as it arrives. */
   private index: HistoryIndex
@@ -103,7 +118,11 @@ export class ChatContext {
 
   constructor(options: ChatContextOptions = {}) {
     this.options = options
-    this.setup = resolveSetup({ ...options, summaries: this.ledger } as FitOptions, CONTEXT_OPTIONS)
+    this.baseSetup = resolveSetup(
+      { ...options, summaries: this.ledger } as FitOptions,
+      CONTEXT_OPTIONS,
+    )
+    this.setup = this.baseSetup
     this.index = this.newIndex()
     const initial = options.initialMessages ?? []
     checkList(initial)
@@ -145,6 +164,7 @@ export class ChatContext {
       await this.seed()
       this.seeded = true
     }
+    if (store.limit) this.setLimit(await store.limit(this.id))
     const length = await store.length(this.id)
     // The store lost messages (cleared elsewhere, or a server restarted empty): start over from it.
     if (length < this.index.length || this.stale) this.reset([])
@@ -231,7 +251,9 @@ export class ChatContext {
    * Adds a message to the history; it is validated and copied, so later edits by the caller
    * do not reach it. Over a store, the returned promise settles when the store has it.
    */
-  addMessage(message: Message): Promise<void> {
+  addMessage(message: Message | object): Promise<void> {
+    // In an SDK's format, one message may decode to several: added together.
+    if (this.options.format !== undefined) return this.addMessages([message])
     checkMessage(message, this.index.length)
     if (this.store) return this.write([frozenCopy(message)])
     this.index.push(frozenCopy(message))
@@ -239,8 +261,12 @@ export class ChatContext {
   }
 
   /** Adds several messages at once (atomically, over a store). */
-  addMessages(messages: readonly Message[]): Promise<void> {
-    checkList(messages)
+  addMessages(input: readonly (Message | object)[]): Promise<void> {
+    checkList(input)
+    const messages =
+      this.options.format !== undefined
+        ? toMessages(input, this.options.format, this.index.length, this.index.input.at(-1))
+        : (input as readonly Message[])
     messages.forEach((m, k) => {
       checkMessage(m, this.index.length + k)
     })
@@ -359,6 +385,40 @@ export class ChatContext {
     return r.messages
   }
 
+  /** The window a provider's rejection taught (see `learnLimit`), until `forgetLimit`. */
+  get learnedLimit(): number | undefined {
+    return this.learned
+  }
+
+  /**
+   * Remembers the provider's window (what "maximum context length is N" says): every later
+   * view fits within it, the reserve taken from it once. A smaller figure replaces a larger
+   * one; it is kept in `saveState` and, over a store, shared with every process on this id.
+   */
+  async learnLimit(window: number): Promise<void> {
+    const w = checkedLimit(window)
+    if (w === undefined)
+      throw new InvalidOptionError(
+        'window',
+        `expected a whole number of tokens >= 1, got ${JSON.stringify(window)}`,
+      )
+    this.setLimit(this.learned === undefined ? w : Math.min(this.learned, w))
+    await this.store?.putLimit?.(this.id, this.learned ?? null)
+  }
+
+  /** Forgets a learnt window (the deployment changed): views fit the configured budget again. */
+  async forgetLimit(): Promise<void> {
+    this.setLimit(undefined)
+    await this.store?.putLimit?.(this.id, null)
+  }
+
+  private setLimit(window: number | undefined): void {
+    const learned = checkedLimit(window)
+    if (learned === this.learned) return
+    this.learned = learned
+    this.setup = limitSetup(this.baseSetup, this.learned, this.options.reserve)
+  }
+
   /**
    * Empties the history. By default the initial messages come back (the system prompt
    * stays); `{ initial: false }` empties it completely, as AutoGen's `clear()` does.
@@ -419,6 +479,7 @@ export class ChatContext {
       initialMessages: structuredClone(this.initial),
       settings,
       ...(this.summaryList.length > 0 && { summaries: structuredClone(this.summaryList) }),
+      ...(this.learned !== undefined && { limit: { window: this.learned } }),
     }
   }
 
@@ -448,6 +509,7 @@ export class ChatContext {
     } as ChatContextOptions)
     ctx.reset(parsed.messages as Message[])
     ctx.restoreSummaries(parsed.summaries as SummaryEntry[] | undefined)
+    if (parsed.limit) ctx.setLimit(parsed.limit.window)
     return ctx
   }
 }

@@ -9,7 +9,7 @@ import { type FitOptions, resolveSetup } from './options.js'
 import { prepare } from './prepare.js'
 import type { FitResult } from './result.js'
 
-export type { FitOptions } from './options.js'
+export { type FitOptions, resolveSetup, type Setup } from './options.js'
 export type { Fate, FitResult, MessageFate } from './result.js'
 
 /**

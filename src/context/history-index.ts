@@ -1,10 +1,12 @@
 import type { Message } from '../messages/message.js'
-import { type Unit, UnitBuilder } from '../messages/units.js'
+import { toUnits, type Unit, UnitBuilder } from '../messages/units.js'
 import {
   type Provider,
   type RepairResult,
   type RepairState,
+  repair,
   repairState,
+  repairsByUnit,
   repairUnit,
 } from '../messages/validate.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -56,6 +58,13 @@ export class HistoryIndex {
   private mark: Mark | undefined
   /** The newest input unit, when its repaired form is not made yet. */
   private pending: Unit | undefined
+  /**
+   * Whether the provider's repair goes unit by unit from the start (OpenAI chat, Anthropic).
+   * Others (a Responses compaction supersedes everything before it) are repaired whole again
+   * when a view is asked for after messages arrived.
+   */
+  private readonly byUnit: boolean
+  private dirty = false
   private readonly out: RepairResult
 
   constructor(
@@ -65,6 +74,7 @@ export class HistoryIndex {
     private readonly trusted = false,
   ) {
     this.state = repairState({ provider })
+    this.byUnit = repairsByUnit(provider)
     this.out = {
       messages: this.messages,
       removed: this.removed,
@@ -86,6 +96,10 @@ export class HistoryIndex {
     this.inputTokens.push(t)
     this.inputTotal += t
     const extended = this.raw.push(m)
+    if (!this.byUnit) {
+      this.dirty = true
+      return
+    }
     if (!extended || !this.mark) {
       // The unit before is final now: repaired once, here, if no view asked for it yet.
       this.settle()
@@ -103,12 +117,37 @@ export class HistoryIndex {
    * not repaired, then repaired again, at every message.
    */
   settle(): void {
+    if (!this.byUnit) {
+      if (this.dirty) this.repairWhole()
+      return
+    }
     const unit = this.pending
     const mark = this.mark
     if (!unit || !mark) return
     this.pending = undefined
     mark.added = repairUnit(this.input, unit, this.state, this.out)
     this.extendUnits(mark.messages, unit.kind === 'system')
+  }
+
+  /** The whole input repaired again, for a provider whose rules are not unit by unit. */
+  private repairWhole(): void {
+    this.dirty = false
+    const r = repair(this.input, { provider: this.provider })
+    for (const a of [this.messages, this.origin, this.tokens, this.units, this.unitTokens])
+      a.length = 0
+    this.unitPrefix.length = 1
+    this.removed.length = 0
+    this.changed.length = 0
+    this.removed.push(...r.removed)
+    this.changed.push(...r.changed)
+    this.newestUser = -1
+    r.messages.forEach((m, k) => {
+      this.messages.push(m)
+      this.origin.push(r.origin[k] ?? -1)
+    })
+    for (const u of toUnits(r.messages)) {
+      this.extendUnits(u.start, u.kind === 'system', u.end)
+    }
   }
 
   /** The input messages from position `from` of `messages`, in order. */
@@ -153,8 +192,8 @@ export class HistoryIndex {
   }
 
   /** Counts the repaired messages from `from` on and makes them one unit. */
-  private extendUnits(from: number, system: boolean): void {
-    const n = this.messages.length
+  private extendUnits(from: number, system: boolean, end = this.messages.length): void {
+    const n = end
     if (n === from) return
     let t = 0
     for (let k = from; k < n; k++) {

@@ -1,12 +1,13 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
-import type { Provider } from '../messages/validate.js'
+import { type ToolInput, toolSchemas } from '../messages/tool-shapes.js'
+import { PROVIDERS, type Provider } from '../messages/validate.js'
 import { unknownOption } from '../options-check.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
 import {
   createStrategy,
   type StrategyName,
@@ -22,8 +23,8 @@ export interface RequestFitOptions {
   model?: string | undefined
   /** How tokens are counted. Default: the model's counter, else exact o200k. */
   counter?: TokenCounter | undefined
-  /** Tool schemas sent with the request: counted against the budget. */
-  tools?: ToolSchema[] | undefined
+  /** Tools sent with the request, in any SDK's shape: counted against the budget. */
+  tools?: readonly ToolInput[] | undefined
   /** Tokens kept free for the reply. Default 0 with a budget; with only a model, its output limit (at most a quarter of the window). */
   reserve?: number | undefined
   /** Whose rules the output must pass. Default `openai`. */
@@ -150,19 +151,18 @@ export function resolveSetup(options: FitOptions, extraKeys: readonly string[] =
     (limit === undefined && model
       ? Math.min(model.maxOutputTokens, Math.floor(model.contextWindow / 4))
       : 0)
-  const counter =
-    (given.counter as TokenCounter | undefined) ??
-    (modelId ? counterFor(modelId) : defaultCounter())
-  const tools = (given.tools as ToolSchema[] | undefined) ?? told.tools ?? []
-  if (!Array.isArray(tools))
-    throw new InvalidOptionError('tools', 'expected a list of tool schemas')
-  const provider = given.provider ?? 'openai'
-  if (provider !== 'openai' && provider !== 'anthropic') {
+  const provider = (given.provider ?? 'openai') as Provider
+  if (typeof provider !== 'string' || !PROVIDERS.includes(provider)) {
     throw new InvalidOptionError(
       'provider',
-      `expected "openai" or "anthropic", got ${JSON.stringify(provider)}`,
+      `expected one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`,
     )
   }
+  const counter =
+    (given.counter as TokenCounter | undefined) ??
+    (modelId ? counterFor(modelId) : providerCounter(provider)) ??
+    defaultCounter()
+  const tools = toolSchemas((given.tools as readonly ToolInput[] | undefined) ?? told.tools)
   const transforms = given.transforms ?? []
   if (!Array.isArray(transforms))
     throw new InvalidOptionError('transforms', 'expected a list of transforms')

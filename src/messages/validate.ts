@@ -1,7 +1,33 @@
 import { contentText, type Message, type ToolCall } from './message.js'
+import {
+  emptyForGemini,
+  type GeminiProblemCode,
+  geminiRemovals,
+  geminiRules,
+} from './rules/gemini.js'
+import {
+  mayBeRemovedForResponses,
+  type ResponsesProblemCode,
+  type ResponsesRuleOptions,
+  responsesRemovals,
+  responsesRules,
+} from './rules/openai-responses.js'
 import { toUnits, type Unit } from './units.js'
 
-export type Provider = 'openai' | 'anthropic'
+export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
+export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
+
+/** A message after which the provider's own `repair` takes something out (`afterOthers`: a non-system message came before it). */
+export function needsProviderRepair(provider: Provider, m: Message, afterOthers: boolean): boolean {
+  if (provider === 'openai-responses') return mayBeRemovedForResponses(m, afterOthers)
+  if (provider === 'gemini') return emptyForGemini(m)
+  return false
+}
+
+/** Providers whose history must open with a user turn after the system prompt. */
+export function needsUserFirst(provider: Provider): boolean {
+  return provider === 'anthropic' || provider === 'gemini'
+}
 
 export type ProblemCode =
   | 'orphan-tool-result'
@@ -12,6 +38,8 @@ export type ProblemCode =
   | 'system-not-leading'
   | 'empty-content'
   | 'invalid-tool-call-id'
+  | ResponsesProblemCode
+  | GeminiProblemCode
 
 export interface Problem {
   /** Index of the offending message in the input. */
@@ -25,7 +53,7 @@ export interface Problem {
 /** Anthropic's pattern for tool_use ids. */
 const ANTHROPIC_ID = /^[a-zA-Z0-9_-]+$/
 
-export interface ValidateOptions {
+export interface ValidateOptions extends ResponsesRuleOptions {
   /** Whose rules to check. Default `openai`. */
   provider?: Provider
 }
@@ -103,13 +131,18 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
       problems.push({
         index: i,
         code: 'empty-content',
-        severity: provider === 'anthropic' || m.role === 'assistant' ? 'error' : 'warning',
+        severity:
+          provider === 'anthropic' || provider === 'gemini' || m.role === 'assistant'
+            ? 'error'
+            : 'warning',
         message: `${m.role} message has no content`,
       })
     }
   }
 
   if (provider === 'anthropic') anthropicRules(messages, problems)
+  if (provider === 'openai-responses') responsesRules(messages, problems, options)
+  if (provider === 'gemini') geminiRules(messages, problems)
   return problems.sort((a, b) => a.index - b.index)
 }
 
@@ -186,6 +219,12 @@ export interface RepairResult {
 export function repair(messages: readonly Message[], options: ValidateOptions = {}): RepairResult {
   const out: RepairResult = { messages: [], removed: [], changed: [], origin: [] }
   const state = repairState(options)
+  state.drop =
+    options.provider === 'openai-responses'
+      ? responsesRemovals(messages)
+      : options.provider === 'gemini'
+        ? geminiRemovals(messages)
+        : undefined
   for (const unit of toUnits(messages)) repairUnit(messages, unit, state, out)
   return out
 }
@@ -195,11 +234,18 @@ export interface RepairState {
   readonly strictIds: boolean
   usedIds: Set<string>
   needUser: boolean
+  /** Units the provider's own rules take out, by the input index of their first message. */
+  drop?: ReadonlyMap<number, ProblemCode> | undefined
 }
 
 export function repairState(options: ValidateOptions = {}): RepairState {
   const strictIds = options.provider === 'anthropic'
-  return { strictIds, usedIds: new Set(), needUser: strictIds }
+  return { strictIds, usedIds: new Set(), needUser: strictIds || options.provider === 'gemini' }
+}
+
+/** Providers whose repair is unit by unit from the start (`repairUnit` with no `drop` map). */
+export function repairsByUnit(provider: Provider): boolean {
+  return provider === 'openai' || provider === 'anthropic'
 }
 
 /**
@@ -226,6 +272,11 @@ export function repairUnit(
     added.push(id)
   }
   const first = messages[unit.start] as Message
+  const dropCode = state.drop?.get(unit.start)
+  if (dropCode && unit.kind !== 'system') {
+    for (let k = unit.start; k < unit.end; k++) removed.push({ index: k, code: dropCode })
+    return added
+  }
   if (unit.kind === 'system') {
     for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
     return added

@@ -86,7 +86,8 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     owned = true
   }
   const redis = client
-  const key = (id: string, part: 'messages' | 'summaries' | 'version') => `${prefix}${id}:${part}`
+  const key = (id: string, part: 'messages' | 'summaries' | 'version' | 'limit') =>
+    `${prefix}${id}:${part}`
 
   const call = async <T>(id: string, what: string, run: () => Promise<T>): Promise<T> => {
     try {
@@ -200,6 +201,19 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
         }
       })
     },
+    async putLimit(id, window) {
+      await call(id, 'putLimit', async () => {
+        if (window === null) await redis.del(key(id, 'limit'))
+        else if (ttl > 0) await redis.set(key(id, 'limit'), String(window), 'EX', ttl)
+        else await redis.set(key(id, 'limit'), String(window))
+      })
+    },
+    async limit(id) {
+      const raw = await call(id, 'limit', () => redis.get(key(id, 'limit')))
+      const n = raw === null ? Number.NaN : Number(raw)
+      // A figure that is not a whole positive count steers nothing.
+      return Number.isInteger(n) && n >= 1 ? n : undefined
+    },
     async clear(id) {
       await call(id, 'clear', () =>
         redis
@@ -211,7 +225,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     },
     async delete(id) {
       await call(id, 'delete', () =>
-        redis.del(key(id, 'messages'), key(id, 'summaries'), key(id, 'version')),
+        redis.del(key(id, 'messages'), key(id, 'summaries'), key(id, 'version'), key(id, 'limit')),
       )
     },
     async close() {

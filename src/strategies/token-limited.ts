@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
-import type { ToolSchema } from '../messages/message.js'
+import type { ToolInput } from '../messages/tool-shapes.js'
 import { checkKeys } from '../options-check.js'
 import { alignStart, assertMandatoryFits, keepFrom, type Mandatory, newestStart } from './budget.js'
 import { stableCut } from './stable-cut.js'
@@ -11,7 +11,7 @@ export interface TokenLimitedOptions {
   /** A model id: gives the window (when no limit) and the counter. */
   model?: string
   /** Tool schemas sent with the request; they count against the budget. */
-  tools?: ToolSchema[]
+  tools?: readonly ToolInput[]
   /** Tokens kept free for the reply. */
   reserve?: number
   /**

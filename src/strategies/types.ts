@@ -1,5 +1,6 @@
 import type { Fact, FactReport } from '../messages/fact.js'
-import type { Message, ToolSchema } from '../messages/message.js'
+import type { Message } from '../messages/message.js'
+import type { ToolInput } from '../messages/tool-shapes.js'
 import type { Unit, UnitKind } from '../messages/units.js'
 import type { Provider } from '../messages/validate.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -122,7 +123,7 @@ export interface RequestOptions {
   limit?: number | undefined
   model?: string | undefined
   reserve?: number | undefined
-  tools?: ToolSchema[] | undefined
+  tools?: readonly ToolInput[] | undefined
 }
 
 /** A per-message rewrite applied before selection (drop thoughts, clear old tool results, ...). */

@@ -104,7 +104,10 @@ function compareAfterEveryAppend(h: readonly Message[], options: FitOptions): vo
     const fresh = outcome(() => fit(structuredClone(grown), options).messages)
     expect(fromContext, `after message ${i}`).toEqual(fresh)
     expect(fromGrown, `after message ${i}`).toEqual(fresh)
-    if (Array.isArray(fresh)) expect(wireProblems(fresh, options.provider ?? 'openai')).toEqual([])
+    if (Array.isArray(fresh))
+      expect(
+        wireProblems(fresh, options.provider === 'anthropic' ? 'anthropic' : 'openai'),
+      ).toEqual([])
   }
 }
 

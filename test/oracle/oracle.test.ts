@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest'
+import { geminiViolations } from './gemini.js'
+import { responsesViolations } from './responses.js'
+
+// The oracles must be able to say no: each rule, broken once.
+describe('Responses oracle', () => {
+  const call = { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'f', arguments: '{}' }
+  const output = { type: 'function_call_output', call_id: 'c1', output: 'ok' }
+  const reasoning = { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'e' }
+  it('accepts a valid list', () => {
+    expect(responsesViolations([{ role: 'user', content: 'hi' }, reasoning, call, output])).toEqual(
+      [],
+    )
+  })
+  it('rejects reasoning with nothing of its own after it, a call without output, an output without call', () => {
+    expect(responsesViolations([reasoning, { role: 'user', content: 'x' }])[0]).toMatch(
+      /without its required following item/,
+    )
+    expect(responsesViolations([reasoning, reasoning, call, output]).join()).toMatch(
+      /following item/,
+    )
+    expect(responsesViolations([call])[0]).toMatch(/No tool output found/)
+    expect(responsesViolations([output])[0]).toMatch(/No tool call found/)
+    expect(responsesViolations([call, output, call, output]).join()).toMatch(/duplicate item id/)
+  })
+  it('rejects reasoning without encrypted_content under store false, and an id without its reasoning', () => {
+    const bare = { type: 'reasoning', id: 'rs_1', summary: [] }
+    expect(responsesViolations([bare, call, output], { store: false }).join()).toMatch(
+      /store: false/,
+    )
+    expect(responsesViolations([call, output], {}, [reasoning, call, output]).join()).toMatch(
+      /without its required reasoning item: rs_1/,
+    )
+    const compaction = { type: 'compaction', encrypted_content: 'c' }
+    expect(responsesViolations([call, output], {}, [compaction, call, output]).join()).toMatch(
+      /compaction/,
+    )
+  })
+})
+
+describe('Gemini oracle', () => {
+  const user = { role: 'user', parts: [{ text: 'hi' }] }
+  const calls = {
+    role: 'model',
+    parts: [
+      { functionCall: { id: 'a', name: 'f', args: {} }, thoughtSignature: 'sig' },
+      { functionCall: { id: 'b', name: 'g', args: {} } },
+    ],
+  }
+  const answers = {
+    role: 'user',
+    parts: [
+      { functionResponse: { id: 'a', name: 'f', response: {} } },
+      { functionResponse: { id: 'b', name: 'g', response: {} } },
+    ],
+  }
+  it('accepts a valid request', () => {
+    expect(geminiViolations({ contents: [user, calls, answers] }, [user, calls, answers])).toEqual(
+      [],
+    )
+  })
+  it('rejects a wrong role, a model first turn, an empty turn, a short or mixed response turn', () => {
+    expect(
+      geminiViolations({ contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }).join(),
+    ).toMatch(/role/)
+    expect(geminiViolations({ contents: [calls, answers] }).join()).toMatch(
+      /start with a user turn/,
+    )
+    expect(geminiViolations({ contents: [user, { role: 'model', parts: [] }] }).join()).toMatch(
+      /must not be empty/,
+    )
+    const short = { role: 'user', parts: [answers.parts[0]] }
+    expect(geminiViolations({ contents: [user, calls, short] }).join()).toMatch(
+      /number of function response parts/,
+    )
+    const mixed = { role: 'user', parts: [...answers.parts, { text: 'and?' }] }
+    expect(geminiViolations({ contents: [user, calls, mixed] }).join()).toMatch(/holds other parts/)
+    const wrongIds = {
+      role: 'user',
+      parts: answers.parts.map((p) => ({ functionResponse: { ...p.functionResponse, id: 'z' } })),
+    }
+    expect(geminiViolations({ contents: [user, calls, wrongIds] }).join()).toMatch(/do not answer/)
+  })
+  it('rejects a lost, moved or altered signature', () => {
+    const unsigned = {
+      role: 'model',
+      parts: calls.parts.map(({ functionCall }) => ({ functionCall })),
+    }
+    expect(
+      geminiViolations({ contents: [user, unsigned, answers] }, [user, calls, answers]).join(),
+    ).toMatch(/lost the thought signature/)
+    const moved = {
+      role: 'model',
+      parts: [
+        { functionCall: calls.parts[0]?.functionCall },
+        { ...calls.parts[1], thoughtSignature: 'sig' },
+      ],
+    }
+    expect(
+      geminiViolations({ contents: [user, moved, answers] }, [user, calls, answers]).join(),
+    ).toMatch(/not the source's part/)
+  })
+})
