@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
+import { needsRepair, requireUserTurn } from '../messages/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,
@@ -267,6 +268,7 @@ export class ChatContext {
       this.unitTokens.push(t)
       this.unitPrefix.push((this.unitPrefix[this.unitPrefix.length - 1] as number) + t)
     }
+    if (needsRepair(m, this.setup.provider)) this.broken++
     if (m.role === 'assistant') {
       for (const c of m.toolCalls ?? []) {
         if (this.callIds.has(c.id)) this.reusedIds = true
@@ -386,6 +388,7 @@ export class ChatContext {
     // Stored messages are frozen copies: handing them out costs a pointer each, and the
     // caller's edits cannot reach the history (they throw instead).
     const out = items.map((item) => planMessage(view, item))
+    requireUserTurn(out, this.setup.provider)
     // Stored counts, not a recount: only messages the strategy wrote are counted here.
     let n = 0
     for (const item of items) {

@@ -3,7 +3,7 @@ import '../compress/index.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { type Message, messageSchema, type ToolSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
-import { type ProblemCode, type Provider, repair } from '../messages/validate.js'
+import { type ProblemCode, type Provider, repair, requireUserTurn } from '../messages/validate.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import type {
@@ -501,6 +501,7 @@ export function assemble(
       }
     }
   }
+  requireUserTurn(messages, setup.provider)
   const kept: number[] = []
   const dropped: number[] = []
   fates.forEach((f, i) => {

@@ -1,4 +1,5 @@
-import { contentText, type Message, type ToolCall } from './message.js'
+import { InvalidInputError } from '../errors.js'
+import type { Content, Message, ToolCall } from './message.js'
 import { toUnits } from './units.js'
 
 export type Provider = 'openai' | 'anthropic'
@@ -12,6 +13,8 @@ export type ProblemCode =
   | 'system-not-leading'
   | 'empty-content'
   | 'invalid-tool-call-id'
+  | 'empty-text-part'
+  | 'no-user-turn'
 
 export interface Problem {
   /** Index of the offending message in the input. */
@@ -99,12 +102,19 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Message
-    if (isEmpty(m)) {
+    if (isEmpty(m, provider)) {
       problems.push({
         index: i,
         code: 'empty-content',
         severity: provider === 'anthropic' || m.role === 'assistant' ? 'error' : 'warning',
         message: `${m.role} message has no content`,
+      })
+    } else if (provider === 'anthropic' && blankParts(m) > 0) {
+      problems.push({
+        index: i,
+        code: 'empty-text-part',
+        severity: 'error',
+        message: `${m.role} message has a text part that is empty or only white space`,
       })
     }
   }
@@ -113,12 +123,35 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
   return problems.sort((a, b) => a.index - b.index)
 }
 
-function isEmpty(m: Message): boolean {
+/**
+ * No content a provider counts: a thought or a refusal is not content (OpenAI needs `content`
+ * unless there are tool calls; Anthropic sends neither), and for Anthropic a text that is
+ * empty or only white space is not either ("text content blocks must contain non-whitespace text").
+ */
+export function isEmpty(m: Message, provider: Provider = 'openai'): boolean {
   if (m.role === 'tool') return false
-  if (m.role === 'assistant' && (m.toolCalls?.length || m.refusal || m.thought)) return false
-  if (m.content === undefined) return true
-  if (typeof m.content === 'string') return m.content.length === 0
-  return m.content.length === 0
+  if (m.role === 'assistant' && m.toolCalls?.length) return false
+  return !hasContent(m.content, provider)
+}
+
+function hasContent(content: Content | undefined, provider: Provider): boolean {
+  if (content === undefined) return false
+  if (typeof content === 'string') return provider === 'anthropic' ? hasText(content) : content.length > 0
+  for (const part of content) if (part.type !== 'text' || hasText(part.text)) return true
+  return false
+}
+
+const NON_SPACE = /\S/
+function hasText(text: string): boolean {
+  return NON_SPACE.test(text)
+}
+
+/** Anthropic refuses a text block that is empty or only white space, even beside other blocks. */
+function blankParts(m: Message): number {
+  if (m.content === undefined || typeof m.content === 'string') return 0
+  let n = 0
+  for (const part of m.content) if (part.type === 'text' && !hasText(part.text)) n++
+  return n
 }
 
 function anthropicRules(messages: readonly Message[], problems: Problem[]): void {
@@ -126,6 +159,14 @@ function anthropicRules(messages: readonly Message[], problems: Problem[]): void
   while (i < messages.length && messages[i]?.role === 'system') i++
   const firstIndex = i
   const first = messages[firstIndex]
+  if (!messages.some((m) => m.role === 'user')) {
+    problems.push({
+      index: Math.min(firstIndex, Math.max(0, messages.length - 1)),
+      code: 'no-user-turn',
+      severity: 'error',
+      message: 'there is no user message: Anthropic needs at least one',
+    })
+  }
   if (first && first.role !== 'user') {
     problems.push({
       index: firstIndex,
@@ -188,33 +229,59 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   const changed: RepairResult['changed'] = []
   const out: Message[] = []
   const origin: number[] = []
+  const provider = options.provider ?? 'openai'
   const push = (m: Message, index: number) => {
     out.push(m)
     origin.push(index)
   }
+  /** The message as it may be sent (blank text parts taken out for Anthropic), or undefined when nothing sendable is left. */
+  const sendable = (k: number): Message | undefined => {
+    const m = messages[k] as Message
+    const cleaned = provider === 'anthropic' && blankParts(m) > 0 ? withoutBlankParts(m) : m
+    if (isEmpty(cleaned, provider) && (provider === 'anthropic' || m.role === 'assistant')) {
+      removed.push({ index: k, code: 'empty-content' })
+      return undefined
+    }
+    if (cleaned !== m) changed.push({ index: k, code: 'empty-text-part' })
+    return cleaned
+  }
   const usedIds = new Set<string>()
-  const strictIds = options.provider === 'anthropic'
+  const strictIds = provider === 'anthropic'
   let needUser = strictIds
 
   for (const unit of toUnits(messages)) {
-    const first = messages[unit.start] as Message
     if (unit.kind === 'system') {
-      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+      for (let k = unit.start; k < unit.end; k++) {
+        const m = sendable(k)
+        if (m) push(m, k)
+      }
+      continue
+    }
+    if (unit.kind === 'orphan') {
+      removed.push({ index: unit.start, code: needUser ? 'first-not-user' : 'orphan-tool-result' })
+      continue
+    }
+    const first = sendable(unit.start)
+    if (!first) {
+      // Nothing left to send: its results (if any) go with it, as orphans.
+      for (let k = unit.start + 1; k < unit.end; k++)
+        removed.push({ index: k, code: 'orphan-tool-result' })
       continue
     }
     if (needUser && first.role !== 'user') {
-      for (let k = unit.start; k < unit.end; k++) removed.push({ index: k, code: 'first-not-user' })
+      // The messages before the first user message go, whatever else is wrong with them.
+      removed.push({ index: unit.start, code: 'first-not-user' })
+      for (let k = unit.start + 1; k < unit.end; k++)
+        removed.push({ index: k, code: 'first-not-user' })
+      if (first !== messages[unit.start]) changed.pop()
       continue
     }
     needUser = false
-    if (unit.kind === 'orphan') {
-      removed.push({ index: unit.start, code: 'orphan-tool-result' })
-      continue
-    }
     if (unit.kind === 'message' || first.role !== 'assistant') {
       push(first, unit.start)
       continue
     }
+    const rest = (k: number): Message => (k === unit.start ? first : (sendable(k) as Message))
     const calls0 = first.toolCalls ?? []
     // The common case: every call answered, ids distinct and (where it matters) unused.
     if (
@@ -223,7 +290,7 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
       (!strictIds || calls0.every((c) => !usedIds.has(c.id) && ANTHROPIC_ID.test(c.id)))
     ) {
       for (const c of calls0) usedIds.add(c.id)
-      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+      for (let k = unit.start; k < unit.end; k++) push(rest(k), k)
       continue
     }
     const answered = new Set<string>()
@@ -257,28 +324,59 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
       usedIds.add(calls[calls.length - 1]?.id as string)
     }
     if (code === undefined) {
-      for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+      for (let k = unit.start; k < unit.end; k++) push(rest(k), k)
       continue
     }
-    if (calls.length === 0 && contentText(first.content).length === 0) {
+    const { toolCalls: _dropped, ...plain } = first
+    const head: Message = calls.length ? { ...plain, toolCalls: calls } : plain
+    if (calls.length === 0 && isEmpty(head, provider)) {
+      if (first !== messages[unit.start]) changed.pop()
       removed.push({ index: unit.start, code })
+      for (let k = unit.start + 1; k < unit.end; k++)
+        removed.push({ index: k, code: 'orphan-tool-result' })
       continue
     }
-    const { toolCalls: _dropped, ...rest } = first
-    push(calls.length ? { ...rest, toolCalls: calls } : rest, unit.start)
+    push(head, unit.start)
     changed.push({ index: unit.start, code })
     for (let k = unit.start + 1; k < unit.end; k++) {
       const m = messages[k] as Message
       const id = m.role === 'tool' ? renamed.get(m.toolCallId) : undefined
       if (m.role === 'tool' && id !== undefined) {
-        push({ ...m, toolCallId: id }, k)
+        push({ ...(rest(k) as Extract<Message, { role: 'tool' }>), toolCallId: id }, k)
         changed.push({ index: k, code })
       } else {
-        push(m, k)
+        push(rest(k), k)
       }
     }
   }
   return { messages: out, removed, changed, origin }
+}
+
+/** The message without its blank text parts. */
+function withoutBlankParts(m: Message): Message {
+  const parts = (m.content as Exclude<Content, string>).filter(
+    (p) => p.type !== 'text' || hasText(p.text),
+  )
+  return { ...m, content: parts } as Message
+}
+
+/** What `repair` would change in this one message for this provider: an empty message, a blank text part. */
+export function needsRepair(m: Message, provider: Provider): boolean {
+  if (provider === 'anthropic') return isEmpty(m, provider) || blankParts(m) > 0
+  return m.role === 'assistant' && isEmpty(m, provider)
+}
+
+/**
+ * Anthropic answers a request with no user message with HTTP 400 ("at least one message is
+ * required", "first message must use the user role"): say so instead of sending it.
+ */
+export function requireUserTurn(messages: readonly Message[], provider: Provider): void {
+  if (provider !== 'anthropic') return
+  for (const m of messages) if (m.role === 'user') return
+  throw new InvalidInputError(
+    'no user message to send: Anthropic needs at least one (add one, or fit for openai)',
+    { field: 'role' },
+  )
 }
 
 /** An id no call in the list uses yet, in Anthropic's alphabet. */
@@ -291,8 +389,11 @@ function freshId(id: string, used: ReadonlySet<string>): string {
 }
 
 function distinct(calls: readonly ToolCall[]): boolean {
-  for (let a = 1; a < calls.length; a++) {
-    for (let b = 0; b < a; b++) if (calls[a]?.id === calls[b]?.id) return false
+  if (calls.length < 2) return true
+  const seen = new Set<string>()
+  for (const c of calls) {
+    if (seen.has(c.id)) return false
+    seen.add(c.id)
   }
   return true
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import '../../src/compress/index.js'
 import { ChatContext } from '../../src/context/chat-context.js'
 import { type FitResult, fitAsync } from '../../src/context/fit.js'
-import { ContextOverflowError } from '../../src/errors.js'
+import { ContextOverflowError, InvalidInputError } from '../../src/errors.js'
 import { fromAnthropic, toAnthropic } from '../../src/formats/anthropic-messages.js'
 import { fromOpenAIChat, toOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
@@ -65,6 +65,13 @@ describe.each(Object.keys(strategyOptions))('%s: the invariants on random histor
             checkResult(input, r, p, b)
             fitted++
           } catch (e) {
+            // Anthropic needs a user message; a history without one is refused by name.
+            if (e instanceof InvalidInputError && p === 'anthropic') {
+              expect(repair(input, { provider: p }).messages.some((m) => m.role === 'user')).toBe(
+                false,
+              )
+              return
+            }
             if (!(e instanceof ContextOverflowError)) throw e
             expect(e.required).toBeGreaterThan(e.budget)
             expect(Object.values(e.breakdown).reduce((x, y) => x + y, 0)).toBe(e.required)
@@ -108,10 +115,11 @@ describe('state and codecs on random histories', () => {
           ),
         )
         const back = fromAnthropic(JSON.parse(JSON.stringify(anthropic)))
+        // Repair never invents a user message: a history without one stays without one.
         expect(
           errorsOf(
             validate(repair(back, { provider: 'anthropic' }).messages, { provider: 'anthropic' }),
-          ),
+          ).filter((p) => p.code !== 'no-user-turn'),
         ).toEqual([])
       }),
       { numRuns: RUNS, seed: SEED },
