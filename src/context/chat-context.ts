@@ -12,6 +12,7 @@ import type {
   Transform,
   View,
 } from '../strategies/types.js'
+import { calibrate } from './calibration.js'
 import {
   alignToUser,
   assemble,
@@ -25,6 +26,7 @@ import {
   type Setup,
   viewOf,
 } from './fit.js'
+import { buildFromState, optionsFromState } from './state-settings.js'
 
 export interface ChatContextOptions extends FitOptions {
   /** Messages the context starts with (and, by default, returns to on `clear()`). */
@@ -315,15 +317,17 @@ export class ChatContext {
     usage: { promptTokens: number },
     options: { margin?: number } = {},
   ): { ratio: number; factor: number } {
-    const margin = options.margin ?? 0.02
-    if (!(usage.promptTokens > 0) || !this.lastSent)
-      return { ratio: this.ratio ?? 1, factor: this.calibration }
+    if (!this.lastSent) return { ratio: this.ratio ?? 1, factor: this.calibration }
     const counted = this.lastSent.messages + this.lastSent.overhead
-    const ratio = usage.promptTokens / counted
-    this.ratio = this.ratio === undefined ? ratio : 0.5 * this.ratio + 0.5 * ratio
-    // Half the margin above the smoothed ratio: under by at most the margin when the next request is noisier.
-    this.calibration = this.ratio * (1 + margin / 2)
-    return { ratio: this.ratio, factor: this.calibration }
+    const next = calibrate(
+      { ratio: this.ratio, factor: this.calibration },
+      usage?.promptTokens,
+      counted,
+      options.margin,
+    )
+    this.ratio = next.ratio
+    this.calibration = next.factor
+    return { ratio: this.ratio ?? 1, factor: this.calibration }
   }
 
   /** The budget the context fits to, or undefined when unbounded. */
@@ -528,13 +532,15 @@ export class ChatContext {
   /** A context rebuilt from a saved state: history, initial messages and settings. */
   static fromState(state: unknown, overrides: ChatContextOptions = {}): ChatContext {
     const parsed = parseState(state)
-    const { strategy, ...rest } = parsed.settings
-    const ctx = new ChatContext({
-      ...(rest as FitOptions),
-      ...(strategy && { strategy: strategy.name, ...strategy.options }),
-      initialMessages: parsed.initialMessages as Message[],
-      ...overrides,
-    })
+    const settings = optionsFromState(parsed.settings) as FitOptions
+    const ctx = buildFromState(
+      () =>
+        new ChatContext({
+          ...settings,
+          initialMessages: parsed.initialMessages as Message[],
+          ...overrides,
+        }),
+    )
     ctx.reset(parsed.messages as Message[])
     ctx.restoreSummaries(parsed.summaries as SummaryEntry[] | undefined)
     return ctx

@@ -2,6 +2,7 @@
 import '../compress/index.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { type Message, messageSchema, type ToolSchema } from '../messages/message.js'
+import { checkNesting } from '../messages/nesting.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type ProblemCode, type Provider, repair, requireUserTurn } from '../messages/validate.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
@@ -17,6 +18,7 @@ import type {
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { defaultStrategyOptions } from './default-strategy.js'
 
 type NamedOptions = Partial<
   StrategyOptionsByName['buffered'] &
@@ -127,10 +129,10 @@ export function resolveSetup(options: FitOptions = {}): Setup {
   let strategy: Strategy
   if (typeof options.strategy === 'string') strategy = createStrategy(options.strategy, options)
   else if (options.strategy) strategy = options.strategy
-  else
-    strategy = Number.isFinite(budget)
-      ? tokenLimited(options.stable !== undefined ? { stable: options.stable } : {})
-      : unbounded()
+  else {
+    const defaults = defaultStrategyOptions(options)
+    strategy = Number.isFinite(budget) ? tokenLimited(defaults) : unbounded()
+  }
   return {
     strategy,
     counter,
@@ -181,6 +183,7 @@ export function checkMessage(m: unknown, index: number): asserts m is Message {
       field: issue?.path.length ? issue.path.join('.') : 'role',
     })
   }
+  checkNesting(m, index)
   checked.add(m as object)
 }
 

@@ -15,13 +15,21 @@ export interface OverflowReport {
  * resulted in M tokens") and Anthropic ("prompt is too long: M tokens > N maximum").
  */
 export function parseOverflowError(error: unknown): OverflowReport | undefined {
-  const text = errorText(error)
+  let text: string
+  try {
+    text = errorText(error)
+  } catch {
+    // A getter that throws, a proxy: not a report we can read.
+    return undefined
+  }
   if (!text) return undefined
-  const openai =
-    /maximum context length is (\d+) tokens[\s\S]*?(?:resulted in|requested) (\d+) tokens/i.exec(
-      text,
-    )
-  if (openai) return { provider: 'openai', limit: Number(openai[1]), actual: Number(openai[2]) }
+  // Each pattern starts with a literal and has no lazy gap: one linear scan per pattern.
+  const limit = /maximum context length is (\d+) tokens/i.exec(text)
+  if (limit) {
+    const rest = text.slice(limit.index + limit[0].length)
+    const actual = /(?:resulted in|requested) (\d+) tokens/i.exec(rest)
+    if (actual) return { provider: 'openai', limit: Number(limit[1]), actual: Number(actual[1]) }
+  }
   const anthropic = /prompt is too long:\s*(\d+) tokens\s*>\s*(\d+)/i.exec(text)
   if (anthropic)
     return { provider: 'anthropic', actual: Number(anthropic[1]), limit: Number(anthropic[2]) }
@@ -34,13 +42,32 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
 function errorText(error: unknown): string {
   if (!error) return ''
   if (typeof error === 'string') return error
+  if (typeof error !== 'object' && typeof error !== 'function') return ''
   const parts: string[] = []
   const e = error as { message?: unknown; error?: unknown; body?: unknown; code?: unknown }
   if (typeof e.message === 'string') parts.push(e.message)
   if (typeof e.code === 'string') parts.push(e.code)
   for (const inner of [e.error, e.body])
-    if (inner !== undefined) parts.push(typeof inner === 'string' ? inner : JSON.stringify(inner))
+    if (inner !== undefined) parts.push(typeof inner === 'string' ? inner : stringsOf(inner))
   return parts.join(' ')
+}
+
+/** The strings and numbers inside a body, in order; cycles and depth cannot make it loop or overflow. */
+function stringsOf(value: unknown): string {
+  const out: string[] = []
+  const seen = new Set<object>()
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }]
+  while (stack.length > 0 && out.length < 10_000) {
+    const { v, depth } = stack.pop() as { v: unknown; depth: number }
+    if (typeof v === 'string') out.push(v)
+    else if (typeof v === 'number') out.push(String(v))
+    else if (v && typeof v === 'object' && !seen.has(v) && depth < 32) {
+      seen.add(v)
+      const values = Object.values(v)
+      for (let k = values.length - 1; k >= 0; k--) stack.push({ v: values[k], depth: depth + 1 })
+    }
+  }
+  return out.join(' ')
 }
 
 export interface ContextRetryOptions {

@@ -91,7 +91,7 @@ function decodeOne(
   }
   const m = raw as Json
   const role = m.role
-  if (typeof role !== 'string' || !(role in KNOWN)) {
+  if (typeof role !== 'string' || !Object.hasOwn(KNOWN, role)) {
     fail(
       i,
       'role',

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { nestingProblem } from './nesting.js'
 
 /**
  * Data a codec keeps so that a decode followed by an encode gives back the same JSON
@@ -89,12 +90,18 @@ export const toolMessageSchema = z.object({
   ...base,
 })
 
-export const messageSchema = z.discriminatedUnion('role', [
-  systemMessageSchema,
-  userMessageSchema,
-  assistantMessageSchema,
-  toolMessageSchema,
-])
+export const messageSchema = z
+  .discriminatedUnion('role', [
+    systemMessageSchema,
+    userMessageSchema,
+    assistantMessageSchema,
+    toolMessageSchema,
+  ])
+  // Copies and clones recurse: a value nested thousands deep would end in a RangeError.
+  .superRefine((m, ctx) => {
+    const problem = nestingProblem(m)
+    if (problem) ctx.addIssue({ code: 'custom', message: problem.detail, path: problem.path })
+  })
 
 export type ProviderMetadata = z.infer<typeof providerMetadataSchema>
 export type TextPart = z.infer<typeof textPartSchema>

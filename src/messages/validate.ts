@@ -136,7 +136,8 @@ export function isEmpty(m: Message, provider: Provider = 'openai'): boolean {
 
 function hasContent(content: Content | undefined, provider: Provider): boolean {
   if (content === undefined) return false
-  if (typeof content === 'string') return provider === 'anthropic' ? hasText(content) : content.length > 0
+  if (typeof content === 'string')
+    return provider === 'anthropic' ? hasText(content) : content.length > 0
   for (const part of content) if (part.type !== 'text' || hasText(part.text)) return true
   return false
 }
