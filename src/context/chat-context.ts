@@ -27,6 +27,7 @@ import {
   viewOf,
 } from './fit.js'
 import { buildFromState, optionsFromState } from './state-settings.js'
+import { recountSummary, storedCount } from './stored-count.js'
 
 export interface ChatContextOptions extends FitOptions {
   /** Messages the context starts with (and, by default, returns to on `clear()`). */
@@ -152,12 +153,13 @@ export class ChatContext {
     this.stale = false
     if (length === this.messages.length) return
     for (const e of await store.read(this.id, this.messages.length)) {
-      const tokens = e.counter === this.setup.counter.name ? e.tokens : undefined
-      this.append(frozenCopy(e.message), tokens)
+      this.append(frozenCopy(e.message), storedCount(e, this.setup.counter))
     }
     // Summaries other processes made for these messages: served without summarizing again.
     if (this.setup.strategy.name === 'summarizing') {
-      this.summaryList = (await store.summaries(this.id)).map((e) => frozenCopy(e))
+      this.summaryList = (await store.summaries(this.id)).map((e) =>
+        frozenCopy(recountSummary(e, this.setup.counter)),
+      )
     }
   }
 
