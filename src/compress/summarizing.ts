@@ -12,7 +12,7 @@ import {
   type View,
 } from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
-import type { Summarizer } from './summarizer.js'
+import { errorText, type Summarizer } from './summarizer.js'
 
 export type CompressionEvent =
   | {
@@ -175,7 +175,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
         messages = [{ role, content: `${header}\n${text}` } as Message]
       }
     } catch (e) {
-      emit({ type: 'fallback', reason: (e as Error).message })
+      emit({ type: 'fallback', reason: errorText(e) })
       return undefined
     }
     const anchor = anchorOf(view.messages[to - 1] as Message)
