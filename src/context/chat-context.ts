@@ -319,8 +319,7 @@ export class ChatContext {
     usage: { promptTokens: number },
     options: { margin?: number } = {},
   ): { ratio: number; factor: number } {
-    if (!this.lastSent) return { ratio: this.ratio ?? 1, factor: this.calibration }
-    const counted = this.lastSent.messages + this.lastSent.overhead
+    const counted = this.lastSent ? this.lastSent.messages + this.lastSent.overhead : 0
     const next = calibrate(
       { ratio: this.ratio, factor: this.calibration },
       usage?.promptTokens,

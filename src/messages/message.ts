@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { nestingProblem } from './nesting.js'
+import { nestingProblem, shortPath } from './nesting.js'
 
 /**
  * Data a codec keeps so that a decode followed by an encode gives back the same JSON
@@ -100,7 +100,8 @@ export const messageSchema = z
   // Copies and clones recurse: a value nested thousands deep would end in a RangeError.
   .superRefine((m, ctx) => {
     const problem = nestingProblem(m)
-    if (problem) ctx.addIssue({ code: 'custom', message: problem.detail, path: problem.path })
+    if (problem)
+      ctx.addIssue({ code: 'custom', message: problem.detail, path: shortPath(problem.path) })
   })
 
 export type ProviderMetadata = z.infer<typeof providerMetadataSchema>

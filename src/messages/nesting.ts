@@ -49,3 +49,8 @@ export function checkNesting(message: unknown, index: number): void {
     path.length > 6 ? `${path.slice(0, 3).join('.')}.(${path.length - 3} more)` : path.join('.')
   throw new InvalidInputError(problem.detail, { index, field })
 }
+
+/** A path short enough for one line of an error: its first keys, then how many levels follow. */
+export function shortPath(path: readonly string[]): string[] {
+  return path.length > 6 ? [...path.slice(0, 4), `(${path.length - 4} levels more)`] : [...path]
+}
