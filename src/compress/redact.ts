@@ -20,15 +20,23 @@ export function redact(text: string, secret: string | undefined): string {
   return out
 }
 
+/** JSON and percent escapes decoded, a few levels deep (a body quoted inside a body escapes twice). */
 function decodeEscapes(text: string): string {
-  return text
-    .replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) =>
-      String.fromCharCode(Number.parseInt(hex, 16)),
-    )
-    .replace(/\\([/"\\])/g, '$1')
-    .replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) =>
-      String.fromCharCode(Number.parseInt(hex, 16)),
-    )
+  let out = text
+  for (let round = 0; round < 3; round++) {
+    // One pass, no backtracking: a run of backslashes, then what it escapes (if anything).
+    const next = out
+      .replace(/\\+(u[0-9a-fA-F]{4}|[/"])?/g, (run: string, tail: string | undefined) => {
+        if (tail === undefined) return run.length > 1 ? run.slice(run.length >> 1) : run
+        return tail.length === 5 ? String.fromCharCode(Number.parseInt(tail.slice(1), 16)) : tail
+      })
+      .replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      )
+    if (next === out) break
+    out = next
+  }
+  return out
 }
 
 function base64(s: string): string {
