@@ -82,5 +82,8 @@ function speaker(m: Message): string {
 
 function clip(text: string, width: number): string {
   const t = text.replace(/\s+/g, ' ').trim()
-  return t.length > width ? `${t.slice(0, width - 1)}…` : t
+  if (t.length <= width) return t
+  // Never half a surrogate pair: a lone one is invalid UTF-16, refused by providers.
+  const end = /[\uD800-\uDBFF]/.test(t.charAt(width - 2)) ? width - 2 : width - 1
+  return `${t.slice(0, end)}…`
 }

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js'
-import type { Content, Message, ToolCall } from './message.js'
+import type { AssistantMessage, Content, Message, ToolCall } from './message.js'
 import { toUnits } from './units.js'
 
 export type Provider = 'openai' | 'anthropic'
@@ -102,14 +102,19 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Message
-    if (isEmpty(m, provider)) {
+    if (isEmpty(m, provider) || emptyList(m)) {
       problems.push({
         index: i,
         code: 'empty-content',
-        severity: provider === 'anthropic' || m.role === 'assistant' ? 'error' : 'warning',
+        severity:
+          provider === 'anthropic' || m.role === 'assistant' || emptyList(m) ? 'error' : 'warning',
         message: `${m.role} message has no content`,
       })
-    } else if (provider === 'anthropic' && blankParts(m) > 0) {
+    } else if (
+      provider === 'anthropic' &&
+      (blankParts(m) > 0 ||
+        (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content)))
+    ) {
       problems.push({
         index: i,
         code: 'empty-text-part',
@@ -238,12 +243,36 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   /** The message as it may be sent (blank text parts taken out for Anthropic), or undefined when nothing sendable is left. */
   const sendable = (k: number): Message | undefined => {
     const m = messages[k] as Message
-    const cleaned = provider === 'anthropic' && blankParts(m) > 0 ? withoutBlankParts(m) : m
-    if (isEmpty(cleaned, provider) && (provider === 'anthropic' || m.role === 'assistant')) {
+    let cleaned = provider === 'anthropic' && blankParts(m) > 0 ? withoutBlankParts(m) : m
+    let code: ProblemCode = 'empty-text-part'
+    // An empty part list is refused by both ("expected an array with minimum length 1"): a
+    // tool result keeps its place with empty text, a call keeps its calls without content.
+    // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
+    if (
+      provider === 'anthropic' &&
+      isCallOnly(cleaned) &&
+      typeof cleaned.content === 'string' &&
+      cleaned.content !== '' &&
+      !hasText(cleaned.content)
+    ) {
+      cleaned = withoutContent(cleaned as AssistantMessage)
+      code = 'empty-content'
+    }
+    if (emptyList(cleaned) && (cleaned.role === 'tool' || isCallOnly(cleaned))) {
+      cleaned =
+        cleaned.role === 'tool'
+          ? { ...cleaned, content: '' }
+          : withoutContent(cleaned as AssistantMessage)
+      code = 'empty-content'
+    }
+    if (
+      emptyList(cleaned) ||
+      (isEmpty(cleaned, provider) && (provider === 'anthropic' || m.role === 'assistant'))
+    ) {
       removed.push({ index: k, code: 'empty-content' })
       return undefined
     }
-    if (cleaned !== m) changed.push({ index: k, code: 'empty-text-part' })
+    if (cleaned !== m) changed.push({ index: k, code })
     return cleaned
   }
   const usedIds = new Set<string>()
@@ -353,6 +382,19 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   return { messages: out, removed, changed, origin }
 }
 
+function emptyList(m: Message): boolean {
+  return Array.isArray(m.content) && m.content.length === 0
+}
+
+function isCallOnly(m: Message): boolean {
+  return m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0
+}
+
+function withoutContent(m: AssistantMessage): Message {
+  const { content: _content, ...rest } = m
+  return rest
+}
+
 /** The message without its blank text parts. */
 function withoutBlankParts(m: Message): Message {
   const parts = (m.content as Exclude<Content, string>).filter(
@@ -363,16 +405,28 @@ function withoutBlankParts(m: Message): Message {
 
 /** What `repair` would change in this one message for this provider: an empty message, a blank text part. */
 export function needsRepair(m: Message, provider: Provider): boolean {
-  if (provider === 'anthropic') return isEmpty(m, provider) || blankParts(m) > 0
+  if (emptyList(m)) return true
+  if (provider === 'anthropic')
+    return (
+      isEmpty(m, provider) ||
+      blankParts(m) > 0 ||
+      (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content))
+    )
   return m.role === 'assistant' && isEmpty(m, provider)
 }
 
 /**
- * Anthropic answers a request with no user message with HTTP 400 ("at least one message is
- * required", "first message must use the user role"): say so instead of sending it.
+ * A request with no message is refused by both providers ("at least one message is
+ * required"), and Anthropic refuses one without a user message: say so instead of sending it.
  */
 export function requireUserTurn(messages: readonly Message[], provider: Provider): void {
-  if (provider !== 'anthropic') return
+  if (provider !== 'anthropic') {
+    if (messages.length > 0) return
+    throw new InvalidInputError(
+      'nothing to send: every message is empty or invalid for the provider',
+      { field: 'messages' },
+    )
+  }
   for (const m of messages) if (m.role === 'user') return
   throw new InvalidInputError(
     'no user message to send: Anthropic needs at least one (add one, or fit for openai)',
