@@ -143,7 +143,10 @@ function hasContent(content: Content | undefined, provider: Provider): boolean {
   if (content === undefined) return false
   if (typeof content === 'string')
     return provider === 'anthropic' ? hasText(content) : content.length > 0
-  for (const part of content) if (part.type !== 'text' || hasText(part.text)) return true
+  for (const part of content) {
+    if (part.type !== 'text') return true
+    if (provider === 'anthropic' ? hasText(part.text) : part.text.length > 0) return true
+  }
   return false
 }
 
