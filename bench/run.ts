@@ -1,5 +1,5 @@
 // npm run bench: one process, the same workloads and the same exact counter for every system.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import {
   AIMessage,
@@ -10,6 +10,7 @@ import {
   trimMessages,
 } from '@langchain/core/messages'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { measure as measureSize } from '../scripts/size.js'
 import { ChatContext } from '../src/context/chat-context.js'
 import { fit } from '../src/context/fit.js'
 import { fromOpenAIChat } from '../src/formats/openai-chat.js'
@@ -307,6 +308,13 @@ async function main() {
     rssBytes: after.rss,
   })
 
+  console.log('## 5. Size: browser bundle of fit + tokenLimited + OpenAI chat codec\n')
+  const size = await measureSize()
+  console.log(
+    `minified ${(size.bytes / 1024).toFixed(1)} KB, gzipped ${(size.gzip / 1024).toFixed(1)} KB (encoding data excluded; npm run size)\n`,
+  )
+  rows.push({ workload: 'size', minifiedBytes: size.bytes, gzipBytes: size.gzip })
+
   // targets
   const fit10k = rows.find(
     (r) =>
@@ -350,6 +358,11 @@ async function main() {
       'memory: a 100k-message context under 3× its JSON size',
       heap / json < 3,
       `${(heap / json).toFixed(2)}×`,
+    ],
+    [
+      'size: browser bundle of fit + tokenLimited + OpenAI codec ≤ 30 KB gzipped (encoding data excluded)',
+      size.gzip <= 30 * 1024,
+      `${(size.gzip / 1024).toFixed(1)} KB`,
     ],
   ] as const
   console.log('## Targets\n')

@@ -56,7 +56,6 @@ export {
   type SummaryRecord,
 } from './store/history-store.js'
 export { memoryStore } from './store/memory-store.js'
-export { type RedisStoreOptions, redisStore } from './store/redis-store.js'
 export * from './strategies/index.js'
 export type { SummaryEntry, SummaryLedger } from './strategies/types.js'
 export type { Accounting, TokenCounter } from './tokens/counter.js'

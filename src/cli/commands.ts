@@ -11,7 +11,7 @@ import type { Transform } from '../strategies/types.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { truncateMessages } from '../transforms/truncate-messages.js'
-import { type Input, readInput, UsageError, writeAtomic } from './io.js'
+import { EXAMPLE_FILE, type Input, readInput, UsageError, writeAtomic } from './io.js'
 import { bar, type Colour, paint, preview, splitBar, table } from './render.js'
 
 export type Values = Record<string, string | boolean | undefined>
@@ -54,9 +54,13 @@ function formatOption(values: Values): Format | 'auto' {
   return typeof values.format === 'string' ? (values.format as Format) : 'auto'
 }
 
-function file(positionals: string[], command: string): string {
+function file(positionals: string[], command: string, values: Values = {}): string {
+  if (values.example) {
+    if (positionals.length) throw new UsageError(`${command}: give a file or --example, not both`)
+    return EXAMPLE_FILE
+  }
   const [f, ...extra] = positionals
-  if (!f) throw new UsageError(`${command}: give a file, or - for standard input`)
+  if (!f) throw new UsageError(`${command}: give a file, - for standard input, or --example`)
   if (extra.length)
     throw new UsageError(`${command}: one file at a time (got ${positionals.length})`)
   return f
@@ -64,7 +68,7 @@ function file(positionals: string[], command: string): string {
 
 /** `count`: tokens per message, the total, and the model's window. */
 export function count(positionals: string[], values: Values, io: Output): number {
-  const input = readInput(file(positionals, 'count'), formatOption(values))
+  const input = readInput(file(positionals, 'count', values), formatOption(values))
   const model = typeof values.model === 'string' ? values.model : undefined
   const info = model ? requireModel(model) : undefined
   const counter = model ? counterFor(model) : exactCounter()
@@ -103,7 +107,7 @@ export function count(positionals: string[], values: Values, io: Output): number
 
 /** `validate`: the provider's rules; exit 1 when a rule is broken. */
 export function validateCommand(positionals: string[], values: Values, io: Output): number {
-  const input = readInput(file(positionals, 'validate'), formatOption(values))
+  const input = readInput(file(positionals, 'validate', values), formatOption(values))
   const provider = providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai')
   const problems = validate(input.messages, { provider })
   const errors = problems.filter((p) => p.severity === 'error').length
@@ -272,13 +276,27 @@ function makeOutDir(outDir: string): void {
   }
 }
 
+/** Standard output carries one thing: the fitted JSON, the report, or the result. */
+function stdoutOnce(values: Values): void {
+  const claims = [
+    values.out === '-' && '--out -',
+    values.report === '-' && '--report -',
+    values.json === true && '--json',
+  ].filter(Boolean)
+  if (claims.length > 1)
+    throw new UsageError(`fit: ${claims.join(' and ')} both write to standard output`)
+  if (values['out-dir'] === '-')
+    throw new UsageError('fit: --out-dir takes a folder (standard output holds one file)')
+}
+
 /** `fit`: the main job. */
 export function fitCommand(
   positionals: string[],
   values: Values,
   io: Output,
 ): number | Promise<number> {
-  const path = file(positionals, 'fit')
+  const path = file(positionals, 'fit', values)
+  stdoutOnce(values)
   if (path !== '-' && existsSync(path) && statSync(path).isDirectory())
     return fitBatch(path, values, io)
   const input = readInput(path, formatOption(values))
@@ -314,8 +332,12 @@ function finishFit(
   values: Values,
   io: Output,
 ): number {
+  const fitted = () => JSON.stringify(input.encode(result.messages), null, 2)
+  // `-` is standard output: the data goes there, and the summary to standard error.
+  const toStdout = values.out === '-' || values.report === '-'
   if (typeof values.out === 'string') {
-    writeAtomic(values.out, `${JSON.stringify(input.encode(result.messages), null, 2)}\n`)
+    if (values.out === '-') io.out(fitted())
+    else writeAtomic(values.out, `${fitted()}\n`)
   }
   if (typeof values.report === 'string') {
     const settings: ReportSettings = {
@@ -331,7 +353,9 @@ function finishFit(
           .map(([k, v]) => [k, k === 'summarizer' ? withoutKey(v) : v]),
       ),
     }
-    writeAtomic(values.report, renderReport(input.messages, result, settings))
+    const html = renderReport(input.messages, result, settings)
+    if (values.report === '-') io.out(html)
+    else writeAtomic(values.report, html)
   }
   if (values.json) {
     io.out(JSON.stringify({ source: input.source, ...result }, null, 2))
@@ -359,7 +383,9 @@ function finishFit(
       preview(ins.message, 50),
     ])
   }
-  io.out(table(rows, new Set([0, 2])))
+  // With standard output taken by the data, only the summary line goes to standard error.
+  const say = toStdout ? io.err : io.out
+  if (!toStdout) say(table(rows, new Set([0, 2])))
   const { tokens } = result
   let system = 0
   for (const f of result.fates)
@@ -374,12 +400,12 @@ function finishFit(
     result.budget === null
       ? 'no budget'
       : `of ${result.budget} ${splitBar(parts, result.budget, 30)} (S system, # messages and tools, r reserve, . free)`
-  io.out(
-    `\n${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
+  say(
+    `${toStdout ? '' : '\n'}${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
       (result.inserted.length ? `, inserted ${result.inserted.length}` : '') +
       (result.changed.length ? `, changed ${result.changed.length}` : '') +
       `; ${tokens.total} tokens sent${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +
-      (typeof values.out === 'string' ? `; written to ${values.out}` : ''),
+      (typeof values.out === 'string' && values.out !== '-' ? `; written to ${values.out}` : ''),
   )
   return 0
 }

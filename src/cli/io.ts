@@ -9,9 +9,15 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { ContextWindowError, InvalidInputError } from '../errors.js'
 import { decode, encode, FORMATS, type Format } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
+
+/** The conversation shipped with the package (`--example`): a τ-bench airline trajectory. */
+export const EXAMPLE_FILE = fileURLToPath(
+  new URL('../../examples/airline-booking.json', import.meta.url),
+)
 
 /** Thrown for a usage mistake: one line, exit code 2. */
 export class UsageError extends ContextWindowError {

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -293,22 +293,30 @@ describe('batch: a folder of conversations', () => {
 
 describe('--help', () => {
   it('every example in every help text runs as written', async () => {
+    // An empty folder: the examples need nothing beside them (they use --example).
     const dir = mkdtempSync(join(tmpdir(), 'cw-help-'))
-    const examples = join(dir, 'examples')
-    mkdirSync(examples)
-    writeFileSync(join(examples, 'airline-booking.json'), readFileSync(EXAMPLE))
     const cwd = process.cwd()
     process.chdir(dir)
     try {
       const lines = Object.values(HELP).flatMap((h) =>
-        h.split('\n').filter((l) => l.trim().startsWith('context-window ')),
+        (h.split('Examples:\n')[1] ?? '')
+          .split('\n')
+          .filter((l) => l.trim().startsWith('context-window ')),
       )
       expect(lines.length).toBeGreaterThanOrEqual(8)
       for (const line of lines) {
-        const argv = line.trim().split(/\s+/).slice(1)
-        const r = run(...argv)
-        expect(await r.code, `${line}\n${r.err}`).toBe(0)
+        // A pipe: the first command's standard output is the second one's input.
+        let input: string | undefined
+        for (const part of line.split(' | ')) {
+          let argv = part.trim().split(/\s+/).slice(1)
+          if (input !== undefined)
+            argv = argv.map((a) => (a === '-' ? temp('in.json', input as string) : a))
+          const r = run(...argv)
+          expect(await r.code, `${line}\n${r.err}`).toBe(0)
+          input = r.out
+        }
       }
+      expect(readdirSync(dir).sort()).toEqual(['fitted.json', 'report.html'])
     } finally {
       process.chdir(cwd)
     }
@@ -327,5 +335,95 @@ describe('the installed command', () => {
     expect(bad.status).toBe(2)
     expect(bad.stderr.trim().split('\n')).toHaveLength(1)
     expect(bad.stderr).not.toMatch(/at .*\.ts:\d+/)
+  })
+})
+
+describe('command-line conventions', () => {
+  it('--version and -V print the package version', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    for (const flag of ['--version', '-V']) {
+      const r = run(flag)
+      expect(r.code).toBe(0)
+      expect(r.out).toBe(pkg.version)
+    }
+  })
+
+  it('--out - writes the fitted conversation to standard output, the summary to standard error, no file named -', () => {
+    const before = readdirSync(process.cwd())
+    const r = run('fit', '--example', '--budget', '3000', '--out', '-')
+    expect(r.code).toBe(0)
+    const fitted = JSON.parse(r.out)
+    expect(Array.isArray(fitted.messages ?? fitted)).toBe(true)
+    expect(r.err).toMatch(/^tokenLimited: kept \d+, dropped \d+/)
+    expect(readdirSync(process.cwd())).toEqual(before)
+    // and what it wrote reads back through `-`... as a file here, standard input below.
+    const again = run('count', temp('fitted.json', r.out))
+    expect(again.code).toBe(0)
+  })
+
+  it('--report - writes the HTML to standard output', () => {
+    const r = run('fit', '--example', '--budget', '3000', '--report', '-')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^<!doctype html>/i)
+    expect(r.err).toMatch(/kept \d+/)
+  })
+
+  it('refuses two things on standard output, and --out-dir -', () => {
+    for (const argv of [
+      ['--out', '-', '--json'],
+      ['--out', '-', '--report', '-'],
+      ['--report', '-', '--json'],
+    ]) {
+      const r = run('fit', '--example', '--budget', '3000', ...argv)
+      expect(r.code).toBe(2)
+      expect(r.err).toMatch(/both write to standard output/)
+      expect(r.out).toBe('')
+    }
+    expect(run('fit', '--example', '--budget', '3000', '--out-dir', '-').code).toBe(2)
+    expect(run('fit', EXAMPLE, '--example').err).toMatch(/not both/)
+  })
+
+  it('--example works for every command, from any folder', () => {
+    expect(run('count', '--example').out).toMatch(/tokens in 36 messages/)
+    expect(run('validate', '--example').code).toBe(0)
+    expect(run('fit', '--example', '--budget', '3000').out).toMatch(/kept \d+/)
+  })
+
+  it('reads standard input and writes standard output through a pipe; a closed pipe ends quietly with exit 0', () => {
+    const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
+    const cli = fileURLToPath(new URL('./main.ts', import.meta.url))
+    const big = temp(
+      'big.json',
+      JSON.stringify(
+        Array.from({ length: 3000 }, (_, i) => ({
+          role: i % 2 ? 'assistant' : 'user',
+          content: `message ${i} `.repeat(40),
+        })),
+      ),
+    )
+    const piped = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -o pipefail; "$TSX" "$CLI" fit - --budget 2000 --out - < "$BIG" | "$TSX" "$CLI" count -`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, TSX: tsx, CLI: cli, BIG: big } },
+    )
+    expect(piped.status).toBe(0)
+    expect(piped.stdout).toMatch(/tokens in \d+ messages/)
+    // `head` reads one line and closes the pipe while fit is still writing a large output.
+    const closed = spawnSync(
+      'bash',
+      [
+        '-c',
+        `"$TSX" "$CLI" fit "$BIG" --budget 100000000 --out - 2>"$ERR" | head -c 20 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, TSX: tsx, CLI: cli, BIG: big, ERR: `${big}.err` },
+      },
+    )
+    expect(closed.stdout.trim()).toBe('0')
+    expect(readFileSync(`${big}.err`, 'utf8')).not.toMatch(/EPIPE|Error|at /)
   })
 })

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs'
+import { readFileSync, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { ContextWindowError } from '../errors.js'
@@ -10,7 +10,8 @@ import { useColor } from './render.js'
 export const HELP: Record<string, string> = {
   main: `context-window: decide what part of a conversation goes into the model's context window.
 
-Usage: context-window <command> FILE|- [options]
+Usage: context-window <command> FILE|-|--example [options]
+       context-window --version
 
 Commands:
   fit       fit a conversation to a token budget (the main job)
@@ -19,8 +20,10 @@ Commands:
 
 Input: a conversation as JSON in any of these formats, detected (or --format F):
 openai-chat, anthropic, ai-sdk, autogen, langchain. Output keeps the input's format.
+FILE - reads standard input; --example uses the conversation shipped with the package
+(a τ-bench airline booking, 36 messages).
 Run "context-window <command> --help" for a command's options and examples.`,
-  fit: `Usage: context-window fit FILE|- [options]
+  fit: `Usage: context-window fit FILE|-|--example [options]
 
 Options:
   --budget N          tokens the request may use
@@ -35,8 +38,10 @@ Options:
   --provider P        openai or anthropic: whose rules the output passes (default: anthropic
                       for Anthropic input, else openai)
   --format F          auto (default), openai-chat, anthropic, ai-sdk, autogen, langchain
-  --out FILE          write the fitted conversation, in the input's shape
-  --report FILE       write a self-contained HTML report of what was kept and why
+  --out FILE          write the fitted conversation, in the input's shape (- : standard
+                      output; the summary then goes to standard error)
+  --report FILE       write a self-contained HTML report of what was kept and why (- : stdout)
+  --example           fit the conversation shipped with the package instead of FILE
   --clear-tool-results N       replace the results of all but the newest N tool exchanges
   --max-tokens-per-message N   cut any longer message to N tokens, with a marker
   --strategy summarizing       summarize old history (options below)
@@ -53,29 +58,30 @@ Exit codes: 0 fitted, 1 some files of a folder failed, 2 bad input or options,
 3 even the system prompt and newest turn do not fit.
 
 Examples:
-  context-window fit examples/airline-booking.json --budget 3000
-  context-window fit examples/airline-booking.json --model gpt-4o-mini --reserve 1000 --out fitted.json
-  context-window fit examples/airline-booking.json --strategy buffered --size 6 --json
-  context-window fit examples/airline-booking.json --budget 3000 --report report.html
-  context-window fit examples --budget 3000 --out-dir fitted
-  context-window fit examples/airline-booking.json --budget 3000 --strategy summarizing --trigger 0.5
-  context-window fit examples/airline-booking.json --budget 3000 --clear-tool-results 2`,
-  count: `Usage: context-window count FILE|- [--model M] [--json]
+  context-window fit --example --budget 3000
+  context-window fit --example --model gpt-4o-mini --reserve 1000 --out fitted.json
+  context-window fit --example --strategy buffered --size 6 --json
+  context-window fit --example --budget 3000 --report report.html
+  context-window fit --example --budget 3000 --out - | context-window count -
+  context-window fit --example --budget 3000 --strategy summarizing --trigger 0.5
+  context-window fit --example --budget 3000 --clear-tool-results 2`,
+  count: `Usage: context-window count FILE|-|--example [--model M] [--json]
 
 Examples:
-  context-window count examples/airline-booking.json
-  context-window count examples/airline-booking.json --model claude-sonnet-4-5`,
-  validate: `Usage: context-window validate FILE|- [--provider openai|anthropic] [--json]
+  context-window count --example
+  context-window count --example --model claude-sonnet-4-5`,
+  validate: `Usage: context-window validate FILE|-|--example [--provider openai|anthropic] [--json]
 
 Exit codes: 0 valid, 1 a rule is broken, 2 bad input.
 
 Examples:
-  context-window validate examples/airline-booking.json
-  context-window validate examples/airline-booking.json --provider anthropic`,
+  context-window validate --example
+  context-window validate --example --provider anthropic`,
 }
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
+  example: { type: 'boolean' },
   json: { type: 'boolean' },
   model: { type: 'string' },
   budget: { type: 'string' },
@@ -111,6 +117,10 @@ const COMMANDS: Record<string, (p: string[], v: Values, io: Output) => number | 
 /** Runs the command line; returns the exit code. Never throws for bad input. */
 export function main(argv: string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv
+  if (command === '--version' || command === '-V' || command === 'version') {
+    io.out(version())
+    return 0
+  }
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     io.out(HELP.main as string)
     return command ? 0 : 2
@@ -138,6 +148,12 @@ export function main(argv: string[], io: Output): number | Promise<number> {
   }
 }
 
+/** The installed package's version (package.json sits two folders up from dist/cli and src/cli). */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+  return String(pkg.version)
+}
+
 function failure(e: unknown, io: Output): number {
   if (e instanceof ContextWindowError) {
     io.err(`context-window: ${e.message}`)
@@ -156,6 +172,13 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
+  // A reader that stops early (`| head`) closes the pipe: that ends the command, quietly.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+      throw e
+    })
+  }
   const io: Output = {
     out: (t) => process.stdout.write(`${t}\n`),
     err: (t) => process.stderr.write(`${t}\n`),

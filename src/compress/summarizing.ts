@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
-import { contentText, type Message, messageSchema } from '../messages/message.js'
+import { messageIssue } from '../messages/check.js'
+import { contentText, type Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { tokenLimited } from '../strategies/token-limited.js'
@@ -370,11 +371,10 @@ function checkCustom(messages: unknown): Message[] {
     throw new Error('the custom compressor returned no messages (expected a non-empty list)')
   }
   messages.forEach((m, k) => {
-    const parsed = messageSchema.safeParse(m)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
+    const issue = messageIssue(m)
+    if (issue) {
       throw new Error(
-        `the custom compressor returned an invalid message ${k}${issue?.path.length ? ` (field ${issue.path.join('.')})` : ''}: ${issue?.message}`,
+        `the custom compressor returned an invalid message ${k}${issue.path.length ? ` (field ${issue.path.join('.')})` : ''}: ${issue.message}`,
       )
     }
   })

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import { ChatContext } from '../context/chat-context.js'
 import type { FitOptions } from '../context/fit.js'
 import { ContextWindowError, InvalidStateError } from '../errors.js'
@@ -25,55 +25,53 @@ export const COMPONENT_VERSION = 1
 const PREFIX = 'context_window'
 const AUTOGEN = 'autogen_core.model_context.'
 
-export const strategyConfigSchemas: Record<string, z.ZodType> = {
-  unbounded: z.object({}).strict(),
-  buffered: z.object({ size: z.number().int().positive() }).strict(),
-  headAndTail: z
-    .object({
-      head: z.number().int().nonnegative(),
-      tail: z.number().int().nonnegative(),
-      placeholder: z.string().optional(),
-    })
-    .strict(),
-  tokenLimited: z
-    .object({
-      limit: z.number().int().positive().optional(),
-      model: z.string().optional(),
-      tools: z.array(toolSchemaSchema).optional(),
-      reserve: z.number().int().nonnegative().optional(),
-      dropFrom: z.enum(['oldest', 'middle']).optional(),
-    })
-    .strict(),
-  userTurns: z
-    .object({ maxTurns: z.number().int().positive(), removeToolExchanges: z.boolean().optional() })
-    .strict(),
+const posInt = () => z.int().check(z.positive())
+const nonNegInt = () => z.int().check(z.nonnegative())
+
+export const strategyConfigSchemas: Record<string, z.ZodMiniType> = {
+  unbounded: z.strictObject({}),
+  buffered: z.strictObject({ size: posInt() }),
+  headAndTail: z.strictObject({
+    head: nonNegInt(),
+    tail: nonNegInt(),
+    placeholder: z.optional(z.string()),
+  }),
+  tokenLimited: z.strictObject({
+    limit: z.optional(posInt()),
+    model: z.optional(z.string()),
+    tools: z.optional(z.array(toolSchemaSchema)),
+    reserve: z.optional(nonNegInt()),
+    dropFrom: z.optional(z.enum(['oldest', 'middle'])),
+  }),
+  userTurns: z.strictObject({
+    maxTurns: posInt(),
+    removeToolExchanges: z.optional(z.boolean()),
+  }),
 }
 
-const anyComponent: z.ZodType<ComponentModel> = z.lazy(
+const anyComponent: z.ZodMiniType<ComponentModel> = z.lazy(
   () => envelopeSchema,
-) as z.ZodType<ComponentModel>
+) as unknown as z.ZodMiniType<ComponentModel>
 
-export const contextConfigSchema = z
-  .object({
-    strategy: anyComponent.optional(),
-    transforms: z.array(anyComponent).optional(),
-    budget: z.number().int().positive().optional(),
-    model: z.string().optional(),
-    reserve: z.number().int().nonnegative().optional(),
-    provider: z.enum(['openai', 'anthropic']).optional(),
-    tools: z.array(toolSchemaSchema).optional(),
-    initialMessages: z.array(messageSchema).optional(),
-  })
-  .strict()
+export const contextConfigSchema = z.strictObject({
+  strategy: z.optional(anyComponent),
+  transforms: z.optional(z.array(anyComponent)),
+  budget: z.optional(posInt()),
+  model: z.optional(z.string()),
+  reserve: z.optional(nonNegInt()),
+  provider: z.optional(z.enum(['openai', 'anthropic'])),
+  tools: z.optional(z.array(toolSchemaSchema)),
+  initialMessages: z.optional(z.array(messageSchema)),
+})
 
 const envelopeSchema = z.object({
-  provider: z.string().min(1),
-  componentType: z.enum(['chat_completion_context', 'strategy', 'transform']).optional(),
-  version: z.number().int().positive().default(1),
-  componentVersion: z.number().int().positive().default(1),
-  description: z.string().optional(),
-  label: z.string().optional(),
-  config: z.record(z.string(), z.unknown()).default({}),
+  provider: z.string().check(z.minLength(1)),
+  componentType: z.optional(z.enum(['chat_completion_context', 'strategy', 'transform'])),
+  version: z._default(posInt(), 1),
+  componentVersion: z._default(posInt(), 1),
+  description: z.optional(z.string()),
+  label: z.optional(z.string()),
+  config: z._default(z.record(z.string(), z.unknown()), {}),
 })
 
 /** JSON Schema of a component's `config`, by provider name. */
@@ -172,7 +170,7 @@ export function loadComponent(json: unknown): ChatContext | Strategy | Transform
     if (kind === 'transforms' && name && transformNames().includes(name))
       return createTransform(name, config)
   } catch (e) {
-    if (e instanceof z.ZodError) {
+    if (e instanceof z.core.$ZodError) {
       const issue = e.issues[0]
       throw new InvalidStateError(
         `component ${c.provider}: config field ${issue?.path.join('.')}: ${issue?.message}`,

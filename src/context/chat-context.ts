@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
@@ -43,32 +43,33 @@ export const STATE_VERSION = 1
 
 const stateSchema = z.object({
   type: z.literal(STATE_TYPE),
-  version: z.number().int().positive(),
+  version: z.int().check(z.positive()),
   messages: z.array(messageSchema),
-  initialMessages: z.array(messageSchema).default([]),
-  settings: z
-    .object({
-      strategy: z
-        .object({ name: z.string(), options: z.record(z.string(), z.unknown()) })
-        .optional(),
-      budget: z.number().positive().optional(),
-      model: z.string().optional(),
-      reserve: z.number().nonnegative().optional(),
-      provider: z.enum(['openai', 'anthropic']).optional(),
-      tools: z.array(z.record(z.string(), z.unknown())).optional(),
-    })
-    .default({}),
+  initialMessages: z._default(z.array(messageSchema), []),
+  settings: z._default(
+    z.object({
+      strategy: z.optional(
+        z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }),
+      ),
+      budget: z.optional(z.number().check(z.positive())),
+      model: z.optional(z.string()),
+      reserve: z.optional(z.number().check(z.nonnegative())),
+      provider: z.optional(z.enum(['openai', 'anthropic'])),
+      tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
+    }),
+    {},
+  ),
   /** Summaries kept beside the messages (optional: version-1 states without them still load). */
-  summaries: z
-    .array(
+  summaries: z.optional(
+    z.array(
       z.object({
-        replaces: z.tuple([z.number().int().nonnegative(), z.number().int().positive()]),
+        replaces: z.tuple([z.int().check(z.nonnegative()), z.int().check(z.positive())]),
         message: messageSchema,
-        tokens: z.number().int().nonnegative().optional(),
-        anchor: z.string().optional(),
+        tokens: z.optional(z.int().check(z.nonnegative())),
+        anchor: z.optional(z.string()),
       }),
-    )
-    .optional(),
+    ),
+  ),
 })
 
 /** Plain JSON that holds a context's messages and the settings to rebuild it. */

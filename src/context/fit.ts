@@ -1,8 +1,8 @@
 // Registers 'summarizing' by name, so configs, saved states and the CLI can name it.
 import '../compress/index.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
-import { type Message, messageSchema, type ToolSchema } from '../messages/message.js'
-import { checkNesting } from '../messages/nesting.js'
+import { messageIssue } from '../messages/check.js'
+import type { Message, ToolSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type ProblemCode, type Provider, repair, requireUserTurn } from '../messages/validate.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
@@ -175,15 +175,13 @@ export function checkMessages(
 
 export function checkMessage(m: unknown, index: number): asserts m is Message {
   if (m && typeof m === 'object' && checked.has(m)) return
-  const parsed = messageSchema.safeParse(m)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new InvalidInputError(issue?.message ?? 'invalid message', {
+  const issue = messageIssue(m)
+  if (issue) {
+    throw new InvalidInputError(issue.message, {
       index,
-      field: issue?.path.length ? issue.path.join('.') : 'role',
+      field: issue.path.length ? issue.path.join('.') : 'role',
     })
   }
-  checkNesting(m, index)
   checked.add(m as object)
 }
 

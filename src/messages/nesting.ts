@@ -54,3 +54,9 @@ export function checkNesting(message: unknown, index: number): void {
 export function shortPath(path: readonly string[]): string[] {
   return path.length > 6 ? [...path.slice(0, 4), `(${path.length - 4} levels more)`] : [...path]
 }
+
+/** `nestingProblem` as a message issue (field path and reason), for the message checks and the schema. */
+export function nestingIssue(value: unknown): { path: string[]; message: string } | undefined {
+  const problem = nestingProblem(value)
+  return problem && { path: shortPath(problem.path), message: problem.detail }
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { inCI } from '../../test/helpers/ci.js'
 import { fit } from '../context/fit.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
 import type { Message } from '../messages/message.js'
@@ -26,7 +27,7 @@ function hasChromium(): boolean {
 }
 const browser = hasChromium()
 if (!browser) {
-  if (process.env.CI === 'true')
+  if (inCI)
     throw new Error('CI must run the browser test: chromium is not installed (.ci/run installs it)')
   console.warn(
     '\n*** SKIPPING the HTML report browser test: /usr/bin/chromium is not installed (apt-get install chromium) ***\n',

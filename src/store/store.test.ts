@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { inCI } from '../../test/helpers/ci.js'
 import { hasRedisServer, type RedisServer, startRedis } from '../../test/helpers/redis-server.js'
 import { ChatContext } from '../context/chat-context.js'
 import type { Message } from '../messages/message.js'
@@ -16,7 +17,7 @@ const say = (t: string): Message => ({ role: 'assistant', content: t })
 
 const redisAvailable = hasRedisServer()
 if (!redisAvailable) {
-  if (process.env.CI === 'true')
+  if (inCI)
     throw new Error(
       'CI must run the Redis tests: redis-server is not installed (.ci/run installs it)',
     )

@@ -1,21 +1,19 @@
-import { createRequire } from 'node:module'
+import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base'
+import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base'
 
 export type EncodingName = 'o200k_base' | 'cl100k_base'
 
 type CountFn = (text: string, options?: { disallowedSpecial?: Set<string> }) => number
 
-const require = createRequire(import.meta.url)
-const loaded = new Map<EncodingName, CountFn>()
+/**
+ * The encodings are plain ESM imports, so every bundler and runtime resolves them (no
+ * `require`, no `node:` module). Counting is synchronous, so they are imported statically:
+ * their rank tables are read when this module loads; the BPE state is built on first use.
+ */
+const encodings: Record<EncodingName, CountFn> = { o200k_base: o200k, cl100k_base: cl100k }
 
-/** Loads an encoding on first use: its tables take a few hundred ms to read. */
 function load(name: EncodingName): CountFn {
-  let fn = loaded.get(name)
-  if (!fn) {
-    const mod = require(`gpt-tokenizer/cjs/encoding/${name}`) as { countTokens: CountFn }
-    fn = mod.countTokens
-    loaded.set(name, fn)
-  }
-  return fn
+  return encodings[name]
 }
 
 /** Text inside a message is text: `<|endoftext|>` typed by a user is counted, not refused. */

@@ -1,12 +1,8 @@
-import { createRequire } from 'node:module'
 import fc from 'fast-check'
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
 import { countInRuns, MAX_RUN, textCounter } from '../../src/tokens/encodings.js'
 
-const require = createRequire(import.meta.url)
-const { countTokens } = require('gpt-tokenizer/cjs/encoding/o200k_base') as {
-  countTokens: (t: string, o?: { disallowedSpecial?: Set<string> }) => number
-}
 const plain = (t: string) => countTokens(t, { disallowedSpecial: new Set() })
 const count = textCounter('o200k_base')
 

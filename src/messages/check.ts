@@ -1,0 +1,192 @@
+/**
+ * The message schema (`messageSchema` in message.ts) as plain checks: the same messages
+ * accepted, and the first problem named by field path and reason in zod's words. `fit` and
+ * the summarizer use this so that a bundle of them carries no schema library. Inside `content`
+ * it names the part and field at fault, where zod says only "Invalid input".
+ */
+
+import { nestingIssue } from './nesting.js'
+
+export interface MessageIssue {
+  /** Field path inside the message, e.g. `['toolCalls', 0, 'id']`; empty for the message itself. */
+  path: (string | number)[]
+  message: string
+}
+
+type Path = (string | number)[]
+type Check = (value: unknown, path: Path) => MessageIssue | undefined
+
+/** What zod calls a value's type in "received ...". */
+function typeName(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return 'NaN'
+    if (!Number.isFinite(v)) return 'Infinity'
+  }
+  return typeof v
+}
+
+const expected = (what: string, v: unknown, path: Path): MessageIssue => ({
+  path,
+  message: `Invalid input: expected ${what}, received ${typeName(v)}`,
+})
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+const string: Check = (v, path) => (typeof v === 'string' ? undefined : expected('string', v, path))
+
+const nonEmptyString: Check = (v, path) =>
+  typeof v !== 'string'
+    ? expected('string', v, path)
+    : v.length < 1
+      ? { path, message: 'Too small: expected string to have >=1 characters' }
+      : undefined
+
+const boolean: Check = (v, path) =>
+  typeof v === 'boolean' ? undefined : expected('boolean', v, path)
+
+const positiveInt: Check = (v, path) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return expected('number', v, path)
+  if (!Number.isInteger(v)) return expected('int', v, path)
+  if (v > Number.MAX_SAFE_INTEGER)
+    return { path, message: `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}` }
+  if (v < Number.MIN_SAFE_INTEGER)
+    return { path, message: `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}` }
+  if (v <= 0) return { path, message: 'Too small: expected number to be >0' }
+  return undefined
+}
+
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v, path) =>
+    typeof v === 'string' && values.includes(v)
+      ? undefined
+      : {
+          path,
+          message: `Invalid option: expected one of ${values.map((x) => JSON.stringify(x)).join('|')}`,
+        }
+
+const optional =
+  (check: Check): Check =>
+  (v, path) =>
+    v === undefined ? undefined : check(v, path)
+
+/** `Record<string, Record<string, unknown>>`, keyed by format name. */
+const providerMetadata: Check = (v, path) => {
+  if (!isObject(v)) return expected('record', v, path)
+  for (const key of Object.getOwnPropertySymbols(v)) {
+    if (Object.prototype.propertyIsEnumerable.call(v, key))
+      return { path: [...path, String(key)], message: 'Invalid key in record' }
+  }
+  for (const key of Object.keys(v)) {
+    // Never read as data (and zod's record skips it too).
+    if (key === '__proto__') continue
+    const inner = v[key]
+    if (!isObject(inner)) return expected('record', inner, [...path, key])
+  }
+  return undefined
+}
+
+function object(shape: Record<string, Check>): Check {
+  const keys = Object.keys(shape)
+  return (v, path) => {
+    if (!isObject(v)) return expected('object', v, path)
+    for (const key of keys) {
+      const issue = (shape[key] as Check)(v[key], [...path, key])
+      if (issue) return issue
+    }
+    return undefined
+  }
+}
+
+function discriminated(key: string, cases: Record<string, Check>): Check {
+  const names = Object.keys(cases)
+  const message = `Invalid discriminator value. Expected ${names.map((n) => `'${n}'`).join(' | ')}`
+  return (v, path) => {
+    if (!isObject(v)) return expected('object', v, path)
+    const tag = v[key]
+    const check = typeof tag === 'string' && Object.hasOwn(cases, tag) ? cases[tag] : undefined
+    if (!check) return { path: [...path, key], message }
+    return check(v, path)
+  }
+}
+
+function array(item: Check): Check {
+  return (v, path) => {
+    if (!Array.isArray(v)) return expected('array', v, path)
+    for (let i = 0; i < v.length; i++) {
+      const issue = item(v[i], [...path, i])
+      if (issue) return issue
+    }
+    return undefined
+  }
+}
+
+const meta = { providerMetadata: optional(providerMetadata) }
+
+const part = discriminated('type', {
+  text: object({ type: string, text: string, ...meta }),
+  image: object({
+    type: string,
+    url: optional(string),
+    data: optional(string),
+    mediaType: optional(string),
+    detail: optional(oneOf(['auto', 'low', 'high'])),
+    width: optional(positiveInt),
+    height: optional(positiveInt),
+    ...meta,
+  }),
+  file: object({
+    type: string,
+    url: optional(string),
+    data: optional(string),
+    mediaType: optional(string),
+    filename: optional(string),
+    ...meta,
+  }),
+})
+
+const parts = array(part)
+const content: Check = (v, path) =>
+  typeof v === 'string'
+    ? undefined
+    : Array.isArray(v)
+      ? parts(v, path)
+      : expected('string or array', v, path)
+
+const toolCall = object({
+  id: nonEmptyString,
+  name: string,
+  arguments: string,
+  ...meta,
+})
+
+const common = { name: optional(string), ...meta }
+
+const message = discriminated('role', {
+  system: object({ role: string, content, ...common }),
+  user: object({ role: string, content, ...common }),
+  assistant: object({
+    role: string,
+    content: optional(content),
+    toolCalls: optional(array(toolCall)),
+    thought: optional(string),
+    refusal: optional(string),
+    ...common,
+  }),
+  tool: object({
+    role: string,
+    toolCallId: nonEmptyString,
+    toolName: optional(string),
+    content,
+    isError: optional(boolean),
+    ...common,
+  }),
+})
+
+/** The first problem that keeps `value` from being a `Message`, or undefined when it is one. */
+export function messageIssue(value: unknown): MessageIssue | undefined {
+  return message(value, []) ?? nestingIssue(value)
+}
