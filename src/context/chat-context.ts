@@ -394,7 +394,7 @@ export class ChatContext {
     // Stored messages are frozen copies: handing them out costs a pointer each, and the
     // caller's edits cannot reach the history (they throw instead).
     const out = items.map((item) => planMessage(view, item))
-    requireUserTurn(out, this.setup.provider)
+    requireUserTurn(out, this.setup.provider, this.messages.length)
     // Stored counts, not a recount: only messages the strategy wrote are counted here.
     let n = 0
     for (const item of items) {

@@ -502,7 +502,7 @@ export function assemble(
       }
     }
   }
-  requireUserTurn(messages, setup.provider)
+  requireUserTurn(messages, setup.provider, input.length)
   const kept: number[] = []
   const dropped: number[] = []
   fates.forEach((f, i) => {

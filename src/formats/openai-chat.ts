@@ -381,7 +381,8 @@ function encodeContent(
     out.content = null
     return
   }
-  if (content === undefined) {
+  // An assistant's `[]` beside its calls is no text: OpenAI refuses an empty part list.
+  if (content === undefined || (assistant && Array.isArray(content) && content.length === 0)) {
     out.content = assistant ? null : ''
     return
   }

@@ -248,8 +248,7 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
     const m = messages[k] as Message
     let cleaned = provider === 'anthropic' && blankParts(m) > 0 ? withoutBlankParts(m) : m
     let code: ProblemCode = 'empty-text-part'
-    // An empty part list is refused by both ("expected an array with minimum length 1"): a
-    // tool result keeps its place with empty text, a call keeps its calls without content.
+    // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
     if (
       provider === 'anthropic' &&
@@ -261,11 +260,8 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
       cleaned = withoutContent(cleaned as AssistantMessage)
       code = 'empty-content'
     }
-    if (emptyList(cleaned) && (cleaned.role === 'tool' || isCallOnly(cleaned))) {
-      cleaned =
-        cleaned.role === 'tool'
-          ? { ...cleaned, content: '' }
-          : withoutContent(cleaned as AssistantMessage)
+    if (emptyList(cleaned) && cleaned.role === 'tool') {
+      cleaned = { ...cleaned, content: '' }
       code = 'empty-content'
     }
     if (
@@ -385,8 +381,9 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   return { messages: out, removed, changed, origin }
 }
 
+/** Content `[]`, refused by both ("expected an array with minimum length 1"); beside tool calls it is no text, sent as none. */
 function emptyList(m: Message): boolean {
-  return Array.isArray(m.content) && m.content.length === 0
+  return Array.isArray(m.content) && m.content.length === 0 && !isCallOnly(m)
 }
 
 function isCallOnly(m: Message): boolean {
@@ -420,9 +417,16 @@ export function needsRepair(m: Message, provider: Provider): boolean {
 
 /**
  * A request with no message is refused by both providers ("at least one message is
- * required"), and Anthropic refuses one without a user message: say so instead of sending it.
+ * required"), and Anthropic refuses one without a user message: when a history of
+ * `inputLength` messages comes to that, say so instead of sending it.
  */
-export function requireUserTurn(messages: readonly Message[], provider: Provider): void {
+export function requireUserTurn(
+  messages: readonly Message[],
+  provider: Provider,
+  inputLength = messages.length,
+): void {
+  // An empty history gives an empty list: nothing was asked for yet.
+  if (inputLength === 0) return
   if (provider !== 'anthropic') {
     if (messages.length > 0) return
     throw new InvalidInputError(
