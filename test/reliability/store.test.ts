@@ -50,7 +50,13 @@ describe.runIf(available)('redis store: what comes back is checked', () => {
     const a = new ChatContext({ store: writer, id: 'true-counts', budget: 4000, counter })
     await a.addMessage({ role: 'user', content: 'a question about a refund for order 4242' })
     let counted = 0
-    const spy = { ...counter, countMessage: (m: Message) => (counted++, counter.countMessage(m)) }
+    const spy = {
+      ...counter,
+      countMessage: (m: Message) => {
+        counted++
+        return counter.countMessage(m)
+      },
+    }
     const b = new ChatContext({ store: writer, id: 'true-counts', budget: 4000, counter: spy })
     await b.getMessages()
     expect(counted).toBe(0)
