@@ -13,10 +13,10 @@ export function nestingProblem(value: unknown): { path: string[]; detail: string
   const done = new WeakSet<object>()
   const onPath = new Set<object>()
   const path: string[] = []
-  const stack: { node: object; keys: string[]; next: number }[] = []
-  const enter = (node: object) => {
-    onPath.add(node)
-    stack.push({ node, keys: Object.keys(node), next: 0 })
+  const stack: { item: object; keys: string[]; next: number }[] = []
+  const enter = (item: object) => {
+    onPath.add(item)
+    stack.push({ item, keys: Object.keys(item), next: 0 })
   }
   enter(value)
   while (stack.length > 0) {
@@ -24,12 +24,12 @@ export function nestingProblem(value: unknown): { path: string[]; detail: string
     if (frame.next === frame.keys.length) {
       stack.pop()
       path.pop()
-      onPath.delete(frame.node)
-      done.add(frame.node)
+      onPath.delete(frame.item)
+      done.add(frame.item)
       continue
     }
     const key = frame.keys[frame.next++] as string
-    const child = (frame.node as Record<string, unknown>)[key]
+    const child = (frame.item as Record<string, unknown>)[key]
     if (child === null || typeof child !== 'object' || done.has(child)) continue
     path.push(key)
     if (onPath.has(child)) return { path: [...path], detail: 'contains itself (not plain data)' }
