@@ -1,22 +1,147 @@
-// Evidence recall of each strategy on LoCoMo-format data.
-// npm run eval:locomo [-- --data PATH (default: the bundled LoCoMo dev file)] [--budgets 0.1,0.25,0.5] [--json]
+// Evidence recall of each strategy on LoCoMo-format data: pooled, and leave-one-conversation-out.
+// npm run eval:locomo [-- --data PATH (default: the bundled LoCoMo dev file)] [--budgets 0.1,0.25,0.5]
+//                        [--strategies relevance,tokenLimited] [--ideas (the ideas measured on the way)] [--json]
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
 import type { Message } from '../src/messages/message.js'
-import { relevant, scoreBased } from '../src/strategies/score-based.js'
-import { recency, relevance } from '../src/strategies/scorers.js'
+import { relevanceScorer, relevant, scoreBased } from '../src/strategies/score-based.js'
+import {
+  combine,
+  identifiers,
+  nearby,
+  recency,
+  relevance,
+  type Scorer,
+} from '../src/strategies/scorers.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import type { Strategy } from '../src/strategies/types.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { LOCOMO_DEV_PATH, readLocomo } from '../test/locomo-data.js'
-import { type LocomoSample, locomoChat, normaliseEvidence } from './locomo.js'
+import { type LocomoChat, type LocomoSample, locomoChat, normaliseEvidence } from './locomo.js'
+import { hashedNgrams } from './ngram-embed.js'
 
-const STRATEGIES: Record<string, (query: string) => Strategy> = {
-  tokenLimited: () => tokenLimited(),
-  'scoreBased+recency': () => scoreBased({ scorer: recency({ keepRate: 0.9 }) }),
-  'scoreBased+relevance': (query) => scoreBased({ scorer: relevance({ query }) }),
-  relevance: (query) => relevant({ query }),
+/**
+ * A strategy with the settings it may be tuned over. `settings[0]` is the shipped default,
+ * reported pooled; held out, each fold uses the setting best on the other conversations.
+ */
+export interface Family {
+  settings: Record<string, (query: string) => Strategy>
+  /** How each conversation becomes a chat; default `locomoChat(sample)`. */
+  chat?: (sample: LocomoSample) => LocomoChat
+}
+
+const ngrams = hashedNgrams(512)
+
+export const FAMILIES: Record<string, Family> = {
+  tokenLimited: { settings: { default: () => tokenLimited() } },
+  'scoreBased+recency': {
+    settings: { 'keepRate 0.9': () => scoreBased({ scorer: recency({ keepRate: 0.9 }) }) },
+  },
+  'scoreBased+bm25': {
+    settings: { plain: (query) => scoreBased({ scorer: relevance({ query }) }) },
+  },
+  'bm25+feedback': {
+    settings: Object.fromEntries(
+      [0.3, 0.15, 0.5].map((weight) => [
+        `feedback ${weight}`,
+        (query: string) => scoreBased({ scorer: relevance({ query, feedback: { weight } }) }),
+      ]),
+    ),
+  },
+  relevance: {
+    settings: Object.fromEntries(
+      [
+        [0.5, 0.2],
+        [0.25, 0.2],
+        [1, 0.2],
+        [0.5, 0.1],
+        [0.5, 0.3],
+      ].map(([next, weight]) => [
+        `next ${next}, nearby ${weight}`,
+        (query: string) => relevant({ query, nearby: { next, weight } }),
+      ]),
+    ),
+  },
+  'relevance+ngrams': {
+    settings: { 'rrf k 60': (query) => relevant({ query, embed: ngrams }) },
+  },
+}
+
+/** Value per token: each unit's score divided by its tokens to the power `alpha`. */
+const perToken =
+  (scorer: Scorer, alpha: number): Scorer =>
+  (view) => {
+    const s = scorer(view)
+    return s.map((x, u) => x / Math.max(1, view.unitTokens[u] as number) ** alpha)
+  }
+
+const grid = <T>(
+  values: readonly T[],
+  label: (v: T) => string,
+  make: (v: T, query: string) => Strategy,
+) => Object.fromEntries(values.map((v) => [label(v), (query: string) => make(v, query)]))
+
+/** The ideas measured on the way to `relevance`, one change each against BM25 (`--ideas`). */
+export const IDEAS: Record<string, Family> = {
+  'bm25 + next turn': {
+    settings: grid(
+      [0.5, 0.25, 1],
+      (v) => `next ${v}`,
+      (next, query) => relevant({ query, identifiers: 0, nearby: { next, weight: 0 } }),
+    ),
+  },
+  'bm25 + window': {
+    settings: grid(
+      [0.2, 0.1, 0.3],
+      (v) => `nearby ${v}`,
+      (weight, query) => relevant({ query, identifiers: 0, nearby: { next: 0, weight } }),
+    ),
+  },
+  'bm25 + next turn + window': {
+    settings: { default: (query) => relevant({ query, identifiers: 0 }) },
+  },
+  'relevance with dates on every turn': {
+    settings: { default: (query) => relevant({ query }) },
+    chat: (sample) => locomoChat(sample, { dates: 'every' }),
+  },
+  'relevance with speaker in name': {
+    settings: { default: (query) => relevant({ query }) },
+    chat: (sample) => locomoChat(sample, { speaker: 'name' }),
+  },
+  'relevance + feedback': {
+    settings: grid(
+      [0.15, 0.3],
+      (v) => `feedback ${v}`,
+      (weight, query) =>
+        scoreBased({
+          scorer: combine([
+            [nearby(relevance({ query, feedback: { weight } })), 1],
+            [identifiers(), 0.5],
+          ]),
+        }),
+    ),
+  },
+  'relevance per token': {
+    settings: grid(
+      [0.2, 0.5],
+      (v) => `alpha ${v}`,
+      (alpha, query) => scoreBased({ scorer: perToken(relevanceScorer({ query }), alpha) }),
+    ),
+  },
+  'relevance + recency': {
+    settings: grid(
+      [0.05, 0.1, 0.3],
+      (v) => `recency ${v}`,
+      (w, query) =>
+        scoreBased({
+          scorer: combine([
+            [relevanceScorer({ query }), 1],
+            [recency(), w],
+          ]),
+        }),
+    ),
+  },
 }
 
 const CATEGORIES: Record<number, string> = {
@@ -27,26 +152,48 @@ const CATEGORIES: Record<number, string> = {
   5: 'adversarial',
 }
 
-export interface Row {
-  strategy: string
-  budget: number
-  questions: number
-  recall: number
-  byCategory: Record<string, { questions: number; recall: number }>
+interface Question {
+  conversation: string
+  category: string
 }
 
-export function evaluate(
-  samples: LocomoSample[],
-  budgets: number[],
-  names = Object.keys(STRATEGIES),
-): Row[] {
+export interface Recall {
+  questions: number
+  recall: number
+}
+
+export interface Row extends Recall {
+  strategy: string
+  budget: number
+  /** Recall with the shipped setting over every conversation. */
+  pooled: Recall & { byCategory: Record<string, Recall> }
+  /** Each conversation scored with the setting best on the others, pooled over the folds. */
+  heldOut: Recall & {
+    byCategory: Record<string, Recall>
+    byConversation: Record<string, Recall>
+    /** Held-out conversation -> the setting chosen on the others. */
+    chosen: Record<string, string>
+  }
+}
+
+/** Whether each question keeps all its evidence, per setting and budget: `hits[setting][budget][question]`. */
+function measure(
+  samples: readonly LocomoSample[],
+  budgets: readonly number[],
+  family: Family,
+  questions: Question[],
+): Map<string, Uint8Array[]> {
   const counter = exactCounter()
-  const hits = new Map<
-    string,
-    { n: number; hit: number; cat: Map<string, { n: number; hit: number }> }
-  >()
+  const hits = new Map<string, Uint8Array[]>()
+  const names = Object.keys(family.settings)
+  for (const name of names)
+    hits.set(
+      name,
+      budgets.map(() => new Uint8Array(0)),
+    )
+  const collected: number[][][] = names.map(() => budgets.map(() => []))
   for (const sample of samples) {
-    const { messages, diaIds } = locomoChat(sample)
+    const { messages, diaIds } = (family.chat ?? locomoChat)(sample)
     const where = new Map<string, number>()
     diaIds.forEach((d, i) => {
       if (d) where.set(normaliseEvidence([d])[0] ?? d, i)
@@ -57,61 +204,123 @@ export function evaluate(
         .map((e) => where.get(e))
         .filter((i): i is number => i !== undefined)
       if (evidence.length === 0) continue
+      questions.push({
+        conversation: sample.sample_id,
+        category: CATEGORIES[qa.category] ?? String(qa.category),
+      })
       const question: Message = { role: 'user', content: qa.question }
       const history = [...messages, question]
-      for (const fraction of budgets) {
+      budgets.forEach((fraction, b) => {
         const budget = Math.max(1, Math.round(total * fraction))
-        for (const name of names) {
-          const key = `${name}@${fraction}`
-          const h = hits.get(key) ?? { n: 0, hit: 0, cat: new Map() }
-          hits.set(key, h)
+        names.forEach((name, s) => {
           let kept: Set<number>
           try {
-            kept = new Set(
-              fit(history, { strategy: STRATEGIES[name]?.(qa.question), budget, counter }).kept,
-            )
+            const strategy = family.settings[name]?.(qa.question) as Strategy
+            kept = new Set(fit(history, { strategy, budget, counter }).kept)
           } catch (e) {
             if (!(e instanceof ContextOverflowError)) throw e
             kept = new Set()
           }
-          const ok = evidence.every((i) => kept.has(i)) ? 1 : 0
-          const cat = CATEGORIES[qa.category] ?? String(qa.category)
-          const c = h.cat.get(cat) ?? { n: 0, hit: 0 }
-          h.cat.set(cat, c)
-          h.n++
-          h.hit += ok
-          c.n++
-          c.hit += ok
-        }
-      }
+          collected[s]?.[b]?.push(evidence.every((i) => kept.has(i)) ? 1 : 0)
+        })
+      })
     }
   }
+  names.forEach((name, s) => {
+    hits.set(
+      name,
+      budgets.map((_, b) => Uint8Array.from(collected[s]?.[b] ?? [])),
+    )
+  })
+  return hits
+}
+
+function recallOf(hits: Uint8Array, keep: (q: number) => boolean): Recall {
+  let n = 0
+  let h = 0
+  for (let q = 0; q < hits.length; q++) {
+    if (!keep(q)) continue
+    n++
+    h += hits[q] as number
+  }
+  return { questions: n, recall: n ? h / n : 0 }
+}
+
+/**
+ * Recall per strategy and budget: pooled with each strategy's shipped setting, and held out
+ * (for each conversation, the setting with the most hits on the other conversations, summed
+ * over every budget, ties to the shipped one; recall pooled over the folds).
+ */
+export function evaluate(
+  samples: readonly LocomoSample[],
+  budgets: readonly number[],
+  names: readonly string[] = Object.keys(FAMILIES),
+  families: Record<string, Family> = FAMILIES,
+): Row[] {
   const rows: Row[] = []
-  for (const fraction of budgets) {
-    for (const name of names) {
-      const h = hits.get(`${name}@${fraction}`)
-      if (!h) continue
-      const byCategory: Row['byCategory'] = {}
-      for (const [cat, c] of [...h.cat].sort())
-        byCategory[cat] = { questions: c.n, recall: c.hit / c.n }
+  for (const name of names) {
+    const family = families[name]
+    if (!family) throw new Error(`unknown strategy ${name}`)
+    const questions: Question[] = []
+    const hits = measure(samples, budgets, family, questions)
+    const settings = Object.keys(family.settings)
+    const conversations = [...new Set(questions.map((q) => q.conversation))]
+    const categories = [...new Set(questions.map((q) => q.category))].sort()
+    // The setting each fold uses: most hits on the other conversations, over all budgets.
+    const chosen: Record<string, string> = {}
+    for (const c of conversations) {
+      let best = settings[0] as string
+      let bestHits = -1
+      for (const s of settings) {
+        let h = 0
+        for (const perBudget of hits.get(s) ?? [])
+          for (let q = 0; q < perBudget.length; q++)
+            if (questions[q]?.conversation !== c) h += perBudget[q] as number
+        if (h > bestHits) {
+          best = s
+          bestHits = h
+        }
+      }
+      chosen[c] = best
+    }
+    budgets.forEach((fraction, b) => {
+      const shipped = hits.get(settings[0] as string)?.[b] as Uint8Array
+      // Held out: each question scored with its own fold's setting.
+      const held = Uint8Array.from(
+        questions.map((q, k) => hits.get(chosen[q.conversation] as string)?.[b]?.[k] as number),
+      )
+      const byCat = (h: Uint8Array) =>
+        Object.fromEntries(
+          categories.map((cat) => [cat, recallOf(h, (q) => questions[q]?.category === cat)]),
+        )
+      const all = recallOf(held, () => true)
       rows.push({
         strategy: name,
         budget: fraction,
-        questions: h.n,
-        recall: h.hit / h.n,
-        byCategory,
+        ...all,
+        pooled: { ...recallOf(shipped, () => true), byCategory: byCat(shipped) },
+        heldOut: {
+          ...all,
+          byCategory: byCat(held),
+          byConversation: Object.fromEntries(
+            conversations.map((c) => [c, recallOf(held, (q) => questions[q]?.conversation === c)]),
+          ),
+          chosen,
+        },
       })
-    }
+    })
   }
   return rows
 }
 
-/** Median time of one fit for one question over the longest conversation. */
+/** Median time of one fit with the named `relevance` strategy for one question over the longest conversation. */
 export function timeOneFit(
-  samples: LocomoSample[],
+  samples: readonly LocomoSample[],
   runs = 30,
 ): { turns: number; medianMs: number } {
-  const longest = samples.map(locomoChat).sort((a, b) => b.messages.length - a.messages.length)[0]
+  const longest = samples
+    .map((s) => locomoChat(s))
+    .sort((a, b) => b.messages.length - a.messages.length)[0]
   if (!longest) return { turns: 0, medianMs: 0 }
   const counter = exactCounter()
   const history = [
@@ -119,49 +328,107 @@ export function timeOneFit(
     { role: 'user', content: 'When did they go to the museum?' } as Message,
   ]
   const budget = Math.round(counter.countMessages(history) * 0.25)
-  fit(history, { strategy: 'relevance', budget, counter })
+  for (let k = 0; k < 5; k++) fit(history, { strategy: 'relevance', budget, counter })
   const times: number[] = []
   for (let k = 0; k < runs; k++) {
+    // A new question each run, as an agent asks: the per-message caches stay warm.
+    const asked = [
+      ...longest.messages,
+      { role: 'user', content: `What did they do on day ${k}?` } as Message,
+    ]
     const t0 = performance.now()
-    fit(history, { strategy: 'relevance', budget, counter })
+    fit(asked, { strategy: 'relevance', budget, counter })
     times.push(performance.now() - t0)
   }
   times.sort((a, b) => a - b)
   return { turns: longest.messages.length - 1, medianMs: times[Math.floor(runs / 2)] as number }
 }
 
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+
+/** The Markdown tables `npm run eval:locomo` prints. */
+export function formatRows(
+  rows: readonly Row[],
+  families: Record<string, Family> = FAMILIES,
+): string {
+  const cats = [...new Set(rows.flatMap((r) => Object.keys(r.heldOut.byCategory)))]
+  const first = rows[0]
+  const count = (c: string) => first?.heldOut.byCategory[c]?.questions ?? 0
+  const header = [
+    'budget',
+    'strategy',
+    'questions',
+    'pooled',
+    'held out',
+    ...cats.map((c) => `${c} (${count(c)})`),
+  ]
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map(
+      (r) =>
+        `| ${[
+          pct(r.budget),
+          r.strategy,
+          String(r.questions),
+          pct(r.pooled.recall),
+          pct(r.heldOut.recall),
+          ...cats.map((c) => (r.heldOut.byCategory[c] ? pct(r.heldOut.byCategory[c].recall) : '-')),
+        ].join(' | ')} |`,
+    ),
+  ]
+  const choices = new Map<string, string>()
+  for (const r of rows) {
+    const per = Object.entries(r.heldOut.chosen)
+    if (
+      new Set(per.map(([, s]) => s)).size > 0 &&
+      Object.keys(families[r.strategy]?.settings ?? {}).length > 1
+    )
+      choices.set(r.strategy, per.map(([c, s]) => `${c}: ${s}`).join('; '))
+  }
+  const notes = [...choices].map(
+    ([name, text]) => `- ${name}, setting per held-out conversation: ${text}`,
+  )
+  return `${lines.join('\n')}\n${notes.length ? `\n${notes.join('\n')}\n` : ''}`
+}
+
 function main(): void {
   const { values } = parseArgs({
-    options: { data: { type: 'string' }, budgets: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      data: { type: 'string' },
+      budgets: { type: 'string' },
+      strategies: { type: 'string' },
+      ideas: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
   })
   const budgets = (values.budgets ?? '0.1,0.25,0.5').split(',').map(Number)
   if (budgets.some((b) => !(b > 0 && b <= 1))) {
     process.stderr.write('eval-locomo: --budgets takes fractions in (0, 1], e.g. 0.1,0.25\n')
     process.exit(2)
   }
+  const families = values.ideas ? { ...FAMILIES, ...IDEAS } : FAMILIES
+  const names = values.strategies
+    ? values.strategies.split(',')
+    : values.ideas
+      ? ['scoreBased+bm25', 'relevance', ...Object.keys(IDEAS)]
+      : Object.keys(FAMILIES)
+  const unknown = names.filter((n) => !Object.hasOwn(families, n))
+  if (unknown.length) {
+    process.stderr.write(
+      `eval-locomo: unknown strategy ${unknown.join(', ')} (known: ${Object.keys(families).join(', ')})\n`,
+    )
+    process.exit(2)
+  }
   const data = values.data ?? LOCOMO_DEV_PATH
   const samples = readLocomo(data) as LocomoSample[]
-  const rows = evaluate(samples, budgets)
+  const rows = evaluate(samples, budgets, names, families)
   const timing = timeOneFit(samples)
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ data, rows, timing }, null, 2)}\n`)
     return
   }
-  const cats = [...new Set(rows.flatMap((r) => Object.keys(r.byCategory)))]
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`
-  const header = ['budget', 'strategy', 'questions', 'recall', ...cats]
-  const lines = [
-    header,
-    ...rows.map((r) => [
-      pct(r.budget),
-      r.strategy,
-      String(r.questions),
-      pct(r.recall),
-      ...cats.map((c) => (r.byCategory[c] ? pct(r.byCategory[c].recall) : '-')),
-    ]),
-  ]
-  process.stdout.write(`| ${lines[0]?.join(' | ')} |\n| ${header.map(() => '---').join(' | ')} |\n`)
-  for (const l of lines.slice(1)) process.stdout.write(`| ${l.join(' | ')} |\n`)
+  process.stdout.write(formatRows(rows, families))
   process.stdout.write(
     `\nfit for one question over a ${timing.turns}-turn conversation (relevance, 25% budget): median ${timing.medianMs.toFixed(2)} ms\n`,
   )

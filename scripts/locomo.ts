@@ -20,12 +20,21 @@ export interface LocomoChat {
   diaIds: (string | undefined)[]
 }
 
+export interface LocomoChatOptions {
+  /** The session's date before its first turn only (default), before every turn, or nowhere. */
+  dates?: 'first' | 'every' | 'none'
+  /** The speaker's name as a "<speaker>: " prefix of the text (default) or in the message's `name`. */
+  speaker?: 'text' | 'name'
+}
+
 /**
  * The chat a LoCoMo conversation becomes: one system line naming the speakers, then every
  * turn in order (speaker_a as user, speaker_b as assistant, "<speaker>: <text>", the image
- * caption appended, the session's date before its first turn).
+ * caption appended, the session's date before its first turn). Only what a user of the
+ * library would have: who spoke, when the session was, what they said and showed.
  */
-export function locomoChat(sample: LocomoSample): LocomoChat {
+export function locomoChat(sample: LocomoSample, options: LocomoChatOptions = {}): LocomoChat {
+  const { dates = 'first', speaker = 'text' } = options
   const c = sample.conversation
   const a = String(c.speaker_a)
   const b = String(c.speaker_b)
@@ -40,10 +49,14 @@ export function locomoChat(sample: LocomoSample): LocomoChat {
     const turns = (c[`session_${s}`] as Turn[] | undefined) ?? []
     const date = c[`session_${s}_date_time`]
     turns.forEach((t, k) => {
-      let text = `${t.speaker}: ${t.text}`
+      let text = speaker === 'text' ? `${t.speaker}: ${t.text}` : t.text
       if (t.blip_caption) text += ` [image: ${t.blip_caption}]`
-      if (k === 0 && date) text = `[${date}] ${text}`
-      messages.push({ role: t.speaker === a ? 'user' : 'assistant', content: text })
+      if (date && (dates === 'every' || (dates === 'first' && k === 0))) text = `[${date}] ${text}`
+      messages.push({
+        role: t.speaker === a ? 'user' : 'assistant',
+        content: text,
+        ...(speaker === 'name' && { name: t.speaker }),
+      })
       diaIds.push(t.dia_id)
     })
   }

@@ -46,6 +46,21 @@ export {
   type ValidateOptions,
   validate,
 } from './messages/validate.js'
+export {
+  ANTHROPIC_COMPACT_BETA,
+  ANTHROPIC_CONTEXT_BETA,
+  type AppliedEdit,
+  type Compaction,
+  type ContextManagementPlan,
+  type ContextManagementReport,
+  type ContextPolicy,
+  type ContextTarget,
+  contextManagement,
+  contextManagementReport,
+  type ProviderContextReport,
+  readContextManagement,
+  withContextManagement,
+} from './native/context-management.js'
 export { type ReportSettings, renderReport } from './report/html.js'
 export {
   type AppendOptions,
@@ -67,6 +82,11 @@ export {
   exactCounter,
 } from './tokens/counters.js'
 export { findModel, type ModelInfo, models } from './tokens/models.js'
+export {
+  type ClearThinkingOptions,
+  clearThinking,
+  type ThinkingKeep,
+} from './transforms/clear-thinking.js'
 export {
   CLEARED,
   type ClearToolResultsOptions,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import '../compress/index.js'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.js'
@@ -6,9 +6,16 @@ import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Format } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
 import { type Provider, validate } from '../messages/validate.js'
+import {
+  type ContextManagementPlan,
+  type ContextPolicy,
+  contextManagement,
+  withContextManagement,
+} from '../native/context-management.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import type { Transform } from '../strategies/types.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { truncateMessages } from '../transforms/truncate-messages.js'
 import { EXAMPLE_FILE, type Input, readInput, UsageError, writeAtomic } from './io.js'
@@ -160,9 +167,43 @@ function fitOptions(values: Values, input: Input): FitOptions {
   }
 }
 
+/** `--native TARGET`: the policy from the clearing and compaction flags, split between provider and client. */
+function nativePlan(values: Values): ContextManagementPlan | undefined {
+  const target = values.native
+  if (target === undefined) return undefined
+  if (target !== 'anthropic' && target !== 'openai-responses')
+    throw new UsageError(
+      `option --native: expected anthropic or openai-responses, got ${JSON.stringify(target)}`,
+    )
+  const policy: ContextPolicy = {}
+  if (values['clear-tool-results'] !== undefined)
+    policy.clearToolResults = {
+      keep:
+        values['clear-tool-results'] === true
+          ? 3
+          : (intOption(values, 'clear-tool-results', 0) ?? 3),
+    }
+  const thinking = thinkingKeep(values)
+  if (thinking) policy.clearThinking = { keep: thinking }
+  const at = intOption(values, 'compact-at')
+  if (at !== undefined) policy.compact = { trigger: at }
+  return contextManagement(policy, { target })
+}
+
+function thinkingKeep(values: Values): ThinkingKeep | undefined {
+  const raw = values['clear-thinking']
+  if (raw === undefined) return undefined
+  if (raw === 'all') return 'all'
+  return { type: 'thinking_turns', value: intOption(values, 'clear-thinking', 0) ?? 1 }
+}
+
 function transformOptions(values: Values): Pick<FitOptions, 'transforms'> {
   const transforms: Transform[] = []
-  if (values['clear-tool-results'] !== undefined) {
+  const plan = nativePlan(values)
+  if (plan) transforms.push(...plan.transforms)
+  const thinking = thinkingKeep(values)
+  if (!plan && thinking) transforms.push(clearThinking({ keep: thinking }))
+  if (!plan && values['clear-tool-results'] !== undefined) {
     const keep =
       values['clear-tool-results'] === true ? 3 : intOption(values, 'clear-tool-results', 0)
     transforms.push(clearToolResults({ keep: keep ?? 3 }))
@@ -328,10 +369,28 @@ export function fitCommand(
 function finishFit(
   input: Input,
   options: FitOptions,
-  result: FitResult,
+  raw: FitResult,
   values: Values,
   io: Output,
 ): number {
+  let result = raw
+  const plan = nativePlan(values)
+  if (plan) {
+    const path = values['provider-response']
+    let response: unknown
+    if (typeof path === 'string') {
+      try {
+        response = JSON.parse(readFileSync(path, 'utf8'))
+      } catch (e) {
+        throw new UsageError(`option --provider-response: ${path}: ${(e as Error).message}`)
+      }
+    }
+    try {
+      result = withContextManagement(result, plan, response)
+    } catch (e) {
+      throw new UsageError(`option --provider-response: ${path}: ${(e as Error).message}`)
+    }
+  }
   const fitted = () => JSON.stringify(input.encode(result.messages), null, 2)
   // `-` is standard output: the data goes there, and the summary to standard error.
   const toStdout = values.out === '-' || values.report === '-'
@@ -407,6 +466,37 @@ function finishFit(
       `; ${tokens.total} tokens sent${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +
       (typeof values.out === 'string' && values.out !== '-' ? `; written to ${values.out}` : ''),
   )
+  for (const ins of result.inserted) {
+    const f = ins.facts
+    if (!f) continue
+    const shown = f.reinserted.slice(0, 12).map((x) => x.value)
+    say(
+      `facts of summary #${ins.position}: ${f.kept + f.reinserted.length} of ${f.total} sent (${(100 * f.rate).toFixed(1)}%), ${f.reinserted.length} re-inserted${shown.length ? `: ${shown.join(', ')}${f.reinserted.length > shown.length ? `, … (${f.reinserted.length - shown.length} more)` : ''}` : ''}${f.lost.length ? `; ${f.lost.length} lost for want of room` : ''}`,
+    )
+  }
+  const cm = result.contextManagement
+  if (cm) {
+    const runs = Object.entries(cm.where)
+      .map(([k, v]) => `${k} by the ${v}`)
+      .join(', ')
+    say(`\n${cm.target}: ${runs || 'nothing to run'}`)
+    if (Object.keys(cm.request).length) say(`request fields: ${JSON.stringify(cm.request)}`)
+    for (const [k, v] of Object.entries(cm.headers)) say(`header ${k}: ${v}`)
+    for (const e of cm.provider?.applied ?? [])
+      say(
+        `provider applied ${e.type}: ${[
+          e.clearedToolUses !== undefined && `${e.clearedToolUses} tool uses`,
+          e.clearedThinkingTurns !== undefined && `${e.clearedThinkingTurns} thinking turns`,
+          e.clearedInputTokens !== undefined && `${e.clearedInputTokens} tokens`,
+        ]
+          .filter(Boolean)
+          .join(', ')} cleared`,
+      )
+    for (const c of cm.provider?.compactions ?? [])
+      say(
+        `provider compacted${c.id ? ` (${c.id})` : ''}: ${c.summary ?? (c.encrypted ? 'encrypted' : 'no summary')}`,
+      )
+  }
   return 0
 }
 

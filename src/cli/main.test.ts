@@ -193,6 +193,117 @@ describe('compression and pruning options', () => {
     expect(result.inserted[0].message.content).toMatch(/^\[Summary of messages 2-\d+/)
     expect(result.tokens.total).toBeLessThanOrEqual(3000)
   })
+  it('a summarizing fit says how many facts of the summarized messages are sent and which were re-inserted', async () => {
+    const r = run(
+      'fit',
+      EXAMPLE,
+      '--budget',
+      '3000',
+      '--strategy',
+      'summarizing',
+      '--trigger',
+      '0.5',
+    )
+    expect(await r.code).toBe(0)
+    const line = r.out.split('\n').find((l) => l.startsWith('facts of summary #1:'))
+    expect(line).toMatch(
+      /^facts of summary #1: (\d+) of (\d+) sent \(\d+\.\d%\), (\d+) re-inserted/,
+    )
+    const json = run(
+      'fit',
+      EXAMPLE,
+      '--budget',
+      '3000',
+      '--strategy',
+      'summarizing',
+      '--trigger',
+      '0.5',
+      '--json',
+    )
+    expect(await json.code).toBe(0)
+    const facts = JSON.parse(json.out).inserted[0].facts
+    expect(line).toContain(`${facts.kept + facts.reinserted.length} of ${facts.total} sent`)
+    for (const f of facts.reinserted.slice(0, 12)) expect(line).toContain(f.value)
+  })
+  it('--native anthropic prints the context_management edits and beta header; --provider-response says what the provider did', async () => {
+    const response = temp(
+      'response.json',
+      JSON.stringify({
+        type: 'message',
+        content: [{ type: 'compaction', content: 'Booked HAT123.' }],
+        context_management: {
+          applied_edits: [
+            { type: 'clear_tool_uses_20250919', cleared_tool_uses: 3, cleared_input_tokens: 1200 },
+          ],
+        },
+      }),
+    )
+    const r = run(
+      'fit',
+      EXAMPLE,
+      '--budget',
+      '3000',
+      '--native',
+      'anthropic',
+      '--clear-tool-results',
+      '2',
+      '--clear-thinking',
+      'all',
+      '--compact-at',
+      '90000',
+      '--provider-response',
+      response,
+    )
+    expect(r.code).toBe(0)
+    const fields = r.out.split('\n').find((l) => l.startsWith('request fields: '))
+    expect(JSON.parse(fields?.slice('request fields: '.length) ?? 'null')).toEqual({
+      context_management: {
+        edits: [
+          { type: 'clear_thinking_20251015', keep: 'all' },
+          {
+            type: 'clear_tool_uses_20250919',
+            trigger: { type: 'input_tokens', value: 100000 },
+            keep: { type: 'tool_uses', value: 2 },
+          },
+          { type: 'compact_20260112', trigger: { type: 'input_tokens', value: 90000 } },
+        ],
+      },
+    })
+    expect(r.out).toContain(
+      'header anthropic-beta: context-management-2025-06-27,compact-2026-01-12',
+    )
+    expect(r.out).toContain(
+      'provider applied clear_tool_uses_20250919: 3 tool uses, 1200 tokens cleared',
+    )
+    expect(r.out).toContain('provider compacted: Booked HAT123.')
+    // Nothing cleared on the client: the provider does it.
+    expect(
+      run(
+        'fit',
+        EXAMPLE,
+        '--budget',
+        '100000',
+        '--native',
+        'anthropic',
+        '--clear-tool-results',
+        '0',
+        '--json',
+      ).out,
+    ).not.toMatch(/"reason": "cleared"/)
+    const bad = run(
+      'fit',
+      EXAMPLE,
+      '--budget',
+      '3000',
+      '--native',
+      'anthropic',
+      '--provider-response',
+      temp('r.json', '{"context_management":{"applied_edits":[{}]}}'),
+    )
+    expect(bad.code).toBe(2)
+    expect(bad.err).toMatch(/^context-window: option --provider-response: .*applied_edits\.0\.type/)
+    expect(run('fit', EXAMPLE, '--budget', '3000', '--native', 'bedrock').code).toBe(2)
+  })
   it('--clear-tool-results and --max-tokens-per-message change old results and long messages', () => {
     const r = run(
       'fit',

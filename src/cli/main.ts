@@ -44,6 +44,12 @@ Options:
   --example           fit the conversation shipped with the package instead of FILE
   --clear-tool-results N       replace the results of all but the newest N tool exchanges
   --max-tokens-per-message N   cut any longer message to N tokens, with a marker
+  --clear-thinking N|all       keep reasoning in the newest N assistant turns only
+  --native TARGET              anthropic or openai-responses: run --clear-tool-results,
+                               --clear-thinking and --compact-at at the provider where it
+                               can; prints the request fields (context_management)
+    --compact-at N             compact once the input passes N tokens
+    --provider-response FILE   a saved provider response: report what it did
   --strategy summarizing       summarize old history (options below)
     --summarizer S             extractive (default, offline) or openai (any compatible server)
     --base-url URL --summary-model M --api-key-env VAR   for --summarizer openai
@@ -64,7 +70,8 @@ Examples:
   context-window fit --example --budget 3000 --report report.html
   context-window fit --example --budget 3000 --out - | context-window count -
   context-window fit --example --budget 3000 --strategy summarizing --trigger 0.5
-  context-window fit --example --budget 3000 --clear-tool-results 2`,
+  context-window fit --example --budget 3000 --clear-tool-results 2
+  context-window fit --example --budget 3000 --native anthropic --clear-tool-results 2 --clear-thinking 1 --compact-at 100000`,
   count: `Usage: context-window count FILE|-|--example [--model M] [--json]
 
 Examples:
@@ -100,6 +107,10 @@ const OPTIONS = {
   'out-dir': { type: 'string' },
   'clear-tool-results': { type: 'string' },
   'max-tokens-per-message': { type: 'string' },
+  'clear-thinking': { type: 'string' },
+  native: { type: 'string' },
+  'compact-at': { type: 'string' },
+  'provider-response': { type: 'string' },
   summarizer: { type: 'string' },
   'base-url': { type: 'string' },
   'api-key-env': { type: 'string' },

@@ -9,10 +9,30 @@ export interface ExtractiveOptions {
   counter?: TokenCounter
 }
 
+/** How wide each kind of line may be, from roomy to terse: the summary narrows before it drops. */
+const WIDTHS = [
+  { request: 240, args: 160, result: 120 },
+  { request: 160, args: 120, result: 60 },
+  { request: 120, args: 90, result: 30 },
+  { request: 100, args: 70, result: 0 },
+  { request: 80, args: 50, result: 0 },
+  { request: 60, args: 40, result: 0 },
+  { request: 40, args: 30, result: 0 },
+] as const
+type Widths = (typeof WIDTHS)[number]
+
+/** A line the summary must keep: a user request, or a tool call with its outcome. */
+interface Kept {
+  at: number
+  render: (w: Widths) => string
+}
+
 /**
- * An offline summarizer, no model: every tool call's name and outcome, then the most
- * informative sentences (figures, names, rare words), in their original order, within
- * `maxTokens`. The default, so compression works with no server.
+ * An offline summarizer, no model. It keeps, in their original order, every user request
+ * and every tool call with its key arguments and its outcome (ok or failed, and the start
+ * of what it returned); lines get terser before any is dropped. The room left goes to the
+ * most informative sentences of the assistant's text (figures, names, rare words). The
+ * default, so compression works with no server.
  */
 export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarizer {
   const counter = options.counter ?? exactCounter()
@@ -20,20 +40,36 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarize
     name: 'extractive',
     toJSON: () => 'extractive',
     async summarize({ messages, previousSummary, maxTokens }) {
-      const facts: string[] = []
-      const sentences: { text: string; at: number; score: number }[] = []
-      const df = new Map<string, number>()
+      const kept: Kept[] = []
+      const results = new Map<string, Message & { role: 'tool' }>()
+      const called = new Set<string>()
+      for (const m of messages) {
+        if (m.role === 'tool') results.set(m.toolCallId, m)
+        if (m.role === 'assistant') for (const c of m.toolCalls ?? []) called.add(c.id)
+      }
       const split: { text: string; at: number; terms: string[] }[] = []
+      const df = new Map<string, number>()
       messages.forEach((m, at) => {
-        if (m.role === 'assistant') {
-          for (const c of m.toolCalls ?? [])
-            facts.push(`called ${c.name}(${clip(c.arguments, 80)})`)
+        if (m.role === 'user') {
+          const text = oneLine(contentText(m.content))
+          if (text) kept.push({ at, render: (w) => `${speaker(m)}: ${clip(text, w.request)}` })
+          return
         }
         if (m.role === 'tool') {
-          facts.push(
-            `${m.toolName ?? 'tool'} ${m.isError ? 'failed' : 'returned'}: ${clip(contentText(m.content), 100)}`,
-          )
+          // A result whose call is not in this range still says what happened.
+          if (called.has(m.toolCallId)) return
+          kept.push({ at, render: (w) => `${m.toolName ?? 'tool'} ${outcome(m, w.result)}` })
           return
+        }
+        if (m.role === 'assistant') {
+          for (const c of m.toolCalls ?? []) {
+            const result = results.get(c.id)
+            kept.push({
+              at,
+              render: (w) =>
+                `called ${c.name}(${keyArguments(c.arguments, w.args)}) -> ${result ? outcome(result, w.result) : 'no result'}`,
+            })
+          }
         }
         const who = speaker(m)
         for (const s of contentText(m.content).split(/(?<=[.!?])\s+|\n+/)) {
@@ -44,34 +80,52 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarize
           split.push({ text: `${who}: ${text}`, at, terms })
         }
       })
+
+      // The running summary's lines come first; they go (oldest first) only when even the
+      // tersest lines of the new messages do not fit beside them.
+      const previous = previousSummary ? previousSummary.split('\n').filter(Boolean) : []
+      const cost = (lines: readonly string[]) =>
+        lines.reduce((n, l) => n + counter.countText(`${l}\n`), 0)
+      let widths: Widths = WIDTHS[0]
+      let lines = kept.map((k) => k.render(widths))
+      for (const w of WIDTHS) {
+        widths = w
+        lines = kept.map((k) => k.render(w))
+        if (cost(previous) + cost(lines) <= maxTokens) break
+      }
+      let used = cost(previous) + cost(lines)
+      while (used > maxTokens && previous.length > 0)
+        used -= counter.countText(`${previous.shift()}\n`)
+      const keptAt = kept.map((k) => k.at)
+      while (used > maxTokens && lines.length > 0) {
+        used -= counter.countText(`${lines.shift()}\n`)
+        keptAt.shift()
+      }
+
+      // The room left: the most informative sentences, in their original order.
       const n = split.length || 1
-      for (const s of split) {
+      const scored = split.map((s) => {
         let score = 0
         for (const t of new Set(s.terms)) score += Math.log(1 + n / (df.get(t) ?? 1))
         if (/\d/.test(s.text)) score *= 1.5
         if (/https?:\/\//.test(s.text)) score *= 1.5
-        sentences.push({ text: s.text, at: s.at, score: score / Math.sqrt(s.terms.length + 1) })
-      }
-      const chosen = new Set<number>()
-      let used = 0
-      // The running summary's lines, then the tool facts; if even they do not fit, the oldest go first.
-      const lines = [
-        ...(previousSummary ? previousSummary.split('\n').filter(Boolean) : []),
-        ...facts,
-      ]
-      for (const l of lines) used += counter.countText(`${l}\n`)
-      while (used > maxTokens && lines.length > 0) used -= counter.countText(`${lines.shift()}\n`)
-      const order = sentences
+        return { ...s, score: score / Math.sqrt(s.terms.length + 1) }
+      })
+      const order = scored
         .map((_, k) => k)
-        .sort((a, b) => (sentences[b]?.score ?? 0) - (sentences[a]?.score ?? 0))
+        .sort((a, b) => (scored[b]?.score ?? 0) - (scored[a]?.score ?? 0))
+      const chosen = new Set<number>()
       for (const k of order) {
-        const t = counter.countText(`${sentences[k]?.text}\n`)
+        const t = counter.countText(`${scored[k]?.text}\n`)
         if (used + t > maxTokens) continue
         chosen.add(k)
         used += t
       }
-      const picked = sentences.filter((_, k) => chosen.has(k)).map((s) => s.text)
-      return [...lines, ...picked].join('\n')
+      const body = [
+        ...lines.map((text, k) => ({ text, at: keptAt[k] as number, rank: 0 })),
+        ...scored.flatMap((s, k) => (chosen.has(k) ? [{ text: s.text, at: s.at, rank: 1 }] : [])),
+      ].sort((a, b) => a.at - b.at || a.rank - b.rank)
+      return [...previous, ...body.map((b) => b.text)].join('\n')
     },
   }
 }
@@ -80,10 +134,56 @@ function speaker(m: Message): string {
   return m.name ?? m.role
 }
 
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
 function clip(text: string, width: number): string {
-  const t = text.replace(/\s+/g, ' ').trim()
+  const t = oneLine(text)
+  if (width <= 0) return ''
   if (t.length <= width) return t
   // Never half a surrogate pair: a lone one is invalid UTF-16, refused by providers.
-  const end = /[\uD800-\uDBFF]/.test(t.charAt(width - 2)) ? width - 2 : width - 1
+  const end = width >= 2 && /[\uD800-\uDBFF]/.test(t.charAt(width - 2)) ? width - 2 : width - 1
   return `${t.slice(0, end)}…`
+}
+
+/** A call's arguments as `key=value`, scalars first; nested values by their own scalars. */
+function keyArguments(raw: string, width: number): string {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    return clip(raw, width)
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return clip(raw, width)
+  const parts = Object.entries(parsed).map(([k, v]) => `${k}=${flat(v, 0)}`)
+  return clip(parts.join(', '), width)
+}
+
+/** A value in few characters: strings bare, objects by their scalar values. */
+function flat(v: unknown, depth: number): string {
+  if (v === null || v === undefined) return String(v)
+  if (typeof v === 'string') return v
+  if (typeof v !== 'object') return String(v)
+  if (depth > 3) return '…'
+  if (Array.isArray(v)) return `[${v.map((x) => flat(x, depth + 1)).join('; ')}]`
+  return Object.values(v)
+    .filter((x) => x === null || typeof x !== 'object' || depth < 2)
+    .map((x) => flat(x, depth + 1))
+    .join(' ')
+}
+
+/** `ok` or `failed`, and the start of what came back. */
+function outcome(m: Message & { role: 'tool' }, width: number): string {
+  const status = m.isError ? 'failed' : 'ok'
+  const text = oneLine(contentText(m.content))
+  if (!text || width <= 0) return status
+  let shown = text
+  try {
+    const parsed = JSON.parse(text) as unknown
+    if (parsed && typeof parsed === 'object') shown = flat(parsed, 0)
+  } catch {
+    // Plain text: shown as it is.
+  }
+  return `${status}: ${clip(shown, width)}`
 }

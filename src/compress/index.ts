@@ -7,6 +7,16 @@ import { type SummarizingOptions, summarizing } from './summarizing.js'
 
 export { type ExtractiveOptions, extractiveSummarizer } from './extractive.js'
 export {
+  checkFacts,
+  extractFacts,
+  FACTS_HEADING,
+  type Fact,
+  type FactKind,
+  type FactReport,
+  fitFacts,
+  renderFacts,
+} from './facts.js'
+export {
   DEFAULT_PROMPT,
   type OpenAICompatibleOptions,
   openAICompatibleSummarizer,
@@ -65,6 +75,7 @@ registerStrategy('summarizing', (o: Record<string, unknown>) => {
     'background',
     'role',
     'maxSummaryTokens',
+    'facts',
     'signal',
     'verbose',
     'onEvent',

@@ -50,7 +50,7 @@ describe('transcript (CompressibleAgent role titles)', () => {
 })
 
 describe('extractiveSummarizer', () => {
-  it('keeps every tool call with its outcome, figures, and the running summary line by line, oldest lines going first when tight', async () => {
+  it('keeps every user request and every tool call with its key arguments and outcome, and the running summary line by line; tight, lines get terser and the oldest go first', async () => {
     const s = extractiveSummarizer()
     const messages: Message[] = [
       user('Please refund order W123, it cost $120 and arrived broken on May 3.'),
@@ -68,18 +68,49 @@ describe('extractiveSummarizer', () => {
     })
     expect(out).toMatch(/booked flight HAT105/)
     expect(out).toMatch(/paid \$300/)
-    expect(out).toMatch(/called refund\(\{"order":"W123"\}\)/)
-    expect(out).toMatch(/refund returned: approved/)
+    expect(out).toMatch(/called refund\(order=W123\) -> ok: approved/)
     expect(out).toMatch(/\$120/)
     const tight = await s.summarize({
       messages,
       previousSummary: 'earlier: booked flight HAT105\nearlier: paid $300 by card',
-      maxTokens: 30,
+      maxTokens: 36,
     })
     expect(tight).not.toMatch(/HAT105/)
     expect(tight).toMatch(/paid \$300/)
-    expect(tight).toMatch(/refund returned: approved/)
-    expect(exactCounter().countText(tight)).toBeLessThanOrEqual(30)
+    expect(tight).toMatch(/^user: Please refund order W123, it cost \$120 …$/m)
+    expect(tight).toMatch(/^called refund\(order=W123\) -> ok$/m)
+    expect(exactCounter().countText(tight)).toBeLessThanOrEqual(36)
+  })
+
+  it('names a failed call as failed, with the start of its error, and a result whose call came before the range', async () => {
+    const out = await extractiveSummarizer().summarize({
+      messages: [
+        {
+          role: 'assistant',
+          toolCalls: [
+            {
+              id: 'a',
+              name: 'book',
+              arguments:
+                '{"flights":[{"flight_number":"HAT1","date":"2024-05-01"}],"user_id":"u_1"}',
+            },
+          ],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'a',
+          toolName: 'book',
+          content: 'Error: no seats',
+          isError: true,
+        },
+        { role: 'tool', toolCallId: 'old', toolName: 'lookup', content: '{"status":"active"}' },
+      ],
+      maxTokens: 200,
+    })
+    expect(out).toMatch(
+      /called book\(flights=\[HAT1 2024-05-01\], user_id=u_1\) -> failed: Error: no seats/,
+    )
+    expect(out).toMatch(/^lookup ok: active$/m)
   })
 })
 
@@ -202,7 +233,11 @@ describe('summarizing against a real OpenAI-compatible server', () => {
       const r = await fitAsync(conversation(40), { strategy: make(events), budget: 3000 })
       expect(server.requests).toHaveLength(2)
       expect(events.map((e) => e.type)).toEqual(['compressed'])
-      expect(String(r.inserted[0]?.message.content)).toMatch(/RETRIED SUMMARY$/)
+      // The server's text, then the facts it left out (flight numbers, dates, amounts).
+      expect(String(r.inserted[0]?.message.content)).toMatch(
+        /\]\nRETRIED SUMMARY\n\n\[Facts from the summarized messages, verbatim\]\n/,
+      )
+      expect(r.inserted[0]?.facts?.reinserted.length).toBeGreaterThan(0)
     },
   )
 
@@ -501,12 +536,16 @@ describe('CompressibleAgent behaviours, without its defects', () => {
     await ctx.addMessages(h.slice(41, 43))
     const out = await ctx.getMessages()
     expect(calls).toHaveLength(1)
-    expect(String(out[1]?.content)).toMatch(/^\[Summary of messages 2-39 .*\]\nsummary 1$/)
+    expect(String(out[1]?.content)).toMatch(
+      /^\[Summary of messages 2-39 .*\]\nsummary 1\n\n\[Facts from the summarized messages, verbatim\]\n/,
+    )
     expect(out.slice(2)).toEqual(h.slice(39, 43))
     await ctx.addMessages(h.slice(43))
     await ctx.getMessages()
     expect(calls).toHaveLength(2)
-    expect(calls[1]?.previousSummary).toBe('summary 1')
+    // The previous summary is folded in with its facts section, so its facts carry on.
+    expect(calls[1]?.previousSummary).toMatch(/^summary 1\n\n\[Facts from the summarized messages/)
+    expect(calls[1]?.previousSummary).toMatch(/HAT118/)
     expect(calls[1]?.messages[0]).toEqual(h[39])
     expect(ctx.history()).toEqual(h)
   })
@@ -615,14 +654,14 @@ describe('CompressibleAgent behaviours, without its defects', () => {
     const r = await fitAsync(h, {
       strategy: summarizing({
         trigger: { tokens: 1500 },
-        leaveLastN: 70,
+        leaveLastN: 76,
         onEvent: (e) => events.push(e),
       }),
       budget: 3000,
     })
     expect(events.map((e) => e.type)).toEqual(['compressed', 'fallback'])
     expect(events[1]).toMatchObject({
-      reason: expect.stringMatching(/newest 70 units need \d+ tokens, more than the \d+ available/),
+      reason: expect.stringMatching(/newest 76 units need \d+ tokens, more than the \d+ available/),
     })
     expect(r.inserted).toEqual([])
     expect(r.tokens.total).toBeLessThanOrEqual(3000)
@@ -720,7 +759,9 @@ describe('CompressibleAgent behaviours, without its defects', () => {
     const b = await ctx.getMessages()
     await a
     expect(calls).toHaveLength(1)
-    expect(String(b[1]?.content)).toMatch(/summary 1$/)
+    expect(String(b[1]?.content)).toMatch(
+      /\nsummary 1(\n\n\[Facts from the summarized messages[\s\S]*)?$/,
+    )
     expect(b.slice(2)).toEqual(h.slice(39, 43))
   })
 

@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
-import { contentText, type Message } from '../messages/message.js'
+import type { Fact, FactReport } from '../messages/fact.js'
+import { contentText, type Message, messageText } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { tokenLimited } from '../strategies/token-limited.js'
@@ -13,6 +14,14 @@ import {
   type View,
 } from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
+import {
+  checkFacts,
+  extractFacts,
+  factsOfText,
+  fitFacts,
+  mergeFacts,
+  renderFacts,
+} from './facts.js'
 import { errorText, type Summarizer } from './summarizer.js'
 
 export type CompressionEvent =
@@ -28,6 +37,8 @@ export type CompressionEvent =
       range: [number, number]
       /** It folded in an earlier summary (a running summary). */
       running: boolean
+      /** The fact ledger's account: facts found, kept by the summarizer, re-inserted, lost. */
+      facts?: { total: number; kept: number; reinserted: number; lost: number }
     }
   | { type: 'fallback'; reason: string }
   | { type: 'terminated'; tokens: number; trigger: number }
@@ -54,6 +65,12 @@ export interface SummarizingOptions {
   role?: 'user' | 'system' | 'assistant'
   /** Tokens the summary may take. Default: a quarter of what the messages may use. */
   maxSummaryTokens?: number
+  /**
+   * The fact ledger (default on): identifiers, emails, links, paths, dates, amounts and tool
+   * outcomes of the replaced messages that the summary lost are appended to it, in a facts
+   * section, as far as the budget allows. `false` sends the summarizer's text alone.
+   */
+  facts?: boolean
   /** Cancels summarizer calls (a shutting-down agent). */
   signal?: AbortSignal
   onEvent?: (event: CompressionEvent) => void
@@ -153,9 +170,26 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     const start = current ? current.to : from
     const fresh = view.messages.slice(start, to) as Message[]
     const replacedTokens = (unitPrefix[cut] as number) - (unitPrefix[1] as number)
+    // Room for the summary message: what the first unit and the newest units leave of the budget.
+    const room =
+      view.available -
+      (view.unitTokens[0] as number) -
+      ((unitPrefix[units.length] as number) - (unitPrefix[cut] as number))
+    const ledgerOn = options.facts !== false && mode !== 'custom'
+    const facts = ledgerOn
+      ? mergeFacts(current ? carriedFacts(current.entries) : [], extractFacts(fresh))
+      : []
+    // Part of the room is kept for the facts the summary may lose (at most half of it).
+    const reserve = facts.length
+      ? Math.min(counter.countText(renderFacts(facts)), Math.floor(room / 2))
+      : 0
     const cap = options.maxSummaryTokens ?? Math.max(64, Math.floor(view.available / 4))
-    const maxTokens = Math.max(16, Math.min(cap, replacedTokens - 32))
+    const maxTokens = Math.max(
+      16,
+      Math.min(cap, replacedTokens - 32, room - HEADER_TOKENS - reserve),
+    )
     let messages: Message[]
+    let factLedger: { all: Fact[]; report: FactReport } | undefined
     try {
       if (mode === 'custom') {
         const input = [...(current?.entries.map((e) => e.message) ?? []), ...fresh]
@@ -173,25 +207,45 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
         ).trim()
         if (!text) throw new Error(`the summarizer ${summarizer.name} returned an empty summary`)
         const header = `[Summary of messages ${from + 1}-${to} of the conversation (${to - from} messages), standing in for them]`
-        messages = [{ role, content: `${header}\n${text}` } as Message]
+        let content = `${header}\n${text}`
+        if (facts.length) {
+          const { present, missing } = checkFacts(facts, `${content}\n${sentBeside(view, cut)}`)
+          const used = counter.countMessage({ role, content } as Message)
+          // Within the budget, and the summary stays shorter than what it replaces.
+          const left = Math.min(room, replacedTokens - 1) - used - FACTS_MARGIN
+          const section = fitFacts(missing, left, counter)
+          if (section.text) content += `\n\n${section.text}`
+          factLedger = {
+            all: facts,
+            report: {
+              total: facts.length,
+              kept: present.length,
+              reinserted: section.included,
+              lost: section.left,
+              rate: (present.length + section.included.length) / facts.length,
+            },
+          }
+        }
+        messages = [{ role, content } as Message]
       }
     } catch (e) {
       emit({ type: 'fallback', reason: errorText(e) })
       return undefined
     }
     const anchor = anchorOf(view.messages[to - 1] as Message)
-    const entries = messages.map((message) => ({
+    const entries: SummaryEntry[] = messages.map((message) => ({
       replaces: [from, to] as [number, number],
       message,
       tokens: counter.countMessage(message),
       anchor,
+      ...(factLedger && { facts: factLedger }),
     }))
     const made: Current = {
       from,
       to,
       unit: cut,
       entries,
-      tokens: entries.reduce((n, e) => n + e.tokens, 0),
+      tokens: entries.reduce((n, e) => n + (e.tokens ?? 0), 0),
     }
     if (made.tokens >= replacedTokens) {
       emit({
@@ -217,6 +271,14 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
       replaced: to - from,
       range: [from, to],
       running: current !== undefined,
+      ...(factLedger && {
+        facts: {
+          total: factLedger.report.total,
+          kept: factLedger.report.kept,
+          reinserted: factLedger.report.reinserted.length,
+          lost: factLedger.report.lost.length,
+        },
+      }),
     })
     return made
   }
@@ -348,7 +410,13 @@ function served(view: View, c: Current): number {
 function planOf(view: View, c: Current): PlanItem[] {
   const replaces = Array.from({ length: c.to - c.from }, (_, k) => c.from + k)
   const plan = unitItems(view, 0, 1)
-  for (const e of c.entries) plan.push({ synthetic: e.message, replaces, reason: 'summary' })
+  for (const e of c.entries)
+    plan.push({
+      synthetic: e.message,
+      replaces,
+      reason: 'summary',
+      ...(e.facts && { facts: e.facts.report }),
+    })
   return unitItems(view, c.unit, view.units.length, plan)
 }
 
@@ -356,6 +424,30 @@ function messagesOf(view: View, c: Current): Message[] {
   return planOf(view, c).map((item) =>
     'synthetic' in item ? item.synthetic : (view.messages[item.index] as Message),
   )
+}
+
+/** Tokens of the summary's header line and message framing, kept out of the summarizer's share. */
+const HEADER_TOKENS = 32
+/** Slack for the few tokens joining the facts section to the summary may add. */
+const FACTS_MARGIN = 4
+
+/** The facts a summary stands for: as recorded when it was made, else read from its text. */
+function carriedFacts(entries: readonly SummaryEntry[]): Fact[] {
+  let out: Fact[] = []
+  for (const e of entries)
+    out = mergeFacts(out, e.facts?.all ?? factsOfText(contentText(e.message.content)))
+  return out
+}
+
+/** What is sent beside a summary that cuts before unit `cut`: the first unit and the newest units. */
+function sentBeside(view: View, cut: number): string {
+  const parts: string[] = []
+  const { units, messages } = view
+  const first = units[0] as Unit
+  for (let i = first.start; i < first.end; i++) parts.push(messageText(messages[i] as Message))
+  for (let i = (units[cut] as Unit | undefined)?.start ?? messages.length; i < messages.length; i++)
+    parts.push(messageText(messages[i] as Message))
+  return parts.join('\n')
 }
 
 /** The text of a summary, without the header saying what it stands for. */
@@ -392,7 +484,7 @@ export function anchorOf(m: Message): string {
 function describe(e: CompressionEvent): string {
   switch (e.type) {
     case 'compressed':
-      return `compressed ${e.replaced} messages (${e.range[0]}-${e.range[1] - 1})${e.running ? ' into the running summary' : ''}: ${e.before} -> ${e.after} tokens`
+      return `compressed ${e.replaced} messages (${e.range[0]}-${e.range[1] - 1})${e.running ? ' into the running summary' : ''}: ${e.before} -> ${e.after} tokens${e.facts ? `; facts: ${e.facts.kept + e.facts.reinserted} of ${e.facts.total} kept (${e.facts.reinserted} re-inserted, ${e.facts.lost} lost)` : ''}`
     case 'fallback':
       return `compression fell back to the token-limited view: ${e.reason}`
     case 'terminated':

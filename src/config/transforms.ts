@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Transform } from '../strategies/types.js'
+import { clearThinking } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { dropThoughts } from '../transforms/drop-thoughts.js'
 import { removeToolExchanges } from '../transforms/remove-tool-exchanges.js'
@@ -7,6 +8,7 @@ import { truncateMessages } from '../transforms/truncate-messages.js'
 
 const factories: Record<string, (options: never) => Transform> = {
   dropThoughts,
+  clearThinking,
   clearToolResults,
   truncateMessages,
   removeToolExchanges,

@@ -2,11 +2,13 @@
 import '../compress/index.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
+import type { FactReport } from '../messages/fact.js'
 import type { Message, ToolSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
 import { type ProblemCode, type Provider, repair, requireUserTurn } from '../messages/validate.js'
+import type { ContextManagementReport } from '../native/context-management.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
-import { tokenLimited } from '../strategies/token-limited.js'
+import { type StableOptions, tokenLimited } from '../strategies/token-limited.js'
 import type {
   ChangeReason,
   PlanItem,
@@ -48,7 +50,7 @@ export interface FitOptions extends NamedOptions {
   /** Rewrites applied before selection, in order. */
   transforms?: Transform[]
   /** For the default `tokenLimited`: cut at fixed points so the prompt cache keeps hitting. */
-  stable?: boolean | { evictAtLeast?: number }
+  stable?: boolean | StableOptions
   /** Where a summarizing strategy keeps its summaries between calls (a `ChatContext` passes its own). */
   summaries?: SummaryLedger
 }
@@ -78,6 +80,8 @@ export interface FitResult {
     message: Message
     replaces: number[]
     reason: 'placeholder' | 'summary'
+    /** For a summary: the facts of the replaced messages it keeps, and those it had to re-insert. */
+    facts?: FactReport
   }[]
   /** Input messages sent in a changed form. */
   changed: { index: number; position: number; reason: ChangeReason | ProblemCode }[]
@@ -87,6 +91,8 @@ export interface FitResult {
   strategy: string
   /** One entry per input message: what happened to it and why. */
   fates: MessageFate[]
+  /** Set by `withContextManagement`: which parts of a policy the provider ran, and what it reported. */
+  contextManagement?: ContextManagementReport
 }
 
 /** Options resolved once: what every fit of a context shares. */
@@ -236,7 +242,7 @@ export function prepare(input: readonly Message[], setup: Setup): Prepared {
 }
 
 function transformReason(name: string): ChangeReason {
-  if (name === 'dropThoughts') return 'thought-dropped'
+  if (name === 'dropThoughts' || name === 'clearThinking') return 'thought-dropped'
   if (name === 'truncateMessages') return 'truncated'
   if (name === 'removeToolExchanges') return 'calls-removed'
   return 'cleared'
@@ -483,6 +489,7 @@ export function assemble(
           message: messages[position] as Message,
           replaces,
           reason: item.reason,
+          ...(item.facts && { facts: structuredClone(item.facts) }),
         })
         for (const k of replaces)
           Object.assign(fates[k] as MessageFate, { fate: 'summarized', reason: item.reason })

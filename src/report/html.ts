@@ -119,6 +119,51 @@ export function renderReport(
     }
   }
 
+  const factRows = result.inserted
+    .filter((ins) => ins.facts)
+    .map((ins) => {
+      const f = ins.facts as NonNullable<typeof ins.facts>
+      const list = (facts: typeof f.reinserted) =>
+        facts.length
+          ? `<ul class="facts">${facts.map((x) => `<li><span class="kind">${esc(x.label ?? x.kind)}</span> <code>${esc(x.value)}</code></li>`).join('')}</ul>`
+          : '<p>none</p>'
+      return `<section class="ledger" data-ledger="${ins.position}"><p>Summary #${ins.position}: <b>${f.kept + f.reinserted.length} of ${f.total}</b> facts of the summarized messages are sent (${(100 * f.rate).toFixed(1)}%): ${f.kept} kept by the summarizer or beside it, <b>${f.reinserted.length} re-inserted</b> in its facts section, ${f.lost.length} lost for want of room.</p><details open><summary>Re-inserted (${f.reinserted.length})</summary>${list(f.reinserted)}</details>${f.lost.length ? `<details><summary>Lost (${f.lost.length})</summary>${list(f.lost)}</details>` : ''}</section>`
+    })
+    .join('')
+  const cm = result.contextManagement
+  const cmSection = cm
+    ? `<h2>Provider context management</h2><table class="settings"><tr><th>target</th><td>${esc(cm.target)}</td></tr>${Object.entries(
+        cm.where,
+      )
+        .map(([k, v]) => `<tr><th>${esc(k)}</th><td>run by the ${esc(String(v))}</td></tr>`)
+        .join(
+          '',
+        )}<tr><th>request fields</th><td><code>${esc(JSON.stringify(cm.request))}</code></td></tr></table>${
+        cm.provider
+          ? `<h3>What the provider did</h3><ul class="applied">${
+              cm.provider.applied
+                .map(
+                  (e) =>
+                    `<li>${esc(e.type)}: ${[
+                      e.clearedToolUses !== undefined && `${e.clearedToolUses} tool uses`,
+                      e.clearedThinkingTurns !== undefined &&
+                        `${e.clearedThinkingTurns} thinking turns`,
+                      e.clearedInputTokens !== undefined && `${e.clearedInputTokens} tokens`,
+                    ]
+                      .filter(Boolean)
+                      .join(', ')} cleared</li>`,
+                )
+                .join('') || '<li>no edit applied</li>'
+            }${cm.provider.compactions
+              .map(
+                (c) =>
+                  `<li>compaction${c.id ? ` ${esc(c.id)}` : ''}: ${c.summary ? esc(c.summary) : c.encrypted ? '(encrypted)' : '(failed: no summary)'}</li>`,
+              )
+              .join('')}</ul>`
+          : '<p>No provider response read yet.</p>'
+      }`
+    : ''
+
   const settingsRows = Object.entries({
     source: settings.source,
     strategy: settings.strategy,
@@ -159,6 +204,7 @@ summary .score{grid-column:4}.idx{color:#666}.role{font-weight:600}.tok{text-ali
 .pv{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:#333}
 pre{white-space:pre-wrap;margin:0;padding:8px 12px;border-top:1px solid #eee;font:12px/1.4 ui-monospace,monospace;max-height:400px;overflow:auto}
 table.settings th{text-align:left;padding-right:12px;color:#555;font-weight:600}
+ul.facts{columns:3;list-style:none;padding:0;margin:4px 0}ul.facts .kind{color:#666;font-size:12px}
 </style></head><body>
 <h1>What goes into the context window</h1>
 <div class="headline">${esc(result.strategy)}: ${result.kept.length} of ${input.length} messages kept, ${result.dropped.length} dropped${result.inserted.length ? `, ${result.inserted.length} inserted` : ''}; ${result.tokens.total} tokens sent${result.tokens.reserve ? ` + ${result.tokens.reserve} reserved` : ''} of ${result.budget ?? 'no'} budget.</div>
@@ -167,6 +213,8 @@ table.settings th{text-align:left;padding-right:12px;color:#555;font-weight:600}
 <ul class="legend">${legend}<li class="dropped-note">dropped: <b>${droppedTokens}</b> tokens in ${result.dropped.length} messages</li></ul>
 <h2>Conversation <small>(click a message for its full text)</small></h2>
 <div class="timeline">${rows.join('\n')}</div>
+${factRows ? `<h2>Facts kept through compaction</h2>${factRows}` : ''}
+${cmSection}
 <h2>Settings</h2>
 <table class="settings">${settingsRows}</table>
 <script>

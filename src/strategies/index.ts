@@ -1,7 +1,12 @@
 import { InvalidOptionError } from '../errors.js'
 import { type BufferedOptions, buffered } from './buffered.js'
 import { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
-import { relevant, type ScoreBasedOptions, scoreBased } from './score-based.js'
+import {
+  type RelevantOptions,
+  relevant,
+  type ScoreBasedOptions,
+  scoreBased,
+} from './score-based.js'
 import { type TokenLimitedOptions, tokenLimited } from './token-limited.js'
 import type { Strategy } from './types.js'
 import { unbounded } from './unbounded.js'
@@ -9,9 +14,21 @@ import { type UserTurnsOptions, userTurns } from './user-turns.js'
 
 export { type BufferedOptions, buffered } from './buffered.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
-export { OMITTED_RESULT, relevant, type ScoreBasedOptions, scoreBased } from './score-based.js'
 export {
+  OMITTED_RESULT,
+  type RelevanceScorerOptions,
+  type RelevantOptions,
+  relevanceScorer,
+  relevant,
+  type ScoreBasedOptions,
+  scoreBased,
+} from './score-based.js'
+export {
+  type AsyncScorer,
   combine,
+  identifiers,
+  type NearbyOptions,
+  nearby,
   newestUserText,
   pinned,
   type RelevanceOptions,
@@ -19,8 +36,11 @@ export {
   relevance,
   roleWeights,
   type Scorer,
+  spreadScores,
 } from './scorers.js'
-export { type TokenLimitedOptions, tokenLimited } from './token-limited.js'
+export { type Embed, fuse, type SemanticOptions, semantic } from './semantic.js'
+export { stableCut } from './stable-cut.js'
+export { type StableOptions, type TokenLimitedOptions, tokenLimited } from './token-limited.js'
 export type { ChangeReason, PlanItem, Strategy, Transform, View } from './types.js'
 export { unbounded } from './unbounded.js'
 export { type UserTurnsOptions, userTurns } from './user-turns.js'
@@ -33,7 +53,7 @@ export interface StrategyOptionsByName {
   tokenLimited: TokenLimitedOptions
   userTurns: UserTurnsOptions
   scoreBased: ScoreBasedOptions
-  relevance: Omit<ScoreBasedOptions, 'scorer'> & { query?: string }
+  relevance: RelevantOptions
 }
 
 /** Only the keys a strategy reads: a name plus `fit`'s options gives a clean, dumpable config. */
@@ -53,7 +73,19 @@ const factories: { [K in keyof StrategyOptionsByName]: (o: StrategyOptionsByName
     scoreBased: (o) =>
       scoreBased(pick(o, ['limit', 'model', 'keepRate', 'scorer', 'neighbours', 'partial'])),
     relevance: (o) =>
-      relevant(pick(o, ['limit', 'model', 'keepRate', 'neighbours', 'partial', 'query'])),
+      relevant(
+        pick(o, [
+          'limit',
+          'model',
+          'keepRate',
+          'neighbours',
+          'partial',
+          'query',
+          'embed',
+          'nearby',
+          'identifiers',
+        ]),
+      ),
   }
 
 /** Registers a strategy under a name, so configs, `fit` and the CLI can name it. */

@@ -1,9 +1,28 @@
+import { InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import type { View } from './types.js'
 
 /** One score per unit of the view: higher is kept first. */
 export type Scorer = (view: View) => number[]
+
+/**
+ * A scorer that may call out (an embedding service) and answer with a promise; a strategy
+ * using one runs under `fitAsync` when it does.
+ */
+export type AsyncScorer = (view: View) => number[] | Promise<number[]>
+
+/** Calls `then` on a value now when it is at hand, later when it is a promise. */
+export function whenReady<S, T>(value: S | Promise<S>, then: (value: S) => T): T | Promise<T> {
+  return value instanceof Promise ? value.then(then) : then(value)
+}
+
+/** Several score lists, at once when every one is at hand, else as one promise. */
+export function allScores(
+  lists: readonly (number[] | Promise<number[]>)[],
+): number[][] | Promise<number[][]> {
+  return lists.some((l) => l instanceof Promise) ? Promise.all(lists) : (lists as number[][])
+}
 
 /** Newest unit 1.0, each older one `keepRate` times the next (CAMEL's default). */
 export function recency({ keepRate = 0.9 }: { keepRate?: number } = {}): Scorer {
@@ -37,19 +56,22 @@ export function pinned(
 }
 
 /** A weighted sum of scorers, each scaled to [0, 1] first. */
-export function combine(parts: readonly (readonly [Scorer, number])[]): Scorer {
-  return (view) => {
-    const total = new Array<number>(view.units.length).fill(0)
-    for (const [scorer, weight] of parts) {
-      const s = scorer(view)
-      let max = 0
-      for (const x of s) if (x > max) max = x
-      if (max <= 0) continue
-      for (let u = 0; u < total.length; u++)
-        total[u] = (total[u] as number) + (weight * (s[u] as number)) / max
-    }
-    return total
-  }
+export function combine(parts: readonly (readonly [Scorer, number])[]): Scorer
+export function combine(parts: readonly (readonly [AsyncScorer, number])[]): AsyncScorer
+export function combine(parts: readonly (readonly [AsyncScorer, number])[]): AsyncScorer {
+  return (view) =>
+    whenReady(allScores(parts.map(([scorer]) => scorer(view))), (lists) => {
+      const total = new Array<number>(view.units.length).fill(0)
+      lists.forEach((s, k) => {
+        const weight = parts[k]?.[1] ?? 0
+        let max = 0
+        for (const x of s) if (x > max) max = x
+        if (max <= 0) return
+        for (let u = 0; u < total.length; u++)
+          total[u] = (total[u] as number) + (weight * (s[u] as number)) / max
+      })
+      return total
+    })
 }
 
 export interface RelevanceOptions {
@@ -137,6 +159,134 @@ function bm25(options: RelevanceOptions & { stemmed?: boolean }): Scorer {
     }
     return scores
   }
+}
+
+export interface NearbyOptions {
+  /** Share of a unit's score given to the unit right after it: the reply to what matched. */
+  next?: number
+  /** Share of a unit's score given to each unit within `reach` on either side, times `decay` per step. */
+  weight?: number
+  /** How many units away a score still reaches. */
+  reach?: number
+  /** Factor per step away (1: flat within `reach`). */
+  decay?: number
+}
+
+/** What `nearby` spreads by default: measured on LoCoMo with leave-one-conversation-out (README, "Relevance"). */
+export const NEARBY_DEFAULTS: Required<NearbyOptions> = {
+  next: 0.5,
+  weight: 0.2,
+  reach: 10,
+  decay: 0.8,
+}
+
+/**
+ * Lends part of each unit's score to the units around it: the turn after a match often
+ * holds the answer to what matched, and a topic spans several turns. The newest user
+ * message, the newest unit and the system preamble (always sent; the first is usually the
+ * query itself) lend nothing.
+ */
+export function nearby(scorer: Scorer, options?: NearbyOptions): Scorer
+export function nearby(scorer: AsyncScorer, options?: NearbyOptions): AsyncScorer
+export function nearby(scorer: AsyncScorer, options: NearbyOptions = {}): AsyncScorer {
+  checkNearby(options)
+  return (view) =>
+    whenReady(scorer(view), (scores) => {
+      const n = view.units.length
+      const silent = new Set<number>([n - 1])
+      if (view.units[0]?.kind === 'system') silent.add(0)
+      for (let u = n - 1; u >= 0; u--) {
+        if (view.messages[(view.units[u] as Unit).start]?.role === 'user') {
+          silent.add(u)
+          break
+        }
+      }
+      return spreadScores(scores, options, silent)
+    })
+}
+
+function checkNearby(options: NearbyOptions): void {
+  for (const key of ['next', 'weight', 'reach', 'decay'] as const) {
+    const v = options[key]
+    if (v === undefined) continue
+    const ok =
+      typeof v === 'number' &&
+      Number.isFinite(v) &&
+      v >= 0 &&
+      (key !== 'decay' || v <= 1) &&
+      (key !== 'reach' || (Number.isInteger(v) && v <= 1000))
+    if (!ok) {
+      const want =
+        key === 'decay'
+          ? 'a number in [0, 1]'
+          : key === 'reach'
+            ? 'an integer in [0, 1000]'
+            : 'a finite number >= 0'
+      throw new InvalidOptionError(`nearby.${key}`, `expected ${want}, got ${JSON.stringify(v)}`)
+    }
+  }
+}
+
+/**
+ * `scores` with part of each one added to its neighbours (see `NearbyOptions`); units in
+ * `silent` keep their own score but lend none. Linear in `scores.length × reach`.
+ */
+export function spreadScores(
+  scores: readonly number[],
+  options: NearbyOptions = {},
+  silent: ReadonlySet<number> = new Set(),
+): number[] {
+  checkNearby(options)
+  const next = options.next ?? NEARBY_DEFAULTS.next
+  const weight = options.weight ?? NEARBY_DEFAULTS.weight
+  const reach = options.reach ?? NEARBY_DEFAULTS.reach
+  const decay = options.decay ?? NEARBY_DEFAULTS.decay
+  const n = scores.length
+  const out = scores.slice()
+  const steps: number[] = []
+  for (let d = 1, f = weight * decay; d <= reach; d++, f *= decay) steps.push(f)
+  for (let u = 0; u < n; u++) {
+    const s = scores[u] as number
+    if (!(s > 0) || silent.has(u)) continue
+    if (u + 1 < n) out[u + 1] = (out[u + 1] as number) + next * s
+    for (let d = 1; d <= steps.length; d++) {
+      const f = (steps[d - 1] as number) * s
+      if (u - d >= 0) out[u - d] = (out[u - d] as number) + f
+      if (u + d < n) out[u + d] = (out[u + d] as number) + f
+    }
+  }
+  return out
+}
+
+/**
+ * A token mixing letters and digits, five characters or more (`OI5L9G`, `mia_li_3668`,
+ * `HAT084`, `INV-20931`): an order, user or booking id that a tool call needs verbatim.
+ */
+const IDENTIFIER =
+  /(?<![\p{L}\p{N}_-])(?=[\p{L}\p{N}_-]*\p{N})(?=[\p{L}\p{N}_-]*\p{L})[\p{L}\p{N}][\p{L}\p{N}_-]{4,}/u
+
+/** Whether each message holds an identifier, computed once per message object. */
+const identifierCache = new WeakMap<Message, boolean>()
+
+/**
+ * 1 for a unit holding an identifier (a token of five or more characters mixing letters and
+ * digits: a booking, order or user id), else 0. Agents call tools with ids the user or an
+ * earlier result gave; words of the newest message rarely name them again.
+ */
+export function identifiers(): Scorer {
+  return (view) =>
+    view.units.map((unit) => {
+      for (let i = unit.start; i < unit.end; i++) {
+        const m = view.messages[i] as Message
+        let has = identifierCache.get(m)
+        if (has === undefined) {
+          has = IDENTIFIER.test(messageText(m))
+          identifierCache.set(m, has)
+        }
+        if (has) return 1
+      }
+      return 0
+    })
 }
 
 /** Terms of a message, computed once per message object: an agent asks every turn. */

@@ -8,6 +8,7 @@ import {
   mandatory,
   newestStart,
 } from './budget.js'
+import { stableCut } from './stable-cut.js'
 import { type PlanItem, type Strategy, unitItems, type View } from './types.js'
 
 export interface TokenLimitedOptions {
@@ -25,11 +26,20 @@ export interface TokenLimitedOptions {
    */
   dropFrom?: 'oldest' | 'middle'
   /**
-   * Cut only at fixed points of the history, spaced `evictAtLeast` tokens apart (default 15%
-   * of the budget): the kept prefix then stays byte-identical for many turns, so the
-   * provider's prompt cache keeps hitting, at the price of some unused room.
+   * Cut rarely, so the sent prefix stays byte-identical for many turns and the provider's
+   * prompt cache keeps hitting: when the history overflows, the start moves once, far enough
+   * that the rest fills `lowWater` of the room (default 0.72), then the view grows again
+   * until the budget is reached. `evictAtLeast` (tokens) sets the same mark as
+   * `1 - evictAtLeast / room`.
    */
-  stable?: boolean | { evictAtLeast?: number }
+  stable?: boolean | StableOptions
+}
+
+export interface StableOptions {
+  /** Fill of the room just after a cut, in (0, 1). Default 0.72. */
+  lowWater?: number
+  /** Tokens freed at least by a cut (instead of `lowWater`). */
+  evictAtLeast?: number
 }
 
 /**
@@ -46,6 +56,19 @@ export function tokenLimited(
       'dropFrom',
       `expected "oldest" or "middle", got ${JSON.stringify(dropFrom)}`,
     )
+  }
+  if (options.stable && options.stable !== true) {
+    const { lowWater, evictAtLeast } = options.stable
+    if (lowWater !== undefined && !(lowWater > 0 && lowWater < 1))
+      throw new InvalidOptionError(
+        'stable.lowWater',
+        `expected a fraction in (0, 1), got ${JSON.stringify(lowWater)}`,
+      )
+    if (evictAtLeast !== undefined && !(Number.isFinite(evictAtLeast) && evictAtLeast > 0))
+      throw new InvalidOptionError(
+        'stable.evictAtLeast',
+        `expected a token count > 0, got ${JSON.stringify(evictAtLeast)}`,
+      )
   }
   return {
     name: 'tokenLimited',
@@ -64,31 +87,19 @@ export function tokenLimited(
   }
 }
 
-/**
- * The first fixed cut point at or after `start`: the first unit whose prefix sum reaches the
- * next multiple of `evictAtLeast`. Points depend only on the history before them, so they
- * do not move as the history grows.
- */
+/** The low-water cut (see `stableCut`), never before the newest start that fits. */
 function stableStart(
   view: View,
   m: Mandatory,
   start: number,
-  stable: true | { evictAtLeast?: number },
+  stable: true | StableOptions,
 ): number {
-  const every = Math.max(
-    1,
-    (stable === true ? undefined : stable.evictAtLeast) ?? Math.floor(view.available * 0.15),
-  )
-  const { unitPrefix } = view
-  const target = Math.ceil((unitPrefix[start] as number) / every) * every
-  let lo = start
-  let hi = view.units.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((unitPrefix[mid] as number) >= target) hi = mid
-    else lo = mid + 1
-  }
-  return alignStart(view, m, Math.min(lo, m.last))
+  const o = stable === true ? {} : stable
+  const room = view.available - (m.preamble >= 0 ? (view.unitTokens[m.preamble] as number) : 0)
+  const lowWater =
+    o.evictAtLeast !== undefined ? 1 - o.evictAtLeast / Math.max(1, room) : (o.lowWater ?? 0.72)
+  const cut = stableCut(view.unitPrefix, m.first, view.units.length, room, lowWater)
+  return alignStart(view, m, Math.min(Math.max(cut, start), m.last))
 }
 
 /** Alternately take the newest and the oldest units while they fit: the middle goes. */

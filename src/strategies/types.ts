@@ -1,3 +1,4 @@
+import type { Fact, FactReport } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import type { Provider } from '../messages/validate.js'
@@ -34,6 +35,8 @@ export interface SummaryEntry {
   tokens?: number | undefined
   /** Identifies the message at `to - 1`, so a summary is never applied to another history. */
   anchor?: string | undefined
+  /** The facts of the replaced range (carried into the next summary) and how many this one kept. */
+  facts?: { all: Fact[]; report: FactReport } | undefined
 }
 
 /** Where summaries live, oldest first; entries sharing `replaces` form one summary. */
@@ -47,7 +50,13 @@ export type PlanItem =
   /** The view's message at `index`, as is or replaced by `message` (truncated, stubbed, cleared). */
   | { index: number; message?: Message; reason?: ChangeReason }
   /** A message the strategy wrote: a placeholder or a summary standing for `replaces`. */
-  | { synthetic: Message; replaces: number[]; reason: 'placeholder' | 'summary' }
+  | {
+      synthetic: Message
+      replaces: number[]
+      reason: 'placeholder' | 'summary'
+      /** For a summary: how many facts of the replaced messages it keeps. */
+      facts?: FactReport
+    }
 
 export type ChangeReason = 'truncated' | 'stubbed' | 'cleared' | 'thought-dropped' | 'calls-removed'
 

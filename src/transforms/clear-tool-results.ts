@@ -14,8 +14,8 @@ export interface ClearToolResultsOptions {
   clearAtLeast?: number
   /** Tool names never cleared. */
   excludeTools?: string[]
-  /** Also replace the call arguments with `{}`. */
-  clearInputs?: boolean
+  /** Also replace the call arguments with `{}`: of every cleared call, or of the tools named. */
+  clearInputs?: boolean | string[]
   /** Text that replaces a cleared result. */
   placeholder?: string
 }
@@ -65,8 +65,9 @@ export function clearToolResults(
         }
         const call = view.messages[unit.start] as Message
         if (options.clearInputs && call.role === 'assistant' && call.toolCalls) {
+          const only = Array.isArray(options.clearInputs) ? new Set(options.clearInputs) : undefined
           const calls = call.toolCalls.map((c) =>
-            exclude.has(c.name) ? c : { ...c, arguments: '{}' },
+            exclude.has(c.name) || (only && !only.has(c.name)) ? c : { ...c, arguments: '{}' },
           )
           const replaced: Message = { ...call, toolCalls: calls }
           cleared += (view.tokens[unit.start] as number) - view.counter.countMessage(replaced)

@@ -1,0 +1,201 @@
+import { InvalidOptionError } from '../errors.js'
+import { type Message, messageText } from '../messages/message.js'
+import { type AsyncScorer, allScores, newestUserText, type Scorer, whenReady } from './scorers.js'
+import type { View } from './types.js'
+
+/** Embeds texts, one vector per text, in order; the vectors of one function share a length. */
+export type Embed = (texts: string[]) => number[][] | Promise<number[][]>
+
+export interface SemanticOptions {
+  /** The user's embedding function (a local model, an embeddings API). */
+  embed: Embed
+  /** The text to match; default: the view's query, else the newest user message. */
+  query?: string
+  /** Texts per call to `embed`. */
+  batchSize?: number
+}
+
+/** Query vectors kept per scorer, so an agent asking again does not embed again. */
+const QUERY_CACHE = 64
+
+/**
+ * Cosine similarity of each unit (its best message) to the query, from a user-supplied
+ * embedding. Every message is embedded once per scorer (kept by message object) and the
+ * uncached ones go out in batches; a message without text scores 0. With a synchronous
+ * `embed` the scorer is synchronous; with an asynchronous one, use `fitAsync`.
+ */
+export function semantic(
+  options: SemanticOptions & { embed: (texts: string[]) => number[][] },
+): Scorer
+export function semantic(options: SemanticOptions): AsyncScorer
+export function semantic(options: SemanticOptions): AsyncScorer {
+  const { embed, batchSize = 256 } = options
+  if (typeof embed !== 'function') {
+    throw new InvalidOptionError('embed', 'expected a function from texts to vectors')
+  }
+  if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
+    throw new InvalidOptionError(
+      'batchSize',
+      `expected an integer >= 1, got ${JSON.stringify(batchSize)}`,
+    )
+  }
+  const vectors = new WeakMap<Message, Float64Array | null>()
+  const queries = new Map<string, Float64Array | null>()
+  let dims = -1
+
+  const accept = (raw: unknown, texts: readonly string[]): (Float64Array | null)[] => {
+    if (!Array.isArray(raw) || raw.length !== texts.length) {
+      throw new InvalidOptionError(
+        'embed',
+        `expected ${texts.length} vectors, got ${Array.isArray(raw) ? raw.length : typeof raw}`,
+      )
+    }
+    return raw.map((v, k) => {
+      if (!Array.isArray(v) || v.length === 0 || !v.every((x) => Number.isFinite(x))) {
+        throw new InvalidOptionError(
+          'embed',
+          `vector ${k} is not a non-empty list of finite numbers`,
+        )
+      }
+      if (dims === -1) dims = v.length
+      if (v.length !== dims) {
+        throw new InvalidOptionError(
+          'embed',
+          `vector ${k} has ${v.length} numbers, earlier ones ${dims}`,
+        )
+      }
+      return unit(v as number[])
+    })
+  }
+
+  /** Embeds `texts` in batches, one after another; synchronous when `embed` is. */
+  const embedAll = (
+    texts: string[],
+  ): (Float64Array | null)[] | Promise<(Float64Array | null)[]> => {
+    const out: (Float64Array | null)[] = []
+    const step = (from: number): (Float64Array | null)[] | Promise<(Float64Array | null)[]> => {
+      for (let k = from; k < texts.length; k += batchSize) {
+        const batch = texts.slice(k, k + batchSize)
+        const result = embed(batch)
+        if (result instanceof Promise) {
+          return result.then((r) => {
+            out.push(...accept(r, batch))
+            return step(k + batchSize)
+          })
+        }
+        out.push(...accept(result, batch))
+      }
+      return out
+    }
+    return step(0)
+  }
+
+  return (view: View) => {
+    const query = options.query ?? view.query ?? newestUserText(view)
+    const n = view.units.length
+    if (!query.trim() || n === 0) return new Array<number>(n).fill(0)
+    // Distinct texts still to embed: the query first, then each uncached message.
+    const pending = new Map<string, Message[]>()
+    const needQuery = !queries.has(query)
+    for (const m of view.messages) {
+      if (vectors.has(m)) continue
+      const text = messageText(m)
+      if (!text.trim()) {
+        vectors.set(m, null)
+        continue
+      }
+      const list = pending.get(text)
+      if (list) list.push(m)
+      else pending.set(text, [m])
+    }
+    if (needQuery && !pending.has(query)) pending.set(query, [])
+    const texts = [...pending.keys()]
+    const store = (got: (Float64Array | null)[]) => {
+      texts.forEach((text, k) => {
+        const v = got[k] ?? null
+        for (const m of pending.get(text) ?? []) vectors.set(m, v)
+        if (needQuery && text === query) {
+          queries.set(query, v)
+          if (queries.size > QUERY_CACHE) queries.delete(queries.keys().next().value as string)
+        }
+      })
+      return score(view, queries.get(query) ?? null)
+    }
+    return texts.length === 0 ? store([]) : whenReady(embedAll(texts), store)
+  }
+
+  function score(view: View, q: Float64Array | null): number[] {
+    return view.units.map((unit) => {
+      let best = 0
+      if (!q) return best
+      for (let i = unit.start; i < unit.end; i++) {
+        const v = vectors.get(view.messages[i] as Message)
+        if (!v) continue
+        let dot = 0
+        for (let d = 0; d < q.length; d++) dot += (q[d] as number) * (v[d] as number)
+        if (dot > best) best = dot
+      }
+      return best
+    })
+  }
+}
+
+/** The vector scaled to length 1, or null for a zero vector (it matches nothing). */
+function unit(v: readonly number[]): Float64Array | null {
+  let norm = 0
+  for (const x of v) norm += x * x
+  if (norm === 0) return null
+  const s = 1 / Math.sqrt(norm)
+  return Float64Array.from(v, (x) => x * s)
+}
+
+export interface FuseOptions {
+  /** Rank offset: larger flattens the difference between first and tenth. */
+  k?: number
+  /**
+   * Units each scorer contributes: embeddings give every unit some similarity, and a long
+   * tail of weak ranks would otherwise add up to more than one strong match.
+   */
+  depth?: number
+}
+
+/**
+ * Reciprocal rank fusion: each scorer ranks the units it gives a positive score (equal
+ * scores share a rank; ties in order newer first) and each of its first `depth` units gets
+ * `weight / (k + rank)`. Scales do not matter, only orders, so BM25 and cosine similarity
+ * combine without tuning.
+ */
+export function fuse(parts: readonly (readonly [Scorer, number])[], options?: FuseOptions): Scorer
+export function fuse(
+  parts: readonly (readonly [AsyncScorer, number])[],
+  options?: FuseOptions,
+): AsyncScorer
+export function fuse(
+  parts: readonly (readonly [AsyncScorer, number])[],
+  { k = 60, depth = 50 }: FuseOptions = {},
+): AsyncScorer {
+  if (!(typeof k === 'number' && k >= 0 && Number.isFinite(k))) {
+    throw new InvalidOptionError('k', `expected a finite number >= 0, got ${JSON.stringify(k)}`)
+  }
+  if (!(Number.isInteger(depth) && depth >= 1)) {
+    throw new InvalidOptionError('depth', `expected an integer >= 1, got ${JSON.stringify(depth)}`)
+  }
+  return (view) =>
+    whenReady(allScores(parts.map(([scorer]) => scorer(view))), (lists) => {
+      const out = new Array<number>(view.units.length).fill(0)
+      lists.forEach((scores, p) => {
+        const weight = parts[p]?.[1] ?? 0
+        const ranked: number[] = []
+        for (let u = 0; u < scores.length; u++) if ((scores[u] as number) > 0) ranked.push(u)
+        ranked.sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a)
+        let rank = 0
+        for (let r = 0; r < ranked.length; r++) {
+          const u = ranked[r] as number
+          if (r === 0 || scores[u] !== scores[ranked[r - 1] as number]) rank = r + 1
+          if (r >= depth) break
+          out[u] = (out[u] as number) + weight / (k + rank)
+        }
+      })
+      return out
+    })
+}
