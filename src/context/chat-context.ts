@@ -492,7 +492,7 @@ export class ChatContext {
   private restoreSummaries(summaries: readonly SummaryEntry[] | undefined): void {
     this.summaryList = (summaries ?? [])
       .filter((e) => e.replaces[0] < e.replaces[1] && e.replaces[1] <= this.messages.length)
-      .map((e) => frozenCopy(e))
+      .map((e) => frozenCopy(recountSummary(e, this.setup.counter)))
   }
 
   /** Versioned plain JSON: the history, the initial messages, the summaries and the settings. */
