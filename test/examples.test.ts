@@ -17,4 +17,60 @@ describe('examples run as written', () => {
     expect(lines.join('\n')).toMatch(/placeholder: "Skipped \d+ messages\."/)
     expect(lines.join('\n')).toMatch(/sends \d+ of 36 messages/)
   })
+
+  async function run(path: string): Promise<string[]> {
+    const lines: string[] = []
+    const spy = vi.spyOn(console, 'log').mockImplementation((...args) => {
+      lines.push(args.join(' '))
+    })
+    try {
+      await import(path)
+    } finally {
+      spy.mockRestore()
+    }
+    return lines
+  }
+
+  it('examples/openai-responses.ts fits a Responses history at three budgets, valid, more kept with more room', async () => {
+    const lines = await run('../examples/openai-responses.js')
+    expect(lines[0]).toBe('52 items read as 36 messages')
+    const fits = lines
+      .slice(1)
+      .map((l) =>
+        /^budget (\d+): (\d+) items \((\d+) reasoning\), (\d+) tokens, not sent: (\d+), valid: (\w+)$/.exec(
+          l,
+        ),
+      )
+    expect(fits).toHaveLength(3)
+    let before = 0
+    for (const m of fits) {
+      expect(m).not.toBeNull()
+      const [, budget, items, , tokens, , valid] = m as RegExpExecArray
+      expect(Number(tokens)).toBeLessThanOrEqual(Number(budget))
+      expect(Number(items)).toBeGreaterThan(before)
+      expect(valid).toBe('true')
+      before = Number(items)
+    }
+  })
+
+  it('examples/gemini.ts fits a Gemini history at three budgets: user first, system kept, signatures sent', async () => {
+    const lines = await run('../examples/gemini.js')
+    expect(lines[0]).toBe('35 turns read as 36 messages')
+    const fits = lines
+      .slice(1)
+      .map((l) =>
+        /^budget (\d+): (\d+) turns \(first: (\w+)\), (\d+) signed parts, system kept: (\w+), (\d+) tokens, valid: (\w+)$/.exec(
+          l,
+        ),
+      )
+    expect(fits).toHaveLength(3)
+    for (const m of fits) {
+      expect(m).not.toBeNull()
+      const [, budget, turns, first, signed, system, tokens, valid] = m as RegExpExecArray
+      expect(Number(tokens)).toBeLessThanOrEqual(Number(budget))
+      expect(Number(signed)).toBeGreaterThan(0)
+      expect(Number(signed)).toBeLessThanOrEqual(Number(turns))
+      expect([first, system, valid]).toEqual(['user', 'true', 'true'])
+    }
+  })
 })

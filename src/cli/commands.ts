@@ -5,7 +5,7 @@ import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.j
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Format } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
-import { type Provider, validate } from '../messages/validate.js'
+import { PROVIDERS, type Provider, validate } from '../messages/validate.js'
 import {
   type ContextManagementPlan,
   type ContextPolicy,
@@ -14,7 +14,7 @@ import {
 } from '../native/context-management.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import type { Transform } from '../strategies/types.js'
-import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { truncateMessages } from '../transforms/truncate-messages.js'
@@ -49,12 +49,18 @@ export function intOption(values: Values, name: string, min = 1): number | undef
 function providerOption(values: Values): Provider | undefined {
   const p = values.provider
   if (p === undefined) return undefined
-  if (p !== 'openai' && p !== 'anthropic') {
+  if (!PROVIDERS.includes(p as Provider)) {
     throw new UsageError(
-      `option --provider: expected openai or anthropic, got ${JSON.stringify(p)}`,
+      `option --provider: expected ${PROVIDERS.join(', ')}, got ${JSON.stringify(p)}`,
     )
   }
-  return p
+  return p as Provider
+}
+
+/** The provider whose rules a file's own format implies. */
+function providerOf(format: Format): Provider {
+  if (format === 'anthropic' || format === 'openai-responses' || format === 'gemini') return format
+  return 'openai'
 }
 
 function formatOption(values: Values): Format | 'auto' {
@@ -78,7 +84,10 @@ export function count(positionals: string[], values: Values, io: Output): number
   const input = readInput(file(positionals, 'count', values), formatOption(values))
   const model = typeof values.model === 'string' ? values.model : undefined
   const info = model ? requireModel(model) : undefined
-  const counter = model ? counterFor(model) : exactCounter()
+  // A Gemini file with no model is counted by Gemini's estimate, as fit counts it.
+  const counter = model
+    ? counterFor(model)
+    : (providerCounter(providerOf(input.format)) ?? exactCounter())
   const tokens = input.messages.map((m) => counter.countMessage(m))
   const total = counter.countMessages(input.messages)
   if (values.json) {
@@ -115,7 +124,7 @@ export function count(positionals: string[], values: Values, io: Output): number
 /** `validate`: the provider's rules; exit 1 when a rule is broken. */
 export function validateCommand(positionals: string[], values: Values, io: Output): number {
   const input = readInput(file(positionals, 'validate', values), formatOption(values))
-  const provider = providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai')
+  const provider = providerOption(values) ?? providerOf(input.format)
   const problems = validate(input.messages, { provider })
   const errors = problems.filter((p) => p.severity === 'error').length
   if (values.json) {
@@ -161,7 +170,7 @@ function fitOptions(values: Values, input: Input): FitOptions {
       dropFrom: values['drop-from'] as 'oldest' | 'middle',
     }),
     ...(typeof values.query === 'string' && { query: values.query }),
-    provider: providerOption(values) ?? (input.format === 'anthropic' ? 'anthropic' : 'openai'),
+    provider: providerOption(values) ?? providerOf(input.format),
     ...transformOptions(values),
     ...(strategy === 'summarizing' && summarizerOptions(values)),
   }

@@ -69,7 +69,9 @@ export function readInput(file: string, format: Format | 'auto' = 'auto'): Input
       format: decoded.format,
       messages: decoded.messages,
       encode: (out) => {
-        const { output } = encode(out, decoded.format)
+        // A Responses request sent with store: false gets reasoning only with encrypted_content.
+        const store = (json as { store?: unknown } | null)?.store === false ? { store: false } : {}
+        const { output } = encode(out, decoded.format, { request: !Array.isArray(json), ...store })
         // Keep the input's shape: other top-level keys (model, max_tokens, state type) stay.
         if (Array.isArray(json) || !json || typeof json !== 'object') return output
         if (Array.isArray(output)) return { ...(json as object), messages: output }

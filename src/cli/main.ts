@@ -19,7 +19,8 @@ Commands:
   validate  check a conversation against a provider's rules
 
 Input: a conversation as JSON in any of these formats, detected (or --format F):
-openai-chat, anthropic, ai-sdk, autogen, langchain. Output keeps the input's format.
+openai-chat, openai-responses, anthropic, gemini, ai-sdk, autogen, langchain. Output
+keeps the input's format.
 FILE - reads standard input; --example uses the conversation shipped with the package
 (a τ-bench airline booking, 36 messages).
 Run "context-window <command> --help" for a command's options and examples.`,
@@ -35,9 +36,10 @@ Options:
   --turns N           userTurns: user turns to keep
   --drop-from WHERE   tokenLimited: oldest (default) or middle
   --query TEXT        what the next call is about (relevance strategies)
-  --provider P        openai or anthropic: whose rules the output passes (default: anthropic
-                      for Anthropic input, else openai)
-  --format F          auto (default), openai-chat, anthropic, ai-sdk, autogen, langchain
+  --provider P        openai, anthropic, openai-responses or gemini: whose rules the output
+                      passes (default: the input's own provider, else openai)
+  --format F          auto (default), openai-chat, openai-responses, anthropic, gemini,
+                      ai-sdk, autogen, langchain
   --out FILE          write the fitted conversation, in the input's shape (- : standard
                       output; the summary then goes to standard error)
   --report FILE       write a self-contained HTML report of what was kept and why (- : stdout)
@@ -77,7 +79,7 @@ Examples:
 Examples:
   context-window count --example
   context-window count --example --model claude-sonnet-4-5`,
-  validate: `Usage: context-window validate FILE|-|--example [--provider openai|anthropic] [--json]
+  validate: `Usage: context-window validate FILE|-|--example [--provider openai|anthropic|openai-responses|gemini] [--json]
 
 Exit codes: 0 valid, 1 a rule is broken, 2 bad input.
 

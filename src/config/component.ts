@@ -4,6 +4,7 @@ import type { FitOptions } from '../context/fit.js'
 import { ContextWindowError, InvalidStateError } from '../errors.js'
 import { fromAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
+import { PROVIDERS } from '../messages/validate.js'
 import { createStrategy, strategyNames } from '../strategies/index.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { createTransform, transformNames } from './transforms.js'
@@ -59,7 +60,7 @@ export const contextConfigSchema = z.strictObject({
   budget: z.optional(posInt()),
   model: z.optional(z.string()),
   reserve: z.optional(nonNegInt()),
-  provider: z.optional(z.enum(['openai', 'anthropic'])),
+  provider: z.optional(z.enum(PROVIDERS)),
   tools: z.optional(z.array(toolSchemaSchema)),
   initialMessages: z.optional(z.array(messageSchema)),
 })

@@ -1,8 +1,15 @@
 import * as z from 'zod/mini'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
+import type { Format } from '../formats/detect.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
-import { needsRepair, requireUserTurn } from '../messages/validate.js'
+import {
+  needsProviderRepair,
+  needsRepair,
+  needsUserFirst,
+  PROVIDERS,
+  requireUserTurn,
+} from '../messages/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,
@@ -26,6 +33,7 @@ import {
   type Setup,
   viewOf,
 } from './fit.js'
+import { toMessages } from './foreign.js'
 import { buildFromState, optionsFromState } from './state-settings.js'
 import { recountSummary, storedCount } from './stored-count.js'
 
@@ -36,6 +44,12 @@ export interface ChatContextOptions extends FitOptions {
   store?: HistoryStore
   /** The conversation's id in the store. */
   id?: string
+  /**
+   * The format messages are added in, so an SDK's messages go in as they come
+   * (`'openai-chat'`, `'openai-responses'`, `'anthropic'`, `'gemini'`, ...); `'auto'` tells
+   * each by its shape. Default: this library's `Message`.
+   */
+  format?: Format | 'auto'
 }
 
 export const STATE_TYPE = 'context-window/chat-context'
@@ -54,7 +68,7 @@ const stateSchema = z.object({
       budget: z.optional(z.number().check(z.positive())),
       model: z.optional(z.string()),
       reserve: z.optional(z.number().check(z.nonnegative())),
-      provider: z.optional(z.enum(['openai', 'anthropic'])),
+      provider: z.optional(z.enum(PROVIDERS)),
       tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
     }),
     {},
@@ -94,6 +108,9 @@ export class ChatContext {
   private broken = 0
   private callIds = new Set<string>()
   private reusedIds = false
+  /** A message the provider's own repair takes out (a compaction item, a turn Gemini cannot send). */
+  private providerRepair = false
+  private anyNonSystem = false
   /** Summaries a strategy made, beside the history (which they never replace). */
   private summaryList: SummaryEntry[] = []
   private readonly ledger: SummaryLedger = {
@@ -234,7 +251,9 @@ export class ChatContext {
    * Adds a message to the history; it is validated and copied, so later edits by the caller
    * do not reach it. Over a store, the returned promise settles when the store has it.
    */
-  addMessage(message: Message): Promise<void> {
+  addMessage(message: Message | object): Promise<void> {
+    // In an SDK's format, one message may decode to several: added together.
+    if (this.options.format !== undefined) return this.addMessages([message])
     checkMessage(message, this.messages.length)
     if (this.store) return this.write([frozenCopy(message)])
     this.append(frozenCopy(message))
@@ -242,9 +261,13 @@ export class ChatContext {
   }
 
   /** Adds several messages at once (atomically, over a store). */
-  addMessages(messages: readonly Message[]): Promise<void> {
-    if (!Array.isArray(messages))
+  addMessages(input: readonly (Message | object)[]): Promise<void> {
+    if (!Array.isArray(input))
       throw new InvalidInputError('expected a list of messages', { field: 'messages' })
+    const messages =
+      this.options.format !== undefined
+        ? toMessages(input, this.options.format, this.messages.length, this.messages.at(-1))
+        : (input as readonly Message[])
     messages.forEach((m, k) => {
       checkMessage(m, this.messages.length + k)
     })
@@ -274,6 +297,8 @@ export class ChatContext {
       this.unitPrefix.push((this.unitPrefix[this.unitPrefix.length - 1] as number) + t)
     }
     if (needsRepair(m, this.setup.provider)) this.broken++
+    if (needsProviderRepair(this.setup.provider, m, this.anyNonSystem)) this.providerRepair = true
+    if (m.role !== 'system') this.anyNonSystem = true
     if (m.role === 'assistant') {
       for (const c of m.toolCalls ?? []) {
         if (this.callIds.has(c.id)) this.reusedIds = true
@@ -288,7 +313,10 @@ export class ChatContext {
     const last = units[units.length - 1]
     const lastOpen = last?.kind === 'exchange' && !last.complete
     return (
-      this.broken === 0 && !lastOpen && !(this.reusedIds && this.setup.provider === 'anthropic')
+      this.broken === 0 &&
+      !lastOpen &&
+      !(this.reusedIds && this.setup.provider === 'anthropic') &&
+      !this.providerRepair
     )
   }
 
@@ -390,7 +418,7 @@ export class ChatContext {
 
   private fromPlan(plan: PlanItem[]): Message[] {
     const view = this.view()
-    const items = this.setup.provider === 'anthropic' ? alignToUser(view, plan) : plan
+    const items = needsUserFirst(this.setup.provider) ? alignToUser(view, plan) : plan
     // Stored messages are frozen copies: handing them out costs a pointer each, and the
     // caller's edits cannot reach the history (they throw instead).
     const out = items.map((item) => planMessage(view, item))
@@ -474,6 +502,8 @@ export class ChatContext {
     this.broken = 0
     this.callIds = new Set()
     this.reusedIds = false
+    this.providerRepair = false
+    this.anyNonSystem = false
     this.summaryList = []
     for (const m of messages) this.append(frozenCopy(m))
   }

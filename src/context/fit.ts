@@ -4,8 +4,16 @@ import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../
 import { messageIssue } from '../messages/check.js'
 import type { FactReport } from '../messages/fact.js'
 import type { Message, ToolSchema } from '../messages/message.js'
+import { type ToolInput, toolSchemas } from '../messages/tool-shapes.js'
 import { type Unit, UnitBuilder } from '../messages/units.js'
-import { type ProblemCode, type Provider, repair, requireUserTurn } from '../messages/validate.js'
+import {
+  needsUserFirst,
+  PROVIDERS,
+  type ProblemCode,
+  type Provider,
+  repair,
+  requireUserTurn,
+} from '../messages/validate.js'
 import type { ContextManagementReport } from '../native/context-management.js'
 import { createStrategy, type StrategyOptionsByName } from '../strategies/index.js'
 import { type StableOptions, tokenLimited } from '../strategies/token-limited.js'
@@ -19,13 +27,13 @@ import type {
 } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
 import { defaultStrategyOptions } from './default-strategy.js'
 
 type NamedOptions = Partial<
   StrategyOptionsByName['buffered'] &
     StrategyOptionsByName['headAndTail'] &
-    StrategyOptionsByName['tokenLimited'] &
+    Omit<StrategyOptionsByName['tokenLimited'], 'tools'> &
     StrategyOptionsByName['userTurns']
 > &
   Record<string, unknown>
@@ -39,8 +47,8 @@ export interface FitOptions extends NamedOptions {
   model?: string
   /** How tokens are counted. Default: the model's counter, else exact o200k. */
   counter?: TokenCounter
-  /** Tool schemas sent with the request: counted against the budget. */
-  tools?: ToolSchema[]
+  /** Tools sent with the request, in any SDK's shape: counted against the budget. */
+  tools?: readonly ToolInput[]
   /** Tokens kept free for the reply. Default 0 with a budget; with only a model, its output limit (at most a quarter of the window). */
   reserve?: number
   /** Whose rules the output must pass. Default `openai`. */
@@ -123,13 +131,16 @@ export function resolveSetup(options: FitOptions = {}): Setup {
     (limit === undefined && model
       ? Math.min(model.maxOutputTokens, Math.floor(model.contextWindow / 4))
       : 0)
-  const counter = options.counter ?? (modelId ? counterFor(modelId) : defaultCounter())
-  const tools = options.tools ?? (so.tools as ToolSchema[] | undefined) ?? []
+  const counter =
+    options.counter ??
+    (modelId ? counterFor(modelId) : providerCounter(options.provider)) ??
+    defaultCounter()
+  const tools = toolSchemas(options.tools ?? (so.tools as ToolInput[] | undefined))
   const provider = options.provider ?? 'openai'
-  if (provider !== 'openai' && provider !== 'anthropic') {
+  if (!PROVIDERS.includes(provider)) {
     throw new InvalidOptionError(
       'provider',
-      `expected "openai" or "anthropic", got ${JSON.stringify(provider)}`,
+      `expected one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`,
     )
   }
   let strategy: Strategy
@@ -438,7 +449,7 @@ export function assemble(
 ): FitResult {
   const { view, origin, removed, rewritten } = prepared
   const enforce = !setup.strategy.budgetAware && Number.isFinite(view.available)
-  const anthropic = setup.provider === 'anthropic'
+  const anthropic = needsUserFirst(setup.provider)
   let blocks = toBlocks(view, anthropic ? withUserTurn(view, plan) : plan)
   if (enforce) blocks = enforceBudget(view, blocks)
   if (anthropic) {

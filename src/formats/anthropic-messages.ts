@@ -8,9 +8,77 @@ export const ANTHROPIC = 'anthropic'
 
 type Block = Json & { type: string }
 
+// Structural copies of the Anthropic SDK's block parameter types: assignable to
+// `MessageParam` and `TextBlockParam` without importing the SDK.
+export interface AnthropicCacheControl {
+  type: 'ephemeral'
+  ttl?: '5m' | '1h'
+}
+export interface AnthropicTextBlock {
+  type: 'text'
+  text: string
+  cache_control?: AnthropicCacheControl | null
+}
+export interface AnthropicImageBlock {
+  type: 'image'
+  source:
+    | {
+        type: 'base64'
+        media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'
+        data: string
+      }
+    | { type: 'url'; url: string }
+  cache_control?: AnthropicCacheControl | null
+}
+export interface AnthropicDocumentBlock {
+  type: 'document'
+  source:
+    | { type: 'base64'; media_type: 'application/pdf'; data: string }
+    | { type: 'text'; media_type: 'text/plain'; data: string }
+    | { type: 'url'; url: string }
+  cache_control?: AnthropicCacheControl | null
+  title?: string | null
+  context?: string | null
+}
+export interface AnthropicToolUseBlock {
+  type: 'tool_use'
+  id: string
+  name: string
+  input: unknown
+  cache_control?: AnthropicCacheControl | null
+}
+export interface AnthropicToolResultBlock {
+  type: 'tool_result'
+  tool_use_id: string
+  content?: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[]
+  is_error?: boolean
+  cache_control?: AnthropicCacheControl | null
+}
+export interface AnthropicThinkingBlock {
+  type: 'thinking'
+  thinking: string
+  signature: string
+}
+export interface AnthropicRedactedThinkingBlock {
+  type: 'redacted_thinking'
+  data: string
+}
+/** A content block; other kinds a turn came with (server tool blocks) are carried as they were. */
+export type AnthropicBlock =
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | AnthropicDocumentBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock
+
 export interface AnthropicRequest {
-  system?: string | Block[]
-  messages: { role: 'user' | 'assistant'; content: string | Block[] }[]
+  system?: string | AnthropicTextBlock[]
+  messages: (
+    | { role: 'user'; content: string | AnthropicBlock[] }
+    | { role: 'assistant'; content: string | AnthropicBlock[] }
+  )[]
 }
 
 /** Something the target format could not carry, by output message. */
@@ -228,7 +296,7 @@ function decodeAssistant(blocks: Block[], i: number, names: Map<string, string>)
 export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { lost: Loss[] } {
   const lost: Loss[] = []
   let k = 0
-  let system: AnthropicRequest['system']
+  let system: string | Block[] | undefined
   const lead: Message[] = []
   while (k < messages.length && messages[k]?.role === 'system') lead.push(messages[k++] as Message)
   if (lead.length === 1 && typeof lead[0]?.content === 'string' && meta(lead[0]).form !== 'blocks')
@@ -239,7 +307,7 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { 
         ? [{ type: 'text', text: m.content }]
         : (m.content ?? []).map(encodePart),
     )
-  const turns: AnthropicRequest['messages'] = []
+  const turns: { role: 'user' | 'assistant'; content: string | Block[] }[] = []
   let open:
     | { role: 'user' | 'assistant'; content: Block[]; turn: unknown; string?: string }
     | undefined
@@ -291,7 +359,12 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { 
     }
   }
   flush()
-  return { ...(system !== undefined && { system }), messages: turns, lost }
+  // The blocks are built as JSON; their shapes are the SDK's (see the types above).
+  return {
+    ...(system !== undefined && { system: system as AnthropicRequest['system'] }),
+    messages: turns as AnthropicRequest['messages'],
+    lost,
+  }
 }
 
 /** Puts results and other blocks back in the order the source had them. */

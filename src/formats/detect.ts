@@ -3,10 +3,24 @@ import type { Message } from '../messages/message.js'
 import { fromAISDK, toAISDK } from './ai-sdk.js'
 import { fromAnthropic, type Loss, toAnthropic } from './anthropic-messages.js'
 import { fromAutoGen, toAutoGen } from './autogen.js'
+import { encodeGemini, fromGemini } from './gemini.js'
 import { fromLangChain, toLangChain } from './langchain.js'
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js'
+import {
+  encodeOpenAIResponses,
+  fromOpenAIResponses,
+  type ToOpenAIResponsesOptions,
+} from './openai-responses.js'
 
-export const FORMATS = ['openai-chat', 'anthropic', 'ai-sdk', 'autogen', 'langchain'] as const
+export const FORMATS = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic',
+  'gemini',
+  'ai-sdk',
+  'autogen',
+  'langchain',
+] as const
 export type Format = (typeof FORMATS)[number]
 
 type Json = Record<string, unknown>
@@ -15,6 +29,8 @@ type Json = Record<string, unknown>
 export function detectFormat(json: unknown): Format {
   const obj = json && typeof json === 'object' && !Array.isArray(json) ? (json as Json) : undefined
   if (obj && 'system' in obj && Array.isArray(obj.messages)) return 'anthropic'
+  const own = detectOwnShapes(json, obj)
+  if (own) return own
   const list = Array.isArray(json)
     ? json
     : Array.isArray(obj?.messages)
@@ -44,9 +60,44 @@ export function detectFormat(json: unknown): Format {
   if (types.has('tool_use') || types.has('tool_result') || types.has('thinking')) return 'anthropic'
   if (items.some((m) => typeof m.role === 'string')) return 'openai-chat'
   throw new InvalidInputError(
-    'the messages match no known format (OpenAI chat, Anthropic, AI SDK, AutoGen, LangChain)',
+    'the messages match no known format (OpenAI chat or Responses, Anthropic, Gemini, AI SDK, AutoGen, LangChain)',
     { index: 0 },
   )
+}
+
+const RESPONSES_ITEM =
+  /^(message|reasoning|compaction|function_call|function_call_output|custom_tool_call|custom_tool_call_output|item_reference|[a-z_]+_call|[a-z_]+_call_output)$/
+const RESPONSES_PART = new Set([
+  'input_text',
+  'output_text',
+  'input_image',
+  'input_file',
+  'refusal',
+])
+
+/** The Responses API's and Gemini's shapes: request objects and bare lists. */
+function detectOwnShapes(json: unknown, obj: Json | undefined): Format | undefined {
+  if (obj && Array.isArray(obj.contents)) return 'gemini'
+  if (obj && 'input' in obj && (typeof obj.input === 'string' || Array.isArray(obj.input)))
+    return 'openai-responses'
+  if (!Array.isArray(json)) return undefined
+  const items = json.filter((m): m is Json => !!m && typeof m === 'object' && !Array.isArray(m))
+  if (items.length === 0) return undefined
+  if (
+    items.some((m) => Array.isArray(m.parts) && !('content' in m)) &&
+    items.every((m) => m.role === undefined || m.role === 'user' || m.role === 'model')
+  )
+    return 'gemini'
+  if (
+    items.some(
+      (m) =>
+        (typeof m.type === 'string' && m.type !== 'message' && RESPONSES_ITEM.test(m.type)) ||
+        (Array.isArray(m.content) &&
+          (m.content as Json[]).some((p) => RESPONSES_PART.has(p?.type as string))),
+    )
+  )
+    return 'openai-responses'
+  return undefined
 }
 
 /** Decodes a conversation in a named format, or the detected one. */
@@ -58,6 +109,10 @@ export function decode(
   switch (f) {
     case 'openai-chat':
       return { format: f, messages: fromOpenAIChat(json) }
+    case 'openai-responses':
+      return { format: f, messages: fromOpenAIResponses(json) }
+    case 'gemini':
+      return { format: f, messages: fromGemini(json) }
     case 'anthropic':
       return { format: f, messages: fromAnthropic(json) }
     case 'ai-sdk':
@@ -78,6 +133,7 @@ export function decode(
 export function encode(
   messages: readonly Message[],
   format: Format,
+  options: ToOpenAIResponsesOptions & { request?: boolean } = {},
 ): { output: unknown; lost: Loss[] } {
   switch (format) {
     case 'openai-chat': {
@@ -99,6 +155,14 @@ export function encode(
     case 'anthropic': {
       const { lost, ...output } = toAnthropic(messages)
       return { output, lost }
+    }
+    case 'openai-responses':
+      return encodeOpenAIResponses(messages, options)
+    case 'gemini': {
+      const { output, lost } = encodeGemini(messages)
+      if (options.request !== false) return { output, lost }
+      // A bare list has no place for a system instruction: it becomes the first user turn's text.
+      return { output: encodeGemini(messages, { bare: true }).output.contents, lost }
     }
     case 'ai-sdk':
       return { output: toAISDK(messages), lost: [] }

@@ -89,12 +89,14 @@ describe('detectFormat, decode, convert', () => {
         for (const l of lost) expect(l.what).toMatch(/text beside tool calls/)
         const json = JSON.parse(JSON.stringify(output))
         const back = decode(json, to)
-        // With no tool messages an AI SDK list is also a valid OpenAI chat list.
+        // With no tool messages an AI SDK or Responses list is also a valid OpenAI chat list.
         const hasTools = canonical.some((m) => m.role === 'tool')
-        expect(detectFormat(json)).toBe(to === 'ai-sdk' && !hasTools ? 'openai-chat' : to)
+        const ambiguous = (to === 'ai-sdk' || to === 'openai-responses') && !hasTools
+        expect(detectFormat(json)).toBe(ambiguous ? 'openai-chat' : to)
         const expected = meaning(canonical).map((m, k) => (dropped.has(k) ? { ...m, text: '' } : m))
         expect(meaning(back.messages), to).toEqual(expected)
-        const provider = to === 'anthropic' ? 'anthropic' : 'openai'
+        const provider =
+          to === 'anthropic' || to === 'openai-responses' || to === 'gemini' ? to : 'openai'
         const fitted = fit(repair(back.messages, { provider }).messages, {
           budget: 6000,
           provider,

@@ -20,15 +20,20 @@ const TYPE: Record<string, string> = Object.fromEntries(
 const KNOWN = ['content', 'type', 'name', 'tool_calls', 'tool_call_id', 'status']
 
 /**
- * Decodes serialized LangChain messages: `{ type: 'human' | 'ai' | 'system' | 'tool', data }`
- * (messages_to_dict) and the `lc` constructor form (`{ lc: 1, type: 'constructor', id:
+ * Decodes LangChain messages: `BaseMessage` instances, and the serialized forms
+ * `{ type: 'human' | 'ai' | 'system' | 'tool', data }` (messages_to_dict) and the `lc` constructor form (`{ lc: 1, type: 'constructor', id:
  * [..., 'HumanMessage'], kwargs }`). Tool-call `args` are kept as their exact JSON string.
  */
 export function fromLangChain(input: unknown): Message[] {
   const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
   if (!Array.isArray(list))
     throw new InvalidInputError('expected a list of LangChain messages', { field: 'messages' })
-  return list.map((raw, i) => {
+  return list.map((item, i) => {
+    // A BaseMessage instance: read as the constructor form it serializes to.
+    const raw =
+      item && typeof item === 'object' && typeof (item as Json).toJSON === 'function'
+        ? (item as { toJSON(): unknown }).toJSON()
+        : item
     if (!raw || typeof raw !== 'object')
       fail(i, 'message', `expected an object, got ${describe(raw)}`)
     const r = raw as Json

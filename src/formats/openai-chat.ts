@@ -10,7 +10,59 @@ import type {
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_CHAT = 'openai-chat'
 
-export type OpenAIChatMessage = Record<string, unknown> & { role: string }
+// Structural copies of the OpenAI SDK's message parameter types: assignable to
+// `ChatCompletionMessageParam` without importing the SDK.
+export interface OpenAIChatTextPart {
+  type: 'text'
+  text: string
+}
+export interface OpenAIChatRefusalPart {
+  type: 'refusal'
+  refusal: string
+}
+export interface OpenAIChatImagePart {
+  type: 'image_url'
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high' }
+}
+export interface OpenAIChatAudioPart {
+  type: 'input_audio'
+  input_audio: { data: string; format: 'wav' | 'mp3' }
+}
+export interface OpenAIChatFilePart {
+  type: 'file'
+  file: { file_data?: string; file_id?: string; filename?: string }
+}
+export interface OpenAIChatToolCall {
+  id: string
+  type: 'function'
+  function: { name: string; arguments: string }
+}
+
+/** An OpenAI chat message, by role; unknown fields a message came with are kept beside these. */
+export type OpenAIChatMessage =
+  | { role: 'system'; content: string | OpenAIChatTextPart[]; name?: string }
+  | { role: 'developer'; content: string | OpenAIChatTextPart[]; name?: string }
+  | {
+      role: 'user'
+      content:
+        | string
+        | (OpenAIChatTextPart | OpenAIChatImagePart | OpenAIChatAudioPart | OpenAIChatFilePart)[]
+      name?: string
+    }
+  | {
+      role: 'assistant'
+      content?: string | (OpenAIChatTextPart | OpenAIChatRefusalPart)[] | null
+      name?: string
+      refusal?: string | null
+      tool_calls?: OpenAIChatToolCall[]
+      function_call?: { name: string; arguments: string } | null
+      /** Written back only where it was read (OpenAI-compatible servers). */
+      reasoning_content?: string
+    }
+  | { role: 'tool'; content: string | OpenAIChatTextPart[]; tool_call_id: string }
+  | { role: 'function'; content: string | null; name: string }
+
+type Out = Record<string, unknown> & { role: string }
 
 type Json = Record<string, unknown>
 type Meta = Record<string, unknown>
@@ -307,12 +359,12 @@ function metaOf(x: { providerMetadata?: ProviderMetadata | undefined }): Meta {
 
 /** Encodes messages as OpenAI chat JSON; messages decoded by `fromOpenAIChat` come back as they were. */
 export function toOpenAIChat(messages: readonly Message[]): OpenAIChatMessage[] {
-  return messages.map(encodeOne)
+  return messages.map(encodeOne) as unknown as OpenAIChatMessage[]
 }
 
-function encodeOne(m: Message): OpenAIChatMessage {
+function encodeOne(m: Message): Out {
   const meta = metaOf(m)
-  const out: OpenAIChatMessage = { role: m.role }
+  const out: Out = { role: m.role }
   switch (m.role) {
     case 'system':
       if (meta.role === 'developer') out.role = 'developer'

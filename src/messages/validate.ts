@@ -1,8 +1,34 @@
 import { InvalidInputError } from '../errors.js'
 import type { AssistantMessage, Content, Message, ToolCall } from './message.js'
+import {
+  emptyForGemini,
+  type GeminiProblemCode,
+  geminiRemovals,
+  geminiRules,
+} from './rules/gemini.js'
+import {
+  mayBeRemovedForResponses,
+  type ResponsesProblemCode,
+  type ResponsesRuleOptions,
+  responsesRemovals,
+  responsesRules,
+} from './rules/openai-responses.js'
 import { toUnits } from './units.js'
 
-export type Provider = 'openai' | 'anthropic'
+export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
+export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
+
+/** A message after which the provider's own `repair` takes something out (`afterOthers`: a non-system message came before it). */
+export function needsProviderRepair(provider: Provider, m: Message, afterOthers: boolean): boolean {
+  if (provider === 'openai-responses') return mayBeRemovedForResponses(m, afterOthers)
+  if (provider === 'gemini') return emptyForGemini(m)
+  return false
+}
+
+/** Providers whose history must open with a user turn after the system prompt. */
+export function needsUserFirst(provider: Provider): boolean {
+  return provider === 'anthropic' || provider === 'gemini'
+}
 
 export type ProblemCode =
   | 'orphan-tool-result'
@@ -15,6 +41,8 @@ export type ProblemCode =
   | 'invalid-tool-call-id'
   | 'empty-text-part'
   | 'no-user-turn'
+  | ResponsesProblemCode
+  | GeminiProblemCode
 
 export interface Problem {
   /** Index of the offending message in the input. */
@@ -28,7 +56,7 @@ export interface Problem {
 /** Anthropic's pattern for tool_use ids. */
 const ANTHROPIC_ID = /^[a-zA-Z0-9_-]+$/
 
-export interface ValidateOptions {
+export interface ValidateOptions extends ResponsesRuleOptions {
   /** Whose rules to check. Default `openai`. */
   provider?: Provider
 }
@@ -107,7 +135,12 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
         index: i,
         code: 'empty-content',
         severity:
-          provider === 'anthropic' || m.role === 'assistant' || emptyList(m) ? 'error' : 'warning',
+          provider === 'anthropic' ||
+          provider === 'gemini' ||
+          m.role === 'assistant' ||
+          emptyList(m)
+            ? 'error'
+            : 'warning',
         message: `${m.role} message has no content`,
       })
     } else if (
@@ -125,6 +158,8 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
   }
 
   if (provider === 'anthropic') anthropicRules(messages, problems)
+  if (provider === 'openai-responses') responsesRules(messages, problems, options)
+  if (provider === 'gemini') geminiRules(messages, problems)
   return problems.sort((a, b) => a.index - b.index)
 }
 
@@ -266,7 +301,8 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
     }
     if (
       emptyList(cleaned) ||
-      (isEmpty(cleaned, provider) && (provider === 'anthropic' || m.role === 'assistant'))
+      (isEmpty(cleaned, provider) &&
+        (provider === 'anthropic' || provider === 'gemini' || m.role === 'assistant'))
     ) {
       removed.push({ index: k, code: 'empty-content' })
       return undefined
@@ -276,9 +312,20 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   }
   const usedIds = new Set<string>()
   const strictIds = provider === 'anthropic'
-  let needUser = strictIds
+  let needUser = strictIds || provider === 'gemini'
+  const drop =
+    provider === 'openai-responses'
+      ? responsesRemovals(messages)
+      : provider === 'gemini'
+        ? geminiRemovals(messages)
+        : undefined
 
   for (const unit of toUnits(messages)) {
+    const dropCode = drop?.get(unit.start)
+    if (dropCode && unit.kind !== 'system') {
+      for (let k = unit.start; k < unit.end; k++) removed.push({ index: k, code: dropCode })
+      continue
+    }
     if (unit.kind === 'system') {
       for (let k = unit.start; k < unit.end; k++) {
         const m = sendable(k)
@@ -427,7 +474,7 @@ export function requireUserTurn(
 ): void {
   // An empty history gives an empty list: nothing was asked for yet.
   if (inputLength === 0) return
-  if (provider !== 'anthropic') {
+  if (!needsUserFirst(provider)) {
     if (messages.length > 0) return
     throw new InvalidInputError(
       'nothing to send: every message is empty or invalid for the provider',
@@ -436,7 +483,7 @@ export function requireUserTurn(
   }
   for (const m of messages) if (m.role === 'user') return
   throw new InvalidInputError(
-    'no user message to send: Anthropic needs at least one (add one, or fit for openai)',
+    `no user message to send: ${provider === 'gemini' ? 'Gemini' : 'Anthropic'} needs at least one (add one, or fit for openai)`,
     { field: 'role' },
   )
 }

@@ -1,4 +1,5 @@
 import type { Content, Message, ToolSchema } from '../messages/message.js'
+import { hiddenTokens } from './hidden.js'
 import { type ImageModel, imageTokens } from './images.js'
 
 /** Counts what a provider bills for a request. */
@@ -80,6 +81,7 @@ export function createCounter(spec: CounterSpec): TokenCounter {
     if (m.name) n += text(m.name) + a.perName
     if (m.role === 'assistant') {
       if (m.thought) n += text(m.thought)
+      n += hiddenTokens(m)
       if (m.refusal) n += text(m.refusal)
       for (const call of m.toolCalls ?? [])
         n += a.perToolCall + text(call.name) + text(call.arguments)

@@ -48,7 +48,8 @@ describe('bad input to the library: a typed error, nothing else', () => {
     expect(() => fit(ok, { model: 'gpt-99' })).toThrow(InvalidOptionError)
     expect(() => counterFor('')).toThrow(InvalidOptionError)
     expect(() => fit(ok, { strategy: '__proto__' })).toThrow(InvalidOptionError)
-    expect(() => fit(ok, { provider: 'gemini' as never })).toThrow(InvalidOptionError)
+    expect(() => fit(ok, { provider: 'bard' as never })).toThrow(InvalidOptionError)
+    expect(() => fit(ok, { provider: '__proto__' as never })).toThrow(InvalidOptionError)
   })
   it.each<[string, unknown]>([
     ['not a list', { role: 'user' }],

@@ -1,136 +1,103 @@
 import { describe, expect, it } from 'vitest'
-import { anthropicViolations } from './anthropic.js'
-import { openAIChatViolations } from './openai.js'
+import { geminiViolations } from './gemini.js'
+import { responsesViolations } from './responses.js'
 
-// The oracles must catch what the providers refuse, or the property tests prove nothing.
-const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'search', input: { q: 'x' } }
-const toolResult = { type: 'tool_result', tool_use_id: 'toolu_1', content: 'found' }
-
-describe('the Anthropic oracle', () => {
-  it('accepts a request the API reference shows', () => {
-    expect(
-      anthropicViolations({
-        system: 'be brief',
-        messages: [
-          { role: 'user', content: 'hi' },
-          { role: 'assistant', content: [{ type: 'text', text: 'looking' }, toolUse] },
-          { role: 'user', content: [toolResult, { type: 'text', text: 'and?' }] },
-          { role: 'assistant', content: '' },
-        ],
-      }),
-    ).toEqual([])
+// The oracles must be able to say no: each rule, broken once.
+describe('Responses oracle', () => {
+  const call = { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'f', arguments: '{}' }
+  const output = { type: 'function_call_output', call_id: 'c1', output: 'ok' }
+  const reasoning = { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'e' }
+  it('accepts a valid list', () => {
+    expect(responsesViolations([{ role: 'user', content: 'hi' }, reasoning, call, output])).toEqual(
+      [],
+    )
   })
-  it.each([
-    ['no messages', { messages: [] }, /at least one message/],
-    ['assistant first', { messages: [{ role: 'assistant', content: 'x' }] }, /first message/],
-    [
-      'an empty message before the last',
-      {
-        messages: [
-          { role: 'user', content: 'a' },
-          { role: 'assistant', content: [] },
-          { role: 'user', content: 'b' },
-        ],
-      },
-      /empty content/,
-    ],
-    [
-      'a white-space text block',
-      { messages: [{ role: 'user', content: [{ type: 'text', text: ' \n' }] }] },
-      /empty or white space/,
-    ],
-    [
-      'a tool_use id with a dot',
-      {
-        messages: [
-          { role: 'user', content: 'a' },
-          { role: 'assistant', content: [{ ...toolUse, id: 'call.1' }] },
-          { role: 'user', content: [{ ...toolResult, tool_use_id: 'call.1' }] },
-        ],
-      },
-      /does not match/,
-    ],
-    [
-      'a call without its result',
-      {
-        messages: [
-          { role: 'user', content: 'a' },
-          { role: 'assistant', content: [toolUse] },
-          { role: 'user', content: 'b' },
-        ],
-      },
-      /no tool_result/,
-    ],
-    [
-      'a result after text',
-      {
-        messages: [
-          { role: 'user', content: 'a' },
-          { role: 'assistant', content: [toolUse] },
-          { role: 'user', content: [{ type: 'text', text: 'b' }, toolResult] },
-        ],
-      },
-      /results come first/,
-    ],
-    [
-      'an orphan result',
-      { messages: [{ role: 'user', content: [toolResult] }] },
-      /not a tool_use of the message before/,
-    ],
-    ['a lone surrogate', { messages: [{ role: 'user', content: 'a\uD83D' }] }, /lone surrogate/],
-  ])('refuses %s', (_, request, message) => {
-    expect(anthropicViolations(request).join('\n')).toMatch(message)
+  it('rejects reasoning with nothing of its own after it, a call without output, an output without call', () => {
+    expect(responsesViolations([reasoning, { role: 'user', content: 'x' }])[0]).toMatch(
+      /without its required following item/,
+    )
+    expect(responsesViolations([reasoning, reasoning, call, output]).join()).toMatch(
+      /following item/,
+    )
+    expect(responsesViolations([call])[0]).toMatch(/No tool output found/)
+    expect(responsesViolations([output])[0]).toMatch(/No tool call found/)
+    expect(responsesViolations([call, output, call, output]).join()).toMatch(/duplicate item id/)
+  })
+  it('rejects reasoning without encrypted_content under store false, and an id without its reasoning', () => {
+    const bare = { type: 'reasoning', id: 'rs_1', summary: [] }
+    expect(responsesViolations([bare, call, output], { store: false }).join()).toMatch(
+      /store: false/,
+    )
+    expect(responsesViolations([call, output], {}, [reasoning, call, output]).join()).toMatch(
+      /without its required reasoning item: rs_1/,
+    )
+    const compaction = { type: 'compaction', encrypted_content: 'c' }
+    expect(responsesViolations([call, output], {}, [compaction, call, output]).join()).toMatch(
+      /compaction/,
+    )
   })
 })
 
-describe('the OpenAI chat oracle', () => {
-  const call = { id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }
-  it('accepts a request the API reference shows', () => {
-    expect(
-      openAIChatViolations([
-        { role: 'system', content: 'be brief' },
-        { role: 'user', content: 'hi' },
-        { role: 'assistant', content: null, tool_calls: [call] },
-        { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
-        { role: 'assistant', content: 'done', refusal: null },
-      ]),
-    ).toEqual([])
+describe('Gemini oracle', () => {
+  const user = { role: 'user', parts: [{ text: 'hi' }] }
+  const calls = {
+    role: 'model',
+    parts: [
+      { functionCall: { id: 'a', name: 'f', args: {} }, thoughtSignature: 'sig' },
+      { functionCall: { id: 'b', name: 'g', args: {} } },
+    ],
+  }
+  const answers = {
+    role: 'user',
+    parts: [
+      { functionResponse: { id: 'a', name: 'f', response: {} } },
+      { functionResponse: { id: 'b', name: 'g', response: {} } },
+    ],
+  }
+  it('accepts a valid request', () => {
+    expect(geminiViolations({ contents: [user, calls, answers] }, [user, calls, answers])).toEqual(
+      [],
+    )
   })
-  it.each([
-    ['no messages', [], /non-empty/],
-    ['an unknown role', [{ role: 'constructor', content: 'x' }], /unknown role/],
-    [
-      'an assistant with neither content nor calls',
-      [
-        { role: 'user', content: 'a' },
-        { role: 'assistant', content: null, refusal: 'no' },
+  it('rejects a wrong role, a model first turn, an empty turn, a short or mixed response turn', () => {
+    expect(
+      geminiViolations({ contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }).join(),
+    ).toMatch(/role/)
+    expect(geminiViolations({ contents: [calls, answers] }).join()).toMatch(
+      /start with a user turn/,
+    )
+    expect(geminiViolations({ contents: [user, { role: 'model', parts: [] }] }).join()).toMatch(
+      /must not be empty/,
+    )
+    const short = { role: 'user', parts: [answers.parts[0]] }
+    expect(geminiViolations({ contents: [user, calls, short] }).join()).toMatch(
+      /number of function response parts/,
+    )
+    const mixed = { role: 'user', parts: [...answers.parts, { text: 'and?' }] }
+    expect(geminiViolations({ contents: [user, calls, mixed] }).join()).toMatch(/holds other parts/)
+    const wrongIds = {
+      role: 'user',
+      parts: answers.parts.map((p) => ({ functionResponse: { ...p.functionResponse, id: 'z' } })),
+    }
+    expect(geminiViolations({ contents: [user, calls, wrongIds] }).join()).toMatch(/do not answer/)
+  })
+  it('rejects a lost, moved or altered signature', () => {
+    const unsigned = {
+      role: 'model',
+      parts: calls.parts.map(({ functionCall }) => ({ functionCall })),
+    }
+    expect(
+      geminiViolations({ contents: [user, unsigned, answers] }, [user, calls, answers]).join(),
+    ).toMatch(/lost the thought signature/)
+    const moved = {
+      role: 'model',
+      parts: [
+        { functionCall: calls.parts[0]?.functionCall },
+        { ...calls.parts[1], thoughtSignature: 'sig' },
       ],
-      /required unless tool_calls/,
-    ],
-    [
-      'a call without its tool message',
-      [
-        { role: 'user', content: 'a' },
-        { role: 'assistant', content: null, tool_calls: [call] },
-        { role: 'user', content: 'b' },
-      ],
-      /no tool message/,
-    ],
-    [
-      'a tool message without its call',
-      [{ role: 'tool', tool_call_id: 'x', content: 'r' }],
-      /does not answer/,
-    ],
-    [
-      'an id twice in one message',
-      [
-        { role: 'user', content: 'a' },
-        { role: 'assistant', content: null, tool_calls: [call, call] },
-        { role: 'tool', tool_call_id: 'call_1', content: 'r' },
-      ],
-      /used twice/,
-    ],
-  ])('refuses %s', (_, messages, message) => {
-    expect(openAIChatViolations(messages).join('\n')).toMatch(message)
+    }
+    expect(
+      geminiViolations({ contents: [user, moved, answers] }, [user, calls, answers]).join(),
+    ).toMatch(/not the source's part/)
   })
 })

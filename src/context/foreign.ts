@@ -1,0 +1,87 @@
+import { InvalidInputError } from '../errors.js'
+import { decode, detectFormat, type Format } from '../formats/detect.js'
+import { fromGemini } from '../formats/gemini.js'
+import { messageIssue } from '../messages/check.js'
+import type { Message } from '../messages/message.js'
+
+/**
+ * A message (or several) as an SDK returned it, in this library's shape. With a format,
+ * each is decoded in it; without one, a value that already is a `Message` stays as it is
+ * and anything else is decoded in the format its shape shows. One SDK message may become
+ * several (an Anthropic user turn with tool results, a Gemini response turn).
+ */
+export function toMessages(
+  input: readonly unknown[],
+  format: Format | 'auto' | undefined,
+  firstIndex: number,
+  last?: Message,
+): Message[] {
+  if (format === undefined || format === 'auto') {
+    if (input.every(isMessage)) return input as Message[]
+    const list = input.map(plain)
+    const f = list.length === 1 ? detectOne(list[0], firstIndex) : detectFormat(list)
+    return decodeList(list, f, firstIndex, last)
+  }
+  return decodeList(input.map(plain), format, firstIndex, last)
+}
+
+function detectOne(m: unknown, index: number): Format {
+  try {
+    return detectFormat([m])
+  } catch (e) {
+    if (e instanceof InvalidInputError) throw new InvalidInputError(e.detail, { index })
+    throw e
+  }
+}
+
+const FIELDS = new Set([
+  'role',
+  'content',
+  'name',
+  'providerMetadata',
+  'toolCalls',
+  'thought',
+  'refusal',
+  'toolCallId',
+  'toolName',
+  'isError',
+])
+
+/** Already this library's `Message`: its schema holds and it has no field of another format. */
+function isMessage(m: unknown): boolean {
+  return (
+    !!m &&
+    typeof m === 'object' &&
+    Object.keys(m).every((k) => FIELDS.has(k)) &&
+    messageIssue(m) === undefined
+  )
+}
+
+function decodeList(
+  list: readonly unknown[],
+  format: Format,
+  firstIndex: number,
+  last: Message | undefined,
+): Message[] {
+  // Gemini turns added one at a time: a response turn answers the calls of the turn before.
+  if (format === 'gemini')
+    return fromGemini(list, {
+      firstTurn: firstIndex,
+      openCalls: last?.role === 'assistant' ? (last.toolCalls ?? []) : [],
+    })
+  // An Anthropic turn or reply decodes from a message list; the others from their own lists.
+  try {
+    return decode(format === 'anthropic' ? { messages: list } : list, format).messages
+  } catch (e) {
+    if (e instanceof InvalidInputError && e.index !== undefined)
+      throw new InvalidInputError(e.detail, { index: firstIndex + e.index, field: e.field })
+    throw e
+  }
+}
+
+/** LangChain instances and other class objects, as the JSON they serialize to. */
+function plain(m: unknown): unknown {
+  if (m && typeof m === 'object' && typeof (m as { toJSON?: unknown }).toJSON === 'function')
+    return (m as { toJSON: () => unknown }).toJSON()
+  return m
+}

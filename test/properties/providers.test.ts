@@ -1,0 +1,108 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import '../../src/compress/index.js'
+import { fitAsync } from '../../src/context/fit.js'
+import { ContextOverflowError } from '../../src/errors.js'
+import { decode } from '../../src/formats/detect.js'
+import { encodeGemini } from '../../src/formats/gemini.js'
+import { toOpenAIChat } from '../../src/formats/openai-chat.js'
+import { encodeOpenAIResponses } from '../../src/formats/openai-responses.js'
+import { errorsOf, validate } from '../../src/messages/validate.js'
+import { chatToGemini, chatToResponses } from '../oracle/build.js'
+import { geminiViolations } from '../oracle/gemini.js'
+import { responsesViolations } from '../oracle/responses.js'
+import { deepFreeze, history, RUNS, SEED, strategyOptions } from './generators.js'
+
+type Json = Record<string, unknown>
+
+/** Unknown fields a provider may add, hostile keys among them: kept, never obeyed. */
+const hostile = JSON.parse('{"__proto__":{"polluted":true},"constructor":"x","x-extra":[1]}')
+
+function sprinkle(items: Json[], every: number): Json[] {
+  return items.map((x, i) => (i % every === 0 ? { ...x, ...hostile } : x))
+}
+
+const strategy = fc.constantFrom(...Object.keys(strategyOptions)).chain((name) =>
+  (strategyOptions[name] as fc.Arbitrary<Json>).map((options) => ({
+    ...options,
+    strategy: name,
+  })),
+)
+const budget = fc.integer({ min: 40, max: 6000 })
+
+describe('Responses and Gemini histories: the invariants on random histories', () => {
+  it(`Responses: lossless on its own data; every fit passes the oracle (store true and false), within budget, input untouched (${RUNS} runs)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        history,
+        strategy,
+        budget,
+        fc.record({
+          compactAfter: fc.option(fc.integer({ min: 0, max: 12 }), { nil: undefined }),
+          someUnencrypted: fc.boolean(),
+          every: fc.integer({ min: 2, max: 6 }),
+        }),
+        async (h, name, b, opts) => {
+          const chat = JSON.parse(JSON.stringify(toOpenAIChat(h))) as Json[]
+          const built = chatToResponses(chat, 'p', opts)
+          const source = { ...built, input: sprinkle(built.input as Json[], opts.every) }
+          const decoded = decode(source)
+          expect(decoded.format).toBe('openai-responses')
+          expect(encodeOpenAIResponses(decoded.messages, { request: true }).output).toEqual(source)
+          const input = deepFreeze(decoded.messages)
+          try {
+            const r = await fitAsync(input, { ...name, budget: b, provider: 'openai-responses' })
+            expect(r.tokens.total + r.tokens.reserve).toBeLessThanOrEqual(b)
+            expect(errorsOf(validate(r.messages, { provider: 'openai-responses' }))).toEqual([])
+            for (const store of [true, false]) {
+              const out = encodeOpenAIResponses(r.messages, { request: true, store }).output as {
+                input: Json[]
+              }
+              expect(responsesViolations(out.input, { store }, source.input)).toEqual([])
+            }
+          } catch (e) {
+            if (!(e instanceof ContextOverflowError)) throw e
+            expect(e.required).toBeGreaterThan(e.budget)
+          }
+          expect(({} as Json).polluted).toBeUndefined()
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    )
+  })
+
+  it(`Gemini: lossless on its own data; every fit passes the oracle, signatures byte for byte, within budget (${RUNS} runs)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        history,
+        strategy,
+        budget,
+        fc.record({ noIds: fc.boolean(), every: fc.integer({ min: 2, max: 6 }) }),
+        async (h, name, b, opts) => {
+          const chat = JSON.parse(JSON.stringify(toOpenAIChat(h))) as Json[]
+          const built = chatToGemini(chat, 'p', opts)
+          const source = { ...built, contents: sprinkle(built.contents as Json[], opts.every) }
+          const decoded = decode(source)
+          expect(decoded.format).toBe('gemini')
+          expect(encodeGemini(decoded.messages).output).toEqual(source)
+          const input = deepFreeze(decoded.messages)
+          try {
+            const r = await fitAsync(input, { ...name, budget: b, provider: 'gemini' })
+            expect(r.tokens.total + r.tokens.reserve).toBeLessThanOrEqual(b)
+            expect(errorsOf(validate(r.messages, { provider: 'gemini' }))).toEqual([])
+            const out = encodeGemini(r.messages).output
+            if (out.contents.length === 0) {
+              // Nothing can be sent only when the history has no user turn to start from.
+              expect(h.some((m) => m.role === 'user')).toBe(false)
+            } else expect(geminiViolations(out, source.contents)).toEqual([])
+          } catch (e) {
+            if (!(e instanceof ContextOverflowError)) throw e
+            expect(e.required).toBeGreaterThan(e.budget)
+          }
+          expect(({} as Json).polluted).toBeUndefined()
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    )
+  })
+})
