@@ -130,6 +130,10 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Message
+    // Gemini's and Responses' own rules judge a model turn that holds only reasoning.
+    if (provider === 'gemini' && m.role === 'assistant' && emptyForGemini(m)) continue
+    if (provider === 'openai-responses' && m.role === 'assistant' && m.thought !== undefined)
+      continue
     if (isEmpty(m, provider) || emptyList(m)) {
       problems.push({
         index: i,
@@ -171,6 +175,9 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 export function isEmpty(m: Message, provider: Provider = 'openai'): boolean {
   if (m.role === 'tool') return false
   if (m.role === 'assistant' && m.toolCalls?.length) return false
+  // In the Responses API reasoning is an item of its own; its rules say when it may go.
+  if (m.role === 'assistant' && provider === 'openai-responses' && m.thought !== undefined)
+    return false
   return !hasContent(m.content, provider)
 }
 
@@ -281,6 +288,13 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   /** The message as it may be sent (blank text parts taken out for Anthropic), or undefined when nothing sendable is left. */
   const sendable = (k: number): Message | undefined => {
     const m = messages[k] as Message
+    // Gemini and Responses send reasoning as parts or items of their own: their rules judge it.
+    if (
+      (provider === 'openai-responses' || provider === 'gemini') &&
+      m.role === 'assistant' &&
+      m.thought !== undefined
+    )
+      return m
     let cleaned = provider === 'anthropic' && blankParts(m) > 0 ? withoutBlankParts(m) : m
     let code: ProblemCode = 'empty-text-part'
     // An empty part list is refused by both: a tool result keeps its place with empty text.
@@ -474,7 +488,9 @@ export function requireUserTurn(
 ): void {
   // An empty history gives an empty list: nothing was asked for yet.
   if (inputLength === 0) return
-  if (!needsUserFirst(provider)) {
+  // Gemini and Responses histories follow their own rules (src/messages/rules).
+  if (provider === 'gemini' || provider === 'openai-responses') return
+  if (provider !== 'anthropic') {
     if (messages.length > 0) return
     throw new InvalidInputError(
       'nothing to send: every message is empty or invalid for the provider',
@@ -483,7 +499,7 @@ export function requireUserTurn(
   }
   for (const m of messages) if (m.role === 'user') return
   throw new InvalidInputError(
-    `no user message to send: ${provider === 'gemini' ? 'Gemini' : 'Anthropic'} needs at least one (add one, or fit for openai)`,
+    'no user message to send: Anthropic needs at least one (add one, or fit for openai)',
     { field: 'role' },
   )
 }
