@@ -20,6 +20,11 @@ export {
   type MessageFate,
 } from './context/fit.js'
 export {
+  ProviderFeedback,
+  type ProviderFeedbackState,
+  promptTokensOf,
+} from './context/learned-limit.js'
+export {
   type ContextRetryOptions,
   type ContextRetryResult,
   type OverflowReport,
@@ -29,10 +34,19 @@ export {
 export * from './errors.js'
 export * from './formats/index.js'
 export {
+  type AdapterOptions,
+  type FitEachStepOptions,
+  type FittedSessionOptions,
+  fitAgentMessages,
+  fitAgentModel,
   fitAISDKMessages,
   fitAnthropicRequest,
   fitEachStep,
+  fitInputProcessor,
+  fitMiddleware,
+  fitModelInput,
   fitOpenAIMessages,
+  fittedSession,
 } from './integrations/index.js'
 export * from './messages/message.js'
 export { startsUserTurn, toUnits, type Unit, type UnitKind } from './messages/units.js'

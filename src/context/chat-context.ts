@@ -34,6 +34,7 @@ import {
   viewOf,
 } from './fit.js'
 import { toMessages } from './foreign.js'
+import { checkedLimit, limitSetup } from './learned-limit.js'
 import { buildFromState, optionsFromState } from './state-settings.js'
 import { recountSummary, storedCount } from './stored-count.js'
 
@@ -84,6 +85,8 @@ const stateSchema = z.object({
       }),
     ),
   ),
+  /** A window the provider's rejection taught (optional: states without it still load). */
+  limit: z.optional(z.object({ window: z.int().check(z.positive()) })),
 })
 
 /** Plain JSON that holds a context's messages and the settings to rebuild it. */
@@ -97,7 +100,10 @@ export type ChatContextState = z.input<typeof stateSchema>
  */
 export class ChatContext {
   private readonly options: ChatContextOptions
-  private readonly setup: Setup
+  /** The setup as configured, and as fitted to a window learnt from the provider. */
+  private readonly baseSetup: Setup
+  private setup: Setup
+  private learned: number | undefined
   private readonly initial: Message[]
   private messages: Message[] = []
   private tokens: number[] = []
@@ -131,7 +137,8 @@ export class ChatContext {
 
   constructor(options: ChatContextOptions = {}) {
     this.options = options
-    this.setup = resolveSetup({ ...options, summaries: this.ledger })
+    this.baseSetup = resolveSetup({ ...options, summaries: this.ledger })
+    this.setup = this.baseSetup
     this.initial = (options.initialMessages ?? []).map((m, i) => {
       checkMessage(m, i)
       return frozenCopy(m)
@@ -165,6 +172,7 @@ export class ChatContext {
       await this.seed()
       this.seeded = true
     }
+    if (store.limit) this.setLimit(await store.limit(this.id))
     const length = await store.length(this.id)
     // The store lost messages (cleared elsewhere, or a server restarted empty): start over from it.
     if (length < this.messages.length || this.stale) this.reset([])
@@ -475,7 +483,42 @@ export class ChatContext {
       strategy: this.setup.strategy,
       counter: this.setup.counter,
       summaries: this.ledger,
+      ...(this.learned !== undefined && { budget: this.setup.budget, reserve: this.setup.reserve }),
     }
+  }
+
+  /** The window a provider's rejection taught (see `learnLimit`), until `forgetLimit`. */
+  get learnedLimit(): number | undefined {
+    return this.learned
+  }
+
+  /**
+   * Remembers the provider's window (what "maximum context length is N" says): every later
+   * view fits within it, the reserve taken from it once. A smaller figure replaces a larger
+   * one; it is kept in `saveState` and, over a store, shared with every process on this id.
+   */
+  async learnLimit(window: number): Promise<void> {
+    const w = checkedLimit(window)
+    if (w === undefined)
+      throw new InvalidOptionError(
+        'window',
+        `expected a whole number of tokens >= 1, got ${JSON.stringify(window)}`,
+      )
+    this.setLimit(this.learned === undefined ? w : Math.min(this.learned, w))
+    await this.store?.putLimit?.(this.id, this.learned ?? null)
+  }
+
+  /** Forgets a learnt window (the deployment changed): views fit the configured budget again. */
+  async forgetLimit(): Promise<void> {
+    this.setLimit(undefined)
+    await this.store?.putLimit?.(this.id, null)
+  }
+
+  private setLimit(window: number | undefined): void {
+    const learned = checkedLimit(window)
+    if (learned === this.learned) return
+    this.learned = learned
+    this.setup = limitSetup(this.baseSetup, this.learned, this.options.reserve)
   }
 
   /**
@@ -547,6 +590,7 @@ export class ChatContext {
       initialMessages: structuredClone(this.initial),
       settings,
       ...(this.summaryList.length > 0 && { summaries: structuredClone(this.summaryList) }),
+      ...(this.learned !== undefined && { limit: { window: this.learned } }),
     }
   }
 
@@ -575,6 +619,7 @@ export class ChatContext {
     )
     ctx.reset(parsed.messages as Message[])
     ctx.restoreSummaries(parsed.summaries as SummaryEntry[] | undefined)
+    if (parsed.limit) ctx.setLimit(parsed.limit.window)
     return ctx
   }
 }

@@ -1,18 +1,25 @@
+import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { ChatContext } from './chat-context.js'
+import { fitWithin, promptTokensOf, windowAfterRejection } from './learned-limit.js'
 
 /** What a provider said when the request was too long. */
 export interface OverflowReport {
-  provider: 'openai' | 'anthropic' | 'unknown'
+  provider: 'openai' | 'anthropic' | 'gemini' | 'unknown'
   /** The model's limit and the size of the rejected request, when the message gives them. */
   limit?: number
   actual?: number
+  /** The prompt's part of `actual` (without the completion asked for), when the message gives it. */
+  prompt?: number
 }
 
 /**
  * Recognises a provider's "too long" error from its message or body: OpenAI
  * `context_length_exceeded` ("maximum context length is N tokens. However, your messages
- * resulted in M tokens") and Anthropic ("prompt is too long: M tokens > N maximum").
+ * resulted in M tokens", or "you requested T tokens (M in the messages, C in the
+ * completion)"), Anthropic ("prompt is too long: M tokens > N maximum", "input length
+ * and `max_tokens` exceed context limit: M + C > N") and Gemini ("The input token count (M)
+ * exceeds the maximum number of tokens allowed (N)").
  */
 export function parseOverflowError(error: unknown): OverflowReport | undefined {
   let text: string
@@ -25,14 +32,55 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
   if (!text) return undefined
   // Each pattern starts with a literal and has no lazy gap: one linear scan per pattern.
   const limit = /maximum context length is (\d+) tokens/i.exec(text)
-  if (limit) {
-    const rest = text.slice(limit.index + limit[0].length)
-    const actual = /(?:resulted in|requested) (\d+) tokens/i.exec(rest)
-    if (actual) return { provider: 'openai', limit: Number(limit[1]), actual: Number(actual[1]) }
+  const openai =
+    limit &&
+    /(resulted in|requested) (\d+) tokens(?: \((\d+) in the messages)?/i.exec(
+      text.slice(limit.index + limit[0].length),
+    )
+  if (limit && openai) {
+    const actual = Number(openai[2])
+    const prompt =
+      openai[3] !== undefined
+        ? Number(openai[3])
+        : /resulted/i.test(openai[1] ?? '')
+          ? actual
+          : undefined
+    return {
+      provider: 'openai',
+      limit: Number(limit[1]),
+      actual,
+      ...(prompt !== undefined && { prompt }),
+    }
   }
   const anthropic = /prompt is too long:\s*(\d+) tokens\s*>\s*(\d+)/i.exec(text)
   if (anthropic)
-    return { provider: 'anthropic', actual: Number(anthropic[1]), limit: Number(anthropic[2]) }
+    return {
+      provider: 'anthropic',
+      actual: Number(anthropic[1]),
+      limit: Number(anthropic[2]),
+      prompt: Number(anthropic[1]),
+    }
+  const withReply = /exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)/i.exec(text)
+  if (withReply)
+    return {
+      provider: 'anthropic',
+      actual: Number(withReply[1]) + Number(withReply[2]),
+      limit: Number(withReply[3]),
+      prompt: Number(withReply[1]),
+    }
+  const gemini =
+    /input token count \(?(\d+)\)? exceeds the maximum number of tokens allowed \(?(\d+)\)?/i.exec(
+      text,
+    )
+  if (gemini)
+    return {
+      provider: 'gemini',
+      actual: Number(gemini[1]),
+      limit: Number(gemini[2]),
+      prompt: Number(gemini[1]),
+    }
+  const limitOnly = /maximum context length is (\d+) tokens/i.exec(text)
+  if (limitOnly) return { provider: 'openai', limit: Number(limitOnly[1]) }
   if (/context_length_exceeded/.test(text)) return { provider: 'openai' }
   if (/prompt is too long|input is too long|too many tokens/i.test(text))
     return { provider: 'unknown' }
@@ -71,9 +119,9 @@ function stringsOf(value: unknown): string {
 }
 
 export interface ContextRetryOptions {
-  /** Tokens taken off beyond the reported excess. Default: 5% of the limit, at least 256. */
+  /** Tokens kept below the learnt window, beyond what the provider's own figures say. Default 0. */
   margin?: number
-  /** The budget the first attempt used; default: the context's. */
+  /** What the rejected request held, reserve included, when the context cannot say. */
   budget?: number
 }
 
@@ -85,8 +133,12 @@ export interface ContextRetryResult<T> {
 
 /**
  * Calls the model with the context's messages; if the provider rejects the request as too
- * long, fits again with the budget shrunk by the reported excess plus a margin, retries
- * once, and says what happened. Any other error, or a second rejection, is thrown as is.
+ * long, the context learns the window the rejection gives (`ctx.learnLimit`: every later
+ * view fits it, so the next turn is not rejected again), fits again and retries once. The
+ * provider's limit already holds the room for the reply: the reserve is taken from it once,
+ * by the fit. The usage a reply reports (`usage.prompt_tokens`, `usage.input_tokens` with
+ * cache reads and writes, `usageMetadata.promptTokenCount`) is given to `ctx.recordUsage`.
+ * Any other error, or a second rejection, is thrown as is.
  */
 export async function withContextRetry<T>(
   call: (messages: Message[]) => Promise<T>,
@@ -95,19 +147,36 @@ export async function withContextRetry<T>(
 ): Promise<ContextRetryResult<T>> {
   const first = await ctx.getMessages()
   try {
-    return { value: await call(first) }
+    return { value: observed(ctx, await call(first)) }
   } catch (error) {
     const report = parseOverflowError(error)
     if (!report) throw error
-    const sent = (await ctx.fit()).tokens.total
-    const base = options.budget ?? ctx.budget ?? sent
-    const excess =
-      report.actual !== undefined && report.limit !== undefined
-        ? report.actual - report.limit
-        : Math.ceil(sent * 0.1)
-    const margin = options.margin ?? Math.max(256, Math.ceil((report.limit ?? base) * 0.05))
-    const budget = Math.max(1, Math.min(base, sent) - excess - margin)
-    const messages = await ctx.getMessages({ budget })
-    return { value: await call(messages), retried: { report, budget, messages: messages.length } }
+    const { tokens } = await ctx.fit()
+    const learnt =
+      windowAfterRejection(report, tokens.total, tokens.reserve) ??
+      options.budget ??
+      tokens.total + tokens.reserve
+    const margin = options.margin ?? 0
+    if (!Number.isInteger(margin) || margin < 0)
+      throw new InvalidOptionError('margin', `expected whole tokens >= 0, got ${margin}`)
+    const window = Math.max(1, learnt - margin)
+    await ctx.learnLimit(window)
+    const messages = await fitWithin(
+      (budget) => (budget === window ? ctx.getMessages() : ctx.getMessages({ budget })),
+      window,
+      report.limit,
+    )
+    const budget = ctx.learnedLimit ?? window
+    return {
+      value: observed(ctx, await call(messages)),
+      retried: { report, budget, messages: messages.length },
+    }
   }
+}
+
+/** The usage a reply reports (any SDK's shape) calibrates the context's later views. */
+function observed<T>(ctx: ChatContext, value: T): T {
+  const promptTokens = promptTokensOf(value)
+  if (promptTokens !== undefined) ctx.recordUsage({ promptTokens })
+  return value
 }

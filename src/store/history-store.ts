@@ -47,6 +47,10 @@ export interface HistoryStore {
     options?: { expectedVersion?: number },
   ): Promise<void>
   summaries(id: string): Promise<SummaryRecord[]>
+  /** Keeps the window a provider taught for this conversation (`null` forgets it). Optional. */
+  putLimit?(id: string, window: number | null): Promise<void>
+  /** The window kept by `putLimit`, if any. Optional. */
+  limit?(id: string): Promise<number | undefined>
   /** Removes the messages and summaries of a conversation, keeping its version moving. */
   clear(id: string): Promise<void>
   /** Removes everything about a conversation. */

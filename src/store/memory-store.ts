@@ -10,6 +10,7 @@ interface Conversation {
 /** Conversations in this process's memory: the default store, and the reference for every other. */
 export function memoryStore(): HistoryStore {
   const all = new Map<string, Conversation>()
+  const limits = new Map<string, number>()
   const get = (id: string) => {
     let c = all.get(id)
     if (!c) {
@@ -60,8 +61,16 @@ export function memoryStore(): HistoryStore {
       c.summaries = []
       c.version++
     },
+    async putLimit(id, window) {
+      if (window === null) limits.delete(id)
+      else limits.set(id, window)
+    },
+    async limit(id) {
+      return limits.get(id)
+    },
     async delete(id) {
       all.delete(id)
+      limits.delete(id)
     },
   }
 }

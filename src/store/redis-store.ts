@@ -106,7 +106,8 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     owned = true
   }
   const redis = client
-  const key = (id: string, part: 'messages' | 'summaries' | 'version') => `${prefix}${id}:${part}`
+  const key = (id: string, part: 'messages' | 'summaries' | 'version' | 'limit') =>
+    `${prefix}${id}:${part}`
 
   const call = async <T>(id: string, what: string, run: () => Promise<T>): Promise<T> => {
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -227,6 +228,19 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       const raws = await call(id, 'summaries', () => redis.lrange(key(id, 'summaries'), 0, -1))
       return raws.map((raw, k) => parseSummary(id, raw, k))
     },
+    async putLimit(id, window) {
+      await call(id, 'putLimit', async () => {
+        if (window === null) await redis.del(key(id, 'limit'))
+        else if (ttl > 0) await redis.set(key(id, 'limit'), String(window), 'EX', ttl)
+        else await redis.set(key(id, 'limit'), String(window))
+      })
+    },
+    async limit(id) {
+      const raw = await call(id, 'limit', () => redis.get(key(id, 'limit')))
+      const n = raw === null ? Number.NaN : Number(raw)
+      // A figure that is not a whole positive count steers nothing.
+      return Number.isInteger(n) && n >= 1 ? n : undefined
+    },
     async clear(id) {
       await call(id, 'clear', () =>
         redis
@@ -238,7 +252,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     },
     async delete(id) {
       await call(id, 'delete', () =>
-        redis.del(key(id, 'messages'), key(id, 'summaries'), key(id, 'version')),
+        redis.del(key(id, 'messages'), key(id, 'summaries'), key(id, 'version'), key(id, 'limit')),
       )
     },
     async close() {

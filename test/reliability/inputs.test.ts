@@ -132,7 +132,11 @@ describe('provider errors', () => {
     const filler = 'maximum context length is 8192 tokens '.repeat(36_000)
     expect(parseOverflowError({ message: `${filler}` })).toBeUndefined()
     const text = `${'x '.repeat(700_000)}This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.`
-    expect(parseOverflowError(text)).toEqual({ provider: 'openai', limit: 8192, actual: 9000 })
+    expect(parseOverflowError(text)).toMatchObject({
+      provider: 'openai',
+      limit: 8192,
+      actual: 9000,
+    })
   }, 5_000)
 
   it('a cyclic error body: the caller gets the provider error, not a TypeError', async () => {

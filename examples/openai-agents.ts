@@ -1,0 +1,57 @@
+// OpenAI Agents SDK: fitModelInput is a callModelInputFilter that fits each model call's
+// items; fittedSession stores the whole history and hands the model a fitted one.
+// Run: npm run build && OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/openai-agents.ts
+import {
+  Agent,
+  MemorySession,
+  OpenAIResponsesModel,
+  run,
+  setTracingDisabled,
+  tool,
+  user,
+} from '@openai/agents'
+import { fitModelInput, fittedSession, ProviderFeedback } from 'context-window'
+import OpenAI from 'openai'
+import { z } from 'zod'
+
+setTracingDisabled(true) // this example talks to OPENAI_BASE_URL only
+const client = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, maxRetries: 0 })
+const instructions = 'You are a concise airline agent.'
+const agent = new Agent({
+  name: 'airline',
+  instructions,
+  model: new OpenAIResponsesModel(client, 'gpt-4o'),
+  modelSettings: { maxTokens: 400 },
+  tools: [
+    tool({
+      name: 'lookup',
+      description: 'Look up a reservation',
+      parameters: z.object({ query: z.string() }),
+      execute: async ({ query }) => `Reservation ${query}: JFK to SEA, May 19, economy.`,
+    }),
+  ],
+})
+
+// One feedback for both: a window learnt from a rejection holds for every later call.
+const feedback = new ProviderFeedback()
+const options = { model: 'gpt-4o', reserve: 400, feedback }
+const session = fittedSession(new MemorySession(), { ...options, instructions })
+const callModelInputFilter = fitModelInput(options)
+
+for (let turn = 1; turn <= 8; turn++) {
+  const question = `Turn ${turn}: ${'Check my booking, the seat and the baggage allowance. '.repeat(50)}`
+  const go = (input: ReturnType<typeof user>[]) =>
+    run(agent, input, { session, callModelInputFilter })
+  const result = await go([user(question)]).catch(async (error) => {
+    if (!feedback.learn(error)) throw error // not a "too long" rejection
+    // Send the turn again unless the rejected run already stored it.
+    const stored = JSON.stringify(await session.allItems()).includes(`Turn ${turn}:`)
+    return go(stored ? [] : [user(question)])
+  })
+  const all = await session.allItems()
+  const seen = await session.getItems()
+  console.log(
+    `turn ${turn}: stored ${all.length} items, the model sees ${seen.length}: ${result.finalOutput?.slice(0, 20)}…`,
+  )
+}
+console.log(`learnt window: ${feedback.limit ?? 'none'}`)

@@ -1,0 +1,261 @@
+import { ContextOverflowError } from '../errors.js'
+import type { FitOptions, FitResult } from './fit.js'
+import { type OverflowReport, parseOverflowError } from './retry.js'
+
+/**
+ * What a provider says about its window, remembered. A rejection ("maximum context length
+ * is N", "prompt is too long: M > N") gives the window N; it already includes the room for
+ * the reply, so the reserve is taken from it once, by the fit, never again here.
+ */
+
+/** The largest window any figure from outside may claim (a guard, not a model table). */
+const MAX_WINDOW = 100_000_000
+
+/** A reported limit, or undefined when it is not a plausible count. */
+export function checkedLimit(value: unknown): number | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value)) return undefined
+  return value >= 1 && value <= MAX_WINDOW ? value : undefined
+}
+
+/** The budget to fit to: the configured one, made no larger than a learned window. */
+export function limitBudget(configured: number, learned: number | undefined): number {
+  return learned === undefined ? configured : Math.min(configured, learned)
+}
+
+/**
+ * A resolved setup fitted to a learned window: the budget no larger than it, and a reserve
+ * that was defaulted from the model (not given) no more than a quarter of it, as the
+ * default is for the model's own window.
+ */
+export function limitSetup<S extends { budget: number; reserve: number }>(
+  setup: S,
+  learned: number | undefined,
+  reserveOption: number | undefined,
+): S {
+  if (learned === undefined || learned >= setup.budget) return setup
+  const reserve =
+    reserveOption !== undefined ? setup.reserve : Math.min(setup.reserve, Math.floor(learned / 4))
+  return { ...setup, budget: learned, reserve }
+}
+
+/** `a` and `b` together: the smaller window wins (a later, larger figure needs `forget`). */
+export function mergeLimits(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return Math.min(a, b)
+}
+
+/**
+ * The window to remember after a rejection, given our count of the rejected prompt (`sent`,
+ * the reply's reserve not included) and the reserve. When the provider says how many prompt
+ * tokens it counted and that is more than ours, the window is scaled by how much we
+ * under-counted, so the next view fits as the provider counts. Without a reported limit:
+ * 90% of the prompt sent, plus the reserve.
+ */
+export function windowAfterRejection(
+  report: OverflowReport,
+  sent: number | undefined,
+  reserve = 0,
+): number | undefined {
+  const limit = checkedLimit(report.limit)
+  const prompt = checkedLimit(report.prompt)
+  if (limit === undefined) {
+    return sent !== undefined && sent > 1
+      ? Math.max(1, Math.floor(sent * 0.9) + reserve)
+      : undefined
+  }
+  if (prompt !== undefined && sent !== undefined && sent > 0 && prompt > sent) {
+    // Never below half the limit: an absurd figure must not empty the window.
+    return Math.max(Math.ceil(limit / 2), Math.floor((limit * sent) / prompt))
+  }
+  return limit
+}
+
+/**
+ * Fits with `fitAt(budget)` at the learned budget; if only the provider's unscaled limit lets
+ * the mandatory part in, fits at that instead (a request the provider may still accept beats
+ * an error we are sure of).
+ */
+export function fitWithin<T>(
+  fitAt: (budget: number) => T,
+  budget: number,
+  limit: number | undefined,
+): T {
+  const fallback = (error: unknown): T => {
+    if (!(error instanceof ContextOverflowError) || limit === undefined || limit <= budget)
+      throw error
+    return fitAt(limit)
+  }
+  try {
+    const result = fitAt(budget)
+    return result instanceof Promise ? (result.catch(fallback) as T) : result
+  } catch (error) {
+    return fallback(error)
+  }
+}
+
+export interface UsageFigure {
+  /** Prompt (input) tokens the provider billed for the request, cached ones included. */
+  promptTokens: number
+}
+
+/**
+ * The prompt tokens a provider reported, from any SDK's response or usage object: OpenAI
+ * chat `usage.prompt_tokens`, Responses `usage.input_tokens`, Anthropic `input_tokens` plus
+ * cache reads and writes, Gemini `usageMetadata.promptTokenCount`, AI SDK `usage.inputTokens`
+ * (a number, or `{ total }` in the provider interface). Undefined when none is found.
+ */
+export function promptTokensOf(response: unknown): number | undefined {
+  if (!response || typeof response !== 'object') return undefined
+  const r = response as Record<string, unknown>
+  const gemini = r.usageMetadata as Record<string, unknown> | undefined
+  if (gemini && typeof gemini === 'object') return count(gemini.promptTokenCount)
+  const usage = (r.usage && typeof r.usage === 'object' ? r.usage : r) as Record<string, unknown>
+  if ('prompt_tokens' in usage) return count(usage.prompt_tokens)
+  if ('input_tokens' in usage) {
+    const base = count(usage.input_tokens)
+    if (base === undefined) return undefined
+    // Anthropic reports uncached input only; OpenAI Responses reports cached tokens inside input_tokens.
+    const read = count(usage.cache_read_input_tokens) ?? 0
+    const write = count(usage.cache_creation_input_tokens) ?? 0
+    return base + read + write
+  }
+  if ('inputTokens' in usage) {
+    const v = usage.inputTokens
+    if (v && typeof v === 'object') return count((v as { total?: unknown }).total)
+    return count(v)
+  }
+  if ('promptTokens' in usage) return count(usage.promptTokens)
+  return undefined
+}
+
+function count(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined
+}
+
+export interface ProviderFeedbackState {
+  limit?: number
+  ratio?: number
+}
+
+/** How far usage may move the counts: outside these ratios a figure is taken as wrong. */
+const RATIO_BOUNDS = [0.5, 4] as const
+/** Usage only ever shrinks the room: a figure below our count cannot push a view over its budget. */
+const MIN_FACTOR = 1
+
+/**
+ * What the provider told the adapters, kept between calls: the window it rejected at, and
+ * how its counts compare with ours. Give one to an adapter (`feedback` option); save it with
+ * `toJSON` and restore with `ProviderFeedback.from`.
+ */
+export class ProviderFeedback {
+  private learned: number | undefined
+  private ratio: number | undefined
+  private factor = 1
+  private lastCounted: number | undefined
+
+  constructor(state: ProviderFeedbackState = {}) {
+    this.learned = checkedLimit(state.limit)
+    if (typeof state.ratio === 'number') this.setRatio(state.ratio)
+  }
+
+  static from(state: unknown): ProviderFeedback {
+    return new ProviderFeedback(state && typeof state === 'object' ? state : {})
+  }
+
+  /** The window learnt from a rejection, until `forget`. */
+  get limit(): number | undefined {
+    return this.learned
+  }
+
+  /** Provider tokens per counted token applied to budgets (1 until usage says otherwise). */
+  get usageFactor(): number {
+    return this.factor
+  }
+
+  /** Remembers a window directly (a deployment's known limit). */
+  learnLimit(window: number): void {
+    const w = checkedLimit(window)
+    if (w !== undefined) this.learned = mergeLimits(this.learned, w)
+  }
+
+  /**
+   * If `error` is a provider's "too long" rejection, remembers the window it gives and
+   * returns the report; otherwise returns undefined and remembers nothing.
+   */
+  learn(error: unknown): OverflowReport | undefined {
+    const report = parseOverflowError(error)
+    if (!report) return undefined
+    const w = windowAfterRejection(report, this.lastCounted, this.lastReserve)
+    if (w !== undefined) this.learned = mergeLimits(this.learned, w)
+    return report
+  }
+
+  /** Forgets the learnt window (the deployment changed). */
+  forget(): void {
+    this.learned = undefined
+  }
+
+  /**
+   * Fit options for the next request: the budget no larger than the learnt window, and the
+   * room for messages scaled by the usage factor. The reserve stays as resolved, once.
+   */
+  apply(options: FitOptions, resolved: { budget: number; reserve: number }): FitOptions {
+    const limited = limitSetup(resolved, this.learned, options.reserve)
+    let budget = limited.budget
+    if (!Number.isFinite(budget)) return options
+    if (this.factor !== 1) {
+      const room = Math.max(0, budget - limited.reserve)
+      budget = limited.reserve + Math.floor(room / this.factor)
+    }
+    if (budget === resolved.budget && limited === resolved) return options
+    return { ...options, budget: Math.max(1, budget), reserve: limited.reserve }
+  }
+
+  /** Notes what the adapter just sent (our count of the prompt, and the reserve), for `learn` and `recordUsage`. */
+  sent(result: Pick<FitResult, 'tokens'>): void {
+    this.lastCounted = result.tokens.total
+    this.lastReserve = result.tokens.reserve
+  }
+
+  private lastReserve = 0
+
+  /**
+   * What the provider billed for the request last noted with `sent`. Figures more than
+   * 4× or less than half our count are ignored, and the factor stays in [1, 4]: a figure
+   * can shrink the room (our count was low) but never push a view over its budget.
+   */
+  recordUsage(
+    usage: UsageFigure,
+    options: { margin?: number } = {},
+  ): { ratio: number; factor: number; accepted: boolean } {
+    const margin = options.margin ?? 0.02
+    const counted = this.lastCounted
+    const billed = count(usage.promptTokens)
+    if (!counted || !billed) return { ratio: this.ratio ?? 1, factor: this.factor, accepted: false }
+    const ratio = billed / counted
+    if (ratio < RATIO_BOUNDS[0] || ratio > RATIO_BOUNDS[1])
+      return { ratio: this.ratio ?? 1, factor: this.factor, accepted: false }
+    this.setRatio(this.ratio === undefined ? ratio : 0.5 * this.ratio + 0.5 * ratio, margin)
+    return { ratio: this.ratio as number, factor: this.factor, accepted: true }
+  }
+
+  private setRatio(ratio: number, margin = 0.02): void {
+    if (!Number.isFinite(ratio) || ratio < RATIO_BOUNDS[0] || ratio > RATIO_BOUNDS[1]) return
+    this.ratio = ratio
+    this.factor = Math.min(RATIO_BOUNDS[1], Math.max(MIN_FACTOR, ratio * (1 + margin / 2)))
+  }
+
+  /** `recordUsage` from a whole SDK response (see `promptTokensOf`). */
+  observe(response: unknown): void {
+    const promptTokens = promptTokensOf(response)
+    if (promptTokens !== undefined) this.recordUsage({ promptTokens })
+  }
+
+  toJSON(): ProviderFeedbackState {
+    return {
+      ...(this.learned !== undefined && { limit: this.learned }),
+      ...(this.ratio !== undefined && { ratio: this.ratio }),
+    }
+  }
+}

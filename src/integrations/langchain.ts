@@ -1,0 +1,155 @@
+import type { FitResult } from '../context/fit.js'
+import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
+import { InvalidInputError } from '../errors.js'
+import { fromLangChain, toLangChain } from '../formats/langchain.js'
+import type { Message, ToolSchema } from '../messages/message.js'
+import { type AdapterOptions, fitWithFeedback, knownModel, providerFromId } from './shared.js'
+
+/** The parts of a LangChain `BaseMessage` instance the adapter reads. */
+interface BaseMessageLike {
+  toDict(): object
+}
+const dictOf = (m: BaseMessageLike) => m.toDict() as { type: string; data: Record<string, unknown> }
+
+/** The parts of a `createAgent` model request the adapter reads (`ModelRequest`). */
+interface ModelRequestLike {
+  messages: BaseMessageLike[]
+  systemPrompt?: string
+  systemMessage?: BaseMessageLike
+  model?: unknown
+  tools?: readonly unknown[]
+}
+
+/** Tool schemas as the budget counts them: JSON-schema tools as given, zod ones by their keys. */
+function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
+  const out: ToolSchema[] = []
+  for (const t of tools ?? []) {
+    const tool = t as { name?: unknown; description?: unknown; schema?: unknown }
+    if (typeof tool?.name !== 'string') continue
+    const schema = tool.schema as { type?: unknown; shape?: Record<string, unknown> } | undefined
+    let parameters: Record<string, unknown> | undefined
+    if (schema && typeof schema.type === 'string') parameters = schema as Record<string, unknown>
+    else if (schema?.shape && typeof schema.shape === 'object') {
+      const properties: Record<string, unknown> = {}
+      for (const key of Object.keys(schema.shape)) properties[key] = { type: 'string' }
+      parameters = { type: 'object', properties }
+    }
+    out.push({
+      name: tool.name,
+      ...(typeof tool.description === 'string' && { description: tool.description }),
+      ...(parameters && { parameters }),
+    })
+  }
+  return out
+}
+
+const SYSTEM_SLOT = {} as BaseMessageLike
+
+type MessageClass = new (fields: Record<string, unknown>) => BaseMessageLike
+
+/**
+ * LangChain instances for a fit's output: the caller's own instance for each message kept as
+ * it was, a new instance of the same class for one the fit changed, and for a message the
+ * strategy wrote (a placeholder), an instance of a class seen in the input for its role.
+ */
+function instancesFor(
+  result: FitResult,
+  inputs: readonly BaseMessageLike[],
+  offset: number,
+  system: BaseMessageLike | undefined,
+): BaseMessageLike[] {
+  const out: (BaseMessageLike | undefined)[] = new Array(result.messages.length)
+  const classes = new Map<string, MessageClass>()
+  if (system) classes.set('system', system.constructor as MessageClass)
+  for (const m of inputs) classes.set(dictOf(m).type, m.constructor as MessageClass)
+  result.fates.forEach((fate, i) => {
+    if (fate.position === undefined) return
+    // The system prompt (input 0 when given) stays the request's own: never rebuilt.
+    if (i < offset) out[fate.position] = SYSTEM_SLOT
+    else if (fate.fate === 'kept') out[fate.position] = inputs[i - offset]
+  })
+  const wire = toLangChain(result.messages) as { type: string; data: Record<string, unknown> }[]
+  for (let p = 0; p < out.length; p++) {
+    if (out[p]) continue
+    const { type, data } = wire[p] as { type: string; data: Record<string, unknown> }
+    const Class = classes.get(type)
+    if (!Class)
+      throw new InvalidInputError(
+        `the fit wrote a ${type} message and no ${type} message class was seen to build it`,
+        { index: p, field: 'type' },
+      )
+    out[p] = new Class(data)
+  }
+  return out as BaseMessageLike[]
+}
+
+/** The usage LangChain puts on an `AIMessage` (`usage_metadata.input_tokens`, cache included). */
+function usageOf(message: unknown): number | undefined {
+  const usage = (message as { usage_metadata?: { input_tokens?: unknown } } | undefined)
+    ?.usage_metadata
+  if (usage && typeof usage === 'object')
+    return promptTokensOf({ prompt_tokens: usage.input_tokens })
+  return undefined
+}
+
+/**
+ * A LangChain v1 agent middleware (`createAgent({ model, tools, middleware: [fitAgentMessages({ budget: 8000 })] })`)
+ * whose `wrapModelCall` fits the messages of every model call: LangChain message instances
+ * in, the same instances out (a message the fit had to change is a new instance of its
+ * class). The system prompt and the tools are counted; the rules follow the model
+ * (Anthropic's for `ChatAnthropic` or a Claude model, else OpenAI's). A call rejected as too
+ * long teaches the window (kept in `feedback`) and is sent once more, fitted to it; the usage
+ * on each reply calibrates later counts. The agent's state keeps the whole history.
+ */
+export function fitAgentMessages(options: AdapterOptions = {}) {
+  const feedback = options.feedback ?? new ProviderFeedback()
+  const { feedback: _f, ...rest } = options
+  const fitRequest = <R extends ModelRequestLike>(request: R): R => {
+    const model = request.model as
+      | { _llmType?: () => string; model?: unknown; modelName?: unknown }
+      | undefined
+    const modelName =
+      typeof model?.model === 'string'
+        ? model.model
+        : typeof model?.modelName === 'string'
+          ? model.modelName
+          : undefined
+    const llmType = typeof model?._llmType === 'function' ? model._llmType() : undefined
+    const system = request.systemPrompt ?? ''
+    const input: Message[] = fromLangChain(request.messages.map(dictOf))
+    const offset = system ? 1 : 0
+    if (system) input.unshift({ role: 'system', content: system })
+    const modelId = rest.model ?? knownModel(modelName)
+    const result = fitWithFeedback(input, {
+      ...rest,
+      provider: rest.provider ?? providerFromId(llmType, modelName),
+      ...(modelId !== undefined && { model: modelId }),
+      tools: rest.tools ?? toolsOf(request.tools),
+      feedback,
+    })
+    const messages = instancesFor(result, request.messages, offset, request.systemMessage)
+    // The system prompt travels as the request's own; the fit's copy of it is not sent twice.
+    return { ...request, messages: messages.filter((m) => m !== SYSTEM_SLOT) }
+  }
+  return {
+    [Symbol.for('AgentMiddleware')]: true,
+    name: 'ContextWindowMiddleware',
+    wrapModelCall: async <R extends ModelRequestLike, A>(
+      request: R,
+      handler: (request: R) => Promise<A> | A,
+    ): Promise<A> => {
+      let reply: A
+      try {
+        reply = await handler(fitRequest(request))
+      } catch (error) {
+        if (!feedback.learn(error)) throw error
+        reply = await handler(fitRequest(request))
+      }
+      const promptTokens = usageOf(reply)
+      if (promptTokens !== undefined) feedback.recordUsage({ promptTokens })
+      return reply
+    },
+    /** What the provider taught: share it with other agents, or save it with `toJSON`. */
+    feedback,
+  }
+}

@@ -1,0 +1,127 @@
+import { ProviderFeedback } from '../context/learned-limit.js'
+import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
+import { type AdapterOptions, fitWithFeedback } from './shared.js'
+
+/** The parts of a Mastra message (`MastraMessageV2`, content format 2) the processor reads. */
+interface MastraMessageLike {
+  id: string
+  role: 'user' | 'assistant' | 'system'
+  createdAt: Date
+  content: { format: 2; parts: unknown[]; content?: string } | string
+}
+
+type Part = {
+  type?: string
+  text?: string
+  reasoning?: string
+  toolInvocation?: {
+    state?: string
+    toolCallId?: string
+    toolName?: string
+    args?: unknown
+    result?: unknown
+  }
+}
+
+function json(v: unknown): string {
+  return typeof v === 'string' ? v : (JSON.stringify(v ?? null) ?? '')
+}
+
+/**
+ * One Mastra message as canonical messages: its text (and reasoning) and tool calls as one
+ * assistant message, each answered call's result after it. A call not yet answered is left
+ * out of the count (Mastra does not send it either).
+ */
+function decode(m: MastraMessageLike): Message[] {
+  const content = m.content
+  if (typeof content === 'string') return [{ role: m.role, content }] as Message[]
+  const texts: string[] = []
+  const calls: ToolCall[] = []
+  const results: Message[] = []
+  let thought = ''
+  for (const raw of content.parts ?? []) {
+    const p = raw as Part
+    if (p.type === 'text' && typeof p.text === 'string') texts.push(p.text)
+    else if (p.type === 'reasoning') thought += p.reasoning ?? json(p)
+    else if (p.type === 'tool-invocation' && p.toolInvocation) {
+      const t = p.toolInvocation
+      if (t.state !== 'result' || !t.toolCallId) continue
+      calls.push({ id: t.toolCallId, name: t.toolName ?? '', arguments: json(t.args) })
+      results.push({
+        role: 'tool',
+        toolCallId: t.toolCallId,
+        content: json(t.result),
+        ...(t.toolName && { toolName: t.toolName }),
+      })
+    } else if (p.type !== 'step-start') texts.push(json(p))
+  }
+  const text = texts.length ? texts.join('\n') : (content.content ?? '')
+  if (m.role !== 'assistant') return [{ role: m.role, content: text }]
+  const assistant: AssistantMessage = { role: 'assistant', content: text }
+  if (calls.length) assistant.toolCalls = calls
+  if (thought) assistant.thought = thought
+  return [assistant, ...results]
+}
+
+let written = 0
+
+/**
+ * A Mastra input processor (`new Agent({ ..., inputProcessors: [fitInputProcessor({ budget: 8000 })] })`)
+ * that fits the messages of each call: Mastra's own message objects in and out, each with its
+ * tool calls and their results together (Mastra keeps both in one message), so a message is
+ * sent whole or not at all. The agent's instructions are not among the messages: give them
+ * as `instructions` to count them. With `feedback`, a window learnt from a rejection
+ * (`feedback.learn(error)`) and usage (`feedback.observe(result)`) steer later calls.
+ */
+export function fitInputProcessor(
+  options: AdapterOptions & { instructions?: string; name?: string } = {},
+) {
+  const { instructions, name = 'context-window', ...rest } = options
+  const feedback = rest.feedback ?? new ProviderFeedback()
+  return {
+    name,
+    processInput<M extends MastraMessageLike>({ messages }: { messages: M[] }): M[] {
+      const input: Message[] = instructions ? [{ role: 'system', content: instructions }] : []
+      const owner: number[] = instructions ? [-1] : []
+      messages.forEach((m, j) => {
+        for (const c of decode(m)) {
+          input.push(c)
+          owner.push(j)
+        }
+      })
+      const result = fitWithFeedback(input, { ...rest, feedback })
+      // A Mastra message goes when any part of it went: its parts travel together.
+      const gone = new Set<number>()
+      const at = new Map<number, number>()
+      result.fates.forEach((f, i) => {
+        if (f.position !== undefined) at.set(f.position, i)
+        else if ((owner[i] as number) >= 0) gone.add(owner[i] as number)
+      })
+      const out: M[] = []
+      let next = 0
+      const inserted = new Map(result.inserted.map((s) => [s.position, s]))
+      result.messages.forEach((m, p) => {
+        const synthetic = inserted.get(p)
+        if (synthetic) {
+          out.push({
+            id: `context-window-${++written}`,
+            role: m.role === 'assistant' ? 'assistant' : m.role === 'system' ? 'system' : 'user',
+            createdAt: new Date(),
+            content: {
+              format: 2,
+              parts: [{ type: 'text', text: json(m.content) }],
+              content: json(m.content),
+            },
+          } as M)
+          return
+        }
+        const j = owner[at.get(p) as number] as number
+        if (j < 0 || gone.has(j) || j < next) return
+        out.push(messages[j] as M)
+        next = j + 1
+      })
+      return out
+    },
+    feedback,
+  }
+}

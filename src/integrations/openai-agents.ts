@@ -1,0 +1,219 @@
+import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
+import type { Message, ToolSchema } from '../messages/message.js'
+import { decodeItemsWithCodec, plainItems } from './responses-items.js'
+import {
+  type AdapterOptions,
+  fitWithFeedback,
+  knownModel,
+  originalsOrEncoded,
+  providerFromId,
+} from './shared.js'
+
+/** The parts of an Agents SDK agent the filter reads. */
+interface AgentLike {
+  model?: unknown
+  tools?: readonly unknown[]
+}
+
+/** Function tools of an agent as the schemas the budget counts (`FunctionTool.parameters` is JSON schema). */
+function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
+  const out: ToolSchema[] = []
+  for (const t of tools ?? []) {
+    const tool = t as {
+      type?: unknown
+      name?: unknown
+      description?: unknown
+      parameters?: unknown
+    }
+    if (tool?.type !== 'function' || typeof tool.name !== 'string') continue
+    out.push({
+      name: tool.name,
+      ...(typeof tool.description === 'string' && { description: tool.description }),
+      ...(tool.parameters && typeof tool.parameters === 'object'
+        ? { parameters: tool.parameters as Record<string, unknown> }
+        : {}),
+    })
+  }
+  return out
+}
+
+function modelName(model: unknown): string | undefined {
+  if (typeof model === 'string') return model || undefined
+  const m = model as { model?: unknown } | undefined
+  return typeof m?.model === 'string' ? m.model : undefined
+}
+
+function fitItems<I>(
+  items: readonly I[],
+  instructions: string | undefined,
+  options: AdapterOptions,
+  agent: AgentLike | undefined,
+): I[] {
+  const { messages, sources, owner } = decodeItemsWithCodec(items)
+  const input: Message[] = instructions
+    ? [{ role: 'system', content: instructions }, ...messages]
+    : messages
+  const name = modelName(agent?.model)
+  const modelId = options.model ?? knownModel(name)
+  const result = fitWithFeedback(input, {
+    ...options,
+    // Responses rules unless a Claude model says otherwise: reasoning travels with what follows it.
+    provider:
+      options.provider ?? (providerFromId(name) === 'anthropic' ? 'anthropic' : 'openai-responses'),
+    ...(modelId !== undefined && { model: modelId }),
+    tools: options.tools ?? toolsOf(agent?.tools),
+  })
+  const groups = sources.map((g) => g.map((k) => items[k] as I))
+  // Changed messages are written in the items' own dialect: the API's `call_id` or the Agents SDK's `callId`.
+  const agents = !items.some((i) => i !== null && typeof i === 'object' && 'call_id' in i)
+  const out = originalsOrEncoded(result, groups, instructions ? [-1, ...owner] : owner, (m) => [
+    m.flatMap((x) => plainItems(x, agents)) as I[],
+  ])
+  return out.flat()
+}
+
+/**
+ * OpenAI Agents SDK: a `callModelInputFilter` that fits the items of every model call to the
+ * budget: `run(agent, input, { callModelInputFilter: fitModelInput({ budget: 8000 }) })`.
+ * The agent's instructions and tools are counted; the items kept are the caller's own
+ * objects, in order, a function call never without its output. Give the run's error to
+ * `filter.feedback.learn(error)` and run again: the window it teaches holds for every later
+ * call; `filter.feedback.observe(result.rawResponses.at(-1))` calibrates from usage.
+ */
+export function fitModelInput(options: AdapterOptions = {}) {
+  const feedback = options.feedback ?? new ProviderFeedback()
+  const filter = <
+    D extends { input: readonly unknown[]; instructions?: string | undefined },
+  >(args: {
+    modelData: D
+    agent?: AgentLike
+  }): D => ({
+    ...args.modelData,
+    input: fitItems(
+      args.modelData.input,
+      args.modelData.instructions,
+      { ...options, feedback },
+      args.agent,
+    ),
+  })
+  return Object.assign(filter, { feedback })
+}
+
+/** The parts of an Agents SDK `Session` the wrapper uses. */
+interface SessionLike<I> {
+  getSessionId(): Promise<string>
+  getItems(limit?: number): Promise<I[]>
+  addItems(items: I[]): Promise<void>
+  popItem(): Promise<I | undefined>
+  clearSession(): Promise<void>
+}
+
+export interface FittedSessionOptions extends AdapterOptions {
+  /** The agent's instructions, counted inside the budget (the session does not see them). */
+  instructions?: string
+  /** The agent, for its model and tools. */
+  agent?: AgentLike
+}
+
+/**
+ * OpenAI Agents SDK: a session that stores the whole history in `session` while the model
+ * is handed a fitted one: `getItems` returns the fitted items (what the runner prepends to
+ * each turn), `allItems` the stored history. Everything else is the wrapped session's.
+ */
+export function fittedSession<I>(
+  session: SessionLike<I>,
+  options: FittedSessionOptions = {},
+): SessionLike<I> & { allItems(): Promise<I[]>; feedback: ProviderFeedback } {
+  const { instructions, agent, ...rest } = options
+  const feedback = rest.feedback ?? new ProviderFeedback()
+  return {
+    getSessionId: () => session.getSessionId(),
+    getItems: async (limit?: number) => {
+      const all = await session.getItems()
+      const fitted = fitItems(all, instructions, { ...rest, feedback }, agent)
+      if (limit === undefined || limit >= fitted.length) return fitted
+      // The newest `limit` items, never opening on an output whose call was cut off.
+      const out = fitted.slice(Math.max(0, fitted.length - limit))
+      while (
+        out.length &&
+        /^function_call_(output|result)$/.test(String((out[0] as { type?: unknown }).type))
+      )
+        out.shift()
+      return out
+    },
+    addItems: (items: I[]) => session.addItems(items),
+    popItem: () => session.popItem(),
+    clearSession: () => session.clearSession(),
+    allItems: () => session.getItems(),
+    feedback,
+  }
+}
+
+/** The parts of an Agents SDK `Model` the wrapper uses. */
+interface AgentModelLike<Q, R, E> {
+  getResponse(request: Q): Promise<R>
+  getStreamedResponse(request: Q): AsyncIterable<E>
+}
+
+type RequestLike = {
+  input: string | readonly unknown[]
+  systemInstructions?: string | undefined
+  tools?: readonly unknown[]
+  previousResponseId?: string | undefined
+  conversationId?: string | undefined
+}
+
+/**
+ * OpenAI Agents SDK: a `Model` that fits the items of every request before the wrapped model
+ * sends them (`new Agent({ model: fitAgentModel(new OpenAIResponsesModel(client, 'gpt-4o'), { model: 'gpt-4o' }) })`).
+ * Unlike the input filter, it sees the provider's answer: a rejection as too long teaches
+ * the window and the request is sent once more, fitted to it; the usage of each response
+ * calibrates later counts. A request that continues a conversation kept by the server
+ * (`previousResponseId`, `conversationId`) is passed as it is: its history is not here to fit.
+ */
+export function fitAgentModel<Q extends RequestLike, R, E>(
+  model: AgentModelLike<Q, R, E>,
+  options: AdapterOptions = {},
+): AgentModelLike<Q, R, E> & { feedback: ProviderFeedback } {
+  const feedback = options.feedback ?? new ProviderFeedback()
+  const fitRequest = (request: Q): Q => {
+    if (typeof request.input === 'string' || request.previousResponseId || request.conversationId)
+      return request
+    const input = fitItems(
+      request.input,
+      request.systemInstructions,
+      { ...options, feedback },
+      { tools: request.tools ?? [] },
+    )
+    return { ...request, input }
+  }
+  return {
+    async getResponse(request: Q): Promise<R> {
+      let response: R
+      try {
+        response = await model.getResponse(fitRequest(request))
+      } catch (error) {
+        if (!feedback.learn(error)) throw error
+        response = await model.getResponse(fitRequest(request))
+      }
+      const promptTokens = promptTokensOf(response)
+      if (promptTokens !== undefined) feedback.recordUsage({ promptTokens })
+      return response
+    },
+    async *getStreamedResponse(request: Q): AsyncIterable<E> {
+      let events: AsyncIterator<E>
+      let first: IteratorResult<E>
+      try {
+        events = model.getStreamedResponse(fitRequest(request))[Symbol.asyncIterator]()
+        first = await events.next()
+      } catch (error) {
+        // A rejection comes before the first event: learn it and open the stream once more.
+        if (!feedback.learn(error)) throw error
+        events = model.getStreamedResponse(fitRequest(request))[Symbol.asyncIterator]()
+        first = await events.next()
+      }
+      for (let r = first; !r.done; r = await events.next()) yield r.value
+    },
+    feedback,
+  }
+}

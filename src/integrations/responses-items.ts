@@ -1,0 +1,221 @@
+import { InvalidInputError } from '../errors.js'
+import { fromOpenAIResponses } from '../formats/openai-responses.js'
+import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
+
+/**
+ * Responses-style items grouped for the adapters that hand their caller's own items back:
+ * the OpenAI Agents SDK's `AgentInputItem`s (camelCase `callId`, `function_call_result`)
+ * and the Responses API's (`call_id`, `function_call_output`). Items are grouped into units
+ * (a message by role; a function output; a model turn: its text, calls, reasoning and any
+ * other model item together), and each group is read by the Responses codec after the
+ * Agents SDK's items are mapped to the API's shape. Where the codec cannot read a group,
+ * a small reading of its own takes over: messages, function calls and their outputs exactly,
+ * any other item counted as its JSON text. Items are sent as they were or not at all; only
+ * a message the fit changed is written anew, as plain items.
+ */
+
+type Item = Record<string, unknown>
+
+export interface DecodedItems {
+  messages: Message[]
+  /** For each message, the input items it stands for, in order. */
+  sources: number[][]
+}
+
+function text(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (Array.isArray(content))
+    return content
+      .map((p) => {
+        const part = p as Item
+        if (typeof part?.text === 'string') return part.text
+        if (typeof part?.refusal === 'string') return part.refusal
+        return JSON.stringify(p)
+      })
+      .join('\n')
+  if (content && typeof content === 'object') {
+    const c = content as Item
+    if (typeof c.text === 'string') return c.text
+  }
+  return content === undefined || content === null ? '' : JSON.stringify(content)
+}
+
+const callIdOf = (item: Item): unknown => item.callId ?? item.call_id
+
+/** Groups items into canonical messages; a model turn's items (text, calls, the rest) become one assistant message. */
+export function decodeItems(items: readonly unknown[]): DecodedItems {
+  if (!Array.isArray(items))
+    throw new InvalidInputError('expected a list of items', { field: 'input' })
+  const messages: Message[] = []
+  const sources: number[][] = []
+  let turn: { message: AssistantMessage; from: number[] } | undefined
+  const flush = () => {
+    if (turn) {
+      // Reasoning with nothing of its turn after it is not sent (the API refuses it); it stays counted.
+      const from = [...turn.from]
+      while (from.length && (items[from[from.length - 1] as number] as Item).type === 'reasoning')
+        from.pop()
+      messages.push(turn.message)
+      sources.push(from)
+    }
+    turn = undefined
+  }
+  const open = () => {
+    turn ??= { message: { role: 'assistant', content: '' }, from: [] }
+    return turn
+  }
+  items.forEach((raw, i) => {
+    if (!raw || typeof raw !== 'object')
+      throw new InvalidInputError('expected an item object', { index: i, field: 'item' })
+    const item = raw as Item
+    const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined)
+    if (type === 'message' && item.role !== 'assistant') {
+      if (item.role !== 'user' && item.role !== 'system' && item.role !== 'developer')
+        throw new InvalidInputError(`unknown role ${JSON.stringify(item.role)}`, {
+          index: i,
+          field: 'role',
+        })
+      flush()
+      messages.push({ role: item.role === 'user' ? 'user' : 'system', content: text(item.content) })
+      sources.push([i])
+      return
+    }
+    if (type === 'function_call_output' || type === 'function_call_result') {
+      const id = callIdOf(item)
+      if (typeof id !== 'string' || !id)
+        throw new InvalidInputError('expected a call id', { index: i, field: 'callId' })
+      flush()
+      messages.push({
+        role: 'tool',
+        toolCallId: id,
+        content: text(item.output),
+        ...(typeof item.name === 'string' && { toolName: item.name }),
+      })
+      sources.push([i])
+      return
+    }
+    const t = open()
+    t.from.push(i)
+    const m = t.message
+    if (type === 'message') {
+      const said = text(item.content)
+      m.content = m.content ? `${m.content}\n${said}` : said
+    } else if (type === 'function_call') {
+      const id = callIdOf(item)
+      if (typeof id !== 'string' || !id)
+        throw new InvalidInputError('expected a call id', { index: i, field: 'callId' })
+      const call: ToolCall = {
+        id,
+        name: String(item.name ?? ''),
+        arguments: typeof item.arguments === 'string' ? item.arguments : '',
+      }
+      m.toolCalls = [...(m.toolCalls ?? []), call]
+    } else {
+      // Kept with the turn and counted as its JSON: reasoning, built-in calls, anything newer.
+      m.thought = `${m.thought ?? ''}${JSON.stringify(item)}`
+    }
+  })
+  flush()
+  return { messages, sources }
+}
+
+/** A message as plain items: its text and its calls, or its result. */
+export function plainItems(m: Message, agents: boolean): Item[] {
+  const body = typeof m.content === 'string' ? m.content : text(m.content ?? '')
+  if (m.role === 'system' || m.role === 'user')
+    return [{ type: 'message', role: m.role, content: body }]
+  if (m.role === 'tool')
+    return agents
+      ? [
+          {
+            type: 'function_call_result',
+            callId: m.toolCallId,
+            name: m.toolName ?? '',
+            status: 'completed',
+            output: { type: 'text', text: body },
+          },
+        ]
+      : [{ type: 'function_call_output', call_id: m.toolCallId, output: body }]
+  const out: Item[] = []
+  if (body)
+    out.push({
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: body, ...(agents ? {} : { annotations: [] }) }],
+    })
+  for (const c of m.toolCalls ?? [])
+    out.push(
+      agents
+        ? { type: 'function_call', callId: c.id, name: c.name, arguments: c.arguments }
+        : { type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments },
+    )
+  return out
+}
+
+/** An Agents SDK item in the Responses API's own shape, for the Responses codec; undefined when it has none. */
+function apiItem(item: Item): Item | undefined {
+  const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined)
+  if (type === 'message') {
+    const { providerData: _p, ...rest } = item
+    return rest
+  }
+  if (type === 'function_call' && typeof item.callId === 'string')
+    return {
+      type: 'function_call',
+      call_id: item.callId,
+      name: item.name,
+      arguments: item.arguments,
+      ...(typeof item.id === 'string' && { id: item.id }),
+    }
+  if (type === 'function_call_result' && typeof item.callId === 'string')
+    return { type: 'function_call_output', call_id: item.callId, output: text(item.output) }
+  if (type === 'reasoning') {
+    const data = (item.providerData ?? {}) as Item
+    return {
+      type: 'reasoning',
+      id: typeof item.id === 'string' ? item.id : 'rs',
+      summary: [],
+      ...(Array.isArray(item.content) && {
+        content: (item.content as Item[]).map((c) => ({ type: 'reasoning_text', text: text([c]) })),
+      }),
+      ...(typeof data.encrypted_content === 'string' && {
+        encrypted_content: data.encrypted_content,
+      }),
+    }
+  }
+  if ('call_id' in item || type === 'function_call_output') return item
+  return undefined
+}
+
+/**
+ * `decodeItems`, with each group read by the Responses codec where every item of it has a
+ * Responses API shape (the Agents SDK's camelCase items are mapped first): the counts and
+ * the provider rules (`openai-responses`: reasoning that must travel with what follows it)
+ * are then the codec's. A group the codec cannot read keeps this module's reading.
+ */
+export function decodeItemsWithCodec(items: readonly unknown[]): DecodedItems & {
+  owner: number[]
+} {
+  const plain = decodeItems(items)
+  const messages: Message[] = []
+  const owner: number[] = []
+  plain.sources.forEach((group, g) => {
+    const own = plain.messages[g] as Message
+    const mapped = group.map((k) => apiItem(items[k] as Item))
+    let decoded: Message[] = [own]
+    if (group.length && mapped.every((m) => m !== undefined)) {
+      try {
+        const read = fromOpenAIResponses(mapped)
+        if (read.length > 0) decoded = read
+      } catch {
+        // Not a shape the codec reads: this module's reading counts it.
+      }
+    }
+    for (const m of decoded) {
+      messages.push(m)
+      owner.push(g)
+    }
+  })
+  return { messages, sources: plain.sources, owner }
+}
