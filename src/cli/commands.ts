@@ -253,14 +253,14 @@ function summarizerOptions(values: Values): Record<string, unknown> {
 }
 
 /** `fit DIR --out-dir OUT`: every JSON conversation in a folder; one bad file does not stop the rest. */
-function fitBatch(dir: string, values: Values, io: Output): number {
+function fitBatch(dir: string, values: Values, io: Output): number | Promise<number> {
   const outDir = values['out-dir']
   if (typeof outDir !== 'string')
     throw new UsageError(`fit: ${dir} is a folder: give --out-dir OUT`)
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
-  mkdirSync(outDir, { recursive: true })
+  makeOutDir(outDir)
   let done = 0
   let failed = 0
   let saved = 0
@@ -269,24 +269,60 @@ function fitBatch(dir: string, values: Values, io: Output): number {
     if (io.errTTY) io.errRaw?.(`\r${line}${last ? '\n' : ''}`)
     else io.err(line)
   }
+  const fitted = (name: string, input: Input, result: FitResult) => {
+    writeAtomic(join(outDir, name), `${JSON.stringify(input.encode(result.messages), null, 2)}\n`)
+    saved += result.fates.reduce((n, f) => n + f.tokens, 0) - result.tokens.messages
+    done++
+  }
+  const failedOne = (name: string, e: unknown) => {
+    failed++
+    if (io.errTTY) io.errRaw?.('\n')
+    io.err(`context-window: ${name}: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  const summary = () => {
+    io.out(
+      `fitted ${done} of ${files.length} files into ${outDir}${failed ? `; ${failed} failed` : ''}; ${saved} tokens saved`,
+    )
+    return failed ? 1 : 0
+  }
+  // A summarizing strategy may call a server: the asynchronous path, one file after another.
+  if (values.strategy === 'summarizing') {
+    return (async () => {
+      for (const name of files) {
+        try {
+          const input = readInput(join(dir, name), formatOption(values))
+          fitted(name, input, await fitAsync(input.messages, fitOptions(values, input)))
+        } catch (e) {
+          failedOne(name, e)
+        }
+        progress(done + failed === files.length)
+      }
+      return summary()
+    })()
+  }
   for (const name of files) {
     try {
       const input = readInput(join(dir, name), formatOption(values))
-      const result = fit(input.messages, fitOptions(values, input))
-      writeAtomic(join(outDir, name), `${JSON.stringify(input.encode(result.messages), null, 2)}\n`)
-      saved += result.fates.reduce((n, f) => n + f.tokens, 0) - result.tokens.messages
-      done++
+      fitted(name, input, fit(input.messages, fitOptions(values, input)))
     } catch (e) {
-      failed++
-      if (io.errTTY) io.errRaw?.('\n')
-      io.err(`context-window: ${name}: ${(e as Error).message}`)
+      failedOne(name, e)
     }
     progress(done + failed === files.length)
   }
-  io.out(
-    `fitted ${done} of ${files.length} files into ${outDir}${failed ? `; ${failed} failed` : ''}; ${saved} tokens saved`,
-  )
-  return failed ? 1 : 0
+  return summary()
+}
+
+/** The folder `--out-dir` names, made when missing; anything else there is a usage error. */
+function makeOutDir(outDir: string): void {
+  if (existsSync(outDir) && !statSync(outDir).isDirectory())
+    throw new UsageError(`option --out-dir: ${outDir} exists and is not a folder`)
+  try {
+    mkdirSync(outDir, { recursive: true })
+  } catch (e) {
+    throw new UsageError(
+      `option --out-dir: cannot make ${outDir} (${(e as NodeJS.ErrnoException)?.code ?? String(e)})`,
+    )
+  }
 }
 
 /** Standard output carries one thing: the fitted JSON, the report, or the result. */

@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  lstatSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ContextWindowError, InvalidInputError } from '../errors.js'
@@ -76,16 +84,34 @@ export function readInput(file: string, format: Format | 'auto' = 'auto'): Input
   }
 }
 
-/** Writes a file whole or not at all: a temporary file beside it, then a rename. */
+/**
+ * Writes a file whole or not at all: a temporary file beside it, then a rename. A name that
+ * is not a regular file (`/dev/stdout`, a pipe, a device) is written to directly, never
+ * renamed over; a symbolic link to a regular file is followed, and the file it names replaced.
+ */
 export function writeAtomic(file: string, text: string): void {
-  const temp = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`)
+  let target = file
+  try {
+    const info = lstatSync(file, { throwIfNoEntry: false })
+    if (info?.isSymbolicLink()) target = realpathSync(file)
+    const real = target === file ? info : statSync(target, { throwIfNoEntry: false })
+    if (real && !real.isFile()) {
+      writeFileSync(file, text)
+      return
+    }
+  } catch (e) {
+    throw new UsageError(`${file}: cannot write (${errorCode(e)})`)
+  }
+  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.tmp`)
   try {
     writeFileSync(temp, text)
-    renameSync(temp, file)
+    renameSync(temp, target)
   } catch (e) {
     rmSync(temp, { force: true })
-    throw new UsageError(
-      `${file}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-    )
+    throw new UsageError(`${file}: cannot write (${errorCode(e)})`)
   }
+}
+
+function errorCode(e: unknown): string {
+  return (e as NodeJS.ErrnoException)?.code ?? (e instanceof Error ? e.message : String(e))
 }

@@ -141,7 +141,10 @@ function oneLine(text: string): string {
 function clip(text: string, width: number): string {
   const t = oneLine(text)
   if (width <= 0) return ''
-  return t.length > width ? `${t.slice(0, width - 1)}…` : t
+  if (t.length <= width) return t
+  // Never half a surrogate pair: a lone one is invalid UTF-16, refused by providers.
+  const end = width >= 2 && /[\uD800-\uDBFF]/.test(t.charAt(width - 2)) ? width - 2 : width - 1
+  return `${t.slice(0, end)}…`
 }
 
 /** A call's arguments as `key=value`, scalars first; nested values by their own scalars. */

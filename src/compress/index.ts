@@ -43,10 +43,26 @@ export function summarizerFromJSON(spec: unknown): Summarizer {
   if (spec && typeof spec === 'object' && 'summarize' in spec) return spec as Summarizer
   if (spec && typeof spec === 'object' && 'baseURL' in spec && 'model' in spec)
     return openAICompatibleSummarizer(spec as OpenAICompatibleOptions)
+  // Never the spec itself in the message: it may hold an API key.
   throw new InvalidOptionError(
     'summarizer',
-    `expected "extractive" or { baseURL, model } for an OpenAI-compatible server, got ${JSON.stringify(spec)}: pass a summarizer object for anything else`,
+    `expected "extractive" or { baseURL, model } for an OpenAI-compatible server, got ${describeSpec(spec)}: pass a summarizer object for anything else`,
   )
+}
+
+/** What a summarizer spec is, by shape and key names only (no values: one may be a key). */
+function describeSpec(spec: unknown): string {
+  if (spec === null) return 'null'
+  if (typeof spec === 'string')
+    return spec.length <= 40 && /^[\w-]+$/.test(spec) ? `"${spec}"` : 'a string'
+  if (typeof spec !== 'object') return `a ${typeof spec}`
+  if (Array.isArray(spec)) return 'a list'
+  const keys = Object.keys(spec)
+    .slice(0, 12)
+    .map((k) => (k.length > 40 ? `${k.slice(0, 40)}…` : k))
+  const hint =
+    'baseUrl' in spec ? ' (did you mean baseURL?)' : !('model' in spec) ? ' (no model)' : ''
+  return `an object with keys ${keys.join(', ') || '(none)'}${hint}`
 }
 
 /** The summarizing strategy from plain options (JSON configs, saved states, the CLI). */

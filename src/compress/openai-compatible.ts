@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
-import { type Summarizer, SummarizerError, transcript } from './summarizer.js'
+import { redact } from './redact.js'
+import { errorText, type Summarizer, SummarizerError, transcript } from './summarizer.js'
 
 export interface OpenAICompatibleOptions {
   /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:8000/v1` (vLLM, llama.cpp, Ollama). */
@@ -43,7 +44,7 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
   if (!baseURL) throw new InvalidOptionError('baseURL', 'is required')
   if (!model) throw new InvalidOptionError('model', 'is required')
   const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`
-  const redact = (s: string) => (apiKey ? s.split(apiKey).join('[redacted]') : s)
+  const hide = (s: string) => redact(s, apiKey)
 
   async function attempt(body: string, signal: AbortSignal | undefined): Promise<string> {
     const timeout = AbortSignal.timeout(timeoutMs)
@@ -62,9 +63,12 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
     } catch (e) {
       if (signal?.aborted) throw new SummarizerError('summarizer: aborted by the caller', false)
       if (timeout.aborted)
-        throw new SummarizerError(`summarizer: no answer from ${url} within ${timeoutMs} ms`, true)
-      const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message
-      throw new SummarizerError(redact(`summarizer: cannot reach ${url} (${cause})`), true)
+        throw new SummarizerError(
+          hide(`summarizer: no answer from ${url} within ${timeoutMs} ms`),
+          true,
+        )
+      const cause = (e as { cause?: { code?: string } } | undefined)?.cause?.code ?? errorText(e)
+      throw new SummarizerError(hide(`summarizer: cannot reach ${url} (${cause})`), true)
     }
     let text: string
     try {
@@ -74,8 +78,9 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
     }
     if (!res.ok) {
       const retryable = res.status === 429 || res.status >= 500
+      // Redacted whole, then cut: a cut first could keep part of the key.
       throw new SummarizerError(
-        redact(`summarizer: HTTP ${res.status} from ${url}: ${text.slice(0, 200)}`),
+        `summarizer: HTTP ${res.status} from ${hide(url)}: ${hide(text).slice(0, 200)}`,
         retryable,
         retryAfter(res.headers.get('retry-after')),
       )

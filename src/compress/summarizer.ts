@@ -58,3 +58,11 @@ export function transcript(messages: readonly Message[]): string {
   }
   return lines.join('\n')
 }
+
+/** A readable line for anything thrown: an Error's message, a string, or a word for the rest (`undefined`, `null`, objects). */
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name
+  if (typeof e === 'string') return e
+  if (e === undefined || e === null) return `the summarizer threw ${String(e)}`
+  return `the summarizer threw a ${typeof e}`
+}

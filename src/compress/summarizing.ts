@@ -23,7 +23,7 @@ import {
   mergeFacts,
   renderFacts,
 } from './facts.js'
-import type { Summarizer } from './summarizer.js'
+import { errorText, type Summarizer } from './summarizer.js'
 
 export type CompressionEvent =
   | {
@@ -247,7 +247,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
         messages = [{ role, content } as Message]
       }
     } catch (e) {
-      emit({ type: 'fallback', reason: (e as Error).message })
+      emit({ type: 'fallback', reason: errorText(e) })
       return undefined
     }
     const anchor = anchorOf(view.messages[to - 1] as Message)

@@ -1,6 +1,6 @@
 import { ContextOverflowError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import { needsUserFirst } from '../messages/validate.js'
+import { needsUserFirst, requireUserTurn } from '../messages/validate.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
 import { copyPlain } from './copy.js'
@@ -176,6 +176,7 @@ export function sendable(
     messages.push(outputCopy(planMessage(view, item), share))
   }
   checkTotal(view, setup, tokens)
+  requireUserTurn(messages, setup.provider, prepared.inputLength)
   return { messages, tokens }
 }
 
@@ -201,7 +202,9 @@ export function assemble(
   const share = options.share === true
   let messageTokens = 0
   for (const item of items) {
-    messageTokens += planTokens(view, item)
+    // Counted by the counter, not taken from the index: a count stored by another process is
+    // believed for selection when plausible, but the account says what is really sent.
+    messageTokens += view.counter.countMessage(planMessage(view, item))
     const position = messages.length
     const message = outputCopy(planMessage(view, item), share)
     messages.push(message)
@@ -222,6 +225,7 @@ export function assemble(
     if (reason) changed.push({ index: from, position, reason })
   }
   checkTotal(view, setup, messageTokens)
+  requireUserTurn(messages, setup.provider, prepared.inputLength)
   const kept = [...new Set(placed.map((p) => p.from))].sort((a, b) => a - b)
 
   // What the strategy chose but the budget then took out is dropped for the budget.

@@ -12,6 +12,7 @@ import type {
   Transform,
 } from '../strategies/types.js'
 import { assemble, sendable } from './assemble.js'
+import { calibrate } from './calibration.js'
 import { checkList, checkMessage } from './check.js'
 import { copyPlain } from './copy.js'
 import { toMessages } from './foreign.js'
@@ -21,6 +22,8 @@ import type { FitOptions } from './options.js'
 import { resolveSetup, type Setup } from './options.js'
 import { type Prepared, prepare } from './prepare.js'
 import type { FitResult } from './result.js'
+import { buildFromState, optionsFromState } from './state-settings.js'
+import { recountSummary, storedCount } from './stored-count.js'
 
 /** What a context takes besides `fit`'s options. */
 export interface ContextOwnOptions {
@@ -172,12 +175,13 @@ export class ChatContext {
     if (length === this.index.length) return
     for (const e of await store.read(this.id, this.index.length)) {
       checkMessage(e.message, this.index.length)
-      const tokens = e.counter === this.setup.counter.name ? e.tokens : undefined
-      this.index.push(frozenCopy(e.message), tokens)
+      this.index.push(frozenCopy(e.message), storedCount(e, this.setup.counter))
     }
     // Summaries other processes made for these messages: served without summarizing again.
     if (this.setup.strategy.keepsSummaries) {
-      this.summaryList = (await store.summaries(this.id)).map((e) => frozenCopy(e))
+      this.summaryList = (await store.summaries(this.id)).map((e) =>
+        frozenCopy(recountSummary(e, this.setup.counter)),
+      )
     }
   }
 
@@ -289,15 +293,16 @@ export class ChatContext {
     usage: { promptTokens: number },
     options: { margin?: number } = {},
   ): { ratio: number; factor: number } {
-    const margin = options.margin ?? 0.02
-    if (!(usage.promptTokens > 0) || !this.lastSent)
-      return { ratio: this.ratio ?? 1, factor: this.calibration }
-    const counted = this.lastSent.messages + this.lastSent.overhead
-    const ratio = usage.promptTokens / counted
-    this.ratio = this.ratio === undefined ? ratio : 0.5 * this.ratio + 0.5 * ratio
-    // Half the margin above the smoothed ratio: under by at most the margin when the next request is noisier.
-    this.calibration = this.ratio * (1 + margin / 2)
-    return { ratio: this.ratio, factor: this.calibration }
+    const counted = this.lastSent ? this.lastSent.messages + this.lastSent.overhead : 0
+    const next = calibrate(
+      { ratio: this.ratio, factor: this.calibration },
+      usage?.promptTokens,
+      counted,
+      options.margin,
+    )
+    this.ratio = next.ratio
+    this.calibration = next.factor
+    return { ratio: this.ratio ?? 1, factor: this.calibration }
   }
 
   /** The budget the context fits to, or undefined when unbounded. */
@@ -454,7 +459,7 @@ export class ChatContext {
   private restoreSummaries(summaries: readonly SummaryEntry[] | undefined): void {
     this.summaryList = (summaries ?? [])
       .filter((e) => e.replaces[0] < e.replaces[1] && e.replaces[1] <= this.index.length)
-      .map((e) => frozenCopy(e))
+      .map((e) => frozenCopy(recountSummary(e, this.setup.counter)))
   }
 
   /** Versioned plain JSON: the history, the initial messages, the summaries and the settings. */
@@ -497,16 +502,20 @@ export class ChatContext {
   /** A context rebuilt from a saved state: history, initial messages and settings. */
   static fromState(state: unknown, overrides: ChatContextOptions = {}): ChatContext {
     const parsed = parseState(state)
-    const { strategy, ...rest } = parsed.settings
-    // Saved strategy options sit beside the name, as a caller would write them; a strategy
-    // given in `overrides` replaces the saved one with its options.
-    const saved = strategy && overrides.strategy === undefined
-    const ctx = new ChatContext({
-      ...rest,
-      ...(saved && { strategy: strategy.name, ...strategy.options }),
-      initialMessages: parsed.initialMessages as Message[],
-      ...overrides,
-    } as ChatContextOptions)
+    // A strategy given in `overrides` replaces the saved one with its options.
+    const settings = optionsFromState(
+      overrides.strategy === undefined
+        ? parsed.settings
+        : { ...parsed.settings, strategy: undefined },
+    )
+    const ctx = buildFromState(
+      () =>
+        new ChatContext({
+          ...settings,
+          initialMessages: parsed.initialMessages as Message[],
+          ...overrides,
+        } as ChatContextOptions),
+    )
     ctx.reset(parsed.messages as Message[])
     ctx.restoreSummaries(parsed.summaries as SummaryEntry[] | undefined)
     if (parsed.limit) ctx.setLimit(parsed.limit.window)

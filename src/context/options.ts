@@ -8,6 +8,7 @@ import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
+import { defaultStrategyOptions } from './default-strategy.js'
 import {
   createStrategy,
   type StrategyName,
@@ -127,14 +128,9 @@ export function resolveSetup(options: FitOptions, extraKeys: readonly string[] =
   } else {
     const finite =
       limitOption !== undefined || (modelOption !== undefined && requireModel(modelOption))
-    const stable = given.stable as TokenLimitedOptions['stable']
-    const dropFrom = given.dropFrom as TokenLimitedOptions['dropFrom']
-    strategy = finite
-      ? tokenLimited({
-          ...(stable !== undefined && { stable }),
-          ...(dropFrom !== undefined && { dropFrom }),
-        })
-      : unbounded()
+    // Checked even when no budget makes the default strategy run.
+    const defaults = defaultStrategyOptions(given)
+    strategy = finite ? tokenLimited(defaults) : unbounded()
   }
 
   const told = strategy.request ?? {}

@@ -22,23 +22,32 @@ export interface OverflowReport {
  * exceeds the maximum number of tokens allowed (N)").
  */
 export function parseOverflowError(error: unknown): OverflowReport | undefined {
-  const text = errorText(error)
+  let text: string
+  try {
+    text = errorText(error)
+  } catch {
+    // A getter that throws, a proxy: not a report we can read.
+    return undefined
+  }
   if (!text) return undefined
+  // Each pattern starts with a literal and has no lazy gap: one linear scan per pattern.
+  const limit = /maximum context length is (\d+) tokens/i.exec(text)
   const openai =
-    /maximum context length is (\d+) tokens[\s\S]*?(resulted in|requested) (\d+) tokens(?: \((\d+) in the messages)?/i.exec(
-      text,
+    limit &&
+    /(resulted in|requested) (\d+) tokens(?: \((\d+) in the messages)?/i.exec(
+      text.slice(limit.index + limit[0].length),
     )
-  if (openai) {
-    const actual = Number(openai[3])
+  if (limit && openai) {
+    const actual = Number(openai[2])
     const prompt =
-      openai[4] !== undefined
-        ? Number(openai[4])
-        : /resulted/i.test(openai[2] ?? '')
+      openai[3] !== undefined
+        ? Number(openai[3])
+        : /resulted/i.test(openai[1] ?? '')
           ? actual
           : undefined
     return {
       provider: 'openai',
-      limit: Number(openai[1]),
+      limit: Number(limit[1]),
       actual,
       ...(prompt !== undefined && { prompt }),
     }
@@ -81,13 +90,32 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
 function errorText(error: unknown): string {
   if (!error) return ''
   if (typeof error === 'string') return error
+  if (typeof error !== 'object' && typeof error !== 'function') return ''
   const parts: string[] = []
   const e = error as { message?: unknown; error?: unknown; body?: unknown; code?: unknown }
   if (typeof e.message === 'string') parts.push(e.message)
   if (typeof e.code === 'string') parts.push(e.code)
   for (const inner of [e.error, e.body])
-    if (inner !== undefined) parts.push(typeof inner === 'string' ? inner : JSON.stringify(inner))
+    if (inner !== undefined) parts.push(typeof inner === 'string' ? inner : stringsOf(inner))
   return parts.join(' ')
+}
+
+/** The strings and numbers inside a body, in order; cycles and depth cannot make it loop or overflow. */
+function stringsOf(value: unknown): string {
+  const out: string[] = []
+  const seen = new Set<object>()
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }]
+  while (stack.length > 0 && out.length < 10_000) {
+    const { v, depth } = stack.pop() as { v: unknown; depth: number }
+    if (typeof v === 'string') out.push(v)
+    else if (typeof v === 'number') out.push(String(v))
+    else if (v && typeof v === 'object' && !seen.has(v) && depth < 32) {
+      seen.add(v)
+      const values = Object.values(v)
+      for (let k = values.length - 1; k >= 0; k--) stack.push({ v: values[k], depth: depth + 1 })
+    }
+  }
+  return out.join(' ')
 }
 
 export interface ContextRetryOptions {

@@ -50,7 +50,8 @@ export function detectFormat(json: unknown): Format {
   const blocks = items.flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []))
   const types = new Set(blocks.map((b) => b?.type))
   if (
-    items.some((m) => m.role === 'tool' && Array.isArray(m.content)) ||
+    // An AI SDK tool message holds tool-result parts; an OpenAI one may hold text parts beside its tool_call_id.
+    items.some((m) => m.role === 'tool' && Array.isArray(m.content) && !('tool_call_id' in m)) ||
     types.has('tool-call') ||
     types.has('tool-result') ||
     types.has('reasoning')

@@ -42,11 +42,12 @@ export function fromLangChain(input: unknown): Message[] {
     let form: Json
     if (r.lc === 1 && r.type === 'constructor') {
       const id = r.id as unknown[]
-      kind = TYPE[String(Array.isArray(id) ? id[id.length - 1] : '')]
+      const className = String(Array.isArray(id) ? id[id.length - 1] : '')
+      kind = Object.hasOwn(TYPE, className) ? TYPE[className] : undefined
       body = (r.kwargs ?? {}) as Json
       form = { form: 'lc', id }
     } else {
-      kind = typeof r.type === 'string' && r.type in CLASS ? r.type : undefined
+      kind = typeof r.type === 'string' && Object.hasOwn(CLASS, r.type) ? r.type : undefined
       body = (r.data ?? {}) as Json
       form = { form: 'dict' }
     }
@@ -54,7 +55,7 @@ export function fromLangChain(input: unknown): Message[] {
       fail(
         i,
         'type',
-        `unknown message type ${JSON.stringify(r.type === 'constructor' ? r.id : r.type)} (expected human, ai, system or tool)`,
+        `unknown message type ${JSON.stringify(r.lc === 1 && r.type === 'constructor' ? r.id : r.type)} (expected human, ai, system or tool)`,
       )
     const extra: Json = {}
     for (const k of Object.keys(body)) if (!KNOWN.includes(k)) extra[k] = body[k]

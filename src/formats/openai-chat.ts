@@ -143,7 +143,7 @@ function decodeOne(
   }
   const m = raw as Json
   const role = m.role
-  if (typeof role !== 'string' || !(role in KNOWN)) {
+  if (typeof role !== 'string' || !Object.hasOwn(KNOWN, role)) {
     fail(
       i,
       'role',
@@ -433,7 +433,8 @@ function encodeContent(
     out.content = null
     return
   }
-  if (content === undefined) {
+  // An assistant's `[]` beside its calls is no text: OpenAI refuses an empty part list.
+  if (content === undefined || (assistant && Array.isArray(content) && content.length === 0)) {
     out.content = assistant ? null : ''
     return
   }

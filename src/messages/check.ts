@@ -5,6 +5,8 @@
  * it names the part and field at fault, where zod says only "Invalid input".
  */
 
+import { nestingIssue } from './nesting.js'
+
 export interface MessageIssue {
   /** Field path inside the message, e.g. `['toolCalls', 0, 'id']`; empty for the message itself. */
   path: (string | number)[]
@@ -186,5 +188,5 @@ const message = discriminated('role', {
 
 /** The first problem that keeps `value` from being a `Message`, or undefined when it is one. */
 export function messageIssue(value: unknown): MessageIssue | undefined {
-  return message(value, [])
+  return message(value, []) ?? nestingIssue(value)
 }

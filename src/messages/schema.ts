@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import en from 'zod/v4/locales/en.js'
+import { nestingIssue } from './nesting.js'
 
 // zod/mini ships no messages; its English ones make errors name the reason
 // ("Invalid input: expected string, received number"). A locale the user chose is kept.
@@ -100,12 +101,20 @@ export const toolMessageSchema = z.object({
   ...base,
 })
 
-export const messageSchema = z.discriminatedUnion('role', [
-  systemMessageSchema,
-  userMessageSchema,
-  assistantMessageSchema,
-  toolMessageSchema,
-])
+export const messageSchema = z
+  .discriminatedUnion('role', [
+    systemMessageSchema,
+    userMessageSchema,
+    assistantMessageSchema,
+    toolMessageSchema,
+  ])
+  // Copies and clones recurse: a value nested thousands deep would end in a RangeError.
+  .check(
+    z.superRefine((m, ctx) => {
+      const issue = nestingIssue(m)
+      if (issue) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path })
+    }),
+  )
 
 export type ProviderMetadata = z.infer<typeof providerMetadataSchema>
 export type TextPart = z.infer<typeof textPartSchema>

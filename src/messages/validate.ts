@@ -1,4 +1,5 @@
-import { contentText, type Message, type ToolCall } from './message.js'
+import { InvalidInputError } from '../errors.js'
+import type { AssistantMessage, Content, Message, ToolCall } from './message.js'
 import {
   emptyForGemini,
   type GeminiProblemCode,
@@ -38,6 +39,8 @@ export type ProblemCode =
   | 'system-not-leading'
   | 'empty-content'
   | 'invalid-tool-call-id'
+  | 'empty-text-part'
+  | 'no-user-turn'
   | ResponsesProblemCode
   | GeminiProblemCode
 
@@ -127,15 +130,33 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Message
-    if (isEmpty(m)) {
+    // Gemini's and Responses' own rules judge a model turn that holds only reasoning.
+    if (provider === 'gemini' && m.role === 'assistant' && emptyForGemini(m)) continue
+    if (provider === 'openai-responses' && m.role === 'assistant' && m.thought !== undefined)
+      continue
+    if (isEmpty(m, provider) || emptyList(m)) {
       problems.push({
         index: i,
         code: 'empty-content',
         severity:
-          provider === 'anthropic' || provider === 'gemini' || m.role === 'assistant'
+          provider === 'anthropic' ||
+          provider === 'gemini' ||
+          m.role === 'assistant' ||
+          emptyList(m)
             ? 'error'
             : 'warning',
         message: `${m.role} message has no content`,
+      })
+    } else if (
+      provider === 'anthropic' &&
+      (blankParts(m) > 0 ||
+        (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content)))
+    ) {
+      problems.push({
+        index: i,
+        code: 'empty-text-part',
+        severity: 'error',
+        message: `${m.role} message has a text part that is empty or only white space`,
       })
     }
   }
@@ -146,12 +167,42 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
   return problems.sort((a, b) => a.index - b.index)
 }
 
-function isEmpty(m: Message): boolean {
+/**
+ * No content a provider counts: a thought or a refusal is not content (OpenAI needs `content`
+ * unless there are tool calls; Anthropic sends neither), and for Anthropic a text that is
+ * empty or only white space is not either ("text content blocks must contain non-whitespace text").
+ */
+export function isEmpty(m: Message, provider: Provider = 'openai'): boolean {
   if (m.role === 'tool') return false
-  if (m.role === 'assistant' && (m.toolCalls?.length || m.refusal || m.thought)) return false
-  if (m.content === undefined) return true
-  if (typeof m.content === 'string') return m.content.length === 0
-  return m.content.length === 0
+  if (m.role === 'assistant' && m.toolCalls?.length) return false
+  // In the Responses API reasoning is an item of its own; its rules say when it may go.
+  if (m.role === 'assistant' && provider === 'openai-responses' && m.thought !== undefined)
+    return false
+  return !hasContent(m.content, provider)
+}
+
+function hasContent(content: Content | undefined, provider: Provider): boolean {
+  if (content === undefined) return false
+  if (typeof content === 'string')
+    return provider === 'anthropic' ? hasText(content) : content.length > 0
+  for (const part of content) {
+    if (part.type !== 'text') return true
+    if (provider === 'anthropic' ? hasText(part.text) : part.text.length > 0) return true
+  }
+  return false
+}
+
+const NON_SPACE = /\S/
+function hasText(text: string): boolean {
+  return NON_SPACE.test(text)
+}
+
+/** Anthropic refuses a text block that is empty or only white space, even beside other blocks. */
+function blankParts(m: Message): number {
+  if (m.content === undefined || typeof m.content === 'string') return 0
+  let n = 0
+  for (const part of m.content) if (part.type === 'text' && !hasText(part.text)) n++
+  return n
 }
 
 function anthropicRules(messages: readonly Message[], problems: Problem[]): void {
@@ -159,6 +210,14 @@ function anthropicRules(messages: readonly Message[], problems: Problem[]): void
   while (i < messages.length && messages[i]?.role === 'system') i++
   const firstIndex = i
   const first = messages[firstIndex]
+  if (!messages.some((m) => m.role === 'user')) {
+    problems.push({
+      index: Math.min(firstIndex, Math.max(0, messages.length - 1)),
+      code: 'no-user-turn',
+      severity: 'error',
+      message: 'there is no user message: Anthropic needs at least one',
+    })
+  }
   if (first && first.role !== 'user') {
     problems.push({
       index: firstIndex,
@@ -220,9 +279,9 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
   const out: RepairResult = { messages: [], removed: [], changed: [], origin: [] }
   const state = repairState(options)
   state.drop =
-    options.provider === 'openai-responses'
+    state.provider === 'openai-responses'
       ? responsesRemovals(messages)
-      : options.provider === 'gemini'
+      : state.provider === 'gemini'
         ? geminiRemovals(messages)
         : undefined
   for (const unit of toUnits(messages)) repairUnit(messages, unit, state, out)
@@ -231,6 +290,7 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
 
 /** What repair carries from one unit to the next, so a growing history is repaired unit by unit. */
 export interface RepairState {
+  readonly provider: Provider
   readonly strictIds: boolean
   usedIds: Set<string>
   needUser: boolean
@@ -239,8 +299,9 @@ export interface RepairState {
 }
 
 export function repairState(options: ValidateOptions = {}): RepairState {
-  const strictIds = options.provider === 'anthropic'
-  return { strictIds, usedIds: new Set(), needUser: strictIds || options.provider === 'gemini' }
+  const provider = options.provider ?? 'openai'
+  const strictIds = provider === 'anthropic'
+  return { provider, strictIds, usedIds: new Set(), needUser: strictIds || provider === 'gemini' }
 }
 
 /** Providers whose repair is unit by unit from the start (`repairUnit` with no `drop` map). */
@@ -259,6 +320,7 @@ export function repairUnit(
   out: RepairResult,
 ): string[] {
   const { removed, changed } = out
+  const provider = state.provider
   const push = (m: Message, index: number) => {
     out.messages.push(m)
     out.origin.push(index)
@@ -271,29 +333,85 @@ export function repairUnit(
     usedIds.add(id)
     added.push(id)
   }
-  const first = messages[unit.start] as Message
+  /** The message as it may be sent (blank text parts taken out for Anthropic), or undefined when nothing sendable is left. */
+  const sendable = (k: number): Message | undefined => {
+    const m = messages[k] as Message
+    // Gemini and Responses send reasoning as parts or items of their own: their rules judge it.
+    if (
+      (provider === 'openai-responses' || provider === 'gemini') &&
+      m.role === 'assistant' &&
+      m.thought !== undefined
+    )
+      return m
+    let cleaned = provider === 'anthropic' && blankParts(m) > 0 ? withoutBlankParts(m) : m
+    let code: ProblemCode = 'empty-text-part'
+    // An empty part list is refused by both: a tool result keeps its place with empty text.
+    // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
+    if (
+      provider === 'anthropic' &&
+      isCallOnly(cleaned) &&
+      typeof cleaned.content === 'string' &&
+      cleaned.content !== '' &&
+      !hasText(cleaned.content)
+    ) {
+      cleaned = withoutContent(cleaned as AssistantMessage)
+      code = 'empty-content'
+    }
+    if (emptyList(cleaned) && cleaned.role === 'tool') {
+      cleaned = { ...cleaned, content: '' }
+      code = 'empty-content'
+    }
+    if (
+      emptyList(cleaned) ||
+      (isEmpty(cleaned, provider) &&
+        (provider === 'anthropic' || provider === 'gemini' || m.role === 'assistant'))
+    ) {
+      removed.push({ index: k, code: 'empty-content' })
+      return undefined
+    }
+    if (cleaned !== m) changed.push({ index: k, code })
+    return cleaned
+  }
   const dropCode = state.drop?.get(unit.start)
   if (dropCode && unit.kind !== 'system') {
     for (let k = unit.start; k < unit.end; k++) removed.push({ index: k, code: dropCode })
     return added
   }
   if (unit.kind === 'system') {
-    for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+    for (let k = unit.start; k < unit.end; k++) {
+      const m = sendable(k)
+      if (m) push(m, k)
+    }
+    return added
+  }
+  if (unit.kind === 'orphan') {
+    removed.push({
+      index: unit.start,
+      code: state.needUser ? 'first-not-user' : 'orphan-tool-result',
+    })
+    return added
+  }
+  const first = sendable(unit.start)
+  if (!first) {
+    // Nothing left to send: its results (if any) go with it, as orphans.
+    for (let k = unit.start + 1; k < unit.end; k++)
+      removed.push({ index: k, code: 'orphan-tool-result' })
     return added
   }
   if (state.needUser && first.role !== 'user') {
-    for (let k = unit.start; k < unit.end; k++) removed.push({ index: k, code: 'first-not-user' })
+    // The messages before the first user message go, whatever else is wrong with them.
+    removed.push({ index: unit.start, code: 'first-not-user' })
+    for (let k = unit.start + 1; k < unit.end; k++)
+      removed.push({ index: k, code: 'first-not-user' })
+    if (first !== messages[unit.start]) changed.pop()
     return added
   }
   state.needUser = false
-  if (unit.kind === 'orphan') {
-    removed.push({ index: unit.start, code: 'orphan-tool-result' })
-    return added
-  }
   if (unit.kind === 'message' || first.role !== 'assistant') {
     push(first, unit.start)
     return added
   }
+  const rest = (k: number): Message => (k === unit.start ? first : (sendable(k) as Message))
   const calls0 = first.toolCalls ?? []
   // The common case: every call answered, ids distinct and (where it matters) unused.
   if (
@@ -302,7 +420,7 @@ export function repairUnit(
     (!strictIds || calls0.every((c) => !usedIds.has(c.id) && ANTHROPIC_ID.test(c.id)))
   ) {
     for (const c of calls0) use(c.id)
-    for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+    for (let k = unit.start; k < unit.end; k++) push(rest(k), k)
     return added
   }
   const answered = new Set<string>()
@@ -336,27 +454,93 @@ export function repairUnit(
     use(calls[calls.length - 1]?.id as string)
   }
   if (code === undefined) {
-    for (let k = unit.start; k < unit.end; k++) push(messages[k] as Message, k)
+    for (let k = unit.start; k < unit.end; k++) push(rest(k), k)
     return added
   }
-  if (calls.length === 0 && contentText(first.content).length === 0) {
+  const { toolCalls: _dropped, ...plain } = first
+  const head: Message = calls.length ? { ...plain, toolCalls: calls } : plain
+  if (calls.length === 0 && isEmpty(head, provider)) {
+    if (first !== messages[unit.start]) changed.pop()
     removed.push({ index: unit.start, code })
+    for (let k = unit.start + 1; k < unit.end; k++)
+      removed.push({ index: k, code: 'orphan-tool-result' })
     return added
   }
-  const { toolCalls: _dropped, ...rest } = first
-  push(calls.length ? { ...rest, toolCalls: calls } : rest, unit.start)
+  push(head, unit.start)
   changed.push({ index: unit.start, code })
   for (let k = unit.start + 1; k < unit.end; k++) {
     const m = messages[k] as Message
     const id = m.role === 'tool' ? renamed.get(m.toolCallId) : undefined
     if (m.role === 'tool' && id !== undefined) {
-      push({ ...m, toolCallId: id }, k)
+      push({ ...(rest(k) as Extract<Message, { role: 'tool' }>), toolCallId: id }, k)
       changed.push({ index: k, code })
     } else {
-      push(m, k)
+      push(rest(k), k)
     }
   }
   return added
+}
+
+/** Content `[]`, refused by both ("expected an array with minimum length 1"); beside tool calls it is no text, sent as none. */
+function emptyList(m: Message): boolean {
+  return Array.isArray(m.content) && m.content.length === 0 && !isCallOnly(m)
+}
+
+function isCallOnly(m: Message): boolean {
+  return m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0
+}
+
+function withoutContent(m: AssistantMessage): Message {
+  const { content: _content, ...rest } = m
+  return rest
+}
+
+/** The message without its blank text parts. */
+function withoutBlankParts(m: Message): Message {
+  const parts = (m.content as Exclude<Content, string>).filter(
+    (p) => p.type !== 'text' || hasText(p.text),
+  )
+  return { ...m, content: parts } as Message
+}
+
+/** What `repair` would change in this one message for this provider: an empty message, a blank text part. */
+export function needsRepair(m: Message, provider: Provider): boolean {
+  if (emptyList(m)) return true
+  if (provider === 'anthropic')
+    return (
+      isEmpty(m, provider) ||
+      blankParts(m) > 0 ||
+      (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content))
+    )
+  return m.role === 'assistant' && isEmpty(m, provider)
+}
+
+/**
+ * A request with no message is refused by both providers ("at least one message is
+ * required"), and Anthropic refuses one without a user message: when a history of
+ * `inputLength` messages comes to that, say so instead of sending it.
+ */
+export function requireUserTurn(
+  messages: readonly Message[],
+  provider: Provider,
+  inputLength = messages.length,
+): void {
+  // An empty history gives an empty list: nothing was asked for yet.
+  if (inputLength === 0) return
+  // Gemini and Responses histories follow their own rules (src/messages/rules).
+  if (provider === 'gemini' || provider === 'openai-responses') return
+  if (provider !== 'anthropic') {
+    if (messages.length > 0) return
+    throw new InvalidInputError(
+      'nothing to send: every message is empty or invalid for the provider',
+      { field: 'messages' },
+    )
+  }
+  for (const m of messages) if (m.role === 'user') return
+  throw new InvalidInputError(
+    'no user message to send: Anthropic needs at least one (add one, or fit for openai)',
+    { field: 'role' },
+  )
 }
 
 /** An id no call in the list uses yet, in Anthropic's alphabet. */
@@ -369,8 +553,11 @@ function freshId(id: string, used: ReadonlySet<string>): string {
 }
 
 function distinct(calls: readonly ToolCall[]): boolean {
-  for (let a = 1; a < calls.length; a++) {
-    for (let b = 0; b < a; b++) if (calls[a]?.id === calls[b]?.id) return false
+  if (calls.length < 2) return true
+  const seen = new Set<string>()
+  for (const c of calls) {
+    if (seen.has(c.id)) return false
+    seen.add(c.id)
   }
   return true
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Redis as RedisClient, RedisOptions } from 'ioredis'
 import { InvalidOptionError } from '../errors.js'
 import { messageSchema } from '../messages/message.js'
@@ -20,17 +21,29 @@ export interface RedisStoreOptions {
   ttl?: number
   /** Passed to ioredis when it connects from `url`. */
   redisOptions?: RedisOptions
+  /** Longest wait for any one call, in ms, before it fails with a `StoreError`. Default 10,000. */
+  timeoutMs?: number
 }
 
+/** How long a finished append remembers its id, so a resent script does not append twice. */
+const APPEND_ID_SECONDS = 3600
+
 /**
- * Appends several messages, bumps the version and refreshes the TTL in one step.
- * KEYS: messages, version, summaries. ARGV: expected length (-1: any), ttl (0: none), entries...
+ * Appends several messages, bumps the version and refreshes the TTL in one step, once per
+ * append id: a client that lost the reply and sends the script again gets the first
+ * answer back instead of a second copy of the messages.
+ * KEYS: messages, version, summaries, append id. ARGV: expected length (-1: any), ttl (0: none), id ttl, entries...
  */
 const APPEND = `
+local done = redis.call('GET', KEYS[4])
+if done then
+  local sep = string.find(done, ':')
+  return {tonumber(string.sub(done, 1, sep - 1)), tonumber(string.sub(done, sep + 1))}
+end
 local len = redis.call('LLEN', KEYS[1])
 local expected = tonumber(ARGV[1])
 if expected >= 0 and expected ~= len then return {-1, len} end
-for i = 3, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+for i = 4, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 local version = redis.call('INCR', KEYS[2])
 local ttl = tonumber(ARGV[2])
 if ttl > 0 then
@@ -38,7 +51,9 @@ if ttl > 0 then
   redis.call('EXPIRE', KEYS[2], ttl)
   if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
 end
-return {len + #ARGV - 2, version}
+local length = len + #ARGV - 3
+redis.call('SET', KEYS[4], length .. ':' .. version, 'EX', tonumber(ARGV[3]))
+return {length, version}
 `
 
 /** KEYS: summaries, version. ARGV: expected version (-1: any), ttl, record. */
@@ -62,9 +77,14 @@ return {1, version}
  * contents never appear in an error. `ioredis` is an optional peer dependency, loaded here.
  */
 export async function redisStore(options: RedisStoreOptions = {}): Promise<HistoryStore> {
-  const { prefix = 'cw:', ttl = 0 } = options
+  const { prefix = 'cw:', ttl = 0, timeoutMs = 10_000 } = options
   if (!Number.isInteger(ttl) || ttl < 0)
     throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${JSON.stringify(ttl)}`)
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
+    throw new InvalidOptionError(
+      'timeoutMs',
+      `expected a positive number of ms, got ${JSON.stringify(timeoutMs)}`,
+    )
   let client = options.client
   let owned = false
   if (!client) {
@@ -90,14 +110,29 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     `${prefix}${id}:${part}`
 
   const call = async <T>(id: string, what: string, run: () => Promise<T>): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new StoreError(
+              `redis store: ${what} for conversation ${id} got no answer within ${timeoutMs} ms`,
+              id,
+            ),
+          ),
+        timeoutMs,
+      )
+    })
     try {
-      return await run()
+      return await Promise.race([run(), late])
     } catch (e) {
       if (e instanceof StoreError) throw e
       throw new StoreError(
-        `redis store: ${what} for conversation ${id} failed (${(e as Error).message.split('\n')[0]})`,
+        `redis store: ${what} for conversation ${id} failed (${firstLine(e)})`,
         id,
       )
+    } finally {
+      clearTimeout(timer)
     }
   }
 
@@ -124,7 +159,8 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     return {
       seq,
       message: parsed.data,
-      ...(typeof json.t === 'number' && { tokens: json.t }),
+      // A count that is not a positive whole number is no count: the reader counts again.
+      ...(Number.isSafeInteger(json.t) && (json.t as number) > 0 && { tokens: json.t as number }),
       ...(typeof json.c === 'string' && { counter: json.c }),
     }
   }
@@ -135,15 +171,18 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
         messageSchema.parse(e.message)
         return JSON.stringify({ m: e.message, t: e.tokens, c: e.counter })
       })
+      const appendId = randomUUID()
       const [length, version] = (await call(id, 'append', () =>
         redis.eval(
           APPEND,
-          3,
+          4,
           key(id, 'messages'),
           key(id, 'version'),
           key(id, 'summaries'),
+          `${prefix}${id}:append:${appendId}`,
           opts.expectedLength ?? -1,
           ttl,
+          APPEND_ID_SECONDS,
           ...encoded,
         ),
       )) as [number, number]
@@ -187,19 +226,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     },
     async summaries(id) {
       const raws = await call(id, 'summaries', () => redis.lrange(key(id, 'summaries'), 0, -1))
-      return raws.map((raw, k) => {
-        try {
-          const s = JSON.parse(raw) as SummaryRecord
-          messageSchema.parse(s.message)
-          return s
-        } catch {
-          throw new StoreError(
-            `redis store: conversation ${id}, summary ${k}: the stored summary is invalid`,
-            id,
-            k,
-          )
-        }
-      })
+      return raws.map((raw, k) => parseSummary(id, raw, k))
     },
     async putLimit(id, window) {
       await call(id, 'putLimit', async () => {
@@ -229,7 +256,51 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       )
     },
     async close() {
-      if (owned) await redis.quit().catch(() => redis.disconnect())
+      if (!owned) return
+      // A server that never answers would keep QUIT waiting: give it the call time limit.
+      await call('', 'close', () => redis.quit()).catch(() => redis.disconnect())
     },
   }
+}
+
+function firstLine(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e)
+  return message.split('\n')[0] as string
+}
+
+/** A stored summary, checked whole: a record without a valid `replaces` is as corrupt as one that is not JSON. */
+function parseSummary(id: string, raw: string, k: number): SummaryRecord {
+  const bad = (what: string) =>
+    new StoreError(
+      `redis store: conversation ${id}, summary ${k}: the stored summary ${what}`,
+      id,
+      k,
+    )
+  let s: { replaces?: unknown; message?: unknown; tokens?: unknown; anchor?: unknown }
+  try {
+    s = JSON.parse(raw)
+  } catch {
+    throw bad('is not JSON')
+  }
+  if (!s || typeof s !== 'object') throw bad('is not an object')
+  const r = s.replaces
+  if (
+    !Array.isArray(r) ||
+    r.length !== 2 ||
+    !Number.isSafeInteger(r[0]) ||
+    !Number.isSafeInteger(r[1]) ||
+    r[0] < 0 ||
+    r[1] <= r[0]
+  )
+    throw bad('has no valid replaces [from, to)')
+  const parsed = messageSchema.safeParse(s.message)
+  if (!parsed.success)
+    throw bad(`has an invalid message (field ${parsed.error.issues[0]?.path.join('.') || 'role'})`)
+  return {
+    ...(s as object),
+    replaces: [r[0], r[1]],
+    message: parsed.data,
+    tokens:
+      Number.isSafeInteger(s.tokens) && (s.tokens as number) > 0 ? (s.tokens as number) : undefined,
+  } as SummaryRecord
 }

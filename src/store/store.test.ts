@@ -142,7 +142,15 @@ describe.runIf(redisAvailable)('redis store against a real redis-server', () => 
     const store = await redisStore({ url: server.url, prefix: 'cw:', ttl: 60 })
     await store.append('k1', [{ message: user('hello') }])
     const redis = new Redis(server.url)
-    expect((await redis.keys('cw:k1:*')).sort()).toEqual(['cw:k1:messages', 'cw:k1:version'])
+    const keys = (await redis.keys('cw:k1:*')).sort()
+    expect(keys.filter((k) => !k.startsWith('cw:k1:append:'))).toEqual([
+      'cw:k1:messages',
+      'cw:k1:version',
+    ])
+    // One key per finished append, remembered for an hour so a resent script is not applied twice.
+    const appendKeys = keys.filter((k) => k.startsWith('cw:k1:append:'))
+    expect(appendKeys).toHaveLength(1)
+    expect(await redis.ttl(appendKeys[0] as string)).toBeGreaterThan(3500)
     expect(await redis.ttl('cw:k1:messages')).toBeGreaterThan(0)
     await redis.quit()
     await store.close?.()

@@ -1,4 +1,5 @@
 import type { Message } from '../messages/message.js'
+import { isEmpty } from '../messages/validate.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
@@ -30,7 +31,8 @@ export function dropThoughts(
           continue
         }
         const { thought: _thought, ...rest } = m
-        out.set(i, rest)
+        // A reply that was only reasoning has nothing left to send: it goes, not an empty message.
+        out.set(i, isEmpty(rest) ? null : rest)
       }
       return out
     },

@@ -62,8 +62,25 @@ export function truncateMessages(
 function cut(text: string, chars: number, keep: 'head' | 'tail' | 'both', tokens: number): string {
   const marker = (n: number) =>
     `\n[... ${n} characters (about ${Math.round((n / text.length) * tokens)} tokens) cut ...]\n`
-  if (keep === 'head') return text.slice(0, chars) + marker(text.length - chars)
-  if (keep === 'tail') return marker(text.length - chars) + text.slice(text.length - chars)
+  if (keep === 'head') {
+    const end = boundary(text, chars)
+    return text.slice(0, end) + marker(text.length - end)
+  }
+  if (keep === 'tail') {
+    const start = boundary(text, text.length - chars)
+    return marker(start) + text.slice(start)
+  }
   const half = Math.floor(chars / 2)
-  return text.slice(0, half) + marker(text.length - 2 * half) + text.slice(text.length - half)
+  const end = boundary(text, half)
+  const start = Math.max(end, boundary(text, text.length - half))
+  return text.slice(0, end) + marker(start - end) + text.slice(start)
+}
+
+/** A cut position that does not split a surrogate pair (a lone half is invalid UTF-16, refused by providers). */
+function boundary(text: string, at: number): number {
+  if (at <= 0) return 0
+  if (at >= text.length) return text.length
+  const before = text.charCodeAt(at - 1)
+  const after = text.charCodeAt(at)
+  return before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff ? at - 1 : at
 }

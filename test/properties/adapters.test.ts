@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ContextOverflowError } from '../../src/errors.js'
+import { ContextOverflowError, InvalidInputError } from '../../src/errors.js'
 import { toAISDK } from '../../src/formats/ai-sdk.js'
 import { fitMiddleware } from '../../src/integrations/ai-sdk.js'
 import { fitModelInput } from '../../src/integrations/openai-agents.js'
@@ -179,6 +179,9 @@ describe('fitMiddleware on generated prompts (orphans, unanswered calls, reused 
             })
             out = params.prompt as PromptMessage[]
           } catch (e) {
+            // Or, with nothing a provider takes (Anthropic: no user message), refused by name.
+            if (e instanceof InvalidInputError && /no user message|nothing to send/.test(e.message))
+              return
             expect(e).toBeInstanceOf(ContextOverflowError)
             return
           }

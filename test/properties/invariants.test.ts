@@ -4,7 +4,7 @@ import '../../src/compress/index.js'
 import { ChatContext } from '../../src/context/chat-context.js'
 import { type FitOptions, type FitResult, fitAsync } from '../../src/context/fit.js'
 import { strategyNames } from '../../src/context/registry.js'
-import { ContextOverflowError } from '../../src/errors.js'
+import { ContextOverflowError, InvalidInputError } from '../../src/errors.js'
 import { fromAnthropic, toAnthropic } from '../../src/formats/anthropic-messages.js'
 import { fromOpenAIChat, toOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
@@ -70,6 +70,15 @@ describe.each(Object.keys(strategyOptions))('%s: the invariants on random histor
             checkResult(input, r, p, b)
             fitted++
           } catch (e) {
+            // Anthropic needs a user message; a history without one is refused by name.
+            // The strategy chose nothing sendable: refused by name, never an empty request.
+            if (e instanceof InvalidInputError && /nothing to send/.test(e.message)) return
+            if (e instanceof InvalidInputError && p === 'anthropic') {
+              expect(repair(input, { provider: p }).messages.some((m) => m.role === 'user')).toBe(
+                false,
+              )
+              return
+            }
             if (!(e instanceof ContextOverflowError)) throw e
             expect(e.required).toBeGreaterThan(e.budget)
             expect(Object.values(e.breakdown).reduce((x, y) => x + y, 0)).toBe(e.required)
@@ -113,10 +122,11 @@ describe('state and codecs on random histories', () => {
           ),
         )
         const back = fromAnthropic(JSON.parse(JSON.stringify(anthropic)))
+        // Repair never invents a user message: a history without one stays without one.
         expect(
           errorsOf(
             validate(repair(back, { provider: 'anthropic' }).messages, { provider: 'anthropic' }),
-          ),
+          ).filter((p) => p.code !== 'no-user-turn'),
         ).toEqual([])
       }),
       { numRuns: RUNS, seed: SEED },

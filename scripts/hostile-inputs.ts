@@ -1,0 +1,76 @@
+// npx tsx scripts/hostile-inputs.ts: the time each hostile input of the reliability tests
+// takes on this machine, against the target of linear work (at most ~1 s per MB of text).
+import { parseOverflowError } from '../src/context/retry.js'
+import type { Message } from '../src/messages/message.js'
+import { repair } from '../src/messages/validate.js'
+import { textCounter } from '../src/tokens/encodings.js'
+
+const count = textCounter('o200k_base')
+count('warm up')
+
+let seed = 7
+const random = () => {
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return seed / 2147483648
+}
+const letters = (n: number) =>
+  Array.from({ length: n }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(random() * 26)]).join('')
+
+function ms(fn: () => unknown): number {
+  const start = performance.now()
+  fn()
+  return performance.now() - start
+}
+
+const rows: [string, number, number][] = []
+const text = (name: string, t: string) =>
+  rows.push([name, new TextEncoder().encode(t).length, ms(() => count(t))])
+
+text('40,000 × U+3000', '\u3000'.repeat(40_000))
+text('100,000 spaces', ' '.repeat(100_000))
+text(
+  '1 MB of 1,999-letter random words',
+  Array.from({ length: 500 }, () => letters(1999)).join(' '),
+)
+text(
+  '1 MB of 47-letter random words (no cut)',
+  Array.from({ length: 20_800 }, () => letters(47)).join(' '),
+)
+text('1 MB of spaces', ' '.repeat(1_000_000))
+text('1 MB of U+3000', '\u3000'.repeat(333_334))
+text('1 MB of emoji', '😀'.repeat(250_000))
+text('1 MB of CJK', '日本語の文章'.repeat(55_556))
+text(
+  '1 MB of English prose',
+  'The quick brown fox jumps over the lazy dog, and then it rests. '.repeat(16_000),
+)
+
+const error = `${'x '.repeat(700_000)}maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.`
+rows.push(['parseOverflowError, 1.4 MB message', error.length, ms(() => parseOverflowError(error))])
+
+const n = 60_000
+const calls: Message[] = [
+  { role: 'user', content: 'go' },
+  {
+    role: 'assistant',
+    toolCalls: Array.from({ length: n }, (_, k) => ({ id: `c${k}`, name: 'f', arguments: '{}' })),
+  },
+  ...Array.from(
+    { length: n },
+    (_, k): Message => ({ role: 'tool', toolCallId: `c${k}`, content: 'ok' }),
+  ),
+]
+rows.push([
+  'repair, 60,000 parallel tool calls',
+  0,
+  ms(() => repair(calls, { provider: 'anthropic' })),
+])
+
+console.log('| input | size | time | per MB |')
+console.log('| --- | --- | --- | --- |')
+for (const [name, bytes, t] of rows) {
+  const perMb = bytes ? `${((t * 1_000_000) / bytes).toFixed(0)} ms` : ''
+  console.log(
+    `| ${name} | ${bytes ? `${(bytes / 1e6).toFixed(2)} MB` : ''} | ${t.toFixed(0)} ms | ${perMb} |`,
+  )
+}

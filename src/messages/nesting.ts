@@ -1,0 +1,62 @@
+import { InvalidInputError } from '../errors.js'
+
+/** Deeper than any message a provider sends; far below what recursion (copy, clone, JSON) survives. */
+export const MAX_NESTING = 100
+
+/**
+ * Where a value stops being plain data a message can hold: nested deeper than `MAX_NESTING`
+ * levels, or containing itself. One pass over the value, no recursion (so a hostile value
+ * cannot overflow the stack here either); a value shared by two fields is fine.
+ */
+export function nestingProblem(value: unknown): { path: string[]; detail: string } | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  const done = new WeakSet<object>()
+  const onPath = new Set<object>()
+  const path: string[] = []
+  const stack: { item: object; keys: string[]; next: number }[] = []
+  const enter = (item: object) => {
+    onPath.add(item)
+    stack.push({ item, keys: Object.keys(item), next: 0 })
+  }
+  enter(value)
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as (typeof stack)[number]
+    if (frame.next === frame.keys.length) {
+      stack.pop()
+      path.pop()
+      onPath.delete(frame.item)
+      done.add(frame.item)
+      continue
+    }
+    const key = frame.keys[frame.next++] as string
+    const child = (frame.item as Record<string, unknown>)[key]
+    if (child === null || typeof child !== 'object' || done.has(child)) continue
+    path.push(key)
+    if (onPath.has(child)) return { path: [...path], detail: 'contains itself (not plain data)' }
+    if (stack.length >= MAX_NESTING)
+      return { path: [...path], detail: `nested deeper than ${MAX_NESTING} levels` }
+    enter(child)
+  }
+  return undefined
+}
+
+/** Throws `InvalidInputError` naming the message and field when `nestingProblem` finds one. */
+export function checkNesting(message: unknown, index: number): void {
+  const problem = nestingProblem(message)
+  if (!problem) return
+  const { path } = problem
+  const field =
+    path.length > 6 ? `${path.slice(0, 3).join('.')}.(${path.length - 3} more)` : path.join('.')
+  throw new InvalidInputError(problem.detail, { index, field })
+}
+
+/** A path short enough for one line of an error: its first keys, then how many levels follow. */
+export function shortPath(path: readonly string[]): string[] {
+  return path.length > 6 ? [...path.slice(0, 4), `(${path.length - 4} levels more)`] : [...path]
+}
+
+/** `nestingProblem` as a message issue (field path and reason), for the message checks and the schema. */
+export function nestingIssue(value: unknown): { path: string[]; message: string } | undefined {
+  const problem = nestingProblem(value)
+  return problem && { path: shortPath(problem.path), message: problem.detail }
+}

@@ -1,0 +1,202 @@
+import fc from 'fast-check'
+import type { ContentPart, Message, ToolCall } from '../../src/messages/message.js'
+
+/**
+ * Text as users and models really produce it, at its worst: empty, white space only
+ * (ASCII and U+3000), astral characters (so any cut may fall inside a surrogate pair),
+ * long runs with no break, special-token look-alikes, and plain words.
+ */
+export const nastyText: fc.Arbitrary<string> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc
+      .array(fc.constantFrom('refund', 'Lisbon', '€120', 'flight', 'HAT001', 'ok'), {
+        minLength: 1,
+        maxLength: 12,
+      })
+      .map((w) => w.join(' ')),
+  },
+  { weight: 2, arbitrary: fc.constantFrom('', ' ', '\n', '\t \n', '\u3000\u3000', '\u00a0') },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(fc.constantFrom('😀', '🎉', '👍🏽', '𝒜', '日本', 'a', ' ', '👨‍👩‍👧'), {
+        minLength: 1,
+        maxLength: 200,
+      })
+      .map((c) => c.join('')),
+  },
+  { weight: 1, arbitrary: fc.integer({ min: 100, max: 3000 }).map((n) => ' '.repeat(n)) },
+  { weight: 1, arbitrary: fc.integer({ min: 100, max: 3000 }).map((n) => '\u3000'.repeat(n)) },
+  { weight: 1, arbitrary: fc.integer({ min: 100, max: 2500 }).map((n) => 'Zx'.repeat(n)) },
+  { weight: 1, arbitrary: fc.constantFrom('<|endoftext|>', '<|im_start|>user') },
+)
+
+/** Tool call ids as traces have them: plain, with dots and spaces (Anthropic refuses both), and repeated. */
+const callId = fc.constantFrom(
+  'call_1',
+  'call_2',
+  'call.1',
+  'call.1',
+  'tool use 3',
+  'toolu_01',
+  'x',
+)
+
+/** Provider metadata whose keys are properties of every object. */
+const hostileMetadata = fc.constantFrom(
+  undefined,
+  JSON.parse('{"__proto__": {"polluted": true}}'),
+  JSON.parse('{"constructor": {"x": 1}, "toString": {"y": 2}}'),
+)
+
+const textPart = nastyText.map((text): ContentPart => ({ type: 'text', text }))
+const image: ContentPart = {
+  type: 'image',
+  url: 'https://example.com/a.png',
+  width: 640,
+  height: 480,
+}
+/** What a reply holds: text, an empty list, text parts (no provider takes an image from the model). */
+const replyParts = fc.oneof(
+  nastyText,
+  fc.constant([] as ContentPart[]),
+  fc.array(textPart, { minLength: 1, maxLength: 3 }),
+)
+const parts = fc.oneof(
+  nastyText,
+  fc.constant([] as ContentPart[]),
+  fc.array(
+    fc.oneof({ weight: 4, arbitrary: textPart }, { weight: 1, arbitrary: fc.constant(image) }),
+    {
+      minLength: 1,
+      maxLength: 3,
+    },
+  ),
+)
+
+type Step =
+  | { kind: 'user'; content: string | ContentPart[]; meta: unknown }
+  | {
+      kind: 'reply'
+      content: string | ContentPart[] | undefined
+      thought?: string
+      refusal?: string
+    }
+  | { kind: 'calls'; ids: string[]; answered: boolean[]; text?: string | undefined }
+  | { kind: 'orphan'; id: string }
+  | { kind: 'system'; content: string }
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('user' as const),
+      content: parts,
+      meta: hostileMetadata,
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('reply' as const),
+        content: fc.option(replyParts, { nil: undefined }),
+        thought: nastyText,
+        refusal: nastyText,
+      },
+      { requiredKeys: ['kind', 'content'] },
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.array(callId, { minLength: 1, maxLength: 4 }).chain((ids) =>
+      fc.record({
+        kind: fc.constant('calls' as const),
+        ids: fc.constant(ids),
+        answered: fc.array(fc.boolean(), { minLength: ids.length, maxLength: ids.length }),
+        text: fc.option(nastyText, { nil: undefined }),
+      }),
+    ),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('orphan' as const), id: callId }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('system' as const), content: nastyText }) },
+)
+
+/**
+ * Histories built to break a context manager: every message kind above, in any order,
+ * sometimes with no user message at all, with a system preamble or without.
+ */
+export const hostileHistory: fc.Arbitrary<Message[]> = fc
+  .record({
+    preamble: fc.constantFrom('', 'Policy: be precise.', ' '),
+    steps: fc.array(step, { minLength: 1, maxLength: 24 }),
+    noUser: fc.boolean(),
+  })
+  .map(({ preamble, steps, noUser }) => {
+    const out: Message[] = []
+    if (preamble) out.push({ role: 'system', content: preamble })
+    for (const s of steps) {
+      switch (s.kind) {
+        case 'user':
+          // A share of the histories has no user turn at all.
+          if (noUser) break
+          out.push({
+            role: 'user',
+            content: s.content,
+            ...(s.meta !== undefined && {
+              providerMetadata: s.meta as Message['providerMetadata'],
+            }),
+          })
+          break
+        case 'reply':
+          out.push({
+            role: 'assistant',
+            ...(s.content !== undefined && { content: s.content }),
+            ...(s.thought !== undefined && { thought: s.thought }),
+            ...(s.refusal !== undefined && { refusal: s.refusal }),
+          })
+          break
+        case 'calls': {
+          const toolCalls: ToolCall[] = s.ids.map((id) => ({
+            id,
+            name: 'lookup',
+            arguments: `{"id":"${id}"}`,
+          }))
+          out.push({
+            role: 'assistant',
+            toolCalls,
+            ...(s.text !== undefined && { content: s.text }),
+          })
+          s.ids.forEach((id, k) => {
+            if (s.answered[k])
+              out.push({
+                role: 'tool',
+                toolCallId: id,
+                toolName: 'lookup',
+                content: `result for ${id}`,
+              })
+          })
+          break
+        }
+        case 'orphan':
+          out.push({ role: 'tool', toolCallId: s.id, content: 'late result' })
+          break
+        case 'system':
+          out.push({ role: 'system', content: s.content })
+          break
+      }
+    }
+    return out
+  })
+
+/** What another process might have stored as a message's count: the truth, or a lie. */
+export const storedCountLie: fc.Arbitrary<(truth: number) => number> = fc.constantFrom(
+  (t: number) => t,
+  () => -5000,
+  () => 0,
+  () => 1,
+  (t: number) => Math.floor(t / 10),
+  (t: number) => t + 0.5,
+  () => 1e15,
+)

@@ -1,0 +1,143 @@
+// What is sent must be what the provider accepts: checked with the oracles in test/oracle,
+// written from the providers' rules, never with the library's own validate().
+import { describe, expect, it } from 'vitest'
+import { fit } from '../../src/context/fit.js'
+import { InvalidInputError } from '../../src/errors.js'
+import { toAnthropic } from '../../src/formats/anthropic-messages.js'
+import { toOpenAIChat } from '../../src/formats/openai-chat.js'
+import type { Message } from '../../src/messages/message.js'
+import { repair } from '../../src/messages/validate.js'
+import type { View } from '../../src/strategies/types.js'
+import { dropThoughts } from '../../src/transforms/drop-thoughts.js'
+import { truncateMessages } from '../../src/transforms/truncate-messages.js'
+import { anthropicViolations } from '../oracle/anthropic.js'
+import { openAIChatViolations } from '../oracle/openai.js'
+
+function wire(messages: Message[]) {
+  const { lost: _lost, ...anthropic } = toAnthropic(messages)
+  return { openai: toOpenAIChat(messages), anthropic }
+}
+
+function fitsBoth(history: Message[], options: Parameters<typeof fit>[1] = {}) {
+  const a = fit(history, { ...options, provider: 'anthropic' })
+  const o = fit(history, { ...options, provider: 'openai' })
+  expect(anthropicViolations(wire(a.messages).anthropic)).toEqual([])
+  expect(openAIChatViolations(wire(o.messages).openai)).toEqual([])
+  return { a, o }
+}
+
+describe('empty content is repaired, not sent', () => {
+  it('an empty assistant message between two user turns', () => {
+    const h: Message[] = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: '' },
+      { role: 'user', content: 'again' },
+    ]
+    const { a } = fitsBoth(h)
+    expect(a.fates[1]).toMatchObject({ fate: 'invalid', reason: 'empty-content' })
+    expect(a.messages.map((m) => m.content)).toEqual(['hi', 'again'])
+  })
+
+  it.each([
+    ['only a thought', { role: 'assistant', thought: 'let me think' }],
+    ['only a refusal', { role: 'assistant', refusal: 'I cannot help with that' }],
+    ['only a thought beside empty text', { role: 'assistant', content: '', thought: 'hmm' }],
+    ['an empty part list', { role: 'assistant', content: [] }],
+    ['an empty text part', { role: 'assistant', content: [{ type: 'text', text: '' }] }],
+    ['white space only', { role: 'assistant', content: [{ type: 'text', text: ' \n\t' }] }],
+  ] as [string, Message][])('an assistant reply with %s', (_, reply) => {
+    fitsBoth([{ role: 'user', content: 'question' }, reply, { role: 'user', content: 'well?' }])
+  })
+
+  it('an empty text part beside an image reaches Anthropic without the empty part', () => {
+    const h: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '' },
+          { type: 'image', url: 'https://example.com/a.png' },
+        ],
+      },
+    ]
+    const { a } = fitsBoth(h)
+    expect(a.messages[0]?.content).toEqual([{ type: 'image', url: 'https://example.com/a.png' }])
+    expect(a.changed).toEqual([{ index: 0, position: 0, reason: 'empty-text-part' }])
+  })
+
+  it('dropThoughts does not leave an empty reply behind', () => {
+    const h: Message[] = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: '', thought: 'long reasoning' },
+      { role: 'user', content: 'q2' },
+    ]
+    for (const provider of ['openai', 'anthropic'] as const) {
+      const r = fit(h, { provider, transforms: [dropThoughts()] })
+      expect(r.messages.map((m) => m.role)).toEqual(['user', 'user'])
+      expect(r.fates[1]?.fate).not.toBe('kept')
+    }
+    // The transform on its own: the reply goes instead of staying with content ''.
+    const changes = dropThoughts().apply({ messages: h } as unknown as View)
+    expect(changes.get(1)).toBeNull()
+  })
+})
+
+describe('Anthropic without a user message', () => {
+  it.each([
+    ['only a system prompt', [{ role: 'system', content: 'policy' }]],
+    ['only assistant replies', [{ role: 'assistant', content: 'hello' }]],
+    [
+      'a user message that is empty',
+      [
+        { role: 'system', content: 'policy' },
+        { role: 'user', content: '   ' },
+        { role: 'assistant', content: 'hello' },
+      ],
+    ],
+  ] as [string, Message[]][])('%s: a typed error, never a request with no messages', (_, h) => {
+    expect(() => fit(h, { provider: 'anthropic' })).toThrow(InvalidInputError)
+    expect(() => fit(h, { provider: 'anthropic' })).toThrow(/no user message/)
+  })
+})
+
+describe('truncation never splits a character', () => {
+  const emoji = '😀🎉👍🏽'.repeat(400)
+  const astralLetters = '𝒜𝒷𝒸'.repeat(500)
+  it.each(['head', 'tail', 'both'] as const)('keep %s, every cap from 1 to 60', (keep) => {
+    for (const text of [emoji, astralLetters, `a${emoji}`, `${astralLetters}b`]) {
+      for (let cap = 1; cap <= 60; cap += 1) {
+        const r = fit([{ role: 'user', content: text }], {
+          provider: 'anthropic',
+          transforms: [truncateMessages({ maxTokensPerMessage: cap, keep })],
+        })
+        const out = r.messages[0]?.content as string
+        expect(out.length).toBeLessThan(text.length)
+        expect(anthropicViolations(wire(r.messages).anthropic)).toEqual([])
+      }
+    }
+  })
+})
+
+describe('repair is linear in parallel tool calls', () => {
+  it('60,000 parallel calls with their results are repaired at once (a hang guard, not a timing)', () => {
+    const n = 60_000
+    const h: Message[] = [
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        toolCalls: Array.from({ length: n }, (_, k) => ({
+          id: `c${k}`,
+          name: 'f',
+          arguments: '{}',
+        })),
+      },
+      ...Array.from(
+        { length: n },
+        (_, k): Message => ({ role: 'tool', toolCallId: `c${k}`, content: 'ok' }),
+      ),
+    ]
+    // On a quadratic check this takes 15 s or more; the test's time limit is 10 s.
+    const r = repair(h, { provider: 'anthropic' })
+    expect(r.messages).toHaveLength(n + 2)
+    expect(r.removed).toEqual([])
+  }, 10_000)
+})
