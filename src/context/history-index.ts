@@ -9,7 +9,7 @@ import {
   repairsByUnit,
   repairUnit,
 } from '../messages/validate.js'
-import type { TokenCounter } from '../tokens/counter.js'
+import { countOnce, type TokenCounter } from '../tokens/counter.js'
 import { checkMessage } from './check.js'
 
 /** Where the output of the newest input unit starts: what is undone when that unit grows. */
@@ -91,11 +91,14 @@ export class HistoryIndex {
   push(m: Message, counted?: number): void {
     const i = this.input.length
     if (!this.trusted) checkMessage(m, i)
-    const t = counted ?? this.counter.countMessage(m)
+    const t = counted ?? this.count(m)
     this.input.push(m)
     this.inputTokens.push(t)
     this.inputTotal += t
     const extended = this.raw.push(m)
+    // Only the newest input unit is ever looked at again: older ones are not kept.
+    const raw = this.raw.units
+    if (raw.length > 1) raw.splice(0, raw.length - 1)
     if (!this.byUnit) {
       this.dirty = true
       return
@@ -150,6 +153,11 @@ export class HistoryIndex {
     }
   }
 
+  /** A message's count, kept here only (the counter does not cache it a second time). */
+  private count(m: Message): number {
+    return countOnce(this.counter, m)
+  }
+
   /** The input messages from position `from` of `messages`, in order. */
   pushAll(messages: readonly Message[], from = 0): void {
     for (let i = from; i < messages.length; i++) this.push(messages[i] as Message)
@@ -199,8 +207,7 @@ export class HistoryIndex {
     for (let k = from; k < n; k++) {
       const m = this.messages[k] as Message
       const at = this.origin[k] as number
-      const c =
-        m === this.input[at] ? (this.inputTokens[at] as number) : this.counter.countMessage(m)
+      const c = m === this.input[at] ? (this.inputTokens[at] as number) : this.count(m)
       this.tokens.push(c)
       t += c
     }

@@ -100,7 +100,7 @@ export function createCounter(spec: CounterSpec): TokenCounter {
     return n
   }
 
-  return {
+  const counter: TokenCounter = {
     name: spec.name,
     exact: spec.exact,
     replyPriming: a.replyPriming,
@@ -119,6 +119,21 @@ export function createCounter(spec: CounterSpec): TokenCounter {
       return scale(n)
     },
   }
+  uncached.set(counter, (m) => cache.get(m) ?? scale(raw(m)))
+  return counter
+}
+
+/** For each counter made here (not a copy or wrapper of one): `countMessage` without caching. */
+const uncached = new WeakMap<TokenCounter, (m: Message) => number>()
+
+/**
+ * `counter.countMessage(m)`, without the counter keeping the count when it is one made by
+ * `createCounter`: for a caller that keeps every count itself (a long history would
+ * otherwise hold a cache entry per message twice over). A wrapped counter is called as is.
+ */
+export function countOnce(counter: TokenCounter, m: Message): number {
+  const f = uncached.get(counter)
+  return f ? f(m) : counter.countMessage(m)
 }
 
 /** OpenAI's published formula for a function definition (the cookbook's `num_tokens_for_tools`). */
