@@ -319,5 +319,6 @@ describe('every strategy on every τ-bench trajectory', () => {
     }
     // The airline policy alone is about 2,000 tokens: small budgets overflow, large ones fit.
     expect(fitted).toBeGreaterThan(overflowed)
-  })
+    // 12,000 fits: about 40 s alone on two cores, more beside the other test files.
+  }, 240_000)
 })
