@@ -11,6 +11,7 @@ export {
   type ChatContextOptions,
   type ChatContextState,
 } from './context/chat-context.js'
+export { createStrategy } from './context/create-strategy.js'
 export {
   type Fate,
   type FitOptions,
@@ -25,7 +26,6 @@ export {
   promptTokensOf,
 } from './context/learned-limit.js'
 export {
-  createStrategy,
   registerStrategy,
   type StrategyName,
   type StrategyOptionsByName,

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { summarizingFromOptions } from '../compress/index.js'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import type { Format } from '../formats/detect.js'
 import { type Message, messageSchema } from '../messages/message.js'
@@ -124,6 +125,7 @@ export class ChatContext {
     this.baseSetup = resolveSetup(
       { ...options, summaries: this.ledger } as FitOptions,
       CONTEXT_OPTIONS,
+      summarizingFromOptions,
     )
     this.setup = this.baseSetup
     this.index = this.newIndex()

@@ -1,3 +1,4 @@
+import { summarizingFromOptions } from '../compress/index.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { Provider } from '../messages/validate.js'
@@ -96,7 +97,7 @@ export async function fitAsync(
   messages: readonly Message[],
   options: FitOptions = {},
 ): Promise<FitResult> {
-  const setup = resolveSetup(options)
+  const setup = resolveSetup(options, [], summarizingFromOptions)
   const index = indexOf(messages, setup.counter, setup.provider)
   // A strategy that may await sees a copy: another call may extend the index meanwhile.
   const prepared = prepare(index, setup, { frozen: setup.strategy.async !== false })

@@ -7,8 +7,8 @@ import { scoreBased } from '../strategies/score-based.js'
 import { relevance } from '../strategies/scorers.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import { ChatContext } from './chat-context.js'
+import { createStrategy } from './create-strategy.js'
 import { fit } from './fit.js'
-import { createStrategy } from './registry.js'
 
 const h: Message[] = [
   { role: 'system', content: 'Be brief.' },

@@ -10,9 +10,10 @@ import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
 import { defaultStrategyOptions } from './default-strategy.js'
 import {
-  createStrategy,
+  makeStrategy,
   type StrategyName,
   type StrategyOptionsByName,
+  type SummarizingFactory,
   strategyOptionNames,
 } from './registry.js'
 
@@ -91,7 +92,15 @@ export interface Setup {
  * what the strategy was told. Unknown options are refused, naming the closest known one.
  * `extraKeys` are options the caller reads itself (a `ChatContext`'s `store`, ...).
  */
-export function resolveSetup(options: FitOptions, extraKeys: readonly string[] = []): Setup {
+/**
+ * `summarize` makes the summarizing strategy when it is named (the callers that can run it
+ * pass it; without it, naming it is refused as asynchronous).
+ */
+export function resolveSetup(
+  options: FitOptions,
+  extraKeys: readonly string[] = [],
+  summarize?: SummarizingFactory,
+): Setup {
   if (options === null || typeof options !== 'object')
     throw new InvalidOptionError('options', `expected an object, got ${JSON.stringify(options)}`)
   const given = options as Record<string, unknown>
@@ -122,7 +131,7 @@ export function resolveSetup(options: FitOptions, extraKeys: readonly string[] =
   if (named !== undefined) {
     const picked: Record<string, unknown> = {}
     for (const key of own) if (given[key] !== undefined) picked[key] = given[key]
-    strategy = createStrategy(named, picked)
+    strategy = makeStrategy(named, picked, summarize)
   } else if (given.strategy !== undefined) {
     strategy = checkStrategy(given.strategy)
   } else {

@@ -1,4 +1,4 @@
-import { type OpenAICompatibleOptions, summarizingFromOptions } from '../compress/index.js'
+import type { OpenAICompatibleOptions } from '../compress/openai-compatible.js'
 import type { Summarizer } from '../compress/summarizer.js'
 import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
@@ -34,10 +34,17 @@ export interface StrategyOptionsByName {
 
 export type StrategyName = keyof StrategyOptionsByName
 
+/**
+ * Makes the summarizing strategy from plain options. Given only by the callers that can run
+ * it (`fitAsync`, `ChatContext`, `createStrategy`), so a synchronous `fit` bundle does not
+ * carry the summarizers and the fact ledger.
+ */
+export type SummarizingFactory = (options: Record<string, unknown>) => Strategy
+
 interface Entry {
   /** Every option the strategy reads: anything else given with its name is refused. */
   options: readonly string[]
-  create(options: Record<string, unknown>): Strategy
+  create(options: Record<string, unknown>, summarize?: SummarizingFactory): Strategy
 }
 
 const scoreKeys = ['limit', 'model', 'keepRate', 'neighbours', 'partial'] as const
@@ -67,7 +74,11 @@ const builtIn: { [K in StrategyName]: Entry } = {
   },
   summarizing: {
     options: SUMMARIZING_OPTIONS,
-    create: summarizingFromOptions,
+    create: (o, summarize) => {
+      if (!summarize)
+        throw new InvalidOptionError('strategy', 'summarizing is asynchronous: use fitAsync')
+      return summarize(o)
+    },
   },
 }
 
@@ -117,14 +128,19 @@ export function strategyOptionNames(name: string): readonly string[] {
 
 /**
  * A strategy from its name and options (an allow-list: unknown names are refused). Options
- * it does not read are refused too, naming the closest one it does.
+ * it does not read are refused too, naming the closest one it does. Without `summarize`,
+ * the summarizing strategy is refused as asynchronous (what a synchronous `fit` says of it).
  */
-export function createStrategy(name: string, options: Record<string, unknown> = {}): Strategy {
+export function makeStrategy(
+  name: string,
+  options: Record<string, unknown> = {},
+  summarize?: SummarizingFactory,
+): Strategy {
   const e = entry(name)
   const picked: Record<string, unknown> = {}
   for (const key of Object.keys(options)) {
     if (!e.options.includes(key)) throw unknownOption(key, e.options, `strategy ${name}`)
     if (options[key] !== undefined) picked[key] = options[key]
   }
-  return e.create(picked)
+  return e.create(picked, summarize)
 }
