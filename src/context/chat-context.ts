@@ -147,7 +147,7 @@ export class ChatContext {
 
   /** Every message reaches the index checked (added, loaded from a state, read from the store). */
   private newIndex(): HistoryIndex {
-    return new HistoryIndex(this.setup.counter, this.setup.provider, true)
+    return new HistoryIndex(this.setup.counter, this.setup.provider, true, true)
   }
 
   private readonly store: HistoryStore | undefined

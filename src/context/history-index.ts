@@ -72,6 +72,12 @@ export class HistoryIndex {
     readonly provider: Provider,
     /** Messages already checked (a transform's output): skip the schema check. */
     private readonly trusted = false,
+    /**
+     * The index is the only holder of these messages' counts (a context's own copies): the
+     * counter does not also cache them. Else (`fit` on a caller's array, a transform's
+     * output) the counter's cache keeps them for a new array of the same messages.
+     */
+    private readonly ownsCounts = false,
   ) {
     this.state = repairState({ provider })
     this.byUnit = repairsByUnit(provider)
@@ -153,9 +159,8 @@ export class HistoryIndex {
     }
   }
 
-  /** A message's count, kept here only (the counter does not cache it a second time). */
   private count(m: Message): number {
-    return countOnce(this.counter, m)
+    return this.ownsCounts ? countOnce(this.counter, m) : this.counter.countMessage(m)
   }
 
   /** The input messages from position `from` of `messages`, in order. */
