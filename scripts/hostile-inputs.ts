@@ -1,5 +1,7 @@
 // npx tsx scripts/hostile-inputs.ts: the time each hostile input of the reliability tests
 // takes on this machine, against the target of linear work (at most ~1 s per MB of text).
+
+import { factsOfText } from '../src/compress/facts.js'
 import { parseOverflowError } from '../src/context/retry.js'
 import type { Message } from '../src/messages/message.js'
 import { repair } from '../src/messages/validate.js'
@@ -64,6 +66,13 @@ rows.push([
   'repair, 60,000 parallel tool calls',
   0,
   ms(() => repair(calls, { provider: 'anthropic' })),
+])
+
+const csv = '1,'.repeat(500_000)
+rows.push([
+  'facts of a 1 MB `1,2,3,…` run (a CSV tool result)',
+  csv.length,
+  ms(() => factsOfText(csv)),
 ])
 
 console.log('| input | size | time | per MB |')

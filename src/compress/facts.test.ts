@@ -133,6 +133,19 @@ describe('extractFacts', () => {
     expect(performance.now() - t0).toBeLessThan(5000)
     expect(facts.filter((f) => f.kind === 'id').length).toBeLessThanOrEqual(400 * 3)
   })
+
+  it('reads a long `1,2,3,…` run (a CSV tool result) without rescanning it from every digit, and still finds the amount after it', () => {
+    // An unbounded digit run before a failing unit made this quadratic: 200 KB took minutes.
+    const t0 = performance.now()
+    const facts = factsOfText(`${'1,'.repeat(100_000)} total 5 USD for 12,500 km`)
+    expect(performance.now() - t0).toBeLessThan(5000)
+    expect(facts).toEqual(
+      expect.arrayContaining([
+        { kind: 'amount', value: '5 USD' },
+        { kind: 'quantity', value: '12,500 km' },
+      ]),
+    )
+  })
 })
 
 describe('mentions and the facts section', () => {

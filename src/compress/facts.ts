@@ -26,10 +26,12 @@ const PATH_RE =
   /(?:^|[\s"'`(=])((?:~|\.{1,2})?\/?(?:[\w.-]{1,80}\/){1,20}[\w-]{1,80}\.[A-Za-z0-9]{1,8}|[A-Za-z]:\\(?:[\w .-]{1,80}\\){0,20}[\w .-]{1,80}|\/(?:[\w.-]{1,80}\/){1,20}[\w.-]{1,80})(?=$|[\s"'`),:;!?]|\.(?:\s|$))/g
 const DATE_RE =
   /\b(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}\/\d{1,2}\/\d{2,4}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{4})\b/g
+// Digit runs are bounded: an unbounded `\b\d[\d,]*` that then fails rescans the rest of a
+// `1,2,3,…` run from every digit (quadratic on a CSV tool result).
 const MONEY_RE =
-  /(?:[$€£¥₹]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|dollars|euros|pounds)\b)/g
+  /(?:[$€£¥₹]\s?\d[\d,]{0,23}(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)\b)?|\b\d[\d,]{0,23}(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|dollars|euros|pounds)\b)/g
 const QUANTITY_RE =
-  /\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|months|years|kg|g|mg|lb|lbs|oz|km|m|cm|mm|mi|miles|ft|in|GB|MB|KB|TB|GiB|MiB|KiB|bytes|tokens|px|°C|°F|nights|bags|passengers|seats|items)(?![\w])/g
+  /\b\d[\d,]{0,23}(?:\.\d+)?\s?(?:%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|months|years|kg|g|mg|lb|lbs|oz|km|m|cm|mm|mi|miles|ft|in|GB|MB|KB|TB|GiB|MiB|KiB|bytes|tokens|px|°C|°F|nights|bags|passengers|seats|items)(?![\w])/g
 /** Letters and digits mixed (codes, ids, flight numbers, hashes), or words joined by `_`/`-` ending in digits. */
 const ID_RE = /\b[A-Za-z0-9][A-Za-z0-9_.:-]{2,63}\b/g
 /** The key's last word names money (`price`, `total_price`, `refundAmount`; not `total_baggages`). */

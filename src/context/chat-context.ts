@@ -131,7 +131,8 @@ export class ChatContext {
     this.index = this.newIndex()
     const initial = options.initialMessages ?? []
     checkList(initial)
-    this.initial = initial.map((m, i) => {
+    // Array.from visits the holes of a sparse list (map and forEach skip them).
+    this.initial = Array.from(initial, (m, i) => {
       checkMessage(m, i)
       return frozenCopy(m)
     })
@@ -273,9 +274,8 @@ export class ChatContext {
       this.options.format !== undefined
         ? toMessages(input, this.options.format, this.index.length, this.index.input.at(-1))
         : (input as readonly Message[])
-    messages.forEach((m, k) => {
-      checkMessage(m, this.index.length + k)
-    })
+    // Every index, holes of a sparse list included (forEach would skip them).
+    for (let k = 0; k < messages.length; k++) checkMessage(messages[k], this.index.length + k)
     if (this.store) return this.write(messages.map((m) => frozenCopy(m)))
     for (const m of messages) this.index.push(frozenCopy(m))
     return Promise.resolve()

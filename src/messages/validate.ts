@@ -527,9 +527,11 @@ export function requireUserTurn(
 ): void {
   // An empty history gives an empty list: nothing was asked for yet.
   if (inputLength === 0) return
-  // Gemini and Responses histories follow their own rules (src/messages/rules).
-  if (provider === 'gemini' || provider === 'openai-responses') return
-  if (provider !== 'anthropic') {
+  // Responses histories follow their own rules (src/messages/rules).
+  if (provider === 'openai-responses') return
+  // Anthropic and Gemini both need a user turn: Gemini refuses empty `contents`, and its
+  // repair already makes the first turn a user's.
+  if (provider !== 'anthropic' && provider !== 'gemini') {
     if (messages.length > 0) return
     throw new InvalidInputError(
       'nothing to send: every message is empty or invalid for the provider',
@@ -538,7 +540,7 @@ export function requireUserTurn(
   }
   for (const m of messages) if (m.role === 'user') return
   throw new InvalidInputError(
-    'no user message to send: Anthropic needs at least one (add one, or fit for openai)',
+    `no user message to send: ${provider === 'gemini' ? 'Gemini' : 'Anthropic'} needs at least one (add one, or fit for openai)`,
     { field: 'role' },
   )
 }

@@ -64,6 +64,37 @@ describe('values nested thousands deep', () => {
   })
 })
 
+describe('sparse lists', () => {
+  const S: Message = { role: 'system', content: 'policy' }
+  const U: Message = { role: 'user', content: 'hello' }
+  // A hole is skipped by map and forEach: each entry point must still see it.
+  const holed = (a: Message, b: Message) => {
+    const list: Message[] = [a, b]
+    list.length = 3
+    list[2] = b
+    delete (list as unknown as Record<number, unknown>)[1]
+    return list
+  }
+  it('fit, ChatContext initial messages and addMessages name the hole with a typed error', async () => {
+    const list = holed(S, U)
+    expect(1 in list).toBe(false)
+    for (const run of [
+      () => fit(list),
+      () => new ChatContext({ initialMessages: list }),
+      () => new ChatContext({}).addMessages(holed(U, U)),
+    ]) {
+      let caught: unknown
+      try {
+        await run()
+      } catch (e) {
+        caught = e
+      }
+      expect(caught).toBeInstanceOf(InvalidInputError)
+      expect((caught as InvalidInputError).index).toBe(1)
+    }
+  })
+})
+
 describe('names that are properties of every object', () => {
   it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'])(
     'OpenAI role %s: InvalidInputError naming the role',

@@ -1,9 +1,11 @@
 // What is sent must be what the provider accepts: checked with the oracles in test/oracle,
 // written from the providers' rules, never with the library's own validate().
 import { describe, expect, it } from 'vitest'
+import { ChatContext } from '../../src/context/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { InvalidInputError } from '../../src/errors.js'
 import { toAnthropic } from '../../src/formats/anthropic-messages.js'
+import { toGemini } from '../../src/formats/gemini.js'
 import { toOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
 import { repair } from '../../src/messages/validate.js'
@@ -96,6 +98,31 @@ describe('Anthropic without a user message', () => {
   ] as [string, Message[]][])('%s: a typed error, never a request with no messages', (_, h) => {
     expect(() => fit(h, { provider: 'anthropic' })).toThrow(InvalidInputError)
     expect(() => fit(h, { provider: 'anthropic' })).toThrow(/no user message/)
+  })
+
+  it.each([
+    ['only a system prompt', [{ role: 'system', content: 'policy' }]],
+    [
+      'an orphaned tool result',
+      [
+        { role: 'system', content: 'policy' },
+        { role: 'tool', toolCallId: 'x', content: 'orphan' },
+      ],
+    ],
+    [
+      'an empty user message',
+      [
+        { role: 'system', content: 'policy' },
+        { role: 'user', content: '' },
+      ],
+    ],
+  ] as [string, Message[]][])('Gemini, %s: a typed error, never empty contents', (_, h) => {
+    expect(() => fit(h, { provider: 'gemini', budget: 10_000 })).toThrow(InvalidInputError)
+    const ctx = new ChatContext({ provider: 'gemini', budget: 10_000 })
+    ctx.addMessages(h)
+    expect(() => ctx.getMessagesSync()).toThrow(/no user message/)
+    // Sent as it is, the request would have no contents.
+    expect(toGemini(repair(h, { provider: 'gemini' }).messages).contents).toEqual([])
   })
 })
 
