@@ -7,28 +7,12 @@
  */
 import { ChatContext } from '../src/context/chat-context.js'
 import { copyPlain } from '../src/context/copy.js'
-import { fromOpenAIChat } from '../src/formats/openai-chat.js'
 import type { Message } from '../src/messages/message.js'
 import { exactCounter } from '../src/tokens/counters.js'
-import { tauBench } from '../test/tau-bench.js'
+import { history, system } from './traffic.js'
 
 const gc = (globalThis as { gc?: () => void }).gc
 if (!gc) throw new Error('run with node --expose-gc')
-const records = tauBench()
-const system = fromOpenAIChat(records[0]?.traj ?? [])[0] as Message
-const body = records.flatMap((r) => fromOpenAIChat(r.traj).slice(1))
-/** The bench's history: τ-bench trajectories concatenated, the system prompt once. */
-function history(n: number): Message[] {
-  const out: Message[] = [system]
-  while (out.length < n) {
-    for (const m of body) {
-      if (out.length >= n) break
-      out.push(structuredClone(m))
-    }
-  }
-  while (out.length > 1 && out[out.length - 1]?.role !== 'user') out.pop()
-  return out
-}
 const json = Buffer.byteLength(JSON.stringify(history(100_000)))
 const fresh = () => JSON.parse(JSON.stringify(history(100_000))) as Message[]
 const stage = process.argv[2] ?? 'context'

@@ -13,10 +13,9 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { measure as measureSize } from '../scripts/size.js'
 import { ChatContext } from '../src/context/chat-context.js'
 import { fit } from '../src/context/fit.js'
-import { fromOpenAIChat } from '../src/formats/openai-chat.js'
 import { type Message, messageText } from '../src/messages/message.js'
 import { exactCounter } from '../src/tokens/counters.js'
-import { tauBench } from '../test/tau-bench.js'
+import { history, system } from './traffic.js'
 
 const LIMIT_MS = 20_000
 const counter = exactCounter()
@@ -62,22 +61,7 @@ const fmt = (ms: number) =>
       ? `${ms.toFixed(2)} ms`
       : `${(ms * 1000).toFixed(0)} µs`
 
-// ---- data: τ-bench trajectories concatenated (system prompt once) ----
-const records = tauBench()
-const system = fromOpenAIChat(records[0]?.traj ?? [])[0] as Message
-const body = records.flatMap((r) => fromOpenAIChat(r.traj).slice(1))
-function history(n: number): Message[] {
-  const out: Message[] = [system]
-  while (out.length < n) {
-    for (const m of body) {
-      if (out.length >= n) break
-      out.push(structuredClone(m))
-    }
-  }
-  // End on a whole unit and a user turn, as an agent loop does before a call.
-  while (out.length > 1 && out[out.length - 1]?.role !== 'user') out.pop()
-  return out
-}
+// ---- data: τ-bench trajectories concatenated (system prompt once), in bench/traffic.ts ----
 
 // ---- peers: the same history in their shapes, the same counter ----
 function toLangChain(h: Message[]): BaseMessage[] {
