@@ -147,6 +147,13 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
             : 'warning',
         message: `${m.role} message has no content`,
       })
+    } else if (provider === 'gemini' && emptyGeminiParts(m) > 0) {
+      problems.push({
+        index: i,
+        code: 'empty-text-part',
+        severity: 'error',
+        message: `${m.role} message has an empty text part (Gemini refuses one)`,
+      })
     } else if (
       provider === 'anthropic' &&
       (blankParts(m) > 0 ||
@@ -343,7 +350,12 @@ export function repairUnit(
       m.thought !== undefined
     )
       return m
-    let cleaned = provider === 'anthropic' && blankParts(m) > 0 ? withoutBlankParts(m) : m
+    let cleaned =
+      provider === 'anthropic' && blankParts(m) > 0
+        ? withoutBlankParts(m)
+        : provider === 'gemini' && emptyGeminiParts(m) > 0
+          ? withoutEmptyGeminiParts(m)
+          : m
     let code: ProblemCode = 'empty-text-part'
     // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
@@ -496,6 +508,25 @@ function withoutContent(m: AssistantMessage): Message {
 }
 
 /** The message without its blank text parts. */
+/**
+ * Gemini refuses an empty text part ("empty text parameter"), even beside other parts. A part
+ * that carries Gemini's own fields (a thought signature) goes back as it came.
+ */
+function emptyGeminiParts(m: Message): number {
+  if (m.content === undefined || typeof m.content === 'string') return 0
+  let n = 0
+  for (const p of m.content)
+    if (p.type === 'text' && p.text === '' && !p.providerMetadata?.gemini) n++
+  return n
+}
+
+function withoutEmptyGeminiParts(m: Message): Message {
+  const parts = (m.content as Exclude<Content, string>).filter(
+    (p) => p.type !== 'text' || p.text !== '' || p.providerMetadata?.gemini !== undefined,
+  )
+  return { ...m, content: parts } as Message
+}
+
 function withoutBlankParts(m: Message): Message {
   const parts = (m.content as Exclude<Content, string>).filter(
     (p) => p.type !== 'text' || hasText(p.text),
@@ -512,6 +543,7 @@ export function needsRepair(m: Message, provider: Provider): boolean {
       blankParts(m) > 0 ||
       (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content))
     )
+  if (provider === 'gemini' && emptyGeminiParts(m) > 0) return true
   return m.role === 'assistant' && isEmpty(m, provider)
 }
 

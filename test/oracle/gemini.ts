@@ -56,6 +56,10 @@ export function geminiViolations(
       if (p.functionResponse && c.role !== 'user')
         out.push(`content ${i}: a function response in a model turn`)
       if (p.thought && c.role !== 'model') out.push(`content ${i}: a thought in a user turn`)
+      // Gemini refuses an empty text part ("empty text parameter"); a part that carries a
+      // thought signature is the model's own and goes back as it came.
+      if (p.text === '' && p.thoughtSignature === undefined)
+        out.push(`content ${i} part ${k}: an empty text part`)
     })
   })
   const first = contents[0] as Json

@@ -13,6 +13,7 @@ import type { View } from '../../src/strategies/types.js'
 import { dropThoughts } from '../../src/transforms/drop-thoughts.js'
 import { truncateMessages } from '../../src/transforms/truncate-messages.js'
 import { anthropicViolations } from '../oracle/anthropic.js'
+import { geminiViolations } from '../oracle/gemini.js'
 import { openAIChatViolations } from '../oracle/openai.js'
 
 function wire(messages: Message[]) {
@@ -123,6 +124,31 @@ describe('Anthropic without a user message', () => {
     expect(() => ctx.getMessagesSync()).toThrow(/no user message/)
     // Sent as it is, the request would have no contents.
     expect(toGemini(repair(h, { provider: 'gemini' }).messages).contents).toEqual([])
+  })
+})
+
+describe('Gemini never gets an empty text part', () => {
+  const S: Message = { role: 'system', content: 'policy' }
+  const image: Message['content'] = [
+    { type: 'text', text: '' },
+    { type: 'image', url: 'https://example.com/i.png' },
+  ]
+  it.each([
+    ['beside an image in a user turn', [S, { role: 'user', content: image }]],
+    [
+      'beside an image in a model turn',
+      [S, { role: 'user', content: 'hi' }, { role: 'assistant', content: image }],
+    ],
+  ] as [string, Message[]][])('%s: taken out, the rest sent, fit and ChatContext alike', (_, h) => {
+    // Sent as it came, the oracle says no.
+    expect(geminiViolations(toGemini(h))).not.toEqual([])
+    const r = fit(h, { provider: 'gemini', budget: 10_000 })
+    const out = toGemini(r.messages)
+    expect(geminiViolations(out)).toEqual([])
+    expect(JSON.stringify(out)).toContain('https://example.com/i.png')
+    const ctx = new ChatContext({ provider: 'gemini', budget: 10_000 })
+    ctx.addMessages(h)
+    expect(toGemini(ctx.getMessagesSync())).toEqual(out)
   })
 })
 
