@@ -1,4 +1,5 @@
 import { ContextOverflowError } from '../errors.js'
+import { calibrate, MAX_RATIO, MIN_RATIO } from './calibration.js'
 import type { FitOptions, FitResult } from './fit.js'
 import { type OverflowReport, parseOverflowError } from './retry.js'
 
@@ -138,11 +139,6 @@ export interface ProviderFeedbackState {
   ratio?: number
 }
 
-/** How far usage may move the counts: outside these ratios a figure is taken as wrong. */
-const RATIO_BOUNDS = [0.5, 4] as const
-/** Usage only ever shrinks the room: a figure below our count cannot push a view over its budget. */
-const MIN_FACTOR = 1
-
 /**
  * What the provider told the adapters, kept between calls: the window it rejected at, and
  * how its counts compare with ours. Give one to an adapter (`feedback` option); save it with
@@ -229,21 +225,23 @@ export class ProviderFeedback {
     usage: UsageFigure,
     options: { margin?: number } = {},
   ): { ratio: number; factor: number; accepted: boolean } {
-    const margin = options.margin ?? 0.02
     const counted = this.lastCounted
     const billed = count(usage.promptTokens)
-    if (!counted || !billed) return { ratio: this.ratio ?? 1, factor: this.factor, accepted: false }
-    const ratio = billed / counted
-    if (ratio < RATIO_BOUNDS[0] || ratio > RATIO_BOUNDS[1])
-      return { ratio: this.ratio ?? 1, factor: this.factor, accepted: false }
-    this.setRatio(this.ratio === undefined ? ratio : 0.5 * this.ratio + 0.5 * ratio, margin)
-    return { ratio: this.ratio as number, factor: this.factor, accepted: true }
+    // The bounds ChatContext.recordUsage uses: a figure can shrink the room, never widen it.
+    const previous = { ratio: this.ratio, factor: this.factor }
+    const next = calibrate(previous, billed, counted ?? 0, options.margin ?? 0.02)
+    // calibrate hands back the previous state itself when it does not believe the figure.
+    const accepted = next !== previous
+    this.ratio = next.ratio
+    this.factor = next.factor
+    return { ratio: this.ratio ?? 1, factor: this.factor, accepted }
   }
 
-  private setRatio(ratio: number, margin = 0.02): void {
-    if (!Number.isFinite(ratio) || ratio < RATIO_BOUNDS[0] || ratio > RATIO_BOUNDS[1]) return
+  /** A saved ratio, believed within the same bounds as a usage report. */
+  private setRatio(ratio: number): void {
+    if (!Number.isFinite(ratio) || ratio < MIN_RATIO || ratio > MAX_RATIO) return
     this.ratio = ratio
-    this.factor = Math.min(RATIO_BOUNDS[1], Math.max(MIN_FACTOR, ratio * (1 + margin / 2)))
+    this.factor = calibrate({ ratio: undefined, factor: 1 }, ratio, 1).factor
   }
 
   /** `recordUsage` from a whole SDK response (see `promptTokensOf`). */
