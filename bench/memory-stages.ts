@@ -13,11 +13,11 @@
  * The history is parsed inside a function that returns only the result, so no temporary of
  * the caller (a register of this module's frame) keeps the parsed input alive.
  */
-import { ChatContext } from '../src/context/chat-context.js'
-import { copyPlain } from '../src/context/copy.js'
 import type { Message } from '../src/messages/message.js'
-import { exactCounter } from '../src/tokens/counters.js'
+import { copyPlain, lib } from './lib.js'
 import { history, system } from './traffic.js'
+
+const { ChatContext, exactCounter } = lib
 
 const gc = (globalThis as { gc?: () => void }).gc
 if (!gc) throw new Error('run with node --expose-gc')

@@ -13,11 +13,11 @@ import {
 } from '@langchain/core/messages'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { measure as measureSize } from '../scripts/size.js'
-import { ChatContext } from '../src/context/chat-context.js'
-import { fit } from '../src/context/fit.js'
-import { type Message, messageText } from '../src/messages/message.js'
-import { exactCounter } from '../src/tokens/counters.js'
+import type { Message } from '../src/messages/message.js'
+import { lib, messageText } from './lib.js'
 import { history, system } from './traffic.js'
+
+const { ChatContext, fit, exactCounter } = lib
 
 const LIMIT_MS = 20_000
 const counter = exactCounter()

@@ -1,6 +1,8 @@
-import { fromOpenAIChat } from '../src/formats/openai-chat.js'
 import type { Message } from '../src/messages/message.js'
 import { tauBench } from '../test/tau-bench.js'
+import { lib } from './lib.js'
+
+const { fromOpenAIChat } = lib
 
 // The benches' traffic: τ-bench trajectories concatenated, the system prompt once.
 const records = tauBench()
