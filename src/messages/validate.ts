@@ -41,6 +41,7 @@ export type ProblemCode =
   | 'invalid-tool-call-id'
   | 'empty-text-part'
   | 'no-user-turn'
+  | 'unsupported-part'
   | ResponsesProblemCode
   | GeminiProblemCode
 
@@ -164,6 +165,15 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
         code: 'empty-text-part',
         severity: 'error',
         message: `${m.role} message has a text part that is empty or only white space`,
+      })
+    }
+    if (provider === 'openai' && assistantMedia(m) > 0) {
+      problems.push({
+        index: i,
+        code: 'unsupported-part',
+        severity: 'error',
+        message:
+          'assistant message has an image or file part: OpenAI chat takes only text and refusal parts from the assistant',
       })
     }
   }
@@ -350,13 +360,17 @@ export function repairUnit(
       m.thought !== undefined
     )
       return m
+    let code: ProblemCode = 'empty-text-part'
     let cleaned =
       provider === 'anthropic' && blankParts(m) > 0
         ? withoutBlankParts(m)
         : provider === 'gemini' && emptyGeminiParts(m) > 0
           ? withoutEmptyGeminiParts(m)
           : m
-    let code: ProblemCode = 'empty-text-part'
+    if (provider === 'openai' && assistantMedia(m) > 0) {
+      cleaned = withoutMedia(m as AssistantMessage)
+      code = 'unsupported-part'
+    }
     // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
     if (
@@ -378,7 +392,8 @@ export function repairUnit(
       (isEmpty(cleaned, provider) &&
         (provider === 'anthropic' || provider === 'gemini' || m.role === 'assistant'))
     ) {
-      removed.push({ index: k, code: 'empty-content' })
+      // A reply that held only an image goes as an empty one would, for that reason.
+      removed.push({ index: k, code: code === 'unsupported-part' ? code : 'empty-content' })
       return undefined
     }
     if (cleaned !== m) changed.push({ index: k, code })
@@ -507,7 +522,22 @@ function withoutContent(m: AssistantMessage): Message {
   return rest
 }
 
-/** The message without its blank text parts. */
+/**
+ * OpenAI chat takes only text and refusal parts in an assistant message (HTTP 400 "Invalid
+ * value: 'image_url'. Supported values are: 'text' and 'refusal'"): its image and file parts.
+ */
+function assistantMedia(m: Message): number {
+  if (m.role !== 'assistant' || m.content === undefined || typeof m.content === 'string') return 0
+  let n = 0
+  for (const p of m.content) if (p.type !== 'text') n++
+  return n
+}
+
+function withoutMedia(m: AssistantMessage): Message {
+  const parts = (m.content as Exclude<Content, string>).filter((p) => p.type === 'text')
+  return { ...m, content: parts }
+}
+
 /**
  * Gemini refuses an empty text part ("empty text parameter"), even beside other parts. A part
  * that carries Gemini's own fields (a thought signature) goes back as it came.
@@ -527,6 +557,7 @@ function withoutEmptyGeminiParts(m: Message): Message {
   return { ...m, content: parts } as Message
 }
 
+/** The message without its blank text parts. */
 function withoutBlankParts(m: Message): Message {
   const parts = (m.content as Exclude<Content, string>).filter(
     (p) => p.type !== 'text' || hasText(p.text),
@@ -534,7 +565,7 @@ function withoutBlankParts(m: Message): Message {
   return { ...m, content: parts } as Message
 }
 
-/** What `repair` would change in this one message for this provider: an empty message, a blank text part. */
+/** What `repair` would change in this one message for this provider: an empty message, a blank text part, an assistant's image (OpenAI chat). */
 export function needsRepair(m: Message, provider: Provider): boolean {
   if (emptyList(m)) return true
   if (provider === 'anthropic')
@@ -544,6 +575,7 @@ export function needsRepair(m: Message, provider: Provider): boolean {
       (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content))
     )
   if (provider === 'gemini' && emptyGeminiParts(m) > 0) return true
+  if (provider === 'openai' && assistantMedia(m) > 0) return true
   return m.role === 'assistant' && isEmpty(m, provider)
 }
 
