@@ -81,6 +81,35 @@ describe('Gemini oracle', () => {
     }
     expect(geminiViolations({ contents: [user, calls, wrongIds] }).join()).toMatch(/do not answer/)
   })
+  it('accepts media in a function response, and refuses one without a MIME type or with two kinds', () => {
+    const withMedia = (parts: unknown) => ({
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            ...answers.parts[0]?.functionResponse,
+            response: { output: 'chart' },
+            parts,
+          },
+        },
+        answers.parts[1],
+      ],
+    })
+    const image = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }
+    expect(geminiViolations({ contents: [user, calls, withMedia([image])] })).toEqual([])
+    expect(
+      geminiViolations({
+        contents: [user, calls, withMedia([{ inlineData: { data: 'AA==' } }])],
+      }).join(),
+    ).toMatch(/mimeType is required/)
+    const both = { ...image, fileData: { mimeType: 'image/png', fileUri: 'gs://b/a.png' } }
+    expect(geminiViolations({ contents: [user, calls, withMedia([both])] }).join()).toMatch(
+      /exactly one of inlineData and fileData/,
+    )
+    expect(geminiViolations({ contents: [user, calls, withMedia({})] }).join()).toMatch(
+      /must be a list/,
+    )
+  })
   it('rejects a lost, moved or altered signature', () => {
     const unsigned = {
       role: 'model',
