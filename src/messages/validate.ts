@@ -42,6 +42,7 @@ export type ProblemCode =
   | 'empty-text-part'
   | 'no-user-turn'
   | 'unsupported-part'
+  | 'thought-not-sendable'
   | ResponsesProblemCode
   | GeminiProblemCode
 
@@ -131,6 +132,18 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Message
+    if (
+      (provider === 'openai-responses' || provider === 'gemini') &&
+      m.role === 'assistant' &&
+      m.thought !== undefined &&
+      !ownThought(m, provider)
+    )
+      problems.push({
+        index: i,
+        code: 'thought-not-sendable',
+        severity: 'warning',
+        message: `reasoning from another format has no ${provider === 'gemini' ? 'thought part' : 'reasoning item'} to go back in: it is not sent`,
+      })
     // Gemini's and Responses' own rules judge a model turn that holds only reasoning.
     if (provider === 'gemini' && m.role === 'assistant' && emptyForGemini(m)) continue
     if (provider === 'openai-responses' && m.role === 'assistant' && m.thought !== undefined)
@@ -192,8 +205,13 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 export function isEmpty(m: Message, provider: Provider = 'openai'): boolean {
   if (m.role === 'tool') return false
   if (m.role === 'assistant' && m.toolCalls?.length) return false
-  // In the Responses API reasoning is an item of its own; its rules say when it may go.
-  if (m.role === 'assistant' && provider === 'openai-responses' && m.thought !== undefined)
+  // In the Responses API reasoning is an item of its own; its rules say when it may go. A
+  // refusal is sent there too, as a refusal part.
+  if (
+    m.role === 'assistant' &&
+    provider === 'openai-responses' &&
+    (m.thought !== undefined || !!m.refusal)
+  )
     return false
   return !hasContent(m.content, provider)
 }
@@ -352,15 +370,20 @@ export function repairUnit(
   }
   /** The message as it may be sent (blank text parts taken out for Anthropic), or undefined when nothing sendable is left. */
   const sendable = (k: number): Message | undefined => {
-    const m = messages[k] as Message
-    // Gemini and Responses send reasoning as parts or items of their own: their rules judge it.
+    const input = messages[k] as Message
+    let m = input
+    let code: ProblemCode = 'empty-text-part'
+    // Gemini and Responses send reasoning as parts or items of their own: their rules judge
+    // it. Reasoning from another format has none to go in: it is not sent, so not counted.
     if (
       (provider === 'openai-responses' || provider === 'gemini') &&
       m.role === 'assistant' &&
       m.thought !== undefined
-    )
-      return m
-    let code: ProblemCode = 'empty-text-part'
+    ) {
+      if (ownThought(m, provider)) return m
+      m = withoutThought(m)
+      code = 'thought-not-sendable'
+    }
     let cleaned =
       provider === 'anthropic' && blankParts(m) > 0
         ? withoutBlankParts(m)
@@ -392,11 +415,16 @@ export function repairUnit(
       (isEmpty(cleaned, provider) &&
         (provider === 'anthropic' || provider === 'gemini' || m.role === 'assistant'))
     ) {
-      // A reply that held only an image goes as an empty one would, for that reason.
-      removed.push({ index: k, code: code === 'unsupported-part' ? code : 'empty-content' })
+      // A reply that held only an image, or only reasoning it cannot send, goes as an empty
+      // one would, for that reason.
+      removed.push({
+        index: k,
+        code:
+          code === 'unsupported-part' || code === 'thought-not-sendable' ? code : 'empty-content',
+      })
       return undefined
     }
-    if (cleaned !== m) changed.push({ index: k, code })
+    if (cleaned !== input) changed.push({ index: k, code })
     return cleaned
   }
   const dropCode = state.drop?.get(unit.start)
@@ -511,6 +539,19 @@ export function repairUnit(
 /** Content `[]`, refused by both ("expected an array with minimum length 1"); beside tool calls it is no text, sent as none. */
 function emptyList(m: Message): boolean {
   return Array.isArray(m.content) && m.content.length === 0 && !isCallOnly(m)
+}
+
+/** Reasoning the provider can take back: a Responses reasoning item, a Gemini thought part. */
+function ownThought(m: AssistantMessage, provider: Provider): boolean {
+  const key = provider === 'gemini' ? 'gemini' : 'openai-responses'
+  const slot = provider === 'gemini' ? 'thought' : 'reasoning'
+  const layout = m.providerMetadata?.[key]?.layout
+  return Array.isArray(layout) && layout.some((s) => (s as { t?: unknown })?.t === slot)
+}
+
+function withoutThought(m: AssistantMessage): AssistantMessage {
+  const { thought: _thought, ...rest } = m
+  return rest
 }
 
 function isCallOnly(m: Message): boolean {

@@ -23,6 +23,24 @@ describe('Responses oracle', () => {
     expect(responsesViolations([output])[0]).toMatch(/No tool call found/)
     expect(responsesViolations([call, output, call, output]).join()).toMatch(/duplicate item id/)
   })
+  it('takes output_text and refusal parts from the assistant, nothing else', () => {
+    const said = (content: unknown) => [
+      { role: 'user', content: 'hi' },
+      { type: 'message', role: 'assistant', status: 'completed', content },
+    ]
+    expect(
+      responsesViolations(
+        said([
+          { type: 'output_text', text: 'no', annotations: [] },
+          { type: 'refusal', refusal: 'I cannot help with that' },
+        ]),
+      ),
+    ).toEqual([])
+    expect(responsesViolations(said([{ type: 'input_text', text: 'x' }])).join()).toMatch(
+      /must be output_text or refusal/,
+    )
+    expect(responsesViolations(said([{ type: 'refusal' }])).join()).toMatch(/without its refusal/)
+  })
   it('rejects reasoning without encrypted_content under store false, and an id without its reasoning', () => {
     const bare = { type: 'reasoning', id: 'rs_1', summary: [] }
     expect(responsesViolations([bare, call, output], { store: false }).join()).toMatch(
