@@ -219,6 +219,55 @@ describe('usage reports cannot push a view over its budget', () => {
   })
 })
 
+describe('withContextRetry with bad options', () => {
+  it.each([
+    ['margin', { margin: -1 }],
+    ['margin', { margin: 2.5 }],
+    ['margin', { margin: Number.NaN }],
+    ['margin', { margin: '10' }],
+    ['budget', { budget: 0 }],
+    ['budget', { budget: Number.POSITIVE_INFINITY }],
+  ])(
+    'refuses %s %o before the model is called, even when the call succeeds',
+    async (option, bad) => {
+      const ctx = new ChatContext({ budget: 1000 })
+      await ctx.addMessage({ role: 'user', content: 'hi' })
+      let calls = 0
+      const call = async () => {
+        calls++
+        return 'reply'
+      }
+      const attempt = withContextRetry(call, ctx, bad as never)
+      await expect(attempt).rejects.toThrow(InvalidOptionError)
+      await expect(attempt).rejects.toMatchObject({ option })
+      expect(calls).toBe(0)
+    },
+  )
+  it('takes its margin off the window a rejection gives', async () => {
+    const ctx = new ChatContext({ budget: 100_000 })
+    for (let k = 0; k < 40; k++)
+      await ctx.addMessage({ role: k % 2 ? 'assistant' : 'user', content: `turn ${k} `.repeat(20) })
+    let calls = 0
+    const r = await withContextRetry(
+      async (m) => {
+        if (calls++ === 0) throw new Error('prompt is too long: 3000 tokens > 2000 maximum')
+        return m.length
+      },
+      ctx,
+      { margin: 100 },
+    )
+    expect(ctx.learnedLimit).toBeLessThanOrEqual(1900)
+    expect(r.retried?.budget).toBe(ctx.learnedLimit)
+    expect(r.value).toBeLessThan(40)
+  })
+  it('takes good options', async () => {
+    const ctx = new ChatContext({ budget: 1000 })
+    await ctx.addMessage({ role: 'user', content: 'hi' })
+    const r = await withContextRetry(async (m) => m.length, ctx, { margin: 0, budget: 900 })
+    expect(r).toEqual({ value: 1 })
+  })
+})
+
 describe('ChatContext.fromState with bad settings', () => {
   const state = (options: Record<string, unknown>) => ({
     type: 'context-window/chat-context',
