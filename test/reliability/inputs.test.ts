@@ -9,6 +9,7 @@ import { detectFormat } from '../../src/formats/detect.js'
 import { fromLangChain } from '../../src/formats/langchain.js'
 import { fromOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
+import { memoryStore } from '../../src/store/memory-store.js'
 import { exactCounter } from '../../src/tokens/counters.js'
 
 function nested(depth: number): Record<string, unknown> {
@@ -309,5 +310,52 @@ describe("fit's default strategy takes dropFrom", () => {
       InvalidOptionError,
     )
     expect(() => fit(h, { dropFrom: 'sideways' as 'oldest' })).toThrow(InvalidOptionError)
+  })
+})
+
+describe('a bad message added to a context is named by the position it would take', () => {
+  /** The error, whether thrown at once or by the returned promise. */
+  async function errorOf(add: () => Promise<void>): Promise<InvalidInputError> {
+    try {
+      await add()
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidInputError)
+      return e as InvalidInputError
+    }
+    throw new Error('no error')
+  }
+  const user = (text: string): Message => ({ role: 'user', content: text })
+
+  it.each([undefined, 'auto', 'openai-chat'] as const)(
+    'in an empty context (format %s): message 0, then the index in the list',
+    async (format) => {
+      const ctx = new ChatContext(format ? { format } : {})
+      const one = await errorOf(() => ctx.addMessage(undefined as never))
+      expect(one.index).toBe(0)
+      expect(one.message).toMatch(/^message 0, field /)
+      expect(one.message).not.toMatch(/undefined undefined/)
+      expect((await errorOf(() => ctx.addMessages([user('a'), 5] as never))).index).toBe(1)
+      expect((await errorOf(() => ctx.addMessages([undefined] as never))).index).toBe(0)
+      await ctx.addMessages([user('a'), user('b')])
+      expect((await errorOf(() => ctx.addMessage(null as never))).index).toBe(2)
+      expect(ctx.length).toBe(2)
+    },
+  )
+
+  it('over a store: after the initial messages and the writes not read back yet', async () => {
+    const ctx = new ChatContext({
+      store: memoryStore(),
+      id: 'c',
+      initialMessages: [{ role: 'system', content: 'policy' }],
+    })
+    expect((await errorOf(() => ctx.addMessage(undefined as never))).index).toBe(1)
+    await ctx.addMessage(user('a'))
+    expect((await errorOf(() => ctx.addMessage(undefined as never))).index).toBe(2)
+    const late = ctx.addMessages([user('b'), user('c')])
+    expect((await errorOf(() => ctx.addMessages([user('d'), {}] as never))).index).toBe(5)
+    await late
+    await ctx.sync()
+    expect(ctx.length).toBe(4)
+    expect((await errorOf(() => ctx.addMessages([user('d'), {}] as never))).index).toBe(5)
   })
 })
