@@ -253,6 +253,34 @@ describe('Responses: content that came from another format', () => {
     expect(lost.map((l) => l.index)).toEqual([1, 2])
   })
 
+  it('an image in a reply is taken out before counting (an output message holds only text and refusals), and reported when encoded directly', () => {
+    const h: Message[] = [
+      { role: 'user', content: 'draw a map' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Here:' },
+          {
+            type: 'image',
+            data: 'iVBORw0KGgo=',
+            mediaType: 'image/png',
+            width: 1024,
+            height: 1024,
+          },
+        ],
+      },
+      { role: 'user', content: 'thanks' },
+    ]
+    const r = fit(h, { provider: 'openai-responses' })
+    expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'unsupported-part' }])
+    expect(r.messages[1]?.content).toEqual([{ type: 'text', text: 'Here:' }])
+    expect(r.tokens.total).toBe(counter.countMessages(r.messages))
+    expect(encodeOpenAIResponses(r.messages).lost).toEqual([])
+    expect(encodeOpenAIResponses(h).lost).toEqual([
+      { index: 1, what: expect.stringMatching(/^image part of an assistant message/) },
+    ])
+  })
+
   it('Gemini too: a thought with no thought part of its own is not sent, so not counted', () => {
     const h: Message[] = [
       { role: 'user', content: 'cheapest fare?' },

@@ -692,6 +692,13 @@ function encodeAssistant(
   }
   if (m.thought !== undefined && !layout.some((s) => s.t === 'reasoning'))
     lost.push({ index, what: 'reasoning text (a Responses reasoning item needs its id)' })
+  if (Array.isArray(m.content))
+    for (const p of m.content)
+      if (p.type !== 'text')
+        lost.push({
+          index,
+          what: `${p.type} part of an assistant message (an output message holds only output_text and refusal parts)`,
+        })
   // What the layout did not place: text as one message (with the refusal, as a refusal part
   // of an output message), then the calls.
   const leftText = parts.filter((p) => !meta(p).item)

@@ -132,6 +132,14 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Message
+    if (mediaRule(provider) && assistantMedia(m) > 0)
+      problems.push({
+        index: i,
+        code: 'unsupported-part',
+        // Chat refuses the request; the Responses codec leaves the part out.
+        severity: provider === 'openai' ? 'error' : 'warning',
+        message: `assistant message has an image or file part: OpenAI ${provider === 'openai' ? 'chat' : 'Responses'} takes only text and refusal parts from the assistant`,
+      })
     if (
       (provider === 'openai-responses' || provider === 'gemini') &&
       m.role === 'assistant' &&
@@ -178,15 +186,6 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
         code: 'empty-text-part',
         severity: 'error',
         message: `${m.role} message has a text part that is empty or only white space`,
-      })
-    }
-    if (provider === 'openai' && assistantMedia(m) > 0) {
-      problems.push({
-        index: i,
-        code: 'unsupported-part',
-        severity: 'error',
-        message:
-          'assistant message has an image or file part: OpenAI chat takes only text and refusal parts from the assistant',
       })
     }
   }
@@ -373,6 +372,11 @@ export function repairUnit(
     const input = messages[k] as Message
     let m = input
     let code: ProblemCode = 'empty-text-part'
+    // OpenAI (chat and Responses) takes only text and refusal parts from the assistant.
+    if (mediaRule(provider) && assistantMedia(m) > 0) {
+      m = withoutMedia(m as AssistantMessage)
+      code = 'unsupported-part'
+    }
     // Gemini and Responses send reasoning as parts or items of their own: their rules judge
     // it. Reasoning from another format has none to go in: it is not sent, so not counted.
     if (
@@ -380,7 +384,10 @@ export function repairUnit(
       m.role === 'assistant' &&
       m.thought !== undefined
     ) {
-      if (ownThought(m, provider)) return m
+      if (ownThought(m, provider)) {
+        if (m !== input) changed.push({ index: k, code })
+        return m
+      }
       m = withoutThought(m)
       code = 'thought-not-sendable'
     }
@@ -390,10 +397,6 @@ export function repairUnit(
         : provider === 'gemini' && emptyGeminiParts(m) > 0
           ? withoutEmptyGeminiParts(m)
           : m
-    if (provider === 'openai' && assistantMedia(m) > 0) {
-      cleaned = withoutMedia(m as AssistantMessage)
-      code = 'unsupported-part'
-    }
     // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
     if (
@@ -563,9 +566,15 @@ function withoutContent(m: AssistantMessage): Message {
   return rest
 }
 
+/** Providers that take only text and refusal parts from the assistant. */
+function mediaRule(provider: Provider): boolean {
+  return provider === 'openai' || provider === 'openai-responses'
+}
+
 /**
  * OpenAI chat takes only text and refusal parts in an assistant message (HTTP 400 "Invalid
- * value: 'image_url'. Supported values are: 'text' and 'refusal'"): its image and file parts.
+ * value: 'image_url'. Supported values are: 'text' and 'refusal'"), as does a Responses
+ * output message (`output_text` and `refusal`): its image and file parts.
  */
 function assistantMedia(m: Message): number {
   if (m.role !== 'assistant' || m.content === undefined || typeof m.content === 'string') return 0
@@ -616,7 +625,7 @@ export function needsRepair(m: Message, provider: Provider): boolean {
       (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content))
     )
   if (provider === 'gemini' && emptyGeminiParts(m) > 0) return true
-  if (provider === 'openai' && assistantMedia(m) > 0) return true
+  if (mediaRule(provider) && assistantMedia(m) > 0) return true
   return m.role === 'assistant' && isEmpty(m, provider)
 }
 
