@@ -73,7 +73,7 @@ const perToken =
   (scorer: Scorer, alpha: number): Scorer =>
   (view) => {
     const s = scorer(view)
-    return s.map((x, u) => x / Math.max(1, view.unitTokens[u] as number) ** alpha)
+    return s.map((x, u) => x / Math.max(1, view.unitSize(u)) ** alpha)
   }
 
 const grid = <T>(

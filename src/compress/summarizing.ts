@@ -2,7 +2,6 @@ import { InvalidOptionError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Fact, FactReport } from '../messages/fact.js'
 import { contentText, type Message, messageText } from '../messages/message.js'
-import type { Unit } from '../messages/units.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { checkKeys } from '../options-check.js'
 import { tokenLimited } from '../strategies/token-limited.js'
@@ -182,17 +181,14 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     current: Current | undefined,
     cut: number,
   ): Promise<Current | undefined> {
-    const { units, unitPrefix, counter } = view
-    const from = (units[0] as Unit).end
-    const to = (units[cut - 1] as Unit).end
+    const { counter } = view
+    const from = view.end(0)
+    const to = view.end(cut - 1)
     const start = current ? current.to : from
     const fresh = view.messages.slice(start, to) as Message[]
-    const replacedTokens = (unitPrefix[cut] as number) - (unitPrefix[1] as number)
+    const replacedTokens = view.rangeTokens(1, cut)
     // Room for the summary message: what the first unit and the newest units leave of the budget.
-    const room =
-      view.available -
-      (view.unitTokens[0] as number) -
-      ((unitPrefix[units.length] as number) - (unitPrefix[cut] as number))
+    const room = view.available - view.unitSize(0) - view.rangeTokens(cut, view.unitCount)
     const ledgerOn = options.facts !== false && mode !== 'custom'
     const facts = ledgerOn
       ? mergeFacts(current ? carriedFacts(current.entries) : [], extractFacts(fresh))
@@ -250,7 +246,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
       emit({ type: 'fallback', reason: errorText(e) })
       return undefined
     }
-    const anchor = anchorOf(view.messages[to - 1] as Message)
+    const anchor = anchorOf(view.message(to - 1))
     const entries: SummaryEntry[] = messages.map((message) => ({
       replaces: [from, to] as [number, number],
       message,
@@ -281,7 +277,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
       return undefined
     }
     ledger.add(entries)
-    const before = current ? served(view, current) : (unitPrefix[units.length] as number)
+    const before = current ? served(view, current) : view.rangeTokens(0, view.unitCount)
     emit({
       type: 'compressed',
       before,
@@ -307,7 +303,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     current: Current | undefined,
     cut: number,
   ): Promise<Current | undefined> {
-    const to = (view.units[cut - 1] as Unit).end
+    const to = view.end(cut - 1)
     const done = compress(view, ledger, current, cut).finally(() => {
       if (jobs.get(ledger)?.done === done) jobs.delete(ledger)
       running.delete(done)
@@ -320,8 +316,8 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
   /** The summary (if any) plus the newest units, when that fits; else the token-limited view. */
   function serve(view: View, current: Current | undefined): PlanItem[] | Promise<PlanItem[]> {
     if (!current) {
-      const total = view.unitPrefix[view.units.length] as number
-      return total <= view.available ? unitItems(view, 0, view.units.length) : fallback.select(view)
+      const total = view.rangeTokens(0, view.unitCount)
+      return total <= view.available ? unitItems(view, 0, view.unitCount) : fallback.select(view)
     }
     if (served(view, current) <= view.available) return planOf(view, current)
     return fallback.select(view)
@@ -340,12 +336,11 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
   }
 
   async function select(view: View): Promise<PlanItem[]> {
-    const { units } = view
-    const n = units.length
+    const n = view.unitCount
     if (n === 0) return []
     const ledger = view.summaries ?? own
     const current = latest(view, ledger)
-    const tokens = current ? served(view, current) : (view.unitPrefix[n] as number)
+    const tokens = current ? served(view, current) : view.rangeTokens(0, n)
     const { tools, priming, reserve } = view.overhead
     const sent = tokens + tools + priming + reserve
     const limit = typeof trigger === 'number' ? Math.floor(trigger * view.budget) : trigger.tokens
@@ -356,8 +351,8 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     }
     // Never summarized: the first unit (system preamble or first prompt) and the newest leaveLastN.
     const cut = Math.max(1, n - leaveLastN)
-    const to = cut > 1 ? (units[cut - 1] as Unit).end : (units[0] as Unit).end
-    if (to <= (current?.to ?? (units[0] as Unit).end)) {
+    const to = view.end(cut - 1)
+    if (to <= (current?.to ?? view.end(0))) {
       if (tokens > view.available)
         emit({ type: 'fallback', reason: 'nothing old enough to summarize' })
       return serve(view, current)
@@ -391,21 +386,19 @@ function latest(view: View, ledger: SummaryLedger): Current | undefined {
   const last = all[all.length - 1]
   if (!last) return undefined
   const [from, to] = last.replaces
-  const { units, messages } = view
-  if (from !== (units[0] as Unit | undefined)?.end || to <= from || to > messages.length)
-    return undefined
-  if (last.anchor !== undefined && last.anchor !== anchorOf(messages[to - 1] as Message))
-    return undefined
+  const { messages } = view
+  const n = view.unitCount
+  if (n === 0 || from !== view.end(0) || to <= from || to > messages.length) return undefined
+  if (last.anchor !== undefined && last.anchor !== anchorOf(view.message(to - 1))) return undefined
   // The summarized range must end on a unit boundary.
   let lo = 1
-  let hi = units.length
+  let hi = n
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if ((units[mid] as Unit).start < to) lo = mid + 1
+    if (view.start(mid) < to) lo = mid + 1
     else hi = mid
   }
-  if (lo < units.length ? (units[lo] as Unit).start !== to : to !== messages.length)
-    return undefined
+  if (lo < n ? view.start(lo) !== to : to !== messages.length) return undefined
   const entries: SummaryEntry[] = []
   for (let k = all.length - 1; k >= 0; k--) {
     const e = all[k] as SummaryEntry
@@ -418,13 +411,8 @@ function latest(view: View, ledger: SummaryLedger): Current | undefined {
 
 /** Tokens of the messages sent with this summary: first unit, summary, the rest. */
 function served(view: View, c: Current): number {
-  const n = view.units.length
-  return (
-    (view.unitTokens[0] as number) +
-    c.tokens +
-    (view.unitPrefix[n] as number) -
-    (view.unitPrefix[c.unit] as number)
-  )
+  const n = view.unitCount
+  return view.unitSize(0) + c.tokens + view.rangeTokens(c.unit, n)
 }
 
 function planOf(view: View, c: Current): PlanItem[] {
@@ -437,12 +425,12 @@ function planOf(view: View, c: Current): PlanItem[] {
       reason: 'summary',
       ...(e.facts && { facts: e.facts.report }),
     })
-  return unitItems(view, c.unit, view.units.length, plan)
+  return unitItems(view, c.unit, view.unitCount, plan)
 }
 
 function messagesOf(view: View, c: Current): Message[] {
   return planOf(view, c).map((item) =>
-    'synthetic' in item ? item.synthetic : (view.messages[item.index] as Message),
+    'synthetic' in item ? item.synthetic : view.message(item.index),
   )
 }
 
@@ -462,11 +450,10 @@ function carriedFacts(entries: readonly SummaryEntry[]): Fact[] {
 /** What is sent beside a summary that cuts before unit `cut`: the first unit and the newest units. */
 function sentBeside(view: View, cut: number): string {
   const parts: string[] = []
-  const { units, messages } = view
-  const first = units[0] as Unit
-  for (let i = first.start; i < first.end; i++) parts.push(messageText(messages[i] as Message))
-  for (let i = (units[cut] as Unit | undefined)?.start ?? messages.length; i < messages.length; i++)
-    parts.push(messageText(messages[i] as Message))
+  const { messages } = view
+  for (let i = view.start(0); i < view.end(0); i++) parts.push(messageText(view.message(i)))
+  const from = cut < view.unitCount ? view.start(cut) : messages.length
+  for (let i = from; i < messages.length; i++) parts.push(messageText(view.message(i)))
   return parts.join('\n')
 }
 

@@ -3,6 +3,7 @@ import { toUnits, type Unit, UnitBuilder } from '../messages/units.js'
 import {
   type Provider,
   type RepairResult,
+  type RepairSink,
   type RepairState,
   repair,
   repairState,
@@ -11,6 +12,8 @@ import {
 } from '../messages/validate.js'
 import { countOnce, type TokenCounter } from '../tokens/counter.js'
 import { checkMessage } from './check.js'
+import { bytes, float64, int32 } from './column.js'
+import { kindCode } from './unit-kinds.js'
 
 /** Where the output of the newest input unit starts: what is undone when that unit grows. */
 interface Mark {
@@ -29,23 +32,26 @@ interface Mark {
  * only the newest unit, so the cost of a turn is the new message, not the history.
  *
  * Two sides are kept: the input as given (`input`, `inputTokens`) and the repaired history
- * strategies see (`messages`, `tokens`, `units`, `unitTokens`, `unitPrefix`, `origin`).
- * Each input unit gives at most one repaired unit; only the newest input unit is ever
+ * strategies see (`messages`, `tokens`, the unit columns, `unitPrefix`, `origin`). Numbers
+ * live in typed-array columns (`column.ts`): 4 bytes a count, where a plain array takes 8
+ * and its slack, so a long history costs little beside its messages. Each input unit gives at most one repaired unit; only the newest input unit is ever
  * repaired again (when a tool result completes it), so everything before it is final.
  */
 export class HistoryIndex {
   readonly input: Message[] = []
-  readonly inputTokens: number[] = []
+  readonly inputTokens = int32()
   /** Tokens of every input message (what the whole history weighs as stored). */
   inputTotal = 0
   readonly messages: Message[] = []
   /** Input index of each repaired message. */
-  readonly origin: number[] = []
-  readonly tokens: number[] = []
-  readonly units: Unit[] = []
-  readonly unitTokens: number[] = []
+  readonly origin = int32()
+  readonly tokens = int32()
+  /** Unit `u` is `messages[unitStart[u], unitEnd[u])`, of kind `unitKind[u]` (see `unit-kinds.ts`). */
+  readonly unitStart = int32()
+  readonly unitEnd = int32()
+  readonly unitKind = bytes()
   /** `unitPrefix[k]` = tokens of units `0..k-1`. */
-  readonly unitPrefix: number[] = [0]
+  readonly unitPrefix = float64()
   /** Input messages repair took out, and why. */
   readonly removed: RepairResult['removed'] = []
   /** Input messages repair changed (a call dropped, an id renamed), and why. */
@@ -65,7 +71,7 @@ export class HistoryIndex {
    */
   private readonly byUnit: boolean
   private dirty = false
-  private readonly out: RepairResult
+  private readonly out: RepairSink
 
   constructor(
     readonly counter: TokenCounter,
@@ -79,6 +85,7 @@ export class HistoryIndex {
      */
     private readonly ownsCounts = false,
   ) {
+    this.unitPrefix.push(0)
     this.state = repairState({ provider })
     this.byUnit = repairsByUnit(provider)
     this.out = {
@@ -91,6 +98,11 @@ export class HistoryIndex {
 
   get length(): number {
     return this.input.length
+  }
+
+  /** Units of the repaired history. */
+  get unitCount(): number {
+    return this.unitStart.length
   }
 
   /** Takes the next message (not copied: the caller hands over an object it will not modify). */
@@ -142,9 +154,10 @@ export class HistoryIndex {
   private repairWhole(): void {
     this.dirty = false
     const r = repair(this.input, { provider: this.provider })
-    for (const a of [this.messages, this.origin, this.tokens, this.units, this.unitTokens])
-      a.length = 0
-    this.unitPrefix.length = 1
+    this.messages.length = 0
+    for (const c of [this.origin, this.tokens, this.unitStart, this.unitEnd, this.unitKind])
+      c.truncate(0)
+    this.unitPrefix.truncate(1)
     this.removed.length = 0
     this.changed.length = 0
     this.removed.push(...r.removed)
@@ -181,7 +194,7 @@ export class HistoryIndex {
   private markHere(): Mark {
     return {
       messages: this.messages.length,
-      units: this.units.length,
+      units: this.unitCount,
       removed: this.removed.length,
       changed: this.changed.length,
       needUser: this.state.needUser,
@@ -192,11 +205,12 @@ export class HistoryIndex {
 
   private undo(mark: Mark): void {
     this.messages.length = mark.messages
-    this.origin.length = mark.messages
-    this.tokens.length = mark.messages
-    this.units.length = mark.units
-    this.unitTokens.length = mark.units
-    this.unitPrefix.length = mark.units + 1
+    this.origin.truncate(mark.messages)
+    this.tokens.truncate(mark.messages)
+    this.unitStart.truncate(mark.units)
+    this.unitEnd.truncate(mark.units)
+    this.unitKind.truncate(mark.units)
+    this.unitPrefix.truncate(mark.units + 1)
     this.removed.length = mark.removed
     this.changed.length = mark.changed
     this.state.needUser = mark.needUser
@@ -211,21 +225,22 @@ export class HistoryIndex {
     let t = 0
     for (let k = from; k < n; k++) {
       const m = this.messages[k] as Message
-      const at = this.origin[k] as number
-      const c = m === this.input[at] ? (this.inputTokens[at] as number) : this.count(m)
+      const at = this.origin.at(k) ?? -1
+      const c = m === this.input[at] ? (this.inputTokens.at(at) ?? this.count(m)) : this.count(m)
       this.tokens.push(c)
       t += c
     }
     const first = this.messages[from] as Message
-    const u = this.units.length
+    const u = this.unitCount
     const kind = system
       ? 'system'
       : first.role === 'assistant' && first.toolCalls?.length
         ? 'exchange'
         : 'message'
-    this.units.push({ kind, start: from, end: n, complete: true })
-    this.unitTokens.push(t)
-    this.unitPrefix.push((this.unitPrefix[u] as number) + t)
+    this.unitStart.push(from)
+    this.unitEnd.push(n)
+    this.unitKind.push(kindCode[kind])
+    this.unitPrefix.push((this.unitPrefix.at(u) ?? 0) + t)
     if (first.role === 'user') this.newestUser = u
   }
 }

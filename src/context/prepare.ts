@@ -9,9 +9,9 @@ import { createView, snapshot, type ViewSettings } from './view.js'
 export interface Prepared {
   view: View
   /** Input index of each view message. */
-  origin: readonly number[]
+  origin: ArrayLike<number>
   /** Input messages as taken, and their tokens (only the first `inputLength` are this fit's). */
-  inputTokens: readonly number[]
+  inputTokens: ArrayLike<number>
   inputLength: number
   /** Input indices removed before selection: by the repair (invalid) or by a transform. */
   removed: Map<number, { fate: 'invalid' | 'dropped'; reason: ProblemCode | ChangeReason }>
@@ -55,7 +55,7 @@ export function prepare(
   )
   const frozen = options.frozen === true
   let view = createView(frozen ? snapshot(index) : index, settings)
-  let origin: readonly number[] = frozen ? index.origin.slice() : index.origin
+  let origin: ArrayLike<number> = frozen ? index.origin.values().slice() : index.origin.values()
   for (const transform of setup.transforms) {
     const changes = transform.apply(view)
     if (changes.size === 0) continue
@@ -75,7 +75,7 @@ export function prepare(
     })
     const next = new HistoryIndex(setup.counter, setup.provider, true)
     next.pushAll(nextMessages)
-    origin = next.origin.map((k) => nextOrigin[k] ?? -1)
+    origin = next.origin.values().map((k) => nextOrigin[k] ?? -1)
     for (const r of next.removed) {
       removed.set(nextOrigin[r.index] ?? -1, { fate: 'dropped', reason: r.code })
     }
@@ -84,7 +84,7 @@ export function prepare(
   return {
     view,
     origin,
-    inputTokens: index.inputTokens,
+    inputTokens: frozen ? index.inputTokens.values().slice() : index.inputTokens.values(),
     inputLength: index.length,
     removed,
     rewritten,

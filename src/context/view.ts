@@ -3,14 +3,17 @@ import type { Unit, UnitKind } from '../messages/units.js'
 import type { Provider } from '../messages/validate.js'
 import type { Mandatory, PlanItem, SummaryLedger, View } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
+import type { Column } from './column.js'
+import { kindOf } from './unit-kinds.js'
 
 /** A repaired, counted history split into units: what a `HistoryIndex` holds. */
 export interface ViewSource {
   readonly messages: readonly Message[]
-  readonly tokens: readonly number[]
-  readonly units: readonly Unit[]
-  readonly unitTokens: readonly number[]
-  readonly unitPrefix: readonly number[]
+  readonly tokens: Column<Int32Array>
+  readonly unitStart: Column<Int32Array>
+  readonly unitEnd: Column<Int32Array>
+  readonly unitKind: Column<Uint8Array>
+  readonly unitPrefix: Column<Float64Array>
   readonly newestUser: number
 }
 
@@ -25,29 +28,30 @@ export interface ViewSettings {
   summaries?: SummaryLedger | undefined
 }
 
-/** A view over `source` as it is now (a source that grows later is not seen growing). */
+/** A view over `source` as it is now: its units are those the source holds at this call. */
 export function createView(source: ViewSource, settings: ViewSettings): View {
   return new SourceView(source, settings)
 }
 
-/** A copy of `source`'s arrays: for a strategy that awaits, while the source may grow. */
+/** A copy of `source`: for a strategy that awaits, while the source may grow. */
 export function snapshot(source: ViewSource): ViewSource {
   return {
     messages: source.messages.slice(),
-    tokens: source.tokens.slice(),
-    units: source.units.map((u) => ({ ...u })),
-    unitTokens: source.unitTokens.slice(),
-    unitPrefix: source.unitPrefix.slice(),
+    tokens: source.tokens.copy(),
+    unitStart: source.unitStart.copy(),
+    unitEnd: source.unitEnd.copy(),
+    unitKind: source.unitKind.copy(),
+    unitPrefix: source.unitPrefix.copy(),
     newestUser: source.newestUser,
   }
 }
 
+const noUnit = (u: number, n: number) => new RangeError(`no unit ${u} in a view of ${n}`)
+const noMessage = (i: number, n: number) => new RangeError(`no message ${i} in a view of ${n}`)
+
 class SourceView implements View {
   readonly messages: readonly Message[]
-  readonly units: readonly Unit[]
-  readonly tokens: readonly number[]
-  readonly unitTokens: readonly number[]
-  readonly unitPrefix: readonly number[]
+  readonly unitCount: number
   readonly budget: number
   readonly available: number
   readonly overhead: Readonly<{ tools: number; reserve: number; priming: number }>
@@ -55,15 +59,17 @@ class SourceView implements View {
   readonly provider: Provider
   readonly query: string | undefined
   readonly summaries?: SummaryLedger | undefined
+  private readonly source: ViewSource
   private readonly lastUser: number
   private cachedMandatory: Mandatory | undefined
+  private arrays:
+    | { units?: Unit[]; tokens?: number[]; unitTokens?: number[]; unitPrefix?: number[] }
+    | undefined
 
   constructor(source: ViewSource, settings: ViewSettings) {
+    this.source = source
     this.messages = source.messages
-    this.units = source.units
-    this.tokens = source.tokens
-    this.unitTokens = source.unitTokens
-    this.unitPrefix = source.unitPrefix
+    this.unitCount = source.unitStart.length
     this.lastUser = source.newestUser
     this.budget = settings.budget
     this.available = settings.available
@@ -74,18 +80,31 @@ class SourceView implements View {
     if (settings.summaries) this.summaries = settings.summaries
   }
 
+  start(u: number): number {
+    const s = u < this.unitCount ? this.source.unitStart.at(u) : undefined
+    if (s === undefined) throw noUnit(u, this.unitCount)
+    return s
+  }
+
+  end(u: number): number {
+    const e = u < this.unitCount ? this.source.unitEnd.at(u) : undefined
+    if (e === undefined) throw noUnit(u, this.unitCount)
+    return e
+  }
+
   unit(u: number): Unit {
-    const unit = this.units[u]
-    if (!unit) throw new RangeError(`no unit ${u} in a view of ${this.units.length}`)
-    return unit
+    return { kind: this.kind(u), start: this.start(u), end: this.end(u), complete: true }
   }
 
   kind(u: number): UnitKind {
-    return this.unit(u).kind
+    const k = u < this.unitCount ? this.source.unitKind.at(u) : undefined
+    const kind = k === undefined ? undefined : kindOf[k]
+    if (kind === undefined) throw noUnit(u, this.unitCount)
+    return kind
   }
 
   first(u: number): Message {
-    return this.message(this.unit(u).start)
+    return this.message(this.start(u))
   }
 
   role(u: number): Message['role'] {
@@ -93,35 +112,36 @@ class SourceView implements View {
   }
 
   unitSize(u: number): number {
-    const t = this.unitTokens[u]
-    if (t === undefined) throw new RangeError(`no unit ${u} in a view of ${this.units.length}`)
-    return t
+    if (u < 0 || u >= this.unitCount) throw noUnit(u, this.unitCount)
+    return this.rangeTokens(u, u + 1)
   }
 
   rangeTokens(from: number, to: number): number {
     if (to <= from) return 0
-    return (this.unitPrefix[to] ?? Number.NaN) - (this.unitPrefix[from] ?? Number.NaN)
+    const p = this.source.unitPrefix
+    const a = from <= this.unitCount ? p.at(from) : undefined
+    const b = to <= this.unitCount ? p.at(to) : undefined
+    return (b ?? Number.NaN) - (a ?? Number.NaN)
   }
 
   message(i: number): Message {
     const m = this.messages[i]
-    if (!m) throw new RangeError(`no message ${i} in a view of ${this.messages.length}`)
+    if (!m) throw noMessage(i, this.messages.length)
     return m
   }
 
   messageTokens(i: number): number {
-    const t = this.tokens[i]
-    if (t === undefined)
-      throw new RangeError(`no message ${i} in a view of ${this.messages.length}`)
+    const t = this.source.tokens.at(i)
+    if (t === undefined) throw noMessage(i, this.messages.length)
     return t
   }
 
   unitOf(i: number): number {
     let lo = 0
-    let hi = this.units.length - 1
+    let hi = this.unitCount - 1
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1
-      if (this.unit(mid).start <= i) lo = mid
+      if (this.start(mid) <= i) lo = mid
       else hi = mid - 1
     }
     return lo
@@ -133,8 +153,8 @@ class SourceView implements View {
 
   mandatory(): Mandatory {
     if (this.cachedMandatory) return { ...this.cachedMandatory }
-    const preamble = this.units.length > 0 && this.kind(0) === 'system' ? 0 : -1
-    const last = this.units.length - 1
+    const preamble = this.unitCount > 0 && this.kind(0) === 'system' ? 0 : -1
+    const last = this.unitCount - 1
     const lastUser = this.newestUser()
     let tokens = 0
     if (preamble >= 0) tokens += this.unitSize(preamble)
@@ -146,9 +166,38 @@ class SourceView implements View {
 
   items(from: number, to: number, out: PlanItem[] = []): PlanItem[] {
     for (let u = from; u < to; u++) {
-      const { start, end } = this.unit(u)
-      for (let i = start; i < end; i++) out.push({ index: i })
+      const end = this.end(u)
+      for (let i = this.start(u); i < end; i++) out.push({ index: i })
     }
     return out
+  }
+
+  // The arrays below are made on first read, for strategies written against them: the
+  // methods above read the index's columns without making anything.
+
+  get units(): readonly Unit[] {
+    this.arrays ??= {}
+    this.arrays.units ??= Array.from({ length: this.unitCount }, (_, u) => this.unit(u))
+    return this.arrays.units
+  }
+
+  get tokens(): readonly number[] {
+    this.arrays ??= {}
+    this.arrays.tokens ??= Array.from(this.source.tokens.values().subarray(0, this.messages.length))
+    return this.arrays.tokens
+  }
+
+  get unitTokens(): readonly number[] {
+    this.arrays ??= {}
+    this.arrays.unitTokens ??= Array.from({ length: this.unitCount }, (_, u) => this.unitSize(u))
+    return this.arrays.unitTokens
+  }
+
+  get unitPrefix(): readonly number[] {
+    this.arrays ??= {}
+    this.arrays.unitPrefix ??= Array.from(
+      this.source.unitPrefix.values().subarray(0, this.unitCount + 1),
+    )
+    return this.arrays.unitPrefix
   }
 }

@@ -13,6 +13,8 @@ import { z } from 'zod'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
 import { ProviderFeedback } from '../context/learned-limit.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { exactCounter } from '../tokens/counters.js'
 import { fitEachStep, fitMiddleware } from './ai-sdk.js'
 
 /** A long history: 30 question/answer pairs and a last question. */
@@ -246,5 +248,59 @@ describe('AI SDK against a loopback server', () => {
     expect(feedback.limit).toBeLessThanOrEqual(4200)
     for (const r of small.requests.filter((r) => !r.rejected))
       expect(r.tokens + 400).toBeLessThanOrEqual(4200)
+  })
+})
+
+describe('fitEachStep over a growing loop', () => {
+  it('counts each message once: a step that hands the same objects again pays only for the new ones', () => {
+    const base = exactCounter()
+    const counted: unknown[] = []
+    const counter: TokenCounter = {
+      ...base,
+      countMessage: (m) => {
+        counted.push(m)
+        return base.countMessage(m)
+      },
+    }
+    const prepareStep = fitEachStep({ system: SYSTEM_PROMPT, budget: 1500, counter })
+    const messages = history()
+    const first = prepareStep({ messages })
+    expect(counted.length).toBeGreaterThanOrEqual(messages.length + 1)
+    // The next step: the same objects, then one tool exchange and a new question.
+    const grown: ModelMessage[] = [
+      ...messages,
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c.1', toolName: 'lookup', input: { q: 'x' } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c.1',
+            toolName: 'lookup',
+            output: { type: 'text', value: 'HAT9 confirmed' },
+          },
+        ],
+      },
+      { role: 'user', content: 'Thanks. And the seat?' },
+    ]
+    counted.length = 0
+    const second = prepareStep({ messages: grown })
+    const again = counted.length
+    // The same step in a fresh loop, over copies: every message is new to it.
+    counted.length = 0
+    const fresh = fitEachStep({ system: SYSTEM_PROMPT, budget: 1500, counter })({
+      messages: structuredClone(grown),
+    })
+    const cold = counted.length
+    expect(fresh.messages.length).toBe(second.messages.length)
+    // Cold: the whole history and the system prompt, then what is sent (the fit's account).
+    expect(cold).toBeGreaterThanOrEqual(grown.length + 1)
+    // Warm: the three new messages, then the same account; the history is not counted again.
+    expect(again).toBeLessThanOrEqual(cold - (messages.length + 1) + 3)
+    expect(second.messages.at(-1)).toBe(grown.at(-1))
+    expect(first.system).toBe(SYSTEM_PROMPT)
   })
 })

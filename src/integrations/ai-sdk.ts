@@ -139,6 +139,9 @@ export type FitEachStepOptions = AdapterOptions & {
  */
 export function fitEachStep(options: FitEachStepOptions = {}) {
   const { system, ...rest } = options
+  // One object for the whole loop, so the fitted prefix is recognised from step to step.
+  const systemMessage: Message | undefined =
+    system === undefined ? undefined : { role: 'system', content: system }
   return <M>(step: {
     messages: M[]
     model?: unknown
@@ -153,9 +156,8 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       if (promptTokens !== undefined) options.feedback.recordUsage({ promptTokens })
     }
     const { messages: decoded, owner } = decodeEach(step.messages, fromAISDK)
-    const input =
-      system === undefined ? decoded : [{ role: 'system', content: system } as Message, ...decoded]
-    if (system !== undefined) owner.unshift(-1)
+    const input = systemMessage ? [systemMessage, ...decoded] : decoded
+    if (systemMessage) owner.unshift(-1)
     const modelId = rest.model ?? knownModel(model?.modelId)
     const result = fitWithFeedback(input, {
       ...rest,

@@ -303,6 +303,9 @@ export interface RepairResult {
   origin: number[]
 }
 
+/** Where `repairUnit` writes: a `RepairResult`, or a history index's own columns. */
+export type RepairSink = Omit<RepairResult, 'origin'> & { origin: { push(index: number): void } }
+
 /**
  * Returns a list the provider accepts: orphaned results and unanswered calls are taken out
  * (an assistant message keeps its text when it has some), and for Anthropic the history
@@ -351,7 +354,7 @@ export function repairUnit(
   messages: readonly Message[],
   unit: Unit,
   state: RepairState,
-  out: RepairResult,
+  out: RepairSink,
 ): string[] {
   const { removed, changed } = out
   const provider = state.provider

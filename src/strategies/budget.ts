@@ -33,7 +33,7 @@ export function assertMandatoryFits(view: View, m: Mandatory): void {
  * binary search over prefix sums, so its cost does not grow with the history.
  */
 export function newestStart(view: View, m: Mandatory, room: number): number {
-  const n = view.units.length
+  const n = view.unitCount
   const lastTokens = m.last > m.preamble ? view.unitSize(m.last) : 0
   const userTokens = m.lastUser >= 0 && m.lastUser !== m.last ? view.unitSize(m.lastUser) : 0
   // Tokens of the optional units in [s, n): falls as s grows.
@@ -62,9 +62,9 @@ export function keepFrom(view: View, m: Mandatory, start: number): PlanItem[] {
   const out: PlanItem[] = []
   if (m.preamble >= 0) view.items(m.preamble, m.preamble + 1, out)
   // The newest unit is kept even when nothing optional fits.
-  const from = m.last >= m.first ? Math.min(start, m.last) : view.units.length
+  const from = m.last >= m.first ? Math.min(start, m.last) : view.unitCount
   if (m.lastUser >= 0 && m.lastUser < from) view.items(m.lastUser, m.lastUser + 1, out)
-  return view.items(from, view.units.length, out)
+  return view.items(from, view.unitCount, out)
 }
 
 /** Messages in unit `u`. */
@@ -90,7 +90,7 @@ export function newestByCount(view: View, floor: number, end: number, max: numbe
 export function oldestByCount(view: View, start: number, max: number): number {
   let end = start
   let count = 0
-  while (end < view.units.length) {
+  while (end < view.unitCount) {
     const size = sizeOf(view, end)
     if (count + size > max) break
     count += size

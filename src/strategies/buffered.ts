@@ -22,7 +22,7 @@ export function buffered(options: BufferedOptions): Strategy<'buffered', Buffere
     budgetAware: false,
     async: false,
     select(view) {
-      const n = view.units.length
+      const n = view.unitCount
       const first = view.mandatory().first
       const start = newestByCount(view, first, n, size)
       return view.items(start, n, view.items(0, first))

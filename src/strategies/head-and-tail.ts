@@ -34,7 +34,7 @@ export function headAndTail(
     budgetAware: false,
     async: false,
     select(view) {
-      const n = view.units.length
+      const n = view.unitCount
       const first = view.mandatory().first
       const h = oldestByCount(view, first, head)
       const t = newestByCount(view, h, n, tail)

@@ -1,9 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { hashedNgrams } from '../../scripts/ngram-embed.js'
+import { bytes, float64, int32 } from '../context/column.js'
 import { fit, fitAsync } from '../context/fit.js'
 import { resolveSetup } from '../context/options.js'
 import { viewSettings } from '../context/prepare.js'
+import { kindCode } from '../context/unit-kinds.js'
 import { createView } from '../context/view.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
@@ -18,22 +20,25 @@ const sys: Message = { role: 'system', content: 'Two friends talk.' }
 const user = (t: string): Message => ({ role: 'user', content: t })
 const say = (t: string): Message => ({ role: 'assistant', content: t })
 
-/** A view of single-message units, enough for scorers. */
 /** A view with one unit per message (the preamble its own), built through the library's view. */
 const view = (messages: Message[], query?: string): View => {
-  const units = messages.map((m, i) => ({
-    kind: m.role === 'system' && i === 0 ? ('system' as const) : ('message' as const),
-    start: i,
-    end: i + 1,
-    complete: true,
-  }))
-  const zeros = messages.map(() => 0)
+  const tokens = int32()
+  const unitStart = int32()
+  const unitEnd = int32()
+  const unitKind = bytes()
+  const unitPrefix = float64()
+  unitPrefix.push(0)
   let newestUser = -1
   messages.forEach((m, i) => {
+    tokens.push(0)
+    unitStart.push(i)
+    unitEnd.push(i + 1)
+    unitKind.push(kindCode[m.role === 'system' && i === 0 ? 'system' : 'message'])
+    unitPrefix.push(0)
     if (m.role === 'user') newestUser = i
   })
   return createView(
-    { messages, units, tokens: zeros, unitTokens: zeros, unitPrefix: [0, ...zeros], newestUser },
+    { messages, tokens, unitStart, unitEnd, unitKind, unitPrefix, newestUser },
     { ...viewSettings(resolveSetup({})), query },
   )
 }

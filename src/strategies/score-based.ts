@@ -171,7 +171,7 @@ function selectByScore(
     })
   }
   assertMandatoryFits(view, m)
-  const n = view.units.length
+  const n = view.unitCount
   const room = view.available - m.tokens
   const keep = new Uint8Array(n)
   for (const u of [m.preamble, m.lastUser, m.last]) if (u >= 0) keep[u] = 1
@@ -195,7 +195,7 @@ function fillByScore(
   neighbours: boolean,
   partial: boolean,
 ): PlanItem[] {
-  const n = view.units.length
+  const n = view.unitCount
   if (!Array.isArray(scores) || scores.length !== n) {
     const got = Array.isArray(scores) ? `${scores.length} scores` : typeof scores
     throw new InvalidOptionError('scorer', `returned ${got} for ${n} units`)
@@ -283,7 +283,7 @@ function chronological(
   partials: Map<number, PlanItem[]>,
 ): PlanItem[] {
   const out: PlanItem[] = []
-  for (let u = 0; u < view.units.length; u++) {
+  for (let u = 0; u < view.unitCount; u++) {
     const p = partials.get(u)
     if (p) out.push(...p)
     else if (keep[u]) view.items(u, u + 1, out)

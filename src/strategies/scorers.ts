@@ -26,10 +26,17 @@ export function allScores(
   return ready.length === lists.length ? ready : Promise.all(lists)
 }
 
+/** `score(u)` for every unit of the view, in order. */
+export function eachUnit(view: View, score: (u: number) => number): number[] {
+  const out = new Array<number>(view.unitCount)
+  for (let u = 0; u < out.length; u++) out[u] = score(u)
+  return out
+}
+
 /** Newest unit 1.0, each older one `keepRate` times the next (CAMEL's default). */
 export function recency({ keepRate = 0.9 }: { keepRate?: number } = {}): Scorer {
   return (view) => {
-    const n = view.units.length
+    const n = view.unitCount
     const out = new Array<number>(n)
     let s = 1
     for (let u = n - 1; u >= 0; u--) {
@@ -42,7 +49,7 @@ export function recency({ keepRate = 0.9 }: { keepRate?: number } = {}): Scorer 
 
 /** A fixed weight per role of the unit's first message (e.g. `{ user: 1, tool: 0.3 }`). */
 export function roleWeights(weights: Partial<Record<Message['role'], number>>): Scorer {
-  return (view) => view.units.map((_, u) => weights[view.role(u)] ?? 0)
+  return (view) => eachUnit(view, (u) => weights[view.role(u)] ?? 0)
 }
 
 /** 1 for units holding a pinned message (by input index in the view, or a predicate), else 0. */
@@ -51,8 +58,8 @@ export function pinned(
 ): Scorer {
   const test = typeof which === 'function' ? which : (_: Message, i: number) => which.includes(i)
   return (view) =>
-    view.units.map((u) => {
-      for (let i = u.start; i < u.end; i++) if (test(view.message(i), i)) return 1
+    eachUnit(view, (u) => {
+      for (let i = view.start(u); i < view.end(u); i++) if (test(view.message(i), i)) return 1
       return 0
     })
 }
@@ -63,7 +70,7 @@ export function combine(parts: readonly (readonly [AsyncScorer, number])[]): Asy
 export function combine(parts: readonly (readonly [AsyncScorer, number])[]): AsyncScorer {
   return (view) =>
     whenReady(allScores(parts.map(([scorer]) => scorer(view))), (lists) => {
-      const total = new Array<number>(view.units.length).fill(0)
+      const total = new Array<number>(view.unitCount).fill(0)
       lists.forEach((s, k) => {
         const weight = parts[k]?.[1] ?? 0
         let max = 0
@@ -102,7 +109,7 @@ export function relevance(options: RelevanceOptions = {}): Scorer {
   return (view) => {
     const query = options.query ?? view.query ?? newestUserText(view)
     const first = base(view)
-    const n = view.units.length
+    const n = view.unitCount
     // Pseudo-relevance feedback: the best matches (not the newest unit, usually the question
     // itself) lend their most frequent other words to a second query.
     const top = first
@@ -132,13 +139,14 @@ function bm25(options: RelevanceOptions & { stemmed?: boolean }): Scorer {
   return (view) => {
     const query = options.query ?? view.query ?? newestUserText(view)
     const terms = new Set(options.stemmed ? query.split(' ') : terms_(query))
-    const n = view.units.length
+    const n = view.unitCount
     const scores = new Array<number>(n).fill(0)
     if (terms.size === 0 || n === 0) return scores
     const docs: Map<string, number>[] = []
     const lengths: number[] = []
     const df = new Map<string, number>()
-    for (const unit of view.units) {
+    for (let u = 0; u < n; u++) {
+      const unit = view.unit(u)
       const tf = new Map<string, number>()
       let len = 0
       for (const t of unitTerms(view, unit)) {
@@ -194,7 +202,7 @@ export function nearby(scorer: AsyncScorer, options: NearbyOptions = {}): AsyncS
   checkNearby(options)
   return (view) =>
     whenReady(scorer(view), (scores) => {
-      const n = view.units.length
+      const n = view.unitCount
       const silent = new Set<number>([n - 1])
       if (n > 0 && view.kind(0) === 'system') silent.add(0)
       const newestUser = view.newestUser()
@@ -274,8 +282,8 @@ const identifierCache = new WeakMap<Message, boolean>()
  */
 export function identifiers(): Scorer {
   return (view) =>
-    view.units.map((unit) => {
-      for (let i = unit.start; i < unit.end; i++) {
+    eachUnit(view, (u) => {
+      for (let i = view.start(u); i < view.end(u); i++) {
         const m = view.message(i)
         let has = identifierCache.get(m)
         if (has === undefined) {

@@ -1,6 +1,13 @@
 import { InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
-import { type AsyncScorer, allScores, newestUserText, type Scorer, whenReady } from './scorers.js'
+import {
+  type AsyncScorer,
+  allScores,
+  eachUnit,
+  newestUserText,
+  type Scorer,
+  whenReady,
+} from './scorers.js'
 import type { View } from './types.js'
 
 /** Embeds texts, one vector per text, in order; the vectors of one function share a length. */
@@ -92,7 +99,7 @@ export function semantic(options: SemanticOptions): AsyncScorer {
 
   return (view: View) => {
     const query = options.query ?? view.query ?? newestUserText(view)
-    const n = view.units.length
+    const n = view.unitCount
     if (!query.trim() || n === 0) return new Array<number>(n).fill(0)
     // Distinct texts still to embed: the query first, then each uncached message.
     const pending = new Map<string, Message[]>()
@@ -125,10 +132,10 @@ export function semantic(options: SemanticOptions): AsyncScorer {
   }
 
   function score(view: View, q: Float64Array | null): number[] {
-    return view.units.map((unit) => {
+    return eachUnit(view, (u) => {
       let best = 0
       if (!q) return best
-      for (let i = unit.start; i < unit.end; i++) {
+      for (let i = view.start(u); i < view.end(u); i++) {
         const v = vectors.get(view.message(i))
         if (!v) continue
         let dot = 0
@@ -182,7 +189,7 @@ export function fuse(
   }
   return (view) =>
     whenReady(allScores(parts.map(([scorer]) => scorer(view))), (lists) => {
-      const out = new Array<number>(view.units.length).fill(0)
+      const out = new Array<number>(view.unitCount).fill(0)
       lists.forEach((scores, p) => {
         const weight = parts[p]?.[1] ?? 0
         const ranked: number[] = []

@@ -1,3 +1,5 @@
+import type { View } from './types.js'
+
 /**
  * Where a cache-friendly view starts, with a low-water mark: the view grows by appending
  * until the next unit would overflow `room`; then the start moves forward once, far enough
@@ -13,7 +15,8 @@
  * binary search each, not a replay of the whole history; a remembered cut is checked
  * against the counts before it is reused.
  *
- * @param prefix `prefix[k]` = tokens of units `0..k-1` (non-decreasing)
+ * @param prefix `prefix[k]` = tokens of units `0..k-1` (non-decreasing), or a view, whose
+ *   `rangeTokens(0, k)` is that sum
  * @param first the first unit that may be cut (after the system preamble)
  * @param end units `[first, end)` exist
  * @param room tokens the units from the start to `end` may take
@@ -21,18 +24,23 @@
  * @returns the start unit, in `[first, end]`
  */
 export function stableCut(
-  prefix: readonly number[],
+  prefix: PrefixSums,
   first: number,
   end: number,
   room: number,
   lowWater: number,
 ): number {
-  const at = (k: number) => prefix[k] ?? Number.NaN
+  const sums = prefix
+  const at = isArray(sums)
+    ? (k: number) => sums[k] ?? Number.NaN
+    : (k: number) => sums.rangeTokens(0, k)
+  // A view is remembered by its messages: the index behind it keeps one array as it grows.
+  const key = isArray(sums) ? sums : sums.messages
   const low = Math.max(0, Math.floor(room * lowWater))
-  let m = memo.get(prefix)
+  let m = memo.get(key)
   if (!m || m.first !== first || m.room !== room || m.low !== low) {
     m = { first, room, low, cuts: [] }
-    memo.set(prefix, m)
+    memo.set(key, m)
   }
   const { cuts } = m
   // Resume after the newest remembered cut that lies before `end` and whose counts still hold.
@@ -73,6 +81,11 @@ export function stableCut(
   }
 }
 
+/** Running sums over units: an array (`prefix[k]` = tokens of units `0..k-1`) or a view. */
+export type PrefixSums = readonly number[] | Pick<View, 'messages' | 'rangeTokens'>
+
+const isArray = (p: PrefixSums): p is readonly number[] => Array.isArray(p)
+
 /** A cut made when the view overflowed at unit end `over`, with the counts it was made on. */
 interface Cut {
   over: number
@@ -81,7 +94,4 @@ interface Cut {
   startTotal: number
 }
 
-const memo = new WeakMap<
-  readonly number[],
-  { first: number; room: number; low: number; cuts: Cut[] }
->()
+const memo = new WeakMap<object, { first: number; room: number; low: number; cuts: Cut[] }>()

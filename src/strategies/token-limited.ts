@@ -99,7 +99,7 @@ function stableStart(
   const room = view.available - (m.preamble >= 0 ? view.unitSize(m.preamble) : 0)
   const lowWater =
     o.evictAtLeast !== undefined ? 1 - o.evictAtLeast / Math.max(1, room) : (o.lowWater ?? 0.72)
-  const cut = stableCut(view.unitPrefix, m.first, view.units.length, room, lowWater)
+  const cut = stableCut(view, m.first, view.unitCount, room, lowWater)
   return alignStart(view, m, Math.min(Math.max(cut, start), m.last))
 }
 
@@ -129,7 +129,7 @@ function keepEnds(view: View, m: Mandatory, room: number): PlanItem[] {
     }
     fromTail = !fromTail
   }
-  const n = view.units.length
+  const n = view.unitCount
   const out: PlanItem[] = []
   if (preamble >= 0) view.items(preamble, preamble + 1, out)
   if (head > tail) return view.items(first, n, out)

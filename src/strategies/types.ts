@@ -8,12 +8,18 @@ import type { TokenCounter } from '../tokens/counter.js'
 /** What a strategy sees: a valid history, split into units, counted once. */
 export interface View {
   readonly messages: readonly Message[]
+  /** Units of the history: valid unit indices are `[0, unitCount)`. */
+  readonly unitCount: number
+  /**
+   * Every unit as an object. Made on first read, in time and memory proportional to the
+   * history: prefer `unitCount`, `unit(u)`, `kind(u)`, `start(u)` and `end(u)`.
+   */
   readonly units: readonly Unit[]
-  /** Tokens of each message, per-message overhead included. */
+  /** Tokens of each message, per-message overhead included. Made on first read: prefer `messageTokens(i)`. */
   readonly tokens: readonly number[]
-  /** Tokens of each unit. */
+  /** Tokens of each unit. Made on first read: prefer `unitSize(u)`. */
   readonly unitTokens: readonly number[]
-  /** `unitPrefix[k]` = tokens of units `0..k-1`; length `units.length + 1`. */
+  /** `unitPrefix[k]` = tokens of units `0..k-1`; length `unitCount + 1`. Made on first read: prefer `rangeTokens(from, to)`. */
   readonly unitPrefix: readonly number[]
   /** Tokens the kept messages may use: the budget less tools, reply reserve and priming. */
   readonly available: number
@@ -27,8 +33,12 @@ export interface View {
   /** Summaries its owner keeps beside the history (a `ChatContext`), for strategies that summarize. */
   readonly summaries?: SummaryLedger | undefined
 
-  /** Unit `u` (a `RangeError` outside `[0, units.length)`). */
+  /** Unit `u` (a `RangeError` outside `[0, unitCount)`). */
   unit(u: number): Unit
+  /** First view position of unit `u`. */
+  start(u: number): number
+  /** View position just after unit `u`. */
+  end(u: number): number
   kind(u: number): UnitKind
   /** The first message of unit `u`. */
   first(u: number): Message

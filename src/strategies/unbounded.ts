@@ -7,6 +7,6 @@ export function unbounded(): Strategy<'unbounded', Record<string, never>> {
     options: {},
     budgetAware: false,
     async: false,
-    select: (view) => view.items(0, view.units.length),
+    select: (view) => view.items(0, view.unitCount),
   }
 }

@@ -28,7 +28,7 @@ export function userTurns(options: UserTurnsOptions): Strategy<'userTurns', User
     budgetAware: false,
     async: false,
     select(view) {
-      const n = view.units.length
+      const n = view.unitCount
       let start = n
       let turns = 0
       let newestTurn = n

@@ -1,4 +1,5 @@
 import type { Message } from '../messages/message.js'
+import type { Unit } from '../messages/units.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
@@ -43,9 +44,11 @@ export function clearToolResults(
     apply(view) {
       const out = new Map<number, Message | null>()
       const total =
-        (view.unitPrefix[view.units.length] as number) + view.overhead.tools + view.overhead.priming
+        view.rangeTokens(0, view.unitCount) + view.overhead.tools + view.overhead.priming
       if (total <= trigger) return out
-      const exchanges = view.units.filter((u) => u.kind === 'exchange')
+      const exchanges: Unit[] = []
+      for (let u = 0; u < view.unitCount; u++)
+        if (view.kind(u) === 'exchange') exchanges.push(view.unit(u))
       const old = exchanges.slice(0, Math.max(0, exchanges.length - keep))
       let cleared = 0
       const over = total - trigger
@@ -53,7 +56,7 @@ export function clearToolResults(
         // Enough has been cleared to get under the trigger and to make the batch worth it.
         if (cleared >= over && cleared >= clearAtLeast) break
         for (let i = unit.start + 1; i < unit.end; i++) {
-          const m = view.messages[i] as Message
+          const m = view.message(i)
           if (
             m.role !== 'tool' ||
             (m.toolName && exclude.has(m.toolName)) ||
@@ -61,17 +64,17 @@ export function clearToolResults(
           )
             continue
           const replaced: Message = { ...m, content: placeholder }
-          cleared += (view.tokens[i] as number) - view.counter.countMessage(replaced)
+          cleared += view.messageTokens(i) - view.counter.countMessage(replaced)
           out.set(i, replaced)
         }
-        const call = view.messages[unit.start] as Message
+        const call = view.message(unit.start)
         if (options.clearInputs && call.role === 'assistant' && call.toolCalls) {
           const only = Array.isArray(options.clearInputs) ? new Set(options.clearInputs) : undefined
           const calls = call.toolCalls.map((c) =>
             exclude.has(c.name) || (only && !only.has(c.name)) ? c : { ...c, arguments: '{}' },
           )
           const replaced: Message = { ...call, toolCalls: calls }
-          cleared += (view.tokens[unit.start] as number) - view.counter.countMessage(replaced)
+          cleared += view.messageTokens(unit.start) - view.counter.countMessage(replaced)
           out.set(unit.start, replaced)
         }
       }

@@ -1,4 +1,5 @@
 import type { Message } from '../messages/message.js'
+import type { Unit } from '../messages/units.js'
 import type { Transform } from '../strategies/types.js'
 
 export interface RemoveToolExchangesOptions {
@@ -16,11 +17,15 @@ export function removeToolExchanges(
     options,
     apply(view) {
       const out = new Map<number, Message | null>()
-      const exchanges = view.units.filter((u) => u.kind === 'exchange' && u.complete)
+      const exchanges: Unit[] = []
+      for (let u = 0; u < view.unitCount; u++) {
+        const unit = view.unit(u)
+        if (unit.kind === 'exchange' && unit.complete) exchanges.push(unit)
+      }
       const limit = options.before ?? exchanges[exchanges.length - 1]?.start ?? 0
       for (const unit of exchanges) {
         if (unit.start >= limit) continue
-        const call = view.messages[unit.start] as Message
+        const call = view.message(unit.start)
         const hasText =
           typeof call.content === 'string'
             ? call.content.length > 0
