@@ -43,8 +43,10 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
   } = options
   if (!baseURL) throw new InvalidOptionError('baseURL', 'is required')
   if (!model) throw new InvalidOptionError('model', 'is required')
+  // Sent without the white space around it (a key read from a file ends with a line break).
+  const key = apiKey === undefined ? undefined : headerValue(apiKey)
   const url = `${baseURL.replace(/\/+$/, '')}/chat/completions`
-  const hide = (s: string) => redact(s, apiKey)
+  const hide = (s: string) => redact(s, key)
 
   async function attempt(body: string, signal: AbortSignal | undefined): Promise<string> {
     const timeout = AbortSignal.timeout(timeoutMs)
@@ -55,7 +57,7 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          ...(apiKey && { authorization: `Bearer ${apiKey}` }),
+          ...(key && { authorization: `Bearer ${key}` }),
         },
         body,
         signal: combined,
@@ -66,6 +68,12 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
         throw new SummarizerError(
           hide(`summarizer: no answer from ${url} within ${timeoutMs} ms`),
           true,
+        )
+      // A header fetch refuses to build is not a network failure: trying again cannot help.
+      if (e instanceof TypeError && /header|ByteString/i.test(e.message))
+        throw new SummarizerError(
+          hide(`summarizer: a request header is not a valid HTTP header value (${errorText(e)})`),
+          false,
         )
       const cause = (e as { cause?: { code?: string } } | undefined)?.cause?.code ?? errorText(e)
       throw new SummarizerError(hide(`summarizer: cannot reach ${url} (${cause})`), true)
@@ -162,4 +170,36 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
       { once: true },
     )
   })
+}
+
+/**
+ * The key as it goes in the Authorization header: without the white space around it. A line
+ * break or NUL inside it, or a character above U+00FF, makes no valid header value (fetch
+ * refuses it): said here, by position, never by value (a key pasted with a line break in the
+ * middle is still a secret).
+ */
+function headerValue(apiKey: string): string {
+  if (typeof apiKey !== 'string') throw new InvalidOptionError('apiKey', 'expected a string')
+  const space = (c: number) => c === 9 || c === 10 || c === 13 || c === 32
+  let start = 0
+  let end = apiKey.length
+  while (start < end && space(apiKey.charCodeAt(start))) start++
+  while (end > start && space(apiKey.charCodeAt(end - 1))) end--
+  for (let k = start; k < end; k++) {
+    const c = apiKey.charCodeAt(k)
+    const what =
+      c === 10 || c === 13
+        ? 'a line break'
+        : c === 0
+          ? 'a NUL character'
+          : c > 0xff
+            ? 'a character outside Latin-1'
+            : undefined
+    if (what)
+      throw new InvalidOptionError(
+        'apiKey',
+        `holds ${what} at character ${k + 1} of ${apiKey.length}: it is not a valid HTTP header value (check how the key was read or pasted)`,
+      )
+  }
+  return apiKey.slice(start, end)
 }

@@ -175,6 +175,8 @@ export class ChatContext {
     // The store lost messages (cleared elsewhere, or a server restarted empty): start over from it.
     if (length < this.index.length || this.stale) this.reset([])
     this.stale = false
+    // Every write of this context is in the store now: what it holds is read below.
+    this.unread = 0
     if (length === this.index.length) return
     for (const e of await store.read(this.id, this.index.length)) {
       checkMessage(e.message, this.index.length)
@@ -201,6 +203,9 @@ export class ChatContext {
         this.initial.map((m) => this.entry(m)),
         { expectedLength: 0 },
       )
+      .then(() => {
+        this.unread += this.initial.length
+      })
       .catch((e) => {
         if (!(e instanceof StoreConflictError)) throw e
       })
@@ -214,7 +219,18 @@ export class ChatContext {
     }
   }
 
+  /** Messages this context wrote to its store that its index has not read back yet. */
+  private unread = 0
+
+  /** Where the next added message goes: an error about it names this position. */
+  private get nextPosition(): number {
+    // Over a store, this context's own writes not read back yet, and the initial messages it will seed.
+    const seeding = this.store && !this.seeded ? this.initial.length : 0
+    return this.index.length + this.unread + seeding
+  }
+
   private write(messages: Message[]): Promise<void> {
+    this.unread += messages.length
     const store = this.store as HistoryStore
     const job = this.writing
       .then(() => (this.seeded ? undefined : this.seed()))
@@ -261,7 +277,7 @@ export class ChatContext {
   addMessage(message: Message | object): Promise<void> {
     // In an SDK's format, one message may decode to several: added together.
     if (this.options.format !== undefined) return this.addMessages([message])
-    checkMessage(message, this.index.length)
+    checkMessage(message, this.nextPosition)
     if (this.store) return this.write([frozenCopy(message)])
     this.index.push(frozenCopy(message))
     return Promise.resolve()
@@ -272,10 +288,11 @@ export class ChatContext {
     checkList(input)
     const messages =
       this.options.format !== undefined
-        ? toMessages(input, this.options.format, this.index.length, this.index.input.at(-1))
+        ? toMessages(input, this.options.format, this.nextPosition, this.index.input.at(-1))
         : (input as readonly Message[])
     // Every index, holes of a sparse list included (forEach would skip them).
-    for (let k = 0; k < messages.length; k++) checkMessage(messages[k], this.index.length + k)
+    const at = this.nextPosition
+    for (let k = 0; k < messages.length; k++) checkMessage(messages[k], at + k)
     if (this.store) return this.write(messages.map((m) => frozenCopy(m)))
     for (const m of messages) this.index.push(frozenCopy(m))
     return Promise.resolve()
@@ -443,6 +460,7 @@ export class ChatContext {
 
   private reset(messages: readonly Message[]): void {
     this.index = this.newIndex()
+    this.unread = 0
     this.summaryList = []
     for (const m of messages) this.index.push(frozenCopy(m))
   }

@@ -145,6 +145,13 @@ export async function withContextRetry<T>(
   ctx: ChatContext,
   options: ContextRetryOptions = {},
 ): Promise<ContextRetryResult<T>> {
+  // Checked before the first call: a bad option must not wait for an overflow to be found.
+  const margin = options.margin ?? 0
+  if (!Number.isInteger(margin) || margin < 0)
+    throw new InvalidOptionError('margin', `expected whole tokens >= 0, got ${String(margin)}`)
+  const fallback = options.budget
+  if (fallback !== undefined && (!Number.isInteger(fallback) || fallback < 1))
+    throw new InvalidOptionError('budget', `expected whole tokens >= 1, got ${String(fallback)}`)
   const first = await ctx.getMessages()
   try {
     return { value: observed(ctx, await call(first)) }
@@ -154,11 +161,8 @@ export async function withContextRetry<T>(
     const { tokens } = await ctx.fitAsync()
     const learnt =
       windowAfterRejection(report, tokens.total, tokens.reserve) ??
-      options.budget ??
+      fallback ??
       tokens.total + tokens.reserve
-    const margin = options.margin ?? 0
-    if (!Number.isInteger(margin) || margin < 0)
-      throw new InvalidOptionError('margin', `expected whole tokens >= 0, got ${margin}`)
     const window = Math.max(1, learnt - margin)
     await ctx.learnLimit(window)
     const messages = await fitWithin(

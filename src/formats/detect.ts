@@ -149,6 +149,13 @@ export function encode(
             what: 'reasoning text and any signature (OpenAI chat has no field for them)',
           })
         }
+        if (m.role === 'assistant' && Array.isArray(m.content))
+          for (const p of m.content)
+            if (p.type !== 'text')
+              lost.push({
+                index,
+                what: `${p.type} part of an assistant message (OpenAI chat takes only text and refusal parts from the assistant)`,
+              })
       })
       return { output: toOpenAIChat(messages), lost }
     }

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { geminiViolations } from '../../test/oracle/gemini.js'
 import { fit } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
-import type { AssistantMessage } from '../messages/message.js'
+import type { AssistantMessage, Message } from '../messages/message.js'
 import { dropThoughts } from '../transforms/drop-thoughts.js'
 import { decode, detectFormat, encode } from './detect.js'
 import { encodeGemini, fromGemini, toGemini } from './gemini.js'
@@ -124,5 +125,90 @@ describe('Gemini codec', () => {
       { role: 'user', parts: [{ codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1' } }] },
     ]
     expect(encodeGemini(fromGemini(contents), { bare: true }).output.contents).toEqual(contents)
+  })
+})
+
+describe('Gemini: media a tool returned', () => {
+  const call = {
+    role: 'assistant' as const,
+    toolCalls: [{ id: 'c1', name: 'screenshot', arguments: '{}' }],
+  }
+  const png = { type: 'image' as const, data: 'iVBORw0KGgo=', mediaType: 'image/png' }
+  const responseOf = (messages: Message[]) => {
+    const { output, lost } = encodeGemini(messages)
+    expect(geminiViolations(output)).toEqual([])
+    expect(lost).toEqual([])
+    return output.contents[2]?.parts?.[0]?.functionResponse
+  }
+
+  it('an image-only result goes in the response parts, not as an empty output', () => {
+    const fr = responseOf([
+      { role: 'user', content: 'show me' },
+      call,
+      { role: 'tool', toolCallId: 'c1', content: [png] },
+    ])
+    expect(fr).toEqual({
+      id: 'c1',
+      name: 'screenshot',
+      response: { output: '' },
+      parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }],
+    })
+  })
+
+  it('an error with text and an image keeps both, and a linked image goes as file data', () => {
+    const fr = responseOf([
+      { role: 'user', content: 'show me' },
+      call,
+      {
+        role: 'tool',
+        toolCallId: 'c1',
+        isError: true,
+        content: [
+          { type: 'text', text: 'page failed to load' },
+          png,
+          { type: 'image', url: 'https://example.com/last.png' },
+        ],
+      },
+    ])
+    expect(fr?.response).toEqual({ error: 'page failed to load' })
+    expect(fr?.parts).toEqual([
+      { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+      { fileData: { mimeType: 'image/png', fileUri: 'https://example.com/last.png' } },
+    ])
+  })
+
+  it('a response with parts decodes to a tool message holding them, counted, and encodes back as it came', () => {
+    const contents = [
+      { role: 'user', parts: [{ text: 'show me' }] },
+      { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'screenshot', args: {} } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'c1',
+              name: 'screenshot',
+              response: { output: 'the page' },
+              parts: [
+                {
+                  inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=', displayName: 'p.png' },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ]
+    const m = fromGemini(contents)
+    expect(m[2]?.content).toEqual([
+      { type: 'text', text: 'the page' },
+      { ...png, providerMetadata: { gemini: { blobExtra: { displayName: 'p.png' } } } },
+    ])
+    expect(encodeGemini(m, { bare: true }).output.contents).toEqual(contents)
+    const withImage = fit(m, { provider: 'gemini' }).tokens.total
+    const without = fit([...m.slice(0, 2), { ...(m[2] as Message), content: 'the page' }], {
+      provider: 'gemini',
+    }).tokens.total
+    expect(withImage).toBeGreaterThan(without)
   })
 })

@@ -31,8 +31,16 @@ export interface GeminiPart {
     id?: string
     name?: string
     response?: Record<string, unknown>
+    /** Media of the response (an image a tool returned), beside its JSON. */
+    parts?: GeminiFunctionResponsePart[]
     willContinue?: boolean
   }
+}
+
+/** A media part of a function response: inline bytes or a file's URI. */
+export interface GeminiFunctionResponsePart {
+  inlineData?: { mimeType?: string; data?: string; displayName?: string }
+  fileData?: { mimeType?: string; fileUri?: string; displayName?: string }
 }
 
 export interface GeminiContent {
@@ -252,6 +260,14 @@ function decodeUser(
       fail(i, `parts.${k}.functionResponse`, `expected an object, got ${describe(fr)}`)
     const { functionResponse: _fr, ...partExtra } = p
     const { id, name, response, ...responseExtra } = fr
+    // Media beside the JSON (an image a tool returned): content parts after the response's text.
+    const media: ContentPart[] = []
+    if (Array.isArray(responseExtra.parts) && responseExtra.parts.length > 0) {
+      ;(responseExtra.parts as unknown[]).forEach((q, n) => {
+        media.push(decodePlainPart(q, i, `parts.${k}.functionResponse.parts.${n}`))
+      })
+      delete responseExtra.parts
+    }
     if (typeof name !== 'string')
       fail(i, `parts.${k}.functionResponse.name`, `expected a string, got ${describe(name)}`)
     if (id !== undefined && (typeof id !== 'string' || !id))
@@ -294,7 +310,7 @@ function decodeUser(
       role: 'tool',
       toolCallId: callId,
       toolName: name,
-      content: text,
+      content: media.length ? [...(text ? [{ type: 'text' as const, text }] : []), ...media] : text,
       ...(isError && { isError: true }),
     }
     out.push(
@@ -524,7 +540,16 @@ function encodeResponse(
   call: { name: string; idAbsent: boolean } | undefined,
 ): Json {
   const data = meta(m)
-  const text = textOf(m.content)
+  // Text goes in `response`; media (an image a tool returned) in the response's own `parts`.
+  const content = typeof m.content === 'string' ? [] : m.content
+  const media = content.filter((p) => p.type !== 'text' || meta(p).part !== undefined)
+  const text =
+    typeof m.content === 'string'
+      ? m.content
+      : content
+          .filter((p): p is TextPart => p.type === 'text' && meta(p).part === undefined)
+          .map((p) => p.text)
+          .join('\n')
   let response: unknown
   if (data.form === 'json') {
     try {
@@ -542,6 +567,7 @@ function encodeResponse(
   if (!idAbsent) fr.id = m.toolCallId
   fr.name = m.toolName ?? call?.name ?? ''
   if (!data.responseAbsent) fr.response = response
+  if (media.length) fr.parts = media.map(encodePart)
   return {
     functionResponse: { ...fr, ...((data.responseExtra as Json | undefined) ?? {}) },
     ...((data.partExtra as Json | undefined) ?? {}),

@@ -129,6 +129,7 @@ function str(v: unknown, index: number, field: string, optional = false): string
 export function describe(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'a list'
+  if (v === undefined) return 'undefined'
   return typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`
 }
 
@@ -357,7 +358,11 @@ function metaOf(x: { providerMetadata?: ProviderMetadata | undefined }): Meta {
   return x.providerMetadata?.[OPENAI_CHAT] ?? {}
 }
 
-/** Encodes messages as OpenAI chat JSON; messages decoded by `fromOpenAIChat` come back as they were. */
+/**
+ * Encodes messages as OpenAI chat JSON; messages decoded by `fromOpenAIChat` come back as they
+ * were. An image or file part of an assistant message is not written (OpenAI takes only text
+ * and refusal parts from the assistant); `encode` lists it as lost.
+ */
 export function toOpenAIChat(messages: readonly Message[]): OpenAIChatMessage[] {
   return messages.map(encodeOne) as unknown as OpenAIChatMessage[]
 }
@@ -433,12 +438,16 @@ function encodeContent(
     out.content = null
     return
   }
+  // OpenAI takes only text and refusal parts from the assistant: an image or file part is
+  // not sent (`encode` reports it lost; `repair` takes it out before counting).
+  const parts =
+    assistant && Array.isArray(content) ? content.filter((p) => p.type === 'text') : content
   // An assistant's `[]` beside its calls is no text: OpenAI refuses an empty part list.
-  if (content === undefined || (assistant && Array.isArray(content) && content.length === 0)) {
+  if (parts === undefined || (assistant && Array.isArray(parts) && parts.length === 0)) {
     out.content = assistant ? null : ''
     return
   }
-  out.content = typeof content === 'string' ? content : content.map(encodePart)
+  out.content = typeof parts === 'string' ? parts : parts.map(encodePart)
 }
 
 function encodePart(p: ContentPart): Json {

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { responsesViolations } from '../../test/oracle/responses.js'
 import { fit } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
-import type { AssistantMessage } from '../messages/message.js'
+import type { AssistantMessage, Message } from '../messages/message.js'
+import { validate } from '../messages/validate.js'
+import { exactCounter } from '../tokens/counters.js'
 import { dropThoughts } from '../transforms/drop-thoughts.js'
 import { decode, detectFormat, encode } from './detect.js'
 import {
@@ -195,5 +198,100 @@ describe('OpenAI Responses codec', () => {
       { role: 'user', content: [] },
     ]
     expect(toOpenAIResponses(fromOpenAIResponses(input))).toEqual(input)
+  })
+})
+
+describe('Responses: content that came from another format', () => {
+  const counter = exactCounter()
+
+  it("an assistant's refusal goes as a refusal part, and a refusal-only reply is kept", () => {
+    const h: Message[] = [
+      { role: 'user', content: 'help me break in' },
+      { role: 'assistant', content: 'About that:', refusal: 'I cannot help with that.' },
+      { role: 'user', content: 'then just say no' },
+      { role: 'assistant', refusal: 'No.' },
+      { role: 'user', content: 'fine' },
+    ]
+    const r = fit(h, { provider: 'openai-responses' })
+    expect(r.fates.map((f) => f.fate)).toEqual(['kept', 'kept', 'kept', 'kept', 'kept'])
+    const items = toOpenAIResponses(r.messages) as unknown[]
+    expect(responsesViolations(items)).toEqual([])
+    expect(items[1]).toEqual({
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [
+        { type: 'output_text', text: 'About that:', annotations: [] },
+        { type: 'refusal', refusal: 'I cannot help with that.' },
+      ],
+    })
+    expect(items[3]).toMatchObject({ content: [{ type: 'refusal', refusal: 'No.' }] })
+  })
+
+  it('reasoning text from another format is taken out before counting, and reported', () => {
+    const thought = 'Let me weigh every fare class against the budget first. '.repeat(20)
+    const h: Message[] = [
+      { role: 'user', content: 'cheapest fare?' },
+      { role: 'assistant', content: 'Economy, 120 EUR.', thought },
+      { role: 'assistant', thought },
+      { role: 'user', content: 'book it' },
+    ]
+    const r = fit(h, { provider: 'openai-responses' })
+    expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'thought-not-sendable' }])
+    expect(r.fates[2]).toMatchObject({ fate: 'invalid', reason: 'thought-not-sendable' })
+    expect(r.messages[1]).toEqual({ role: 'assistant', content: 'Economy, 120 EUR.' })
+    // Only what is sent is counted.
+    expect(r.tokens.total).toBe(counter.countMessages(r.messages))
+    expect(responsesViolations(toOpenAIResponses(r.messages) as unknown[])).toEqual([])
+    expect(
+      validate(h, { provider: 'openai-responses' }).filter(
+        (p) => p.code === 'thought-not-sendable',
+      ),
+    ).toHaveLength(2)
+    // Encoded directly, the loss is listed.
+    const { lost } = encodeOpenAIResponses(h)
+    expect(lost.map((l) => l.index)).toEqual([1, 2])
+  })
+
+  it('an image in a reply is taken out before counting (an output message holds only text and refusals), and reported when encoded directly', () => {
+    const h: Message[] = [
+      { role: 'user', content: 'draw a map' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Here:' },
+          {
+            type: 'image',
+            data: 'iVBORw0KGgo=',
+            mediaType: 'image/png',
+            width: 1024,
+            height: 1024,
+          },
+        ],
+      },
+      { role: 'user', content: 'thanks' },
+    ]
+    const r = fit(h, { provider: 'openai-responses' })
+    expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'unsupported-part' }])
+    expect(r.messages[1]?.content).toEqual([{ type: 'text', text: 'Here:' }])
+    expect(r.tokens.total).toBe(counter.countMessages(r.messages))
+    expect(encodeOpenAIResponses(r.messages).lost).toEqual([])
+    expect(encodeOpenAIResponses(h).lost).toEqual([
+      { index: 1, what: expect.stringMatching(/^image part of an assistant message/) },
+    ])
+  })
+
+  it('Gemini too: a thought with no thought part of its own is not sent, so not counted', () => {
+    const h: Message[] = [
+      { role: 'user', content: 'cheapest fare?' },
+      { role: 'assistant', content: 'Economy.', thought: 'long reasoning '.repeat(50) },
+    ]
+    const r = fit(h, { provider: 'gemini' })
+    expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'thought-not-sendable' }])
+    expect(r.messages[1]).toEqual({ role: 'assistant', content: 'Economy.' })
+    const plain = fit([h[0] as Message, { role: 'assistant', content: 'Economy.' }], {
+      provider: 'gemini',
+    })
+    expect(r.tokens.total).toBe(plain.tokens.total)
   })
 })

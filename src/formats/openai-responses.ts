@@ -479,7 +479,11 @@ function decodeOutput(item: Json, i: number, names: Map<string, string>): ToolMe
  * Encodes messages as a Responses API `input` list. Items decoded by `fromOpenAIResponses`
  * come back as they were. A reasoning item goes only where an item of its own follows it
  * (and, with `store: false`, only with its `encrypted_content`); where one is left out,
- * the ids of the items it produced are left out too, so the API does not ask for it.
+ * the ids of the items it produced are left out too, so the API does not ask for it. An
+ * assistant's `refusal` goes as a refusal part of an output message. Reasoning text that
+ * came from another format has no reasoning item to go back in and is not sent:
+ * `encodeOpenAIResponses` lists it as lost, and `repair` (so `fit`) takes it out before
+ * counting.
  */
 export function toOpenAIResponses(
   messages: readonly Message[],
@@ -686,14 +690,21 @@ function encodeAssistant(
       }
     }
   }
-  if (!layout.length) {
-    if (m.thought !== undefined)
-      lost.push({ index, what: 'reasoning text (a Responses reasoning item needs its id)' })
-  }
-  // What the layout did not place: text as one message, then the calls.
+  if (m.thought !== undefined && !layout.some((s) => s.t === 'reasoning'))
+    lost.push({ index, what: 'reasoning text (a Responses reasoning item needs its id)' })
+  if (Array.isArray(m.content))
+    for (const p of m.content)
+      if (p.type !== 'text')
+        lost.push({
+          index,
+          what: `${p.type} part of an assistant message (an output message holds only output_text and refusal parts)`,
+        })
+  // What the layout did not place: text as one message (with the refusal, as a refusal part
+  // of an output message), then the calls.
   const leftText = parts.filter((p) => !meta(p).item)
-  if (leftText.length) {
-    const simple = leftText.every((p) => !Object.keys(meta(p)).length)
+  const refusal = m.refusal ? [{ type: 'refusal', refusal: m.refusal }] : []
+  if (leftText.length || refusal.length) {
+    const simple = !refusal.length && leftText.every((p) => !Object.keys(meta(p)).length)
     slots.push(
       simple
         ? { role: 'assistant', content: leftText.map((p) => p.text).join('\n') }
@@ -701,7 +712,7 @@ function encodeAssistant(
             type: 'message',
             role: 'assistant',
             status: 'completed',
-            content: leftText.map(outputPart),
+            content: [...leftText.map(outputPart), ...refusal],
           },
     )
   }

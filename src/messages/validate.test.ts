@@ -132,3 +132,30 @@ describe('duplicate tool call ids', () => {
     expect(validate(repair(twice).messages)).toEqual([])
   })
 })
+
+describe('an assistant image or file part', () => {
+  const image = { type: 'image' as const, url: 'https://example.com/a.png' }
+  const h: Message[] = [
+    { role: 'user', content: 'q' },
+    { role: 'assistant', content: [{ type: 'text', text: 'see' }, image] },
+    { role: 'assistant', content: [{ type: 'file', data: 'AAAA', mediaType: 'application/pdf' }] },
+  ]
+  it('is an error for OpenAI chat only', () => {
+    expect(errorsOf(validate(h)).map((p) => [p.index, p.code])).toEqual([
+      [1, 'unsupported-part'],
+      [2, 'unsupported-part'],
+    ])
+    expect(errorsOf(validate(h, { provider: 'anthropic' }))).toEqual([])
+  })
+  it('is taken out by an OpenAI repair; a reply with nothing else goes', () => {
+    const r = repair(h)
+    expect(r.messages).toEqual([
+      h[0],
+      { role: 'assistant', content: [{ type: 'text', text: 'see' }] },
+    ])
+    expect(r.changed).toEqual([{ index: 1, code: 'unsupported-part' }])
+    expect(r.removed).toEqual([{ index: 2, code: 'unsupported-part' }])
+    expect(validate(r.messages)).toEqual([])
+    expect(h[1]?.content).toHaveLength(2)
+  })
+})

@@ -41,6 +41,8 @@ export type ProblemCode =
   | 'invalid-tool-call-id'
   | 'empty-text-part'
   | 'no-user-turn'
+  | 'unsupported-part'
+  | 'thought-not-sendable'
   | ResponsesProblemCode
   | GeminiProblemCode
 
@@ -130,6 +132,26 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Message
+    if (mediaRule(provider) && assistantMedia(m) > 0)
+      problems.push({
+        index: i,
+        code: 'unsupported-part',
+        // Chat refuses the request; the Responses codec leaves the part out.
+        severity: provider === 'openai' ? 'error' : 'warning',
+        message: `assistant message has an image or file part: OpenAI ${provider === 'openai' ? 'chat' : 'Responses'} takes only text and refusal parts from the assistant`,
+      })
+    if (
+      (provider === 'openai-responses' || provider === 'gemini') &&
+      m.role === 'assistant' &&
+      m.thought !== undefined &&
+      !ownThought(m, provider)
+    )
+      problems.push({
+        index: i,
+        code: 'thought-not-sendable',
+        severity: 'warning',
+        message: `reasoning from another format has no ${provider === 'gemini' ? 'thought part' : 'reasoning item'} to go back in: it is not sent`,
+      })
     // Gemini's and Responses' own rules judge a model turn that holds only reasoning.
     if (provider === 'gemini' && m.role === 'assistant' && emptyForGemini(m)) continue
     if (provider === 'openai-responses' && m.role === 'assistant' && m.thought !== undefined)
@@ -182,8 +204,13 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 export function isEmpty(m: Message, provider: Provider = 'openai'): boolean {
   if (m.role === 'tool') return false
   if (m.role === 'assistant' && m.toolCalls?.length) return false
-  // In the Responses API reasoning is an item of its own; its rules say when it may go.
-  if (m.role === 'assistant' && provider === 'openai-responses' && m.thought !== undefined)
+  // In the Responses API reasoning is an item of its own; its rules say when it may go. A
+  // refusal is sent there too, as a refusal part.
+  if (
+    m.role === 'assistant' &&
+    provider === 'openai-responses' &&
+    (m.thought !== undefined || !!m.refusal)
+  )
     return false
   return !hasContent(m.content, provider)
 }
@@ -345,21 +372,34 @@ export function repairUnit(
   }
   /** The message as it may be sent (blank text parts taken out for Anthropic), or undefined when nothing sendable is left. */
   const sendable = (k: number): Message | undefined => {
-    const m = messages[k] as Message
-    // Gemini and Responses send reasoning as parts or items of their own: their rules judge it.
+    const input = messages[k] as Message
+    let m = input
+    let code: ProblemCode = 'empty-text-part'
+    // OpenAI (chat and Responses) takes only text and refusal parts from the assistant.
+    if (mediaRule(provider) && assistantMedia(m) > 0) {
+      m = withoutMedia(m as AssistantMessage)
+      code = 'unsupported-part'
+    }
+    // Gemini and Responses send reasoning as parts or items of their own: their rules judge
+    // it. Reasoning from another format has none to go in: it is not sent, so not counted.
     if (
       (provider === 'openai-responses' || provider === 'gemini') &&
       m.role === 'assistant' &&
       m.thought !== undefined
-    )
-      return m
+    ) {
+      if (ownThought(m, provider)) {
+        if (m !== input) changed.push({ index: k, code })
+        return m
+      }
+      m = withoutThought(m)
+      code = 'thought-not-sendable'
+    }
     let cleaned =
       provider === 'anthropic' && blankParts(m) > 0
         ? withoutBlankParts(m)
         : provider === 'gemini' && emptyGeminiParts(m) > 0
           ? withoutEmptyGeminiParts(m)
           : m
-    let code: ProblemCode = 'empty-text-part'
     // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
     if (
@@ -381,10 +421,16 @@ export function repairUnit(
       (isEmpty(cleaned, provider) &&
         (provider === 'anthropic' || provider === 'gemini' || m.role === 'assistant'))
     ) {
-      removed.push({ index: k, code: 'empty-content' })
+      // A reply that held only an image, or only reasoning it cannot send, goes as an empty
+      // one would, for that reason.
+      removed.push({
+        index: k,
+        code:
+          code === 'unsupported-part' || code === 'thought-not-sendable' ? code : 'empty-content',
+      })
       return undefined
     }
-    if (cleaned !== m) changed.push({ index: k, code })
+    if (cleaned !== input) changed.push({ index: k, code })
     return cleaned
   }
   const dropCode = state.drop?.get(unit.start)
@@ -501,6 +547,19 @@ function emptyList(m: Message): boolean {
   return Array.isArray(m.content) && m.content.length === 0 && !isCallOnly(m)
 }
 
+/** Reasoning the provider can take back: a Responses reasoning item, a Gemini thought part. */
+function ownThought(m: AssistantMessage, provider: Provider): boolean {
+  const key = provider === 'gemini' ? 'gemini' : 'openai-responses'
+  const slot = provider === 'gemini' ? 'thought' : 'reasoning'
+  const layout = m.providerMetadata?.[key]?.layout
+  return Array.isArray(layout) && layout.some((s) => (s as { t?: unknown })?.t === slot)
+}
+
+function withoutThought(m: AssistantMessage): AssistantMessage {
+  const { thought: _thought, ...rest } = m
+  return rest
+}
+
 function isCallOnly(m: Message): boolean {
   return m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0
 }
@@ -510,7 +569,28 @@ function withoutContent(m: AssistantMessage): Message {
   return rest
 }
 
-/** The message without its blank text parts. */
+/** Providers that take only text and refusal parts from the assistant. */
+function mediaRule(provider: Provider): boolean {
+  return provider === 'openai' || provider === 'openai-responses'
+}
+
+/**
+ * OpenAI chat takes only text and refusal parts in an assistant message (HTTP 400 "Invalid
+ * value: 'image_url'. Supported values are: 'text' and 'refusal'"), as does a Responses
+ * output message (`output_text` and `refusal`): its image and file parts.
+ */
+function assistantMedia(m: Message): number {
+  if (m.role !== 'assistant' || m.content === undefined || typeof m.content === 'string') return 0
+  let n = 0
+  for (const p of m.content) if (p.type !== 'text') n++
+  return n
+}
+
+function withoutMedia(m: AssistantMessage): Message {
+  const parts = (m.content as Exclude<Content, string>).filter((p) => p.type === 'text')
+  return { ...m, content: parts }
+}
+
 /**
  * Gemini refuses an empty text part ("empty text parameter"), even beside other parts. A part
  * that carries Gemini's own fields (a thought signature) goes back as it came.
@@ -530,6 +610,7 @@ function withoutEmptyGeminiParts(m: Message): Message {
   return { ...m, content: parts } as Message
 }
 
+/** The message without its blank text parts. */
 function withoutBlankParts(m: Message): Message {
   const parts = (m.content as Exclude<Content, string>).filter(
     (p) => p.type !== 'text' || hasText(p.text),
@@ -537,7 +618,7 @@ function withoutBlankParts(m: Message): Message {
   return { ...m, content: parts } as Message
 }
 
-/** What `repair` would change in this one message for this provider: an empty message, a blank text part. */
+/** What `repair` would change in this one message for this provider: an empty message, a blank text part, an assistant's image (OpenAI chat). */
 export function needsRepair(m: Message, provider: Provider): boolean {
   if (emptyList(m)) return true
   if (provider === 'anthropic')
@@ -547,6 +628,7 @@ export function needsRepair(m: Message, provider: Provider): boolean {
       (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content))
     )
   if (provider === 'gemini' && emptyGeminiParts(m) > 0) return true
+  if (mediaRule(provider) && assistantMedia(m) > 0) return true
   return m.role === 'assistant' && isEmpty(m, provider)
 }
 

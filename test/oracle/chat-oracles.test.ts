@@ -93,6 +93,11 @@ describe('the OpenAI chat oracle', () => {
         { role: 'assistant', content: null, tool_calls: [call] },
         { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
         { role: 'assistant', content: 'done', refusal: null },
+        {
+          role: 'user',
+          content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }],
+        },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
       ]),
     ).toEqual([])
   })
@@ -129,6 +134,28 @@ describe('the OpenAI chat oracle', () => {
         { role: 'tool', tool_call_id: 'call_1', content: 'r' },
       ],
       /used twice/,
+    ],
+    [
+      'an image part in an assistant message',
+      [
+        { role: 'user', content: 'draw it' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'here' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          ],
+        },
+      ],
+      /assistant parts are text or refusal/,
+    ],
+    [
+      'a file part in an assistant message',
+      [
+        { role: 'user', content: 'send it' },
+        { role: 'assistant', content: [{ type: 'file', file: { file_data: 'AAAA' } }] },
+      ],
+      /assistant parts are text or refusal/,
     ],
   ])('refuses %s', (_, messages, message) => {
     expect(openAIChatViolations(messages).join('\n')).toMatch(message)

@@ -60,6 +60,25 @@ export function geminiViolations(
       // thought signature is the model's own and goes back as it came.
       if (p.text === '' && p.thoughtSignature === undefined)
         out.push(`content ${i} part ${k}: an empty text part`)
+      // A function response carries media in its own parts (FunctionResponsePart): each one
+      // inline bytes or a file URI, with the IANA MIME type the API requires.
+      const media = (p.functionResponse as Json | undefined)?.parts
+      if (media !== undefined) {
+        if (!Array.isArray(media))
+          out.push(`content ${i} part ${k}: functionResponse.parts must be a list`)
+        else
+          (media as Json[]).forEach((q, n) => {
+            const at = `content ${i} part ${k} functionResponse.parts.${n}`
+            const blob = q?.inlineData as Json | undefined
+            const file = q?.fileData as Json | undefined
+            if ((blob === undefined) === (file === undefined))
+              out.push(`${at}: exactly one of inlineData and fileData`)
+            else if (typeof (blob ?? file)?.mimeType !== 'string' || !(blob ?? file)?.mimeType)
+              out.push(`${at}: a mimeType is required`)
+            else if (blob ? typeof blob.data !== 'string' : typeof file?.fileUri !== 'string')
+              out.push(`${at}: ${blob ? 'data' : 'fileUri'} is required`)
+          })
+      }
     })
   })
   const first = contents[0] as Json

@@ -23,6 +23,24 @@ describe('Responses oracle', () => {
     expect(responsesViolations([output])[0]).toMatch(/No tool call found/)
     expect(responsesViolations([call, output, call, output]).join()).toMatch(/duplicate item id/)
   })
+  it('takes output_text and refusal parts from the assistant, nothing else', () => {
+    const said = (content: unknown) => [
+      { role: 'user', content: 'hi' },
+      { type: 'message', role: 'assistant', status: 'completed', content },
+    ]
+    expect(
+      responsesViolations(
+        said([
+          { type: 'output_text', text: 'no', annotations: [] },
+          { type: 'refusal', refusal: 'I cannot help with that' },
+        ]),
+      ),
+    ).toEqual([])
+    expect(responsesViolations(said([{ type: 'input_text', text: 'x' }])).join()).toMatch(
+      /must be output_text or refusal/,
+    )
+    expect(responsesViolations(said([{ type: 'refusal' }])).join()).toMatch(/without its refusal/)
+  })
   it('rejects reasoning without encrypted_content under store false, and an id without its reasoning', () => {
     const bare = { type: 'reasoning', id: 'rs_1', summary: [] }
     expect(responsesViolations([bare, call, output], { store: false }).join()).toMatch(
@@ -80,6 +98,35 @@ describe('Gemini oracle', () => {
       parts: answers.parts.map((p) => ({ functionResponse: { ...p.functionResponse, id: 'z' } })),
     }
     expect(geminiViolations({ contents: [user, calls, wrongIds] }).join()).toMatch(/do not answer/)
+  })
+  it('accepts media in a function response, and refuses one without a MIME type or with two kinds', () => {
+    const withMedia = (parts: unknown) => ({
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            ...answers.parts[0]?.functionResponse,
+            response: { output: 'chart' },
+            parts,
+          },
+        },
+        answers.parts[1],
+      ],
+    })
+    const image = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }
+    expect(geminiViolations({ contents: [user, calls, withMedia([image])] })).toEqual([])
+    expect(
+      geminiViolations({
+        contents: [user, calls, withMedia([{ inlineData: { data: 'AA==' } }])],
+      }).join(),
+    ).toMatch(/mimeType is required/)
+    const both = { ...image, fileData: { mimeType: 'image/png', fileUri: 'gs://b/a.png' } }
+    expect(geminiViolations({ contents: [user, calls, withMedia([both])] }).join()).toMatch(
+      /exactly one of inlineData and fileData/,
+    )
+    expect(geminiViolations({ contents: [user, calls, withMedia({})] }).join()).toMatch(
+      /must be a list/,
+    )
   })
   it('rejects a lost, moved or altered signature', () => {
     const unsigned = {

@@ -47,6 +47,14 @@ export function responsesViolations(
         out.push(`item ${i}: message content must be a string or a list`)
       if (x.role === 'assistant' && x.id !== undefined && x.type !== 'message')
         out.push(`item ${i}: an assistant message with an id must be an output message`)
+      // "Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'."
+      if (x.role === 'assistant' && Array.isArray(x.content))
+        (x.content as Item[]).forEach((p, k) => {
+          if (p?.type !== 'output_text' && p?.type !== 'refusal')
+            out.push(`item ${i}: assistant content part ${k} must be output_text or refusal`)
+          else if (p.type === 'refusal' && typeof p.refusal !== 'string')
+            out.push(`item ${i}: refusal part ${k} without its refusal text`)
+        })
     }
     if (x.type === 'reasoning') {
       if (typeof x.id !== 'string') out.push(`item ${i}: reasoning without an id`)

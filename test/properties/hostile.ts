@@ -57,11 +57,26 @@ const image: ContentPart = {
   width: 640,
   height: 480,
 }
-/** What a reply holds: text, an empty list, text parts (no provider takes an image from the model). */
+const file: ContentPart = { type: 'file', data: 'JVBERi0xLjQ=', mediaType: 'application/pdf' }
+/**
+ * What a reply holds: text, an empty list, text parts, and sometimes an image or a file
+ * (an AI SDK reply with a file part decodes to one; OpenAI chat refuses it from the model).
+ */
 const replyParts = fc.oneof(
-  nastyText,
-  fc.constant([] as ContentPart[]),
-  fc.array(textPart, { minLength: 1, maxLength: 3 }),
+  { weight: 3, arbitrary: nastyText },
+  { weight: 3, arbitrary: fc.constant([] as ContentPart[]) },
+  { weight: 3, arbitrary: fc.array(textPart, { minLength: 1, maxLength: 3 }) },
+  {
+    weight: 1,
+    arbitrary: fc.array(
+      fc.oneof(
+        { weight: 2, arbitrary: textPart },
+        { weight: 1, arbitrary: fc.constant(image) },
+        { weight: 1, arbitrary: fc.constant(file) },
+      ),
+      { minLength: 1, maxLength: 2 },
+    ),
+  },
 )
 const parts = fc.oneof(
   nastyText,

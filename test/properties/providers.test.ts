@@ -7,11 +7,13 @@ import { decode } from '../../src/formats/detect.js'
 import { encodeGemini } from '../../src/formats/gemini.js'
 import { toOpenAIChat } from '../../src/formats/openai-chat.js'
 import { encodeOpenAIResponses } from '../../src/formats/openai-responses.js'
+import type { Message } from '../../src/messages/message.js'
 import { errorsOf, repair, validate } from '../../src/messages/validate.js'
 import { chatToGemini, chatToResponses } from '../oracle/build.js'
 import { geminiViolations } from '../oracle/gemini.js'
 import { responsesViolations } from '../oracle/responses.js'
 import { deepFreeze, history, RUNS, SEED, strategyOptions } from './generators.js'
+import { hostileHistory } from './hostile.js'
 
 type Json = Record<string, unknown>
 
@@ -118,5 +120,68 @@ describe('Responses and Gemini histories: the invariants on random histories', (
       ),
       { numRuns: RUNS, seed: SEED },
     )
+  })
+
+  it(`histories from other formats (foreign thoughts, refusals, images in replies and tool results): what is kept is sent, and only what is sent is counted (${RUNS} runs)`, async () => {
+    const png = { type: 'image' as const, data: 'iVBORw0KGgo=', mediaType: 'image/png' }
+    const hasPng = (m: Message) =>
+      Array.isArray(m.content) && m.content.some((p) => p.type === 'image' && p.data === png.data)
+    // Some tool results hold an image, alone or after their text.
+    const withImages = fc
+      .tuple(hostileHistory, fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }))
+      .map(([h, flags]) =>
+        h.map((m, k): Message => {
+          if (m.role !== 'tool' || !flags[k % 30]) return m
+          const text = typeof m.content === 'string' ? m.content : ''
+          return { ...m, content: k % 2 ? [png] : [{ type: 'text', text }, png] }
+        }),
+      )
+    let imagesSent = 0
+    await fc.assert(
+      fc.asyncProperty(withImages, strategy, budget, async (h, name, b) => {
+        const input = deepFreeze(h)
+        for (const provider of ['openai-responses', 'gemini'] as const) {
+          let r: Awaited<ReturnType<typeof fitAsync>>
+          try {
+            r = await fitAsync(input, { ...name, budget: b, provider } as FitOptions)
+          } catch (e) {
+            if (e instanceof ContextOverflowError || e instanceof InvalidInputError) continue
+            throw e
+          }
+          if (r.messages.length === 0) continue
+          expect(r.tokens.total + r.tokens.reserve).toBeLessThanOrEqual(b)
+          const { output, lost } =
+            provider === 'gemini'
+              ? encodeGemini(r.messages)
+              : encodeOpenAIResponses(r.messages, { request: true })
+          // Nothing the result keeps is dropped on the way out.
+          expect(
+            lost.filter((l) => /reasoning|empty message|part of an assistant/.test(l.what)),
+          ).toEqual([])
+          const wire = JSON.stringify(output)
+          for (const m of r.messages) {
+            if (m.role === 'assistant' && m.refusal && provider === 'openai-responses')
+              expect(wire).toContain(JSON.stringify(m.refusal))
+            // A Responses output message holds only text: a kept reply holds nothing else.
+            if (m.role === 'assistant' && provider === 'openai-responses')
+              expect(
+                typeof m.content === 'string' || (m.content ?? []).every((p) => p.type === 'text'),
+              ).toBe(true)
+            if (m.role === 'tool' && hasPng(m)) {
+              expect(wire.split(png.data).length - 1).toBe(
+                r.messages.filter((x) => x.role === 'tool' && hasPng(x)).length,
+              )
+              imagesSent++
+              break
+            }
+          }
+          if (provider === 'gemini')
+            expect(geminiViolations(output as { contents: unknown[] })).toEqual([])
+          else expect(responsesViolations((output as { input: unknown[] }).input)).toEqual([])
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    )
+    expect(imagesSent).toBeGreaterThan(0)
   })
 })

@@ -4,6 +4,7 @@ import { summarizerFromJSON } from '../../src/compress/index.js'
 import { openAICompatibleSummarizer } from '../../src/compress/openai-compatible.js'
 import { type CompressionEvent, summarizing } from '../../src/compress/summarizing.js'
 import { fitAsync } from '../../src/context/fit.js'
+import { InvalidOptionError } from '../../src/errors.js'
 import type { Message } from '../../src/messages/message.js'
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/openai-server.js'
 
@@ -38,6 +39,56 @@ describe('a summarizer that throws something that is not an Error', () => {
 })
 
 const KEY = 'sk-proj-Ab12-Cd34_Ef56-Gh78-Ij90-Kl12-Mn34-Op56'
+
+describe('an API key an HTTP header cannot carry', () => {
+  it.each([
+    [
+      'a line break inside it',
+      `${KEY.slice(0, 20)}\n${KEY.slice(20)}`,
+      /line break at character 21/,
+    ],
+    ['a carriage return inside it', `${KEY.slice(0, 9)}\r\n${KEY.slice(9)}`, /line break/],
+    ['a NUL inside it', `${KEY.slice(0, 9)}\0${KEY.slice(9)}`, /NUL/],
+    ['a character above U+00FF', `${KEY}\u2028x`, /outside Latin-1/],
+  ])('is an option error naming the key and the fault (%s), never the key', (_, apiKey, fault) => {
+    for (const make of [
+      () => openAICompatibleSummarizer({ baseURL: 'http://127.0.0.1:1/v1', model: 'm', apiKey }),
+      () => summarizerFromJSON({ baseURL: 'http://127.0.0.1:1/v1', model: 'm', apiKey }),
+    ]) {
+      let error: unknown
+      try {
+        make()
+      } catch (e) {
+        error = e
+      }
+      expect(error).toBeInstanceOf(InvalidOptionError)
+      expect(error).toMatchObject({ option: 'apiKey' })
+      const message = (error as Error).message
+      expect(message).toMatch(fault)
+      expect(message).toMatch(/not a valid HTTP header value/)
+      expect(message).not.toMatch(/cannot reach/)
+      for (let k = 0; k + 8 <= KEY.length; k++) expect(message).not.toContain(KEY.slice(k, k + 8))
+    }
+  })
+
+  it('white space around the key is not a fault: fetch drops it, and the request goes out', async () => {
+    const server = await startFakeOpenAI()
+    try {
+      const summarizer = openAICompatibleSummarizer({
+        baseURL: server.url,
+        apiKey: `  ${KEY}\n`,
+        model: 'm',
+        retries: 0,
+      })
+      await expect(
+        summarizer.summarize({ messages: history.slice(0, 2), maxTokens: 100 }),
+      ).resolves.toBeTruthy()
+      expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`)
+    } finally {
+      await server.close()
+    }
+  })
+})
 
 describe('the API key stays out of every error', () => {
   it.each([

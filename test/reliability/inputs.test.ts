@@ -9,6 +9,7 @@ import { detectFormat } from '../../src/formats/detect.js'
 import { fromLangChain } from '../../src/formats/langchain.js'
 import { fromOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
+import { memoryStore } from '../../src/store/memory-store.js'
 import { exactCounter } from '../../src/tokens/counters.js'
 
 function nested(depth: number): Record<string, unknown> {
@@ -219,6 +220,55 @@ describe('usage reports cannot push a view over its budget', () => {
   })
 })
 
+describe('withContextRetry with bad options', () => {
+  it.each([
+    ['margin', { margin: -1 }],
+    ['margin', { margin: 2.5 }],
+    ['margin', { margin: Number.NaN }],
+    ['margin', { margin: '10' }],
+    ['budget', { budget: 0 }],
+    ['budget', { budget: Number.POSITIVE_INFINITY }],
+  ])(
+    'refuses %s %o before the model is called, even when the call succeeds',
+    async (option, bad) => {
+      const ctx = new ChatContext({ budget: 1000 })
+      await ctx.addMessage({ role: 'user', content: 'hi' })
+      let calls = 0
+      const call = async () => {
+        calls++
+        return 'reply'
+      }
+      const attempt = withContextRetry(call, ctx, bad as never)
+      await expect(attempt).rejects.toThrow(InvalidOptionError)
+      await expect(attempt).rejects.toMatchObject({ option })
+      expect(calls).toBe(0)
+    },
+  )
+  it('takes its margin off the window a rejection gives', async () => {
+    const ctx = new ChatContext({ budget: 100_000 })
+    for (let k = 0; k < 40; k++)
+      await ctx.addMessage({ role: k % 2 ? 'assistant' : 'user', content: `turn ${k} `.repeat(20) })
+    let calls = 0
+    const r = await withContextRetry(
+      async (m) => {
+        if (calls++ === 0) throw new Error('prompt is too long: 3000 tokens > 2000 maximum')
+        return m.length
+      },
+      ctx,
+      { margin: 100 },
+    )
+    expect(ctx.learnedLimit).toBeLessThanOrEqual(1900)
+    expect(r.retried?.budget).toBe(ctx.learnedLimit)
+    expect(r.value).toBeLessThan(40)
+  })
+  it('takes good options', async () => {
+    const ctx = new ChatContext({ budget: 1000 })
+    await ctx.addMessage({ role: 'user', content: 'hi' })
+    const r = await withContextRetry(async (m) => m.length, ctx, { margin: 0, budget: 900 })
+    expect(r).toEqual({ value: 1 })
+  })
+})
+
 describe('ChatContext.fromState with bad settings', () => {
   const state = (options: Record<string, unknown>) => ({
     type: 'context-window/chat-context',
@@ -260,5 +310,52 @@ describe("fit's default strategy takes dropFrom", () => {
       InvalidOptionError,
     )
     expect(() => fit(h, { dropFrom: 'sideways' as 'oldest' })).toThrow(InvalidOptionError)
+  })
+})
+
+describe('a bad message added to a context is named by the position it would take', () => {
+  /** The error, whether thrown at once or by the returned promise. */
+  async function errorOf(add: () => Promise<void>): Promise<InvalidInputError> {
+    try {
+      await add()
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidInputError)
+      return e as InvalidInputError
+    }
+    throw new Error('no error')
+  }
+  const user = (text: string): Message => ({ role: 'user', content: text })
+
+  it.each([undefined, 'auto', 'openai-chat'] as const)(
+    'in an empty context (format %s): message 0, then the index in the list',
+    async (format) => {
+      const ctx = new ChatContext(format ? { format } : {})
+      const one = await errorOf(() => ctx.addMessage(undefined as never))
+      expect(one.index).toBe(0)
+      expect(one.message).toMatch(/^message 0, field /)
+      expect(one.message).not.toMatch(/undefined undefined/)
+      expect((await errorOf(() => ctx.addMessages([user('a'), 5] as never))).index).toBe(1)
+      expect((await errorOf(() => ctx.addMessages([undefined] as never))).index).toBe(0)
+      await ctx.addMessages([user('a'), user('b')])
+      expect((await errorOf(() => ctx.addMessage(null as never))).index).toBe(2)
+      expect(ctx.length).toBe(2)
+    },
+  )
+
+  it('over a store: after the initial messages and the writes not read back yet', async () => {
+    const ctx = new ChatContext({
+      store: memoryStore(),
+      id: 'c',
+      initialMessages: [{ role: 'system', content: 'policy' }],
+    })
+    expect((await errorOf(() => ctx.addMessage(undefined as never))).index).toBe(1)
+    await ctx.addMessage(user('a'))
+    expect((await errorOf(() => ctx.addMessage(undefined as never))).index).toBe(2)
+    const late = ctx.addMessages([user('b'), user('c')])
+    expect((await errorOf(() => ctx.addMessages([user('d'), {}] as never))).index).toBe(5)
+    await late
+    await ctx.sync()
+    expect(ctx.length).toBe(4)
+    expect((await errorOf(() => ctx.addMessages([user('d'), {}] as never))).index).toBe(5)
   })
 })

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { ChatContext } from '../../src/context/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { InvalidInputError } from '../../src/errors.js'
+import { fromAISDK } from '../../src/formats/ai-sdk.js'
 import { toAnthropic } from '../../src/formats/anthropic-messages.js'
+import { encode } from '../../src/formats/detect.js'
 import { toGemini } from '../../src/formats/gemini.js'
 import { toOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
@@ -193,4 +195,77 @@ describe('repair is linear in parallel tool calls', () => {
     expect(r.messages).toHaveLength(n + 2)
     expect(r.removed).toEqual([])
   }, 10_000)
+})
+
+describe('OpenAI chat takes only text and refusal parts from the assistant', () => {
+  const image = { type: 'image' as const, url: 'https://example.com/chart.png' }
+  const history: Message[] = [
+    { role: 'user', content: 'plot the fares' },
+    { role: 'assistant', content: [{ type: 'text', text: 'Here is the chart.' }, image] },
+    { role: 'user', content: 'and again, no words' },
+    { role: 'assistant', content: [image] },
+    { role: 'user', content: 'thanks' },
+  ]
+
+  it('fit takes the image out of a reply with text, and a reply that held only an image goes', () => {
+    const r = fit(history, { provider: 'openai' })
+    expect(openAIChatViolations(toOpenAIChat(r.messages))).toEqual([])
+    expect(r.messages[1]?.content).toEqual([{ type: 'text', text: 'Here is the chart.' }])
+    expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'unsupported-part' }])
+    expect(r.fates[3]).toMatchObject({ fate: 'invalid', reason: 'unsupported-part' })
+    expect(r.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'user'])
+    // What is not sent is not counted.
+    expect(r.tokens.total).toBe(fit(r.messages, { provider: 'openai' }).tokens.total)
+    // The input is not touched.
+    expect(history[1]?.content).toHaveLength(2)
+  })
+
+  it('a reply with calls keeps them when its only part was an image', () => {
+    const h: Message[] = [
+      { role: 'user', content: 'look it up' },
+      {
+        role: 'assistant',
+        content: [{ type: 'file', data: 'JVBERi0=', mediaType: 'application/pdf' }],
+        toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{}' }],
+      },
+      { role: 'tool', toolCallId: 'c1', content: 'found' },
+    ]
+    const r = fit(h, { provider: 'openai' })
+    const wire = toOpenAIChat(r.messages)
+    expect(openAIChatViolations(wire)).toEqual([])
+    expect(wire[1]).toMatchObject({ role: 'assistant', content: null })
+    expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'unsupported-part' }])
+  })
+
+  it('ChatContext sends the same as fit, and other providers keep the image', async () => {
+    const ctx = new ChatContext({ provider: 'openai' })
+    await ctx.addMessages(history)
+    expect(openAIChatViolations(toOpenAIChat(await ctx.getMessages()))).toEqual([])
+    expect(await ctx.getMessages()).toEqual(fit(history, { provider: 'openai' }).messages)
+    expect(fit(history, { provider: 'anthropic' }).messages[1]?.content).toHaveLength(2)
+  })
+
+  it('toOpenAIChat does not write an image into an assistant message, and convert says so', () => {
+    expect(openAIChatViolations(toOpenAIChat(history.slice(0, 3)))).toEqual([])
+    const { lost } = encode(history.slice(0, 3), 'openai-chat')
+    expect(lost).toEqual([{ index: 1, what: expect.stringMatching(/^image part of an assistant/) }])
+  })
+
+  it('an AI SDK assistant message with a file part reaches OpenAI chat without it', () => {
+    const sdk = [
+      { role: 'user', content: 'make a logo' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Done:' },
+          { type: 'file', data: 'iVBORw0KGgo=', mediaType: 'image/png' },
+        ],
+      },
+      { role: 'user', content: 'nice' },
+    ]
+    const r = fit(fromAISDK(sdk), { provider: 'openai' })
+    expect(openAIChatViolations(toOpenAIChat(r.messages))).toEqual([])
+    expect(r.fates[1]).toMatchObject({ fate: 'changed', reason: 'unsupported-part' })
+    expect(r.changed.map((c) => c.reason)).toEqual(['unsupported-part'])
+  })
 })
