@@ -301,12 +301,21 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { 
   while (k < messages.length && messages[k]?.role === 'system') lead.push(messages[k++] as Message)
   if (lead.length === 1 && typeof lead[0]?.content === 'string' && meta(lead[0]).form !== 'blocks')
     system = lead[0].content
-  else if (lead.length)
-    system = lead.flatMap((m) =>
-      typeof m.content === 'string'
-        ? [{ type: 'text', text: m.content }]
-        : (m.content ?? []).map(encodePart),
-    )
+  else if (lead.length) {
+    // `system` takes only text blocks: an image or file there is not sent (`repair` takes it out).
+    system = lead.flatMap((m, i) => {
+      if (typeof m.content === 'string') return [{ type: 'text', text: m.content }]
+      const parts = m.content ?? []
+      for (const p of parts)
+        if (p.type !== 'text')
+          lost.push({
+            index: i,
+            what: `${p.type} part of system message ${i} (Anthropic's system prompt takes only text blocks)`,
+          })
+      return parts.filter((p) => p.type === 'text').map(encodePart)
+    })
+    if (system.length === 0) system = undefined
+  }
   const turns: { role: 'user' | 'assistant'; content: string | Block[] }[] = []
   let open:
     | { role: 'user' | 'assistant'; content: Block[]; turn: unknown; string?: string }
@@ -344,17 +353,21 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { 
     ) {
       open.string = m.content
     } else {
-      const text =
-        m.role === 'system'
-          ? [{ type: 'text', text: `[system] ${typeof m.content === 'string' ? m.content : ''}` }]
-          : []
+      // A later system message goes as user text, with its images and files beside it.
       const parts =
-        typeof m.content === 'string'
-          ? m.content
-            ? [{ type: 'text', text: m.content }]
-            : []
-          : m.content.map(encodePart)
-      open.content.push(...(m.role === 'system' ? text : parts))
+        m.role === 'system'
+          ? [
+              { type: 'text', text: `[system] ${textOf(m.content)}` },
+              ...(typeof m.content === 'string' ? [] : m.content)
+                .filter((p) => p.type !== 'text')
+                .map(encodePart),
+            ]
+          : typeof m.content === 'string'
+            ? m.content
+              ? [{ type: 'text', text: m.content }]
+              : []
+            : m.content.map(encodePart)
+      open.content.push(...parts)
       if (typeof data.order === 'string') open.content = reorder(open.content, data.order)
     }
   }
@@ -365,6 +378,15 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { 
     messages: turns as AnthropicRequest['messages'],
     lost,
   }
+}
+
+/** The text parts of a content, joined by line breaks. */
+function textOf(content: string | ContentPart[]): string {
+  if (typeof content === 'string') return content
+  return content
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('\n')
 }
 
 /** Puts results and other blocks back in the order the source had them. */

@@ -149,12 +149,15 @@ export function encode(
             what: 'reasoning text and any signature (OpenAI chat has no field for them)',
           })
         }
-        if (m.role === 'assistant' && Array.isArray(m.content))
+        if (m.role !== 'user' && Array.isArray(m.content))
           for (const p of m.content)
             if (p.type !== 'text')
               lost.push({
                 index,
-                what: `${p.type} part of an assistant message (OpenAI chat takes only text and refusal parts from the assistant)`,
+                what:
+                  m.role === 'assistant'
+                    ? `${p.type} part of an assistant message (OpenAI chat takes only text and refusal parts from the assistant)`
+                    : `${p.type} part of a ${m.role} message (OpenAI chat takes only text there; repair moves a tool result's to a user message)`,
               })
       })
       return { output: toOpenAIChat(messages), lost }

@@ -360,8 +360,9 @@ function metaOf(x: { providerMetadata?: ProviderMetadata | undefined }): Meta {
 
 /**
  * Encodes messages as OpenAI chat JSON; messages decoded by `fromOpenAIChat` come back as they
- * were. An image or file part of an assistant message is not written (OpenAI takes only text
- * and refusal parts from the assistant); `encode` lists it as lost.
+ * were. An image or file part of an assistant, system or tool message is not written (OpenAI
+ * takes only text and refusal parts from the assistant, only text from the others); `encode`
+ * lists it as lost, and `repair` moves a tool result's to a user message.
  */
 export function toOpenAIChat(messages: readonly Message[]): OpenAIChatMessage[] {
   return messages.map(encodeOne) as unknown as OpenAIChatMessage[]
@@ -373,7 +374,7 @@ function encodeOne(m: Message): Out {
   switch (m.role) {
     case 'system':
       if (meta.role === 'developer') out.role = 'developer'
-      encodeContent(out, m.content, meta)
+      encodeContent(out, m.content, meta, false, true)
       if (m.name !== undefined) out.name = m.name
       break
     case 'user':
@@ -402,9 +403,9 @@ function encodeOne(m: Message): Out {
       if (meta.legacyFunction) {
         out.role = 'function'
         out.name = m.toolName ?? ''
-        encodeContent(out, m.content, meta)
+        encodeContent(out, m.content, meta, false, true)
       } else {
-        encodeContent(out, m.content, meta)
+        encodeContent(out, m.content, meta, false, true)
         out.tool_call_id = m.toolCallId
         if (meta.nameField && m.toolName !== undefined) out.name = m.toolName
       }
@@ -431,6 +432,7 @@ function encodeContent(
   content: Message['content'],
   meta: Meta,
   assistant = false,
+  textOnly = assistant,
 ): void {
   const empty = content === undefined || content === ''
   if (empty && meta.contentAbsent) return
@@ -438,12 +440,17 @@ function encodeContent(
     out.content = null
     return
   }
-  // OpenAI takes only text and refusal parts from the assistant: an image or file part is
-  // not sent (`encode` reports it lost; `repair` takes it out before counting).
+  // OpenAI takes only text and refusal parts from the assistant, and only text in a system,
+  // developer or tool message: an image or file part is not sent there (`encode` reports it
+  // lost; `repair` takes it out, or moves a tool result's to a user message, before counting).
   const parts =
-    assistant && Array.isArray(content) ? content.filter((p) => p.type === 'text') : content
-  // An assistant's `[]` beside its calls is no text: OpenAI refuses an empty part list.
-  if (parts === undefined || (assistant && Array.isArray(parts) && parts.length === 0)) {
+    textOnly && Array.isArray(content) ? content.filter((p) => p.type === 'text') : content
+  // An assistant's `[]` beside its calls is no text: OpenAI refuses an empty part list. A
+  // message whose every part was left out keeps its place with empty text.
+  if (
+    parts === undefined ||
+    (Array.isArray(parts) && parts.length === 0 && (assistant || (content as unknown[]).length > 0))
+  ) {
     out.content = assistant ? null : ''
     return
   }

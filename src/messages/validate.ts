@@ -1,5 +1,12 @@
 import { InvalidInputError } from '../errors.js'
-import type { AssistantMessage, Content, Message, ToolCall } from './message.js'
+import type {
+  AssistantMessage,
+  Content,
+  ContentPart,
+  Message,
+  ToolCall,
+  ToolMessage,
+} from './message.js'
 import {
   emptyForGemini,
   type GeminiProblemCode,
@@ -42,6 +49,7 @@ export type ProblemCode =
   | 'empty-text-part'
   | 'no-user-turn'
   | 'unsupported-part'
+  | 'media-moved'
   | 'thought-not-sendable'
   | ResponsesProblemCode
   | GeminiProblemCode
@@ -139,6 +147,21 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
         // Chat refuses the request; the Responses codec leaves the part out.
         severity: provider === 'openai' ? 'error' : 'warning',
         message: `assistant message has an image or file part: OpenAI ${provider === 'openai' ? 'chat' : 'Responses'} takes only text and refusal parts from the assistant`,
+      })
+    if (provider === 'openai' && m.role === 'tool' && mediaParts(m) > 0)
+      problems.push({
+        index: i,
+        code: 'media-moved',
+        severity: 'error',
+        message:
+          'tool result has an image or file part: OpenAI chat takes only text in a tool message (repair moves it to a user message after the results)',
+      })
+    if (systemMediaRule(provider) && m.role === 'system' && mediaParts(m) > 0)
+      problems.push({
+        index: i,
+        code: 'unsupported-part',
+        severity: 'error',
+        message: `system message has an image or file part: ${provider === 'openai' ? 'OpenAI chat takes only text in a system or developer message' : "Anthropic's system prompt takes only text blocks"}`,
       })
     if (
       (provider === 'openai-responses' || provider === 'gemini') &&
@@ -370,6 +393,13 @@ export function repairUnit(
     usedIds.add(id)
     added.push(id)
   }
+  /** Images and files taken out of this unit's tool results, sent after them as a user message. */
+  const moved: { at: number; from: ToolMessage; media: ContentPart[] }[] = []
+  const pushMoved = () => {
+    const first = moved[0]
+    if (!first) return
+    push(movedMedia(moved), first.at)
+  }
   /** The message as it may be sent (blank text parts taken out for Anthropic), or undefined when nothing sendable is left. */
   const sendable = (k: number): Message | undefined => {
     const input = messages[k] as Message
@@ -377,8 +407,23 @@ export function repairUnit(
     let code: ProblemCode = 'empty-text-part'
     // OpenAI (chat and Responses) takes only text and refusal parts from the assistant.
     if (mediaRule(provider) && assistantMedia(m) > 0) {
-      m = withoutMedia(m as AssistantMessage)
+      m = withoutMedia(m)
       code = 'unsupported-part'
+    }
+    // OpenAI chat and Anthropic's system prompt take only text: there is no user turn to
+    // move a system message's image to that would keep its place and authority.
+    if (systemMediaRule(provider) && m.role === 'system' && mediaParts(m) > 0) {
+      m = withoutMedia(m)
+      code = 'unsupported-part'
+    }
+    // OpenAI chat takes only text in a tool message: its text stays, its images and files
+    // go in a user message right after the results of the exchange (`pushMoved`).
+    if (provider === 'openai' && m.role === 'tool' && mediaParts(m) > 0) {
+      const parts = m.content as ContentPart[]
+      moved.push({ at: k, from: m, media: parts.filter((p) => p.type !== 'text') })
+      const text = parts.filter((p) => p.type === 'text')
+      m = { ...m, content: text.length ? text : '' }
+      code = 'media-moved'
     }
     // Gemini and Responses send reasoning as parts or items of their own: their rules judge
     // it. Reasoning from another format has none to go in: it is not sent, so not counted.
@@ -482,6 +527,7 @@ export function repairUnit(
   ) {
     for (const c of calls0) use(c.id)
     for (let k = unit.start; k < unit.end; k++) push(rest(k), k)
+    pushMoved()
     return added
   }
   const answered = new Set<string>()
@@ -516,6 +562,7 @@ export function repairUnit(
   }
   if (code === undefined) {
     for (let k = unit.start; k < unit.end; k++) push(rest(k), k)
+    pushMoved()
     return added
   }
   const { toolCalls: _dropped, ...plain } = first
@@ -539,6 +586,7 @@ export function repairUnit(
       push(rest(k), k)
     }
   }
+  pushMoved()
   return added
 }
 
@@ -575,20 +623,53 @@ function mediaRule(provider: Provider): boolean {
 }
 
 /**
- * OpenAI chat takes only text and refusal parts in an assistant message (HTTP 400 "Invalid
- * value: 'image_url'. Supported values are: 'text' and 'refusal'"), as does a Responses
- * output message (`output_text` and `refusal`): its image and file parts.
+ * Providers whose system prompt takes only text: OpenAI chat ("for system messages, only type
+ * `text` is supported", developer alike) and Anthropic (`system`: a string or text blocks). A
+ * later system message is judged the same way: once older messages are dropped it may lead.
  */
-function assistantMedia(m: Message): number {
-  if (m.role !== 'assistant' || m.content === undefined || typeof m.content === 'string') return 0
+function systemMediaRule(provider: Provider): boolean {
+  return provider === 'openai' || provider === 'anthropic'
+}
+
+/** Image and file parts of a message. */
+function mediaParts(m: Message): number {
+  if (m.content === undefined || typeof m.content === 'string') return 0
   let n = 0
   for (const p of m.content) if (p.type !== 'text') n++
   return n
 }
 
-function withoutMedia(m: AssistantMessage): Message {
+/**
+ * The user message that carries the images and files taken out of a run of OpenAI tool
+ * results, each group after a line saying which call returned it.
+ */
+function movedMedia(moved: readonly { from: ToolMessage; media: ContentPart[] }[]): Message {
+  const content: ContentPart[] = []
+  for (const { from, media } of moved) {
+    const what = media.every((p) => p.type === 'image')
+      ? 'Images'
+      : media.every((p) => p.type === 'file')
+        ? 'Files'
+        : 'Images and files'
+    const tool = from.toolName ? `${from.toolName} ` : ''
+    content.push({ type: 'text', text: `${what} returned by ${tool}(call ${from.toolCallId}):` })
+    content.push(...media)
+  }
+  return { role: 'user', content }
+}
+
+/**
+ * OpenAI chat takes only text and refusal parts in an assistant message (HTTP 400 "Invalid
+ * value: 'image_url'. Supported values are: 'text' and 'refusal'"), as does a Responses
+ * output message (`output_text` and `refusal`): its image and file parts.
+ */
+function assistantMedia(m: Message): number {
+  return m.role === 'assistant' ? mediaParts(m) : 0
+}
+
+function withoutMedia(m: Message): Message {
   const parts = (m.content as Exclude<Content, string>).filter((p) => p.type === 'text')
-  return { ...m, content: parts }
+  return { ...m, content: parts } as Message
 }
 
 /**
@@ -618,9 +699,11 @@ function withoutBlankParts(m: Message): Message {
   return { ...m, content: parts } as Message
 }
 
-/** What `repair` would change in this one message for this provider: an empty message, a blank text part, an assistant's image (OpenAI chat). */
+/** What `repair` would change in this one message for this provider: an empty message, a blank text part, an image where only text goes. */
 export function needsRepair(m: Message, provider: Provider): boolean {
   if (emptyList(m)) return true
+  if (systemMediaRule(provider) && m.role === 'system' && mediaParts(m) > 0) return true
+  if (provider === 'openai' && m.role === 'tool' && mediaParts(m) > 0) return true
   if (provider === 'anthropic')
     return (
       isEmpty(m, provider) ||
