@@ -404,7 +404,12 @@ export function encodeGemini(
     }
     if (m.role === 'system') {
       lost.push({ index: contents.length, what: `system message ${k} sent as user text` })
-      contents.push({ role: 'user', parts: [{ text: `[system] ${textOf(m.content)}` }] })
+      // Its images and files go in the same turn, as a user's would.
+      const media = typeof m.content === 'string' ? [] : m.content.filter((p) => p.type !== 'text')
+      contents.push({
+        role: 'user',
+        parts: [{ text: `[system] ${textOf(m.content)}` }, ...media.map(encodePart)],
+      })
       continue
     }
     const parts = encodePlain(m.content)
@@ -441,7 +446,10 @@ export function encodeGemini(
 function textOf(content: Message['content']): string {
   if (content === undefined) return ''
   if (typeof content === 'string') return content
-  return content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')
+  return content
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('\n')
 }
 
 function turnOf(role: 'user' | 'model', data: Json, parts: Json[]): Json {

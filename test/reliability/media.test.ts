@@ -1,16 +1,18 @@
 // Images and files where a provider takes only text: a tool result (OpenAI chat), a system
 // message (OpenAI chat, Anthropic's `system`), a later system message sent as user text
-// (Gemini, below). Checked on the wire with the oracles in test/oracle, never with validate().
+// (Gemini). Checked on the wire with the oracles in test/oracle, never with validate().
 import { describe, expect, it } from 'vitest'
 import { ChatContext } from '../../src/context/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { toAnthropic } from '../../src/formats/anthropic-messages.js'
 import { encode } from '../../src/formats/detect.js'
+import { encodeGemini, toGemini } from '../../src/formats/gemini.js'
 import { toOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { ContentPart, Message } from '../../src/messages/message.js'
 import { repair, validate } from '../../src/messages/validate.js'
 import { exactCounter } from '../../src/tokens/counters.js'
 import { anthropicViolations } from '../oracle/anthropic.js'
+import { geminiViolations } from '../oracle/gemini.js'
 import { openAIChatViolations } from '../oracle/openai.js'
 import { deepFreeze } from '../properties/generators.js'
 
@@ -254,5 +256,42 @@ describe('a system message with an image', () => {
       { type: 'image', source: { type: 'url', url: shot.url } },
       { type: 'text', text: 'Again with the new logo.' },
     ])
+  })
+})
+
+describe('Gemini: a later system message with an image', () => {
+  const h: Message[] = [
+    { role: 'user', content: 'Draw a banner.' },
+    { role: 'assistant', content: 'Done.' },
+    {
+      role: 'system',
+      content: [
+        { type: 'text', text: 'New logo:' },
+        { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' },
+        shot,
+      ],
+    },
+    { role: 'user', content: 'Again.' },
+  ]
+
+  it('goes in the same user turn as inlineData and fileData parts', () => {
+    const out = toGemini(h)
+    expect(geminiViolations(JSON.parse(JSON.stringify(out)))).toEqual([])
+    expect(out.contents[2]).toEqual({
+      role: 'user',
+      parts: [
+        { text: '[system] New logo:' },
+        { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+        { fileData: { mimeType: 'image/png', fileUri: shot.url } },
+      ],
+    })
+    // Only the role is lost, not the images.
+    expect(encodeGemini(h).lost.map((l) => l.what)).toEqual(['system message 2 sent as user text'])
+  })
+
+  it('through fit, counted as sent', () => {
+    const r = fit(h, { provider: 'gemini', counter })
+    expect(r.messages[2]).toEqual(h[2])
+    expect(toGemini(r.messages).contents[2]?.parts).toHaveLength(3)
   })
 })
