@@ -78,6 +78,17 @@ describe('the Anthropic oracle', () => {
       /not a tool_use of the message before/,
     ],
     ['a lone surrogate', { messages: [{ role: 'user', content: 'a\uD83D' }] }, /lone surrogate/],
+    [
+      'an image block in the system prompt',
+      {
+        system: [
+          { type: 'text', text: 'brand guide' },
+          { type: 'image', source: { type: 'url', url: 'https://x.test/logo.png' } },
+        ],
+        messages: [{ role: 'user', content: 'hi' }],
+      },
+      /system\.1: not a text block/,
+    ],
   ])('refuses %s', (_, request, message) => {
     expect(anthropicViolations(request).join('\n')).toMatch(message)
   })
@@ -156,6 +167,41 @@ describe('the OpenAI chat oracle', () => {
         { role: 'assistant', content: [{ type: 'file', file: { file_data: 'AAAA' } }] },
       ],
       /assistant parts are text or refusal/,
+    ],
+    [
+      'an image part in a tool message (a screenshot tool)',
+      [
+        { role: 'user', content: 'look' },
+        { role: 'assistant', content: null, tool_calls: [call] },
+        {
+          role: 'tool',
+          tool_call_id: 'call_1',
+          content: [
+            { type: 'text', text: 'captured' },
+            { type: 'image_url', image_url: { url: 'https://x.test/s.png' } },
+          ],
+        },
+      ],
+      /messages\.2\.content\.1: only text parts/,
+    ],
+    [
+      'an image part in a system message',
+      [
+        {
+          role: 'system',
+          content: [{ type: 'image_url', image_url: { url: 'https://x.test/logo.png' } }],
+        },
+        { role: 'user', content: 'hi' },
+      ],
+      /messages\.0\.content\.0: only text parts/,
+    ],
+    [
+      'a file part in a developer message',
+      [
+        { role: 'developer', content: [{ type: 'file', file: { file_data: 'AAAA' } }] },
+        { role: 'user', content: 'hi' },
+      ],
+      /messages\.0\.content\.0: only text parts/,
     ],
   ])('refuses %s', (_, messages, message) => {
     expect(openAIChatViolations(messages).join('\n')).toMatch(message)

@@ -3,7 +3,9 @@
 // Imports nothing from src/.
 //
 // - roles: system, developer, user, assistant, tool (and the legacy function)
-// - system/developer/user/tool content is required: a string or a list of parts
+// - system/developer/user/tool content is required: a string or a list of parts; system and
+//   developer parts are text only ("For system messages, only type `text` is supported"), and
+//   so are tool parts (ChatCompletionRequestToolMessageContentPart is the text part alone)
 // - assistant content is "required unless tool_calls or function_call is specified"
 // - tool_calls: { id, type: "function", function: { name, arguments: string } }, ids distinct
 // - "messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
