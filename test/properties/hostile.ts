@@ -90,6 +90,35 @@ const parts = fc.oneof(
   ),
 )
 
+/**
+ * What a tool result holds beside its text: mostly nothing, sometimes a screenshot (after its
+ * text or alone) or a file, which OpenAI chat takes only in a user message.
+ */
+type ResultMedia = 'none' | 'image' | 'image-only' | 'file'
+const resultMedia = fc.oneof(
+  { weight: 6, arbitrary: fc.constant<ResultMedia>('none') },
+  { weight: 1, arbitrary: fc.constantFrom<ResultMedia>('image', 'image-only', 'file') },
+)
+
+function resultContent(id: string, media: ResultMedia | undefined): string | ContentPart[] {
+  const text = `result for ${id}`
+  if (media === 'image') return [{ type: 'text', text }, image]
+  if (media === 'image-only') return [image]
+  if (media === 'file') return [{ type: 'text', text }, file]
+  return text
+}
+
+/** A system message: text, or (OpenAI chat and Anthropic take only text there) text with an image. */
+const systemContent = fc.oneof(
+  { weight: 4, arbitrary: nastyText },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.array(textPart, { maxLength: 2 }), fc.constantFrom(image, file))
+      .map(([texts, media]): ContentPart[] => [...texts, media]),
+  },
+)
+
 type Step =
   | { kind: 'user'; content: string | ContentPart[]; meta: unknown }
   | {
@@ -98,9 +127,15 @@ type Step =
       thought?: string
       refusal?: string
     }
-  | { kind: 'calls'; ids: string[]; answered: boolean[]; text?: string | undefined }
+  | {
+      kind: 'calls'
+      ids: string[]
+      answered: boolean[]
+      media: ResultMedia[]
+      text?: string | undefined
+    }
   | { kind: 'orphan'; id: string }
-  | { kind: 'system'; content: string }
+  | { kind: 'system'; content: string | ContentPart[] }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -130,12 +165,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
         kind: fc.constant('calls' as const),
         ids: fc.constant(ids),
         answered: fc.array(fc.boolean(), { minLength: ids.length, maxLength: ids.length }),
+        media: fc.array(resultMedia, { minLength: ids.length, maxLength: ids.length }),
         text: fc.option(nastyText, { nil: undefined }),
       }),
     ),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('orphan' as const), id: callId }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('system' as const), content: nastyText }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('system' as const), content: systemContent }),
+  },
 )
 
 /**
@@ -144,7 +183,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
  */
 export const hostileHistory: fc.Arbitrary<Message[]> = fc
   .record({
-    preamble: fc.constantFrom('', 'Policy: be precise.', ' '),
+    preamble: fc.constantFrom<string | ContentPart[]>('', 'Policy: be precise.', ' ', [
+      { type: 'text', text: 'Policy: match the logo.' },
+      image,
+    ]),
     steps: fc.array(step, { minLength: 1, maxLength: 24 }),
     noUser: fc.boolean(),
   })
@@ -189,7 +231,7 @@ export const hostileHistory: fc.Arbitrary<Message[]> = fc
                 role: 'tool',
                 toolCallId: id,
                 toolName: 'lookup',
-                content: `result for ${id}`,
+                content: resultContent(id, s.media[k]),
               })
           })
           break

@@ -30,6 +30,16 @@ function violations(messages: Message[], p: 'openai' | 'anthropic'): string[] {
   return anthropicViolations(JSON.parse(JSON.stringify(request)))
 }
 
+/** A user message carrying images or files a tool returned (OpenAI chat takes none in a tool message). */
+const movedMedia = (messages: readonly Message[]) =>
+  messages.some(
+    (m) =>
+      m.role === 'user' &&
+      Array.isArray(m.content) &&
+      m.content[0]?.type === 'text' &&
+      / returned by /.test(m.content[0].text),
+  )
+
 const hasUser = (h: readonly Message[]) =>
   h.some(
     (m) =>
@@ -76,6 +86,7 @@ function checkOutcome(
 describe.each(strategyNames())('%s on hostile histories', (name) => {
   it(`the wire output passes the provider oracle, within budget, or a typed refusal (${RUNS} runs)`, async () => {
     let sent = 0
+    let moved = 0
     await fc.assert(
       fc.asyncProperty(
         hostileHistory,
@@ -90,12 +101,17 @@ describe.each(strategyNames())('%s on hostile histories', (name) => {
             budget: b,
             provider: p,
           } as FitOptions).catch((e: unknown) => e)
-          if (checkOutcome(input, p, b, outcome)) sent++
+          if (checkOutcome(input, p, b, outcome)) {
+            sent++
+            if (p === 'openai' && movedMedia((outcome as FitResult).messages)) moved++
+          }
         },
       ),
       { numRuns: RUNS, seed: SEED },
     )
     expect(sent).toBeGreaterThan(RUNS * 0.3)
+    // Tool results with images reach OpenAI chat, moved to a user message.
+    expect(moved).toBeGreaterThan(0)
   })
 })
 
