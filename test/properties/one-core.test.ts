@@ -7,6 +7,8 @@ import { deepFreeze, history, RUNS, SEED } from './generators.js'
 
 type Provider = 'openai' | 'anthropic'
 
+const shot = { type: 'image' as const, url: 'https://example.com/s.png', width: 640, height: 400 }
+
 /**
  * The providers' published rules that the three reported cases broke, written apart from
  * the library's `validate`: Anthropic tool_use ids match ^[a-zA-Z0-9_-]+$ and its first
@@ -29,16 +31,29 @@ function wireProblems(messages: readonly Message[], provider: Provider): string[
   return problems
 }
 
-/** Generated histories made nastier: dotted ids, an id twice in one message, an assistant first. */
+/**
+ * Generated histories made nastier: dotted ids, an id twice in one message, an assistant
+ * first, screenshots in tool results (moved to a user message for OpenAI chat) and an image
+ * in the system prompt (taken out for both).
+ */
 const nasty = fc
   .record({
     h: history,
     dots: fc.boolean(),
     twice: fc.boolean(),
     assistantFirst: fc.boolean(),
+    screenshots: fc.boolean(),
   })
-  .map(({ h, dots, twice, assistantFirst }) => {
-    let out = h.map((m): Message => {
+  .map(({ h, dots, twice, assistantFirst, screenshots }) => {
+    let out = h.map((m, k): Message => {
+      if (screenshots && k % 2 === 0 && (m.role === 'tool' || m.role === 'system'))
+        m = {
+          ...m,
+          content: [
+            { type: 'text', text: typeof m.content === 'string' ? m.content : 'shot' },
+            { type: 'image', url: 'https://example.com/s.png', width: 320, height: 200 },
+          ],
+        }
       if (!dots) return m
       if (m.role === 'tool') return { ...m, toolCallId: m.toolCallId.replace('_', '.') }
       if (m.role === 'assistant' && m.toolCalls)
@@ -132,6 +147,30 @@ describe('ChatContext and fit are one core', () => {
         { role: 'system', content: 'Be brief.' },
         { role: 'assistant', content: 'Hello, how can I help?' },
         { role: 'user', content: 'Book a flight' },
+      ],
+    ],
+    [
+      'a screenshot in a tool result, results arriving one by one (OpenAI)',
+      'openai',
+      [
+        { role: 'system', content: [{ type: 'text', text: 'Be brief.' }, shot] },
+        { role: 'user', content: 'Look at both tabs' },
+        {
+          role: 'assistant',
+          toolCalls: [
+            { id: 'c1', name: 'screenshot', arguments: '{"tab":1}' },
+            { id: 'c2', name: 'screenshot', arguments: '{"tab":2}' },
+          ],
+        },
+        { role: 'tool', toolCallId: 'c1', toolName: 'screenshot', content: [shot] },
+        {
+          role: 'tool',
+          toolCallId: 'c2',
+          toolName: 'screenshot',
+          content: [{ type: 'text', text: 'tab 2' }, shot],
+        },
+        { role: 'assistant', content: 'Two pages.' },
+        { role: 'user', content: 'ok' },
       ],
     ],
     [
