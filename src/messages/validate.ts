@@ -639,6 +639,8 @@ function mediaParts(m: Message): number {
   return n
 }
 
+const MOVED_KINDS = ['Images', 'Files', 'Images and files'] as const
+
 /**
  * The user message that carries the images and files taken out of a run of OpenAI tool
  * results, each group after a line saying which call returned it.
@@ -647,15 +649,26 @@ function movedMedia(moved: readonly { from: ToolMessage; media: ContentPart[] }[
   const content: ContentPart[] = []
   for (const { from, media } of moved) {
     const what = media.every((p) => p.type === 'image')
-      ? 'Images'
+      ? MOVED_KINDS[0]
       : media.every((p) => p.type === 'file')
-        ? 'Files'
-        : 'Images and files'
+        ? MOVED_KINDS[1]
+        : MOVED_KINDS[2]
     const tool = from.toolName ? `${from.toolName} ` : ''
     content.push({ type: 'text', text: `${what} returned by ${tool}(call ${from.toolCallId}):` })
     content.push(...media)
   }
   return { role: 'user', content }
+}
+
+/**
+ * Whether `text` is the line `repair` writes before the images and files it moved out of the
+ * result of call `callId` (OpenAI chat), so a rewrite of that result can find them.
+ */
+export function isMovedMediaHeader(text: string, callId: string): boolean {
+  return (
+    text.endsWith(`(call ${callId}):`) &&
+    MOVED_KINDS.some((what) => text.startsWith(`${what} returned by `))
+  )
 }
 
 /**

@@ -1,5 +1,6 @@
-import type { Message } from '../messages/message.js'
+import type { ContentPart, Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
+import { isMovedMediaHeader } from '../messages/validate.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
@@ -55,6 +56,7 @@ export function clearToolResults(
       for (const unit of old) {
         // Enough has been cleared to get under the trigger and to make the batch worth it.
         if (cleared >= over && cleared >= clearAtLeast) break
+        const ids = new Set<string>()
         for (let i = unit.start + 1; i < unit.end; i++) {
           const m = view.message(i)
           if (
@@ -66,6 +68,20 @@ export function clearToolResults(
           const replaced: Message = { ...m, content: placeholder }
           cleared += view.messageTokens(i) - view.counter.countMessage(replaced)
           out.set(i, replaced)
+          ids.add(m.toolCallId)
+        }
+        // For OpenAI chat, repair moved the results' images and files to a user message after
+        // them (in the exchange, or next to it once an earlier transform split it off): a
+        // cleared result's go with it.
+        for (const i of [unit.end - 1, unit.end]) {
+          if (ids.size === 0 || i >= view.messages.length) break
+          const m = view.message(i)
+          const media = m.role === 'user' ? withoutMedia(m.content, ids, placeholder) : undefined
+          if (!media) continue
+          const replaced: Message = { ...m, content: media }
+          cleared += view.messageTokens(i) - view.counter.countMessage(replaced)
+          out.set(i, replaced)
+          break
         }
         const call = view.message(unit.start)
         if (options.clearInputs && call.role === 'assistant' && call.toolCalls) {
@@ -82,4 +98,33 @@ export function clearToolResults(
       return out
     },
   }
+}
+
+/**
+ * A user message of moved media without the groups of the calls in `ids` (each group's line
+ * is kept, saying it was cleared), or undefined when it holds none of them.
+ */
+function withoutMedia(
+  content: Message['content'],
+  ids: ReadonlySet<string>,
+  placeholder: string,
+): ContentPart[] | undefined {
+  if (!Array.isArray(content)) return undefined
+  const out: ContentPart[] = []
+  let skipping = false
+  let found = false
+  for (const p of content) {
+    if (p.type === 'text') {
+      skipping = false
+      for (const id of ids)
+        if (isMovedMediaHeader(p.text, id)) {
+          skipping = true
+          found = true
+          out.push({ ...p, text: `${p.text} ${placeholder}` })
+          break
+        }
+      if (!skipping) out.push(p)
+    } else if (!skipping) out.push(p)
+  }
+  return found ? out : undefined
 }

@@ -11,6 +11,7 @@ import { toOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { ContentPart, Message } from '../../src/messages/message.js'
 import { repair, validate } from '../../src/messages/validate.js'
 import { exactCounter } from '../../src/tokens/counters.js'
+import { CLEARED, clearToolResults } from '../../src/transforms/clear-tool-results.js'
 import { anthropicViolations } from '../oracle/anthropic.js'
 import { geminiViolations } from '../oracle/gemini.js'
 import { openAIChatViolations } from '../oracle/openai.js'
@@ -167,6 +168,43 @@ describe('OpenAI chat: an image or file in a tool result', () => {
       role: 'user',
       content: [{ type: 'text', text: 'Images returned by screenshot (call call_a):' }, shot],
     })
+  })
+
+  it('clearToolResults clears the moved images of a cleared result, and only those', async () => {
+    const h = screenshots()
+    const again = screenshots()
+      .slice(1, 7)
+      .map((m) =>
+        m.role === 'assistant' && m.toolCalls
+          ? { ...m, toolCalls: m.toolCalls.map((c) => ({ ...c, id: `${c.id}2` })) }
+          : m.role === 'tool'
+            ? { ...m, toolCallId: `${m.toolCallId}2` }
+            : m,
+      )
+    const input = deepFreeze([...h.slice(0, 7), ...again, h[7] as Message])
+    const options = { provider: 'openai' as const, counter }
+    const plain = fit(input, options)
+    const r = fit(input, {
+      ...options,
+      transforms: [clearToolResults({ keep: 1, excludeTools: ['read_pdf'] })],
+    })
+    expect(openaiWire(r.messages)).toEqual([])
+    // The older exchange: the screenshot's result and its image cleared, the excluded PDF kept.
+    expect(r.messages[3]).toMatchObject({ toolCallId: 'call_a', content: CLEARED })
+    expect(r.messages[4]).toMatchObject({ toolCallId: 'call_b', content: '' })
+    expect(r.messages[6]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: `Images returned by screenshot (call call_a): ${CLEARED}` },
+        { type: 'text', text: 'Files returned by read_pdf (call call_b):' },
+        pdf,
+      ],
+    })
+    expect(r.fates[3]).toMatchObject({ fate: 'changed', reason: 'cleared' })
+    // The newer exchange keeps its image.
+    expect(r.messages.filter((m) => JSON.stringify(m).includes(shot.url as string))).toHaveLength(1)
+    expect(r.tokens.total).toBeLessThan(plain.tokens.total - 300)
+    expect(r.tokens.total).toBe(counter.countMessages(r.messages))
   })
 
   it('toOpenAIChat never writes media in a tool message; encode lists it as lost', () => {
