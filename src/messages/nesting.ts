@@ -10,6 +10,10 @@ export const MAX_NESTING = 100
  */
 export function nestingProblem(value: unknown): { path: string[]; detail: string } | undefined {
   if (value === null || typeof value !== 'object') return undefined
+  // Most messages are a few small objects: a plain walk that gives up early says so without
+  // the bookkeeping below, which then runs only on what the walk could not clear.
+  left = QUICK_OBJECTS
+  if (quickClear(value, 0)) return undefined
   const done = new WeakSet<object>()
   const onPath = new Set<object>()
   const path: string[] = []
@@ -38,6 +42,25 @@ export function nestingProblem(value: unknown): { path: string[]; detail: string
     enter(child)
   }
   return undefined
+}
+
+/** Objects the quick walk visits before it leaves the value to the full check. */
+const QUICK_OBJECTS = 2000
+let left = 0
+
+/**
+ * True when every object reachable from `value` is fewer than `MAX_NESTING` levels deep and
+ * there are at most `QUICK_OBJECTS` of them along all paths: then no object contains itself
+ * (a cycle would make a path of any length). False means only "not cleared here".
+ */
+function quickClear(value: object, depth: number): boolean {
+  if (--left < 0 || depth >= MAX_NESTING - 1) return false
+  const record = value as Record<string, unknown>
+  for (const key of Object.keys(value)) {
+    const child = record[key]
+    if (child !== null && typeof child === 'object' && !quickClear(child, depth + 1)) return false
+  }
+  return true
 }
 
 /** Throws `InvalidInputError` naming the message and field when `nestingProblem` finds one. */
