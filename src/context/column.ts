@@ -2,8 +2,8 @@ type Typed = Int32Array | Float64Array | Uint8Array
 
 /**
  * A growable run of numbers in a typed array: what a history index keeps per message and
- * per unit. A plain array of numbers costs 8 bytes a slot plus its growth slack; a count or
- * an index fits in 4, a kind in 1.
+ * per unit, without an object per entry. A position fits in 4 bytes and a kind in 1; counts
+ * and sums keep a float64 each, as a counter may return any number.
  */
 export class Column<T extends Typed = Int32Array> {
   private data: T

@@ -33,19 +33,20 @@ interface Mark {
  *
  * Two sides are kept: the input as given (`input`, `inputTokens`) and the repaired history
  * strategies see (`messages`, `tokens`, the unit columns, `unitPrefix`, `origin`). Numbers
- * live in typed-array columns (`column.ts`): 4 bytes a count, where a plain array takes 8
- * and its slack, so a long history costs little beside its messages. Each input unit gives at most one repaired unit; only the newest input unit is ever
- * repaired again (when a tool result completes it), so everything before it is final.
+ * live in typed-array columns (`column.ts`) instead of plain arrays and an object per unit:
+ * counts and sums as float64 (a counter may give any number), positions in 4 bytes, a kind
+ * in 1, so a long history costs little beside its messages. Each input unit gives at most
+ * one repaired unit; only the newest input unit is ever repaired again (when a tool result completes it), so everything before it is final.
  */
 export class HistoryIndex {
   readonly input: Message[] = []
-  readonly inputTokens = int32()
+  readonly inputTokens = float64()
   /** Tokens of every input message (what the whole history weighs as stored). */
   inputTotal = 0
   readonly messages: Message[] = []
   /** Input index of each repaired message. */
   readonly origin = int32()
-  readonly tokens = int32()
+  readonly tokens = float64()
   /** Unit `u` is `messages[unitStart[u], unitEnd[u])`, of kind `unitKind[u]` (see `unit-kinds.ts`). */
   readonly unitStart = int32()
   readonly unitEnd = int32()

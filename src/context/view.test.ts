@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import type { Message } from '../messages/message.js'
+import { type Message, messageText } from '../messages/message.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, View } from '../strategies/types.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { exactCounter } from '../tokens/counters.js'
 import { ChatContext } from './chat-context.js'
 import { fit } from './fit.js'
 
@@ -112,5 +114,61 @@ describe('View', () => {
     }
     expect(() => v.messageTokens(v.messages.length)).toThrow(RangeError)
     expect(Number.isNaN(v.rangeTokens(0, v.unitCount + 1))).toBe(true)
+  })
+})
+
+describe('counts a counter gives are kept as given', () => {
+  const base = exactCounter()
+  const history = (): Message[] => [
+    { role: 'system', content: 'Be brief.' },
+    ...Array.from(
+      { length: 12 },
+      (_, k): Message => ({
+        role: k % 2 ? 'assistant' : 'user',
+        content: `turn ${k} ${'x'.repeat(k)}`,
+      }),
+    ),
+  ]
+  const sum = (ms: readonly Message[], c: TokenCounter) =>
+    ms.reduce((n, m) => n + c.countMessage(m), 0)
+
+  it('fractional counts: fit and ChatContext send the same messages, within the budget', () => {
+    const counter: TokenCounter = {
+      ...base,
+      countMessage: (m) => 1.5 + messageText(m).length / 4,
+    }
+    const h = history()
+    let fitted = 0
+    for (let budget = 12; budget <= 80; budget++) {
+      const outcome = (run: () => Message[]) => {
+        try {
+          return run()
+        } catch (e) {
+          return (e as Error).name
+        }
+      }
+      const viaFit = outcome(() => fit(h, { budget, counter }).messages)
+      const ctx = new ChatContext({ budget, counter, initialMessages: h })
+      expect(outcome(() => ctx.getMessagesSync())).toEqual(viaFit)
+      if (typeof viaFit === 'string') continue
+      fitted++
+      expect(sum(viaFit, counter) + counter.replyPriming).toBeLessThanOrEqual(budget)
+    }
+    expect(fitted).toBeGreaterThan(40)
+  })
+
+  it('a count past 2^31 is not wrapped: that message is dropped by both', () => {
+    const huge = 'a message the counter calls huge'
+    const counter: TokenCounter = {
+      ...base,
+      countMessage: (m) => (messageText(m) === huge ? 2 ** 31 + 5 : base.countMessage(m)),
+    }
+    const h = history()
+    h.splice(3, 0, { role: 'user', content: huge }, { role: 'assistant', content: 'ok' })
+    const viaFit = fit(h, { budget: 500, counter })
+    const ctx = new ChatContext({ budget: 500, counter, initialMessages: h })
+    expect(ctx.getMessagesSync()).toEqual(viaFit.messages)
+    expect(viaFit.messages.some((m) => messageText(m) === huge)).toBe(false)
+    expect(viaFit.fates[3]?.tokens).toBe(2 ** 31 + 5)
   })
 })

@@ -9,7 +9,7 @@ import { kindOf } from './unit-kinds.js'
 /** A repaired, counted history split into units: what a `HistoryIndex` holds. */
 export interface ViewSource {
   readonly messages: readonly Message[]
-  readonly tokens: Column<Int32Array>
+  readonly tokens: Column<Float64Array>
   readonly unitStart: Column<Int32Array>
   readonly unitEnd: Column<Int32Array>
   readonly unitKind: Column<Uint8Array>

@@ -22,7 +22,7 @@ const say = (t: string): Message => ({ role: 'assistant', content: t })
 
 /** A view with one unit per message (the preamble its own), built through the library's view. */
 const view = (messages: Message[], query?: string): View => {
-  const tokens = int32()
+  const tokens = float64()
   const unitStart = int32()
   const unitEnd = int32()
   const unitKind = bytes()
