@@ -13,7 +13,15 @@ import {
 import { countOnce, type TokenCounter } from '../tokens/counter.js'
 import { checkMessage } from './check.js'
 import { bytes, float64, int32 } from './column.js'
-import { kindCode } from './unit-kinds.js'
+import { kindCode, kindOf } from './unit-kinds.js'
+
+/** A history index's columns as plain arrays (see `HistoryIndex.plainArrays`). */
+export interface PlainArrays {
+  units: Unit[]
+  tokens: number[]
+  unitTokens: number[]
+  unitPrefix: number[]
+}
 
 /** Where the output of the newest input unit starts: what is undone when that unit grows. */
 interface Mark {
@@ -59,6 +67,12 @@ export class HistoryIndex {
   readonly changed: RepairResult['changed'] = []
   /** The newest unit that opens with a user message, or -1. */
   newestUser = -1
+
+  /** The columns as plain arrays, once a strategy asked for them (see `plainArrays`). */
+  private plain: PlainArrays | undefined
+  /** How much of `plain` still holds: an undo or a whole repair lowers these. */
+  private plainUnits = 0
+  private plainMessages = 0
 
   private readonly raw = new UnitBuilder()
   private readonly state: RepairState
@@ -164,6 +178,8 @@ export class HistoryIndex {
     this.removed.push(...r.removed)
     this.changed.push(...r.changed)
     this.newestUser = -1
+    this.plainUnits = 0
+    this.plainMessages = 0
     r.messages.forEach((m, k) => {
       this.messages.push(m)
       this.origin.push(r.origin[k] ?? -1)
@@ -181,6 +197,34 @@ export class HistoryIndex {
   pushAll(messages: readonly Message[], from = 0): void {
     for (let i = from; i < messages.length; i++) this.push(messages[i] as Message)
     this.settle()
+  }
+
+  /**
+   * The columns as plain arrays, for strategies written against `View.units`, `tokens`,
+   * `unitTokens` and `unitPrefix`. Made on the first call, then kept in step: a later call
+   * costs what changed since, so such a strategy still pays per turn only for what is new.
+   */
+  plainArrays(): PlainArrays {
+    const p = (this.plain ??= { units: [], tokens: [], unitTokens: [], unitPrefix: [0] })
+    p.units.length = this.plainUnits
+    p.unitTokens.length = this.plainUnits
+    p.unitPrefix.length = this.plainUnits + 1
+    p.tokens.length = this.plainMessages
+    for (let u = this.plainUnits; u < this.unitCount; u++) {
+      const start = this.unitStart.at(u) ?? 0
+      const end = this.unitEnd.at(u) ?? start
+      const kind = kindOf[this.unitKind.at(u) ?? 2] ?? 'message'
+      const before = this.unitPrefix.at(u) ?? 0
+      const after = this.unitPrefix.at(u + 1) ?? before
+      p.units.push({ kind, start, end, complete: true })
+      p.unitTokens.push(after - before)
+      p.unitPrefix.push(after)
+    }
+    for (let i = this.plainMessages; i < this.messages.length; i++)
+      p.tokens.push(this.tokens.at(i) ?? 0)
+    this.plainUnits = this.unitCount
+    this.plainMessages = this.messages.length
+    return p
   }
 
   /** True when the index holds exactly the first `length` messages of `messages`, as the same objects. */
@@ -217,6 +261,8 @@ export class HistoryIndex {
     this.state.needUser = mark.needUser
     for (const id of mark.added) this.state.usedIds.delete(id)
     this.newestUser = mark.newestUser
+    this.plainUnits = Math.min(this.plainUnits, mark.units)
+    this.plainMessages = Math.min(this.plainMessages, mark.messages)
   }
 
   /** Counts the repaired messages from `from` on and makes them one unit. */

@@ -172,3 +172,33 @@ describe('counts a counter gives are kept as given', () => {
     expect(viaFit.fates[3]?.tokens).toBe(2 ** 31 + 5)
   })
 })
+
+describe('a strategy that reads the arrays, in a context that grows', () => {
+  it('sees arrays equal to the methods after every append (exchanges completed result by result), and the same array objects from turn to turn', () => {
+    const seen: { arrays?: unknown; methods?: unknown } = {}
+    const ctx = new ChatContext({ strategy: probe(seen), budget: 100_000 })
+    const prefixes = new Set<unknown>()
+    const turn = (m: Message) => {
+      ctx.addMessage(m)
+      ctx.getMessagesSync()
+      expect(seen.arrays).toEqual(seen.methods)
+      prefixes.add((seen.arrays as { unitPrefix: unknown }).unitPrefix)
+    }
+    turn({ role: 'system', content: 'You help with bookings.' })
+    for (let k = 0; k < 8; k++) {
+      turn({ role: 'user', content: `Question ${k}` })
+      turn({
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: `a.${k}`, name: 'lookup', arguments: '{}' },
+          { id: `b.${k}`, name: 'lookup', arguments: '{}' },
+        ],
+      })
+      turn(result(`a.${k}`, `first ${k}`))
+      turn(result(`b.${k}`, `second ${k} ${'y'.repeat(k * 20)}`))
+      turn({ role: 'assistant', content: `Answer ${k}` })
+    }
+    expect(prefixes.size).toBe(1)
+  })
+})

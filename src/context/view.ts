@@ -4,6 +4,7 @@ import type { Provider } from '../messages/validate.js'
 import type { Mandatory, PlanItem, SummaryLedger, View } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Column } from './column.js'
+import type { PlainArrays } from './history-index.js'
 import { kindOf } from './unit-kinds.js'
 
 /** A repaired, counted history split into units: what a `HistoryIndex` holds. */
@@ -15,6 +16,8 @@ export interface ViewSource {
   readonly unitKind: Column<Uint8Array>
   readonly unitPrefix: Column<Float64Array>
   readonly newestUser: number
+  /** The columns as plain arrays, kept in step by the source (a `HistoryIndex`). */
+  plainArrays?(): PlainArrays
 }
 
 /** The request around the history: what the messages may use and what else is sent. */
@@ -62,9 +65,7 @@ class SourceView implements View {
   private readonly source: ViewSource
   private readonly lastUser: number
   private cachedMandatory: Mandatory | undefined
-  private arrays:
-    | { units?: Unit[]; tokens?: number[]; unitTokens?: number[]; unitPrefix?: number[] }
-    | undefined
+  private arrays: PlainArrays | undefined
 
   constructor(source: ViewSource, settings: ViewSettings) {
     this.source = source
@@ -172,32 +173,33 @@ class SourceView implements View {
     return out
   }
 
-  // The arrays below are made on first read, for strategies written against them: the
-  // methods above read the index's columns without making anything.
+  // The arrays below are for strategies written against them: the methods above read the
+  // columns without making anything. An index keeps its arrays in step once made, so a
+  // later view pays only for what is new; a snapshot's are made for that view.
+
+  private plain(): PlainArrays {
+    this.arrays ??= this.source.plainArrays?.() ?? {
+      units: Array.from({ length: this.unitCount }, (_, u) => this.unit(u)),
+      tokens: Array.from(this.source.tokens.values().subarray(0, this.messages.length)),
+      unitTokens: Array.from({ length: this.unitCount }, (_, u) => this.unitSize(u)),
+      unitPrefix: Array.from(this.source.unitPrefix.values().subarray(0, this.unitCount + 1)),
+    }
+    return this.arrays
+  }
 
   get units(): readonly Unit[] {
-    this.arrays ??= {}
-    this.arrays.units ??= Array.from({ length: this.unitCount }, (_, u) => this.unit(u))
-    return this.arrays.units
+    return this.plain().units
   }
 
   get tokens(): readonly number[] {
-    this.arrays ??= {}
-    this.arrays.tokens ??= Array.from(this.source.tokens.values().subarray(0, this.messages.length))
-    return this.arrays.tokens
+    return this.plain().tokens
   }
 
   get unitTokens(): readonly number[] {
-    this.arrays ??= {}
-    this.arrays.unitTokens ??= Array.from({ length: this.unitCount }, (_, u) => this.unitSize(u))
-    return this.arrays.unitTokens
+    return this.plain().unitTokens
   }
 
   get unitPrefix(): readonly number[] {
-    this.arrays ??= {}
-    this.arrays.unitPrefix ??= Array.from(
-      this.source.unitPrefix.values().subarray(0, this.unitCount + 1),
-    )
-    return this.arrays.unitPrefix
+    return this.plain().unitPrefix
   }
 }

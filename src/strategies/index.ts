@@ -28,7 +28,7 @@ export {
   spreadScores,
 } from './scorers.js'
 export { type Embed, fuse, type SemanticOptions, semantic } from './semantic.js'
-export { stableCut } from './stable-cut.js'
+export { type PrefixSums, stableCut } from './stable-cut.js'
 export { type StableOptions, type TokenLimitedOptions, tokenLimited } from './token-limited.js'
 export type {
   ChangeReason,

@@ -149,3 +149,24 @@ describe('tokenLimited({ stable }) options', () => {
     expect(() => tokenLimited({ stable: { lowWater: 0.5, evictAtLeast: 100 } })).not.toThrow()
   })
 })
+
+describe('stableCut on other forms of the sums', () => {
+  it('a Float64Array and an object answering rangeTokens give the same starts as the plain array', () => {
+    const sizes = Array.from({ length: 300 }, (_, k) => 40 + ((k * 53) % 250))
+    const prefix = prefixOf(sizes)
+    const typed = Float64Array.from(prefix)
+    const viewLike = {
+      messages: [] as never[],
+      rangeTokens: (from: number, to: number) =>
+        to <= from ? 0 : (prefix[to] ?? Number.NaN) - (prefix[from] ?? Number.NaN),
+    }
+    let moved = 0
+    for (let end = 1; end <= sizes.length; end++) {
+      const plain = stableCut(prefix, 0, end, 4000, 0.72)
+      expect(stableCut(typed, 0, end, 4000, 0.72)).toBe(plain)
+      expect(stableCut(viewLike, 0, end, 4000, 0.72)).toBe(plain)
+      if (plain > 0) moved++
+    }
+    expect(moved).toBeGreaterThan(100)
+  })
+})

@@ -81,10 +81,10 @@ export function stableCut(
   }
 }
 
-/** Running sums over units: an array (`prefix[k]` = tokens of units `0..k-1`) or a view. */
-export type PrefixSums = readonly number[] | Pick<View, 'messages' | 'rangeTokens'>
+/** Running sums over units: an array or typed array (`prefix[k]` = tokens of units `0..k-1`) or a view. */
+export type PrefixSums = ArrayLike<number> | Pick<View, 'messages' | 'rangeTokens'>
 
-const isArray = (p: PrefixSums): p is readonly number[] => Array.isArray(p)
+const isArray = (p: PrefixSums): p is ArrayLike<number> => Array.isArray(p) || ArrayBuffer.isView(p)
 
 /** A cut made when the view overflowed at unit end `over`, with the counts it was made on. */
 interface Cut {

@@ -11,15 +11,17 @@ export interface View {
   /** Units of the history: valid unit indices are `[0, unitCount)`. */
   readonly unitCount: number
   /**
-   * Every unit as an object. Made on first read, in time and memory proportional to the
-   * history: prefer `unitCount`, `unit(u)`, `kind(u)`, `start(u)` and `end(u)`.
+   * Every unit as an object. These four arrays are made on first read (a context's index
+   * then keeps them in step, so a later view pays only for what is new); the methods read
+   * the index without making anything: prefer `unitCount`, `unit(u)`, `kind(u)`,
+   * `start(u)` and `end(u)`.
    */
   readonly units: readonly Unit[]
-  /** Tokens of each message, per-message overhead included. Made on first read: prefer `messageTokens(i)`. */
+  /** Tokens of each message, per-message overhead included (see `units`; or `messageTokens(i)`). */
   readonly tokens: readonly number[]
-  /** Tokens of each unit. Made on first read: prefer `unitSize(u)`. */
+  /** Tokens of each unit (see `units`; or `unitSize(u)`). */
   readonly unitTokens: readonly number[]
-  /** `unitPrefix[k]` = tokens of units `0..k-1`; length `unitCount + 1`. Made on first read: prefer `rangeTokens(from, to)`. */
+  /** `unitPrefix[k]` = tokens of units `0..k-1`; length `unitCount + 1` (see `units`; or `rangeTokens(from, to)`). */
   readonly unitPrefix: readonly number[]
   /** Tokens the kept messages may use: the budget less tools, reply reserve and priming. */
   readonly available: number
