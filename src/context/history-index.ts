@@ -205,7 +205,8 @@ export class HistoryIndex {
    * costs what changed since, so such a strategy still pays per turn only for what is new.
    */
   plainArrays(): PlainArrays {
-    const p = (this.plain ??= { units: [], tokens: [], unitTokens: [], unitPrefix: [0] })
+    this.plain ??= { units: [], tokens: [], unitTokens: [], unitPrefix: [0] }
+    const p = this.plain
     p.units.length = this.plainUnits
     p.unitTokens.length = this.plainUnits
     p.unitPrefix.length = this.plainUnits + 1
