@@ -252,6 +252,21 @@ describe('AI SDK against a loopback server', () => {
 })
 
 describe('fitEachStep over a growing loop', () => {
+  it('a new loop reads messages afresh: one edited in place since an earlier loop is counted as it is now', () => {
+    const counter = exactCounter()
+    const messages = history()
+    const first = fitEachStep({ budget: 300, counter })({ messages })
+    // Between two generateText calls the application rewrites an answer in place.
+    const edited = messages[messages.length - 2] as ModelMessage
+    ;(edited as { content: string }).content = userTurn(3, 2000)
+    const second = fitEachStep({ budget: 300, counter })({ messages })
+    const text = (m: ModelMessage) => (typeof m.content === 'string' ? m.content : '')
+    const sent = second.messages.reduce((n, m) => n + counter.countText(text(m)) + 4, 3)
+    expect(sent).toBeLessThanOrEqual(300)
+    expect(second.messages).not.toContain(edited)
+    expect(first.messages).toContain(edited)
+  })
+
   it('counts each message once: a step that hands the same objects again pays only for the new ones', () => {
     const base = exactCounter()
     const counted: unknown[] = []

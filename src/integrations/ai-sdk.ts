@@ -142,6 +142,8 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
   // One object for the whole loop, so the fitted prefix is recognised from step to step.
   const systemMessage: Message | undefined =
     system === undefined ? undefined : { role: 'system', content: system }
+  // The step messages this loop has decoded: the same objects come back at every step.
+  const decoded = new WeakMap<object, readonly Message[]>()
   return <M>(step: {
     messages: M[]
     model?: unknown
@@ -155,8 +157,8 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       const promptTokens = promptTokensOf(last.usage)
       if (promptTokens !== undefined) options.feedback.recordUsage({ promptTokens })
     }
-    const { messages: decoded, owner } = decodeEach(step.messages, fromAISDK)
-    const input = systemMessage ? [systemMessage, ...decoded] : decoded
+    const { messages: stepMessages, owner } = decodeEach(step.messages, fromAISDK, decoded)
+    const input = systemMessage ? [systemMessage, ...stepMessages] : stepMessages
     if (systemMessage) owner.unshift(-1)
     const modelId = rest.model ?? knownModel(model?.modelId)
     const result = fitWithFeedback(input, {

@@ -83,33 +83,27 @@ export function originalsOrEncoded<T>(
   return out
 }
 
-/** What each decoder made of each entry object it was given (see `decodeEach`). */
-const decoded = new WeakMap<object, WeakMap<object, readonly Message[]>>()
-
 /**
  * Decodes entries one at a time, so each canonical message knows the entry it came from.
- * An entry object is decoded once per decoder: a step that hands the same objects again
- * (an agent loop's growing list) gets the same messages, so `fit`'s index is reused and only
- * the new entries cost anything. As with `fit`, an entry is taken as immutable once seen:
- * to change one, replace the object.
+ * With `memo` (one per adapter instance, such as one `fitEachStep`), an entry object is
+ * decoded once: a step that hands the same objects again (an agent loop's growing list)
+ * gets the same messages, so `fit`'s index is reused and only the new entries cost
+ * anything. As with `fit`, an entry is then taken as immutable once seen: to change one,
+ * replace the object.
  */
 export function decodeEach<T>(
   entries: readonly T[],
   decode: (entries: T[]) => Message[],
+  memo?: WeakMap<object, readonly Message[]>,
 ): { messages: Message[]; owner: number[] } {
-  let memo = decoded.get(decode)
-  if (!memo) {
-    memo = new WeakMap()
-    decoded.set(decode, memo)
-  }
   const messages: Message[] = []
   const owner: number[] = []
   entries.forEach((entry, e) => {
-    const key = typeof entry === 'object' && entry !== null ? entry : undefined
-    let out = key && memo.get(key)
+    const key = memo && typeof entry === 'object' && entry !== null ? entry : undefined
+    let out = key && memo?.get(key)
     if (!out) {
       out = decode([entry])
-      if (key) memo.set(key, out)
+      if (key) memo?.set(key, out)
     }
     for (const m of out) {
       messages.push(m)
