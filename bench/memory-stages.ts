@@ -5,7 +5,8 @@
  * parsed: the JSON-parsed history alone; copies: its frozen copies (what a context stores);
  * context: a ChatContext({ budget: 8_000 }) given the parsed history, then fitted once.
  *
- * Each stage reports two figures against the history's JSON size:
+ * Each stage reports two figures against the history's JSON size, each counting the heap
+ * and the typed arrays' buffers (`arrayBuffers`, outside the heap):
  * - held: what the stage's result keeps alive, measured as the heap with it less the heap
  *   once it is released (so the tokenizer's own cache, which a process keeps with or without
  *   a context, is not counted);
@@ -22,10 +23,12 @@ const { ChatContext, exactCounter } = lib
 const gc = (globalThis as { gc?: () => void }).gc
 if (!gc) throw new Error('run with node --expose-gc')
 const collect = gc
+/** The JavaScript heap plus the typed arrays' backing stores, which V8 keeps outside it. */
 const heap = () => {
   collect()
   collect()
-  return process.memoryUsage().heapUsed
+  const m = process.memoryUsage()
+  return m.heapUsed + m.arrayBuffers
 }
 
 const text = JSON.stringify(history(100_000))

@@ -19,7 +19,7 @@ export class Column<T extends Typed = Int32Array> {
 
   push(v: number): void {
     if (this.size === this.data.length) {
-      const next = this.make(this.data.length * 2)
+      const next = this.make(this.data.length + (this.data.length >> 1))
       next.set(this.data)
       this.data = next
     }
