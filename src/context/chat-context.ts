@@ -343,7 +343,9 @@ export class ChatContext {
   async getMessages(options: { budget?: number } = {}): Promise<Message[]> {
     await this.sync()
     const setup = this.setupFor(options)
-    const { prepared, plan } = await this.plan(setup)
+    const planned = this.plan(setup)
+    // A synchronous plan is assembled at once: nothing may be appended between the two.
+    const { prepared, plan } = planned instanceof Promise ? await planned : planned
     return this.sent(sendable(prepared, plan, setup, { share: true }))
   }
 
@@ -365,7 +367,8 @@ export class ChatContext {
   /** `fit` for asynchronous strategies (summarizing), after reading the store. */
   async fitAsync(): Promise<FitResult> {
     await this.sync()
-    const { prepared, plan } = await this.plan(this.setup)
+    const planned = this.plan(this.setup)
+    const { prepared, plan } = planned instanceof Promise ? await planned : planned
     const r = assemble(prepared, plan, this.setup)
     this.sent({ messages: r.messages, tokens: r.tokens.messages })
     return r
@@ -393,11 +396,28 @@ export class ChatContext {
     return { prepared, plan }
   }
 
-  private async plan(setup: Setup): Promise<{ prepared: Prepared; plan: PlanItem[] }> {
-    // A strategy that may await sees a copy: messages may be added meanwhile.
-    const frozen = setup.strategy.async !== false
-    const prepared = prepare(this.index, setup, { calibration: this.calibration, frozen })
-    return { prepared, plan: await setup.strategy.select(prepared.view) }
+  /**
+   * The view and the strategy's plan: at once when the strategy answers at once, else a
+   * promise. A strategy that may await sees a copy, since messages may be added meanwhile.
+   */
+  private plan(
+    setup: Setup,
+  ): { prepared: Prepared; plan: PlanItem[] } | Promise<{ prepared: Prepared; plan: PlanItem[] }> {
+    const prepared = prepare(this.index, setup, {
+      calibration: this.calibration,
+      frozen: setup.strategy.async !== false,
+    })
+    const plan = setup.strategy.select(prepared.view)
+    if (!(plan instanceof Promise)) return { prepared, plan }
+    if (setup.strategy.async === false) {
+      // Its view was not copied, as it said it never waits: what it resolves to is not used.
+      plan.catch(() => {})
+      throw new InvalidOptionError(
+        'strategy',
+        `${setup.strategy.name} declares async: false, but its select returned a promise`,
+      )
+    }
+    return plan.then((p) => ({ prepared, plan: p }))
   }
 
   /** Remembers what was sent, so reported usage can be compared with it. */

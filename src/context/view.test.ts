@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { openAIChatViolations } from '../../test/oracle/openai.js'
+import { toOpenAIChat } from '../formats/openai-chat.js'
 import { type Message, messageText } from '../messages/message.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, View } from '../strategies/types.js'
@@ -200,5 +202,60 @@ describe('a strategy that reads the arrays, in a context that grows', () => {
       turn({ role: 'assistant', content: `Answer ${k}` })
     }
     expect(prefixes.size).toBe(1)
+  })
+})
+
+describe('a message appended while a fit is under way', () => {
+  const base: Message[] = [
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: 'find flights' },
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [
+        { id: 'c1', name: 'search', arguments: '{}' },
+        { id: 'c2', name: 'search', arguments: '{}' },
+      ],
+    },
+    result('c1', 'r1'),
+  ]
+
+  it('never breaks the fit under way, whichever microtask it lands in, for sync and async strategies', async () => {
+    const inner = tokenLimited()
+    const awaiting: Strategy = {
+      ...inner,
+      name: 'awaiting',
+      async: true,
+      select: async (v: View) => inner.select(v),
+    }
+    const lengths = new Set<number>()
+    for (const strategy of [inner, awaiting])
+      for (const call of ['fitAsync', 'getMessages'] as const)
+        for (let ticks = 0; ticks < 8; ticks++) {
+          const ctx = new ChatContext({ budget: 2000, strategy, initialMessages: base })
+          const running = call === 'fitAsync' ? ctx.fitAsync() : ctx.getMessages()
+          const adding = (async () => {
+            for (let i = 0; i < ticks; i++) await null
+            ctx.addMessage(result('c2', 'r2'))
+          })()
+          const out = await running
+          await adding
+          const messages = 'messages' in out ? out.messages : out
+          // What was sent is the history before the append or after it, whole either way.
+          lengths.add(messages.length)
+          expect(openAIChatViolations(toOpenAIChat(messages))).toEqual([])
+          const calls = messages[2]?.role === 'assistant' ? (messages[2].toolCalls?.length ?? 0) : 0
+          // Before the append the open call is taken out; after it, both calls go with results.
+          expect(messages.length).toBe(3 + calls)
+          expect(messages[0]).toEqual(base[0])
+        }
+    expect([...lengths].sort()).toEqual([4, 5])
+  })
+
+  it('a strategy that says it never waits but returns a promise is a typed error', async () => {
+    const inner = tokenLimited()
+    const liar: Strategy = { ...inner, async: false, select: async (v: View) => inner.select(v) }
+    const ctx = new ChatContext({ budget: 2000, strategy: liar, initialMessages: base })
+    await expect(ctx.getMessages()).rejects.toThrow(/declares async: false/)
   })
 })
