@@ -200,6 +200,7 @@ export function assemble(
     reason: FitResult['changed'][number]['reason'] | undefined
   }[] = []
   const share = options.share === true
+  const placedFrom = new Set<number>()
   let messageTokens = 0
   for (const item of items) {
     // Counted by the counter, not taken from the index: a count stored by another process is
@@ -220,6 +221,10 @@ export function assemble(
       continue
     }
     const from = origin[item.index] ?? -1
+    // One input message sent as two (a tool result whose images move to a user message after
+    // the results): it is placed, and reported changed, once, where it first appears.
+    if (placedFrom.has(from)) continue
+    placedFrom.add(from)
     const reason = item.reason ?? rewritten.get(from)
     placed.push({ from, position, reason })
     if (reason) changed.push({ index: from, position, reason })

@@ -87,9 +87,15 @@ describe('OpenAI chat: an image or file in a tool result', () => {
         pdf,
       ],
     })
-    expect(r.fates[3]).toMatchObject({ fate: 'changed', reason: 'media-moved' })
-    expect(r.fates[4]).toMatchObject({ fate: 'changed', reason: 'media-moved' })
+    // Each tool result is placed where it is sent as a tool message, and reported once.
+    expect(r.fates[3]).toMatchObject({ fate: 'changed', reason: 'media-moved', position: 3 })
+    expect(r.fates[4]).toMatchObject({ fate: 'changed', reason: 'media-moved', position: 4 })
     expect(r.fates[5]).toMatchObject({ fate: 'kept', position: 5 })
+    expect(r.changed.map((c) => [c.index, c.position])).toEqual([
+      [3, 3],
+      [4, 4],
+    ])
+    expect(r.kept).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
     // Everything sent is counted, the moved parts included.
     expect(r.tokens.total).toBe(counter.countMessages(r.messages))
   })
