@@ -14,7 +14,6 @@ import {
   geminiRules,
 } from './rules/gemini.js'
 import {
-  mayBeRemovedForResponses,
   type ResponsesProblemCode,
   type ResponsesRuleOptions,
   responsesRemovals,
@@ -24,13 +23,6 @@ import { toUnits, type Unit } from './units.js'
 
 export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
 export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
-
-/** A message after which the provider's own `repair` takes something out (`afterOthers`: a non-system message came before it). */
-export function needsProviderRepair(provider: Provider, m: Message, afterOthers: boolean): boolean {
-  if (provider === 'openai-responses') return mayBeRemovedForResponses(m, afterOthers)
-  if (provider === 'gemini') return emptyForGemini(m)
-  return false
-}
 
 /** Providers whose history must open with a user turn after the system prompt. */
 export function needsUserFirst(provider: Provider): boolean {
@@ -710,22 +702,6 @@ function withoutBlankParts(m: Message): Message {
     (p) => p.type !== 'text' || hasText(p.text),
   )
   return { ...m, content: parts } as Message
-}
-
-/** What `repair` would change in this one message for this provider: an empty message, a blank text part, an image where only text goes. */
-export function needsRepair(m: Message, provider: Provider): boolean {
-  if (emptyList(m)) return true
-  if (systemMediaRule(provider) && m.role === 'system' && mediaParts(m) > 0) return true
-  if (provider === 'openai' && m.role === 'tool' && mediaParts(m) > 0) return true
-  if (provider === 'anthropic')
-    return (
-      isEmpty(m, provider) ||
-      blankParts(m) > 0 ||
-      (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content))
-    )
-  if (provider === 'gemini' && emptyGeminiParts(m) > 0) return true
-  if (mediaRule(provider) && assistantMedia(m) > 0) return true
-  return m.role === 'assistant' && isEmpty(m, provider)
 }
 
 /**

@@ -26,11 +26,6 @@ function isCompaction(m: Message): boolean {
   return m.role === 'system' && item?.type === 'compaction'
 }
 
-/** A message whose arrival makes repair take something out: reasoning alone, a compaction after other items. */
-export function mayBeRemovedForResponses(m: Message, afterOthers: boolean): boolean {
-  return reasoningOnly(m) || (isCompaction(m) && afterOthers)
-}
-
 /** Reasoning with nothing of its own after it: a message holding only reasoning items. */
 function reasoningOnly(m: Message): boolean {
   if (m.role !== 'assistant' || m.thought === undefined || m.toolCalls?.length) return false
