@@ -1,0 +1,71 @@
+/**
+ * Sections of `npm run bench` that compare our per-message work with the tokenizer's own,
+ * each run in a process of its own (`bench/run.ts` starts them), so that the heaps the
+ * other sections leave behind do not slow one side's collections more than the other's:
+ *   node --expose-gc --import tsx bench/sections.ts agent-loop|counting
+ * Prints one line of JSON.
+ */
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { lib, messageText } from './lib.js'
+import { history, system } from './traffic.js'
+
+const { ChatContext, exactCounter } = lib
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)] as number
+}
+
+/** 10,000 turns of addMessage + getMessagesSync at 8,000 tokens, against counting every message once. */
+function agentLoop() {
+  const loop = history(10_001).slice(1)
+  const fresh = structuredClone(loop)
+  const once = exactCounter()
+  const t0 = performance.now()
+  for (const m of fresh) once.countMessage(m)
+  const tokenizeOnceMs = performance.now() - t0
+  const ctx = new ChatContext({ budget: 8_000, initialMessages: [system] })
+  const per: number[] = []
+  const start = performance.now()
+  for (const m of loop) {
+    const s = performance.now()
+    ctx.addMessage(m)
+    if (!(m.role === 'assistant' && m.toolCalls?.length)) ctx.getMessagesSync()
+    per.push(performance.now() - s)
+  }
+  const totalMs = performance.now() - start
+  return {
+    workload: 'agent-loop',
+    totalMs,
+    earlyMs: median(per.slice(50, 150)),
+    lateMs: median(per.slice(-100)),
+    tokenizeOnceMs,
+  }
+}
+
+/** Our message accounting against raw countTokens on the same text, both warm. */
+function counting() {
+  const sample = structuredClone(history(20_000))
+  const texts = sample.map((m) => [
+    messageText(m),
+    m.role,
+    m.name ?? '',
+    m.role === 'tool' ? (m.toolName ?? '') : '',
+  ])
+  const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t.join('')), 0)
+  // Both passes run warm: gpt-tokenizer caches merges, so a cold first pass would favour the second.
+  for (const t of texts) for (const s of t) if (s) countTokens(s, { disallowedSpecial: new Set() })
+  const r0 = performance.now()
+  for (const t of texts) for (const s of t) if (s) countTokens(s, { disallowedSpecial: new Set() })
+  const rawMs = performance.now() - r0
+  const c = exactCounter()
+  const c0 = performance.now()
+  for (const m of sample) c.countMessage(m)
+  const oursMs = performance.now() - c0
+  return { workload: 'counting', messages: sample.length, bytes, rawMs, oursMs }
+}
+
+const which = process.argv[2]
+const result = which === 'agent-loop' ? agentLoop() : which === 'counting' ? counting() : undefined
+if (!result) throw new Error(`unknown section ${which}: agent-loop or counting`)
+console.log(JSON.stringify(result))
