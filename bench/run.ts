@@ -31,20 +31,19 @@ interface MemoryStage {
   rssBytes: number
 }
 
-/** One section of bench/sections.ts, in a fresh process. */
-function isolated(section: string): Record<string, unknown> {
+/** The JSON line a bench script prints, run in a fresh process. */
+function fresh(script: string, ...args: string[]): unknown {
   const out = execFileSync(
     process.execPath,
-    [
-      '--expose-gc',
-      '--import',
-      'tsx',
-      fileURLToPath(new URL('./sections.ts', import.meta.url)),
-      section,
-    ],
+    ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args],
     { encoding: 'utf8', maxBuffer: 1 << 20 },
   )
-  return JSON.parse(out.trim().split('\n').at(-1) ?? '') as Record<string, unknown>
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '')
+}
+
+/** One section of bench/sections.ts, in a fresh process. */
+function isolated(section: string): Record<string, unknown> {
+  return fresh('./sections.ts', section) as Record<string, unknown>
 }
 
 /** The run, of five of `section` each in a fresh process, whose `ratio` is the median. */
@@ -59,19 +58,7 @@ function medianRun(
 
 /** One stage of bench/memory-stages.ts, in a fresh process. */
 function memoryStage(stage: string): MemoryStage {
-  const out = execFileSync(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--import',
-      'tsx',
-      fileURLToPath(new URL('./memory-stages.ts', import.meta.url)),
-      stage,
-      '--json',
-    ],
-    { encoding: 'utf8', maxBuffer: 1 << 20 },
-  )
-  return JSON.parse(out.trim().split('\n').at(-1) ?? '') as MemoryStage
+  return fresh('./memory-stages.ts', stage, '--json') as MemoryStage
 }
 
 function median(xs: number[]): number {
