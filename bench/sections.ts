@@ -2,14 +2,15 @@
  * Sections of `npm run bench` that compare our per-message work with the tokenizer's own,
  * each run in a process of its own (`bench/run.ts` starts them), so that the heaps the
  * other sections leave behind do not slow one side's collections more than the other's:
- *   node --expose-gc --import tsx bench/sections.ts agent-loop|counting
+ *   node --expose-gc --import tsx bench/sections.ts agent-loop|growing|counting
  * Prints one line of JSON.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import type { Message } from '../src/messages/message.js'
 import { lib, messageText } from './lib.js'
 import { history, system } from './traffic.js'
 
-const { ChatContext, exactCounter } = lib
+const { ChatContext, exactCounter, fit } = lib
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -43,6 +44,35 @@ function agentLoop() {
   }
 }
 
+/** fit() on a 100,000-message array, one message more per call (one array pushed to, and a new array of the same messages). */
+function growing() {
+  const pool = history(100_400)
+  const grown = pool.slice(0, 100_000)
+  fit(grown, { budget: 8_000 }) // the first call indexes the whole array
+  const perPush: number[] = []
+  const perCopy: number[] = []
+  for (let k = 100_000; k < pool.length; k++) {
+    const next = pool[k] as Message
+    grown.push(next)
+    if (next.role === 'assistant' && next.toolCalls?.length) continue
+    let s = performance.now()
+    fit(grown, { budget: 8_000 })
+    perPush.push(performance.now() - s)
+    // As the AI SDK's prepareStep: a new array each step, holding the same message objects.
+    const copy = [...grown]
+    s = performance.now()
+    fit(copy, { budget: 8_000 })
+    perCopy.push(performance.now() - s)
+  }
+  return {
+    workload: 'fit-growing-array',
+    messages: grown.length,
+    calls: perPush.length,
+    pushedMs: median(perPush),
+    newArrayMs: median(perCopy),
+  }
+}
+
 /** Our message accounting against raw countTokens on the same text, both warm. */
 function counting() {
   const sample = structuredClone(history(20_000))
@@ -66,6 +96,12 @@ function counting() {
 }
 
 const which = process.argv[2]
-const result = which === 'agent-loop' ? agentLoop() : which === 'counting' ? counting() : undefined
-if (!result) throw new Error(`unknown section ${which}: agent-loop or counting`)
+const sections: Record<string, () => unknown> = {
+  'agent-loop': agentLoop,
+  growing,
+  counting,
+}
+const run = which === undefined ? undefined : sections[which]
+if (!run) throw new Error(`unknown section ${which}: ${Object.keys(sections).join(', ')}`)
+const result = run()
 console.log(JSON.stringify(result))
