@@ -47,13 +47,19 @@ export function prepare(
 ): Prepared {
   index.settle()
   const settings = viewSettings(setup, options.calibration)
-  const removed: Prepared['removed'] = new Map(
-    index.removed.map((r) => [r.index, { fate: 'invalid', reason: r.code }]),
-  )
-  const rewritten = new Map<number, ChangeReason | ProblemCode>(
-    index.changed.map((c) => [c.index, c.code]),
-  )
   const frozen = options.frozen === true
+  // What repair took out or changed, by input index: as many entries as repaired messages,
+  // so made only when read (a `FitResult` reads it; `getMessages` never does). Made now when
+  // transforms add to it, or when the index may change before it is read.
+  let repairs: Pick<Prepared, 'removed' | 'rewritten'> | undefined
+  const repaired = () => {
+    repairs ??= {
+      removed: new Map(index.removed.map((r) => [r.index, { fate: 'invalid', reason: r.code }])),
+      rewritten: new Map(index.changed.map((c) => [c.index, c.code])),
+    }
+    return repairs
+  }
+  if (frozen || setup.transforms.length > 0) repaired()
   let view = createView(frozen ? snapshot(index) : index, settings)
   let origin: ArrayLike<number> = frozen ? index.origin.values().slice() : index.origin.values()
   for (const transform of setup.transforms) {
@@ -64,6 +70,7 @@ export function prepare(
     view.messages.forEach((m, i) => {
       const change = changes.get(i)
       const from = origin[i] ?? -1
+      const { removed, rewritten } = repaired()
       if (change === null) {
         removed.set(from, { fate: 'dropped', reason: transform.reason })
         rewritten.delete(from)
@@ -77,7 +84,7 @@ export function prepare(
     next.pushAll(nextMessages)
     origin = next.origin.values().map((k) => nextOrigin[k] ?? -1)
     for (const r of next.removed) {
-      removed.set(nextOrigin[r.index] ?? -1, { fate: 'dropped', reason: r.code })
+      repaired().removed.set(nextOrigin[r.index] ?? -1, { fate: 'dropped', reason: r.code })
     }
     view = createView(next, settings)
   }
@@ -86,7 +93,11 @@ export function prepare(
     origin,
     inputTokens: frozen ? index.inputTokens.values().slice() : index.inputTokens.values(),
     inputLength: index.length,
-    removed,
-    rewritten,
+    get removed() {
+      return repaired().removed
+    },
+    get rewritten() {
+      return repaired().rewritten
+    },
   }
 }
