@@ -203,9 +203,13 @@ export function assemble(
   const placedFrom = new Set<number>()
   let messageTokens = 0
   for (const item of items) {
-    // Counted by the counter, not taken from the index: a count stored by another process is
-    // believed for selection when plausible, but the account says what is really sent.
-    messageTokens += view.counter.countMessage(planMessage(view, item))
+    // A count stored by another process is believed for selection when plausible, but the
+    // account says what is really sent: such a message is counted again, the rest were
+    // counted once, by the index.
+    messageTokens +=
+      'index' in item && !item.message && !prepared.givenCounts.has(origin[item.index] ?? -1)
+        ? view.messageTokens(item.index)
+        : view.counter.countMessage(planMessage(view, item))
     const position = messages.length
     const message = outputCopy(planMessage(view, item), share)
     messages.push(message)

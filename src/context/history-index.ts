@@ -51,6 +51,8 @@ export class HistoryIndex {
   readonly inputTokens = float64()
   /** Tokens of every input message (what the whole history weighs as stored). */
   inputTotal = 0
+  /** Input messages whose count was given (stored by another process), not counted here. */
+  readonly givenCounts = new Set<number>()
   readonly messages: Message[] = []
   /** Input index of each repaired message. */
   readonly origin = int32()
@@ -125,6 +127,7 @@ export class HistoryIndex {
     const i = this.input.length
     if (!this.trusted) checkMessage(m, i)
     const t = counted ?? this.count(m)
+    if (counted !== undefined) this.givenCounts.add(i)
     this.input.push(m)
     this.inputTokens.push(t)
     this.inputTotal += t

@@ -13,6 +13,11 @@ export interface Prepared {
   /** Input messages as taken, and their tokens (only the first `inputLength` are this fit's). */
   inputTokens: ArrayLike<number>
   inputLength: number
+  /**
+   * Input indices whose count in the view was given (stored by another process) rather than
+   * counted: an account of what is sent counts these again, and takes the rest from the view.
+   */
+  givenCounts: ReadonlySet<number>
   /** Input indices removed before selection: by the repair (invalid) or by a transform. */
   removed: Map<number, { fate: 'invalid' | 'dropped'; reason: ProblemCode | ChangeReason }>
   /** Input indices sent changed by repair or a transform, and why. */
@@ -93,6 +98,8 @@ export function prepare(
     origin,
     inputTokens: frozen ? index.inputTokens.values().slice() : index.inputTokens.values(),
     inputLength: index.length,
+    // A transform's output is counted anew by the index made for it.
+    givenCounts: setup.transforms.length > 0 ? new Set() : index.givenCounts,
     get removed() {
       return repaired().removed
     },
