@@ -1,10 +1,11 @@
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { fromAISDK, toAISDK } from '../formats/ai-sdk.js'
-import type { Message, ToolSchema } from '../messages/message.js'
+import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
   decodeEach,
   fitWithFeedback,
+  functionTools,
   knownModel,
   originalsOrEncoded,
   providerFromId,
@@ -22,28 +23,6 @@ interface CallOptionsLike {
   prompt: unknown[]
   maxOutputTokens?: number | undefined
   tools?: readonly unknown[] | undefined
-}
-
-/** Function tools of a call, as the schemas the budget counts. */
-function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
-  const out: ToolSchema[] = []
-  for (const t of tools ?? []) {
-    const tool = t as {
-      type?: string
-      name?: unknown
-      description?: unknown
-      inputSchema?: unknown
-    }
-    if (tool?.type !== 'function' || typeof tool.name !== 'string') continue
-    out.push({
-      name: tool.name,
-      ...(typeof tool.description === 'string' && { description: tool.description }),
-      ...(tool.inputSchema && typeof tool.inputSchema === 'object'
-        ? { parameters: tool.inputSchema as Record<string, unknown> }
-        : {}),
-    })
-  }
-  return out
 }
 
 /** Messages in the provider interface's prompt shape: user and assistant content always a list of parts. */
@@ -76,7 +55,7 @@ export function fitMiddleware(options: AdapterOptions = {}) {
       provider: options.provider ?? providerFromId(model.provider, model.modelId),
       ...(modelId !== undefined && { model: modelId }),
       ...(reserve !== undefined && { reserve }),
-      tools: options.tools ?? toolsOf(params.tools),
+      tools: options.tools ?? functionTools(params.tools, 'inputSchema'),
       feedback,
     })
     return { ...params, prompt: originalsOrEncoded(result, params.prompt, owner, toPrompt) }

@@ -9,6 +9,7 @@ import { fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { fitAnthropicRequest, fitEachStep, fitOpenAIMessages } from './index.js'
+import { functionTools } from './shared.js'
 
 const traj = tauBench()[11]?.traj ?? []
 
@@ -91,5 +92,34 @@ describe('AI SDK', () => {
     expect(seen).toHaveLength(1)
     expect(seen[0]).toBeGreaterThan(1)
     expect(seen[0]).toBeLessThan(messages.length)
+  })
+})
+
+describe('functionTools', () => {
+  const schema = { type: 'object', properties: { q: { type: 'string' } } }
+  it('keeps function tools with their schema from the field the SDK uses, and leaves the rest out', () => {
+    const tools = [
+      { type: 'function', name: 'lookup', description: 'Find it', inputSchema: schema },
+      { type: 'provider-defined', id: 'web_search', name: 'web_search' },
+      { type: 'function', name: 'bare' },
+      { type: 'function', description: 'no name' },
+      null,
+    ]
+    expect(functionTools(tools, 'inputSchema')).toEqual([
+      { name: 'lookup', description: 'Find it', parameters: schema },
+      { name: 'bare' },
+    ])
+    // Read from `parameters`, the same tool list gives no schema.
+    expect(functionTools(tools)).toEqual([
+      { name: 'lookup', description: 'Find it' },
+      { name: 'bare' },
+    ])
+    expect(
+      functionTools([
+        { type: 'hosted_tool', name: 'x' },
+        { type: 'function', name: 'f', parameters: schema },
+      ]),
+    ).toEqual([{ name: 'f', parameters: schema }])
+    expect(functionTools(undefined)).toEqual([])
   })
 })

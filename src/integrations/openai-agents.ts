@@ -1,9 +1,10 @@
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
-import type { Message, ToolSchema } from '../messages/message.js'
+import type { Message } from '../messages/message.js'
 import { decodeItemsWithCodec, plainItems } from './responses-items.js'
 import {
   type AdapterOptions,
   fitWithFeedback,
+  functionTools,
   knownModel,
   originalsOrEncoded,
   providerFromId,
@@ -13,28 +14,6 @@ import {
 interface AgentLike {
   model?: unknown
   tools?: readonly unknown[]
-}
-
-/** Function tools of an agent as the schemas the budget counts (`FunctionTool.parameters` is JSON schema). */
-function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
-  const out: ToolSchema[] = []
-  for (const t of tools ?? []) {
-    const tool = t as {
-      type?: unknown
-      name?: unknown
-      description?: unknown
-      parameters?: unknown
-    }
-    if (tool?.type !== 'function' || typeof tool.name !== 'string') continue
-    out.push({
-      name: tool.name,
-      ...(typeof tool.description === 'string' && { description: tool.description }),
-      ...(tool.parameters && typeof tool.parameters === 'object'
-        ? { parameters: tool.parameters as Record<string, unknown> }
-        : {}),
-    })
-  }
-  return out
 }
 
 function modelName(model: unknown): string | undefined {
@@ -61,7 +40,7 @@ function fitItems<I>(
     provider:
       options.provider ?? (providerFromId(name) === 'anthropic' ? 'anthropic' : 'openai-responses'),
     ...(modelId !== undefined && { model: modelId }),
-    tools: options.tools ?? toolsOf(agent?.tools),
+    tools: options.tools ?? functionTools(agent?.tools),
   })
   const groups = sources.map((g) => g.map((k) => items[k] as I))
   // Changed messages are written in the items' own dialect: the API's `call_id` or the Agents SDK's `callId`.

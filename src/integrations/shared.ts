@@ -1,6 +1,6 @@
 import { type FitOptions, type FitResult, fit, resolveSetup } from '../context/fit.js'
 import type { ProviderFeedback } from '../context/learned-limit.js'
-import type { Message } from '../messages/message.js'
+import type { Message, ToolSchema } from '../messages/message.js'
 import type { Provider } from '../messages/validate.js'
 import { findModel } from '../tokens/models.js'
 
@@ -80,6 +80,31 @@ export function originalsOrEncoded<T>(
     pending.push(m)
   })
   flush()
+  return out
+}
+
+/**
+ * The function tools of an SDK's tool list as the schemas the budget counts; others (hosted
+ * tools, provider-defined tools) are left out. `schemaField` names where the SDK keeps the
+ * JSON schema: `parameters` (OpenAI Agents), `inputSchema` (AI SDK).
+ */
+export function functionTools(
+  tools: readonly unknown[] | undefined,
+  schemaField: 'parameters' | 'inputSchema' = 'parameters',
+): ToolSchema[] {
+  const out: ToolSchema[] = []
+  for (const t of tools ?? []) {
+    const tool = t as Record<string, unknown> | undefined
+    if (tool?.type !== 'function' || typeof tool.name !== 'string') continue
+    const schema = tool[schemaField]
+    out.push({
+      name: tool.name,
+      ...(typeof tool.description === 'string' && { description: tool.description }),
+      ...(schema && typeof schema === 'object'
+        ? { parameters: schema as Record<string, unknown> }
+        : {}),
+    })
+  }
   return out
 }
 
