@@ -18,7 +18,7 @@ import { checkList, checkMessage } from './check.js'
 import { copyPlain } from './copy.js'
 import { toMessages } from './foreign.js'
 import { HistoryIndex } from './history-index.js'
-import { checkedLimit, limitSetup } from './learned-limit.js'
+import { checkedLimit, limitSetup, mergeLimits } from './learned-limit.js'
 import type { FitOptions } from './options.js'
 import { resolveSetup, type Setup } from './options.js'
 import { type Prepared, prepare } from './prepare.js'
@@ -446,7 +446,7 @@ export class ChatContext {
         'window',
         `expected a whole number of tokens >= 1, got ${JSON.stringify(window)}`,
       )
-    this.setLimit(this.learned === undefined ? w : Math.min(this.learned, w))
+    this.setLimit(mergeLimits(this.learned, w))
     await this.store?.putLimit?.(this.id, this.learned ?? null)
   }
 

@@ -18,11 +18,6 @@ export function checkedLimit(value: unknown): number | undefined {
   return value >= 1 && value <= MAX_WINDOW ? value : undefined
 }
 
-/** The budget to fit to: the configured one, made no larger than a learned window. */
-export function limitBudget(configured: number, learned: number | undefined): number {
-  return learned === undefined ? configured : Math.min(configured, learned)
-}
-
 /**
  * A resolved setup fitted to a learned window: the budget no larger than it, and a reserve
  * that was defaulted from the model (not given) no more than a quarter of it, as the

@@ -1,5 +1,3 @@
-import { InvalidInputError } from '../errors.js'
-
 /** Deeper than any message a provider sends; far below what recursion (copy, clone, JSON) survives. */
 export const MAX_NESTING = 100
 
@@ -61,16 +59,6 @@ function quickClear(value: object, depth: number): boolean {
     if (child !== null && typeof child === 'object' && !quickClear(child, depth + 1)) return false
   }
   return true
-}
-
-/** Throws `InvalidInputError` naming the message and field when `nestingProblem` finds one. */
-export function checkNesting(message: unknown, index: number): void {
-  const problem = nestingProblem(message)
-  if (!problem) return
-  const { path } = problem
-  const field =
-    path.length > 6 ? `${path.slice(0, 3).join('.')}.(${path.length - 3} more)` : path.join('.')
-  throw new InvalidInputError(problem.detail, { index, field })
 }
 
 /** A path short enough for one line of an error: its first keys, then how many levels follow. */
