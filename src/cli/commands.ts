@@ -88,7 +88,8 @@ export function count(positionals: string[], values: Values, io: Output): number
     ? counterFor(model)
     : (providerCounter(providerOf(input.format)) ?? exactCounter())
   const tokens = input.messages.map((m) => counter.countMessage(m))
-  const total = counter.countMessages(input.messages)
+  // As countMessages counts it, from the counts above: each message is counted once.
+  const total = tokens.reduce((n, t) => n + t, counter.replyPriming)
   if (values.json) {
     io.out(
       JSON.stringify(
