@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type LimitedServer, startLimitedServer } from './helpers/limited-server.js'
+import { printedBy } from './helpers/logged.js'
 
 /**
  * The adapter examples run as written against a loopback server whose window (4,200 tokens)
@@ -21,16 +22,7 @@ describe('adapter examples run as written against a 4,200-token server', () => {
 
   async function runExample(path: string): Promise<string[]> {
     server.requests.length = 0
-    const lines: string[] = []
-    const spy = vi.spyOn(console, 'log').mockImplementation((...args) => {
-      lines.push(args.join(' '))
-    })
-    try {
-      await import(path)
-    } finally {
-      spy.mockRestore()
-    }
-    return lines
+    return printedBy(new URL(path, import.meta.url))
   }
 
   function withinWindow(reserve: number) {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
+import { printedBy } from './helpers/logged.js'
 
 describe('examples run as written', () => {
   it('examples/strategies.ts prints one valid fit per strategy', async () => {
@@ -18,18 +19,7 @@ describe('examples run as written', () => {
     expect(lines.join('\n')).toMatch(/sends \d+ of 36 messages/)
   })
 
-  async function run(path: string): Promise<string[]> {
-    const lines: string[] = []
-    const spy = vi.spyOn(console, 'log').mockImplementation((...args) => {
-      lines.push(args.join(' '))
-    })
-    try {
-      await import(path)
-    } finally {
-      spy.mockRestore()
-    }
-    return lines
-  }
+  const run = (path: string) => printedBy(new URL(path, import.meta.url))
 
   it('examples/openai-responses.ts fits a Responses history at three budgets, valid, more kept with more room', async () => {
     const lines = await run('../examples/openai-responses.js')
