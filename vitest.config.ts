@@ -3,8 +3,18 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   resolve: {
-    // Examples import the package by name, as users do; tests run them against the source.
-    alias: { 'context-window': fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+    // Examples and the README's blocks import the package by name, as users do; tests run
+    // them against the source.
+    alias: [
+      ...['redis', 'ai-sdk', 'langchain', 'openai-agents', 'mastra'].map((entry) => ({
+        find: `context-window/${entry}`,
+        replacement: fileURLToPath(new URL(`./src/${entry}.ts`, import.meta.url)),
+      })),
+      {
+        find: 'context-window',
+        replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+      },
+    ],
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],

@@ -3,7 +3,7 @@
 // Run: npm run build && OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/ai-sdk.ts
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai'
-import { fitEachStep, fitMiddleware } from 'context-window'
+import { fitEachStep, fitMiddleware } from 'context-window/ai-sdk'
 import { z } from 'zod'
 
 const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL })

@@ -3,7 +3,7 @@
 // Run: npm run build && OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/mastra.ts
 import { Agent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
-import { fitInputProcessor } from 'context-window'
+import { fitInputProcessor } from 'context-window/mastra'
 import { z } from 'zod'
 
 const instructions = 'You are a concise airline agent.'

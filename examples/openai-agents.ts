@@ -10,7 +10,8 @@ import {
   tool,
   user,
 } from '@openai/agents'
-import { fitModelInput, fittedSession, ProviderFeedback } from 'context-window'
+import { ProviderFeedback } from 'context-window'
+import { fitModelInput, fittedSession } from 'context-window/openai-agents'
 import OpenAI from 'openai'
 import { z } from 'zod'
 

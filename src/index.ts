@@ -38,22 +38,13 @@ export {
   parseOverflowError,
   withContextRetry,
 } from './context/retry.js'
+export * from './deprecated-entries.js'
 export * from './errors.js'
 export * from './formats/index.js'
 export {
   type AdapterOptions,
-  type FitEachStepOptions,
-  type FittedSessionOptions,
-  fitAgentMessages,
-  fitAgentModel,
-  fitAISDKMessages,
   fitAnthropicRequest,
-  fitEachStep,
-  fitInputProcessor,
-  fitMiddleware,
-  fitModelInput,
   fitOpenAIMessages,
-  fittedSession,
 } from './integrations/index.js'
 export * from './messages/message.js'
 export { startsUserTurn, toUnits, type Unit, type UnitKind } from './messages/units.js'

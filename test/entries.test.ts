@@ -1,4 +1,6 @@
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build, type Metafile } from 'esbuild'
 import { describe, expect, it } from 'vitest'
 
@@ -69,5 +71,41 @@ describe('entries by runtime', () => {
     expect('redisStore' in index).toBe(false)
     const sub = await import('../src/redis.js')
     expect(typeof sub.redisStore).toBe('function')
+  })
+})
+
+describe('framework entries', () => {
+  const frameworks = {
+    'ai-sdk': ['fitMiddleware', 'fitEachStep', 'fitAISDKMessages'],
+    langchain: ['fitAgentMessages'],
+    'openai-agents': ['fitModelInput', 'fittedSession', 'fitAgentModel'],
+    mastra: ['fitInputProcessor'],
+  } as const
+
+  for (const [name, exported] of Object.entries(frameworks)) {
+    it(`context-window/${name} exports its adapters, the same functions the root entry still exports (deprecated)`, async () => {
+      const sub = (await import(pathToFileURL(entry(`${name}.ts`)).href)) as Record<string, unknown>
+      const root = (await import('../src/index.js')) as Record<string, unknown>
+      expect(Object.keys(sub).sort()).toEqual([...exported].sort())
+      for (const key of exported) {
+        expect(typeof sub[key]).toBe('function')
+        expect(root[key]).toBe(sub[key])
+      }
+    })
+
+    it(`context-window/${name} bundles for a neutral platform with no node: built-in`, async () => {
+      const { metafile } = await bundle(entry(`${name}.ts`), 'neutral')
+      expect(inputs(metafile).filter((f) => f.startsWith('node:'))).toEqual([])
+    })
+  }
+
+  it('every entry is in the package exports and the build', async () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, { types: string; import: string }>
+    }
+    for (const name of [...Object.keys(frameworks), 'redis']) {
+      expect(pkg.exports[`./${name}`]?.import).toBe(`./dist/${name}.js`)
+      expect(pkg.exports[`./${name}`]?.types).toBe(`./dist/${name}.d.ts`)
+    }
   })
 })

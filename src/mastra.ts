@@ -1,0 +1,3 @@
+/** `context-window/mastra`: the Mastra input processor. */
+export { fitInputProcessor } from './integrations/mastra.js'
+export type { AdapterOptions } from './integrations/shared.js'

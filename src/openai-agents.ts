@@ -1,0 +1,11 @@
+/**
+ * `context-window/openai-agents`: the OpenAI Agents SDK adapters: a `callModelInputFilter`,
+ * a session wrapper and a model wrapper.
+ */
+export {
+  type FittedSessionOptions,
+  fitAgentModel,
+  fitModelInput,
+  fittedSession,
+} from './integrations/openai-agents.js'
+export type { AdapterOptions } from './integrations/shared.js'

@@ -1,0 +1,106 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { blockName, blocks, missingLines } from './docs/blocks.js'
+import { clearGlobals, setGlobals, startGeminiServer } from './docs/prelude.js'
+import { type LimitedServer, startLimitedServer } from './helpers/limited-server.js'
+
+/**
+ * Every TypeScript block of the README and of docs/ is either a program, compiled under
+ * `strict` and run here against loopback servers (OpenAI chat and Responses, Anthropic and
+ * Gemini on 127.0.0.1, a real redis-server for the store), or an excerpt of an example
+ * (`// from examples/x.ts` on its first line) whose lines all appear in that file, in order;
+ * the examples are compiled by the type check and run by test/examples*.test.ts.
+ */
+const root = fileURLToPath(new URL('..', import.meta.url))
+const all = blocks(root)
+const programs = all.filter((b) => !b.excerptOf)
+const excerpts = all.filter((b) => b.excerptOf)
+const dir = join(root, '.tmp', 'doc-blocks')
+
+/** Examples that test/examples.test.ts or test/examples-adapters.test.ts run. */
+const runExamples = ['examples.test.ts', 'examples-adapters.test.ts']
+  .map((f) => readFileSync(join(root, 'test', f), 'utf8'))
+  .join('\n')
+
+describe('README and docs code blocks', () => {
+  it('finds the blocks', () => {
+    expect(programs.length).toBeGreaterThan(5)
+  })
+
+  for (const b of excerpts) {
+    it(`${b.file}:${b.line} is an excerpt of ${b.excerptOf}, which the tests run`, () => {
+      const source = readFileSync(join(root, b.excerptOf as string), 'utf8')
+      expect(missingLines(b.code, source)).toEqual([])
+      const name = (b.excerptOf as string).replace(/^examples\//, '').replace(/\.ts$/, '')
+      expect(runExamples).toContain(`examples/${name}.js`)
+    })
+  }
+
+  beforeAll(() => {
+    rmSync(dir, { recursive: true, force: true })
+    mkdirSync(dir, { recursive: true })
+    for (const b of programs) writeFileSync(join(dir, `${blockName(b)}.ts`), b.code)
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          paths: {
+            'context-window': ['../../src/index.ts'],
+            'context-window/redis': ['../../src/redis.ts'],
+          },
+        },
+        files: [...programs.map((b) => `${blockName(b)}.ts`), '../../test/docs/globals.d.ts'],
+      }),
+    )
+  })
+
+  it('every program block compiles under strict', () => {
+    const tsc = join(root, 'node_modules', '.bin', 'tsc')
+    let out = ''
+    try {
+      execFileSync(tsc, ['-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', stdio: 'pipe' })
+    } catch (e) {
+      const err = e as { stdout?: string; stderr?: string }
+      out = `${err.stdout ?? ''}${err.stderr ?? ''}`
+    }
+    expect(out).toBe('')
+  }, 120_000)
+
+  describe('every program block runs against loopback servers', () => {
+    let limited: LimitedServer
+    let gemini: Awaited<ReturnType<typeof startGeminiServer>>
+    beforeAll(async () => {
+      limited = await startLimitedServer({ window: 1_000_000 })
+      gemini = await startGeminiServer()
+      setGlobals(limited, gemini.url)
+    })
+    afterAll(async () => {
+      clearGlobals()
+      await limited.close()
+      await gemini.close()
+    })
+
+    for (const b of programs) {
+      it(`${b.file}:${b.line}`, async () => {
+        const file = join(dir, `${blockName(b)}.ts`)
+        expect(existsSync(file)).toBe(true)
+        const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+        try {
+          await import(pathToFileURL(file).href)
+        } finally {
+          log.mockRestore()
+        }
+      })
+    }
+  })
+})
