@@ -4,8 +4,10 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { blockName, blocks, missingLines } from './docs/blocks.js'
-import { clearGlobals, setGlobals, startGeminiServer } from './docs/prelude.js'
+import { clearGlobals, type DocsServer, setGlobals, startDocsServer } from './docs/prelude.js'
+import { requireInCI } from './helpers/ci.js'
 import { type LimitedServer, startLimitedServer } from './helpers/limited-server.js'
+import { hasRedisServer, type RedisServer, startRedis } from './helpers/redis-server.js'
 
 /**
  * Every TypeScript block of the README and of docs/ is either a program, compiled under
@@ -48,6 +50,7 @@ describe('README and docs code blocks', () => {
       JSON.stringify({
         compilerOptions: {
           target: 'ES2022',
+          lib: ['ES2023'],
           module: 'NodeNext',
           moduleResolution: 'NodeNext',
           strict: true,
@@ -78,22 +81,33 @@ describe('README and docs code blocks', () => {
 
   describe('every program block runs against loopback servers', () => {
     let limited: LimitedServer
-    let gemini: Awaited<ReturnType<typeof startGeminiServer>>
+    let docs: DocsServer
+    let redis: RedisServer | undefined
     beforeAll(async () => {
       limited = await startLimitedServer({ window: 1_000_000 })
-      gemini = await startGeminiServer()
-      setGlobals(limited, gemini.url)
+      docs = await startDocsServer(limited)
+      setGlobals(docs)
+      if (requireInCI(hasRedisServer(), 'redis-server')) redis = await startRedis()
     })
     afterAll(async () => {
       clearGlobals()
+      await docs.close()
       await limited.close()
-      await gemini.close()
+      await redis?.stop()
     })
+
+    /** The documented default Redis URL stands for the one the test started. */
+    const REDIS_URL = 'redis://127.0.0.1:6379'
 
     for (const b of programs) {
       it(`${b.file}:${b.line}`, async () => {
-        const file = join(dir, `${blockName(b)}.ts`)
+        let file = join(dir, `${blockName(b)}.ts`)
         expect(existsSync(file)).toBe(true)
+        if (b.code.includes(REDIS_URL)) {
+          if (!redis) return
+          file = join(dir, `${blockName(b)}.run.ts`)
+          writeFileSync(file, b.code.replaceAll(REDIS_URL, redis.url))
+        }
         const log = vi.spyOn(console, 'log').mockImplementation(() => {})
         try {
           await import(pathToFileURL(file).href)
@@ -102,5 +116,11 @@ describe('README and docs code blocks', () => {
         }
       })
     }
+
+    it('the blocks reached every provider, and none was rejected', () => {
+      expect(limited.rejections).toBe(0)
+      for (const route of ['chat', 'responses', 'messages', 'gemini', 'embeddings'])
+        expect(docs.calls[route], route).toBeGreaterThan(0)
+    })
   })
 })
