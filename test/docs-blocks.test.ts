@@ -60,6 +60,7 @@ describe('README and docs code blocks', () => {
           paths: {
             'context-window': ['../../src/index.ts'],
             'context-window/redis': ['../../src/redis.ts'],
+            'context-window/gemini-tokenizer': ['../../src/gemini-tokenizer.ts'],
           },
         },
         files: [...programs.map((b) => `${blockName(b)}.ts`), '../../test/docs/globals.d.ts'],

@@ -99,11 +99,19 @@ describe('framework entries', () => {
     })
   }
 
+  it('the root entry does not hold the Gemma encoder; its own entry does, with no node: built-in', async () => {
+    const rootGraph = inputs((await bundle(entry('index.ts'), 'neutral')).metafile)
+    expect(rootGraph.filter((f) => /merge-bpe|gemini-tokenizer/.test(f))).toEqual([])
+    const own = inputs((await bundle(entry('gemini-tokenizer.ts'), 'neutral')).metafile)
+    expect(own.some((f) => f.endsWith('src/tokens/merge-bpe.ts'))).toBe(true)
+    expect(own.filter((f) => f.startsWith('node:'))).toEqual([])
+  })
+
   it('every entry is in the package exports and the build', async () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       exports: Record<string, { types: string; import: string }>
     }
-    for (const name of [...Object.keys(frameworks), 'redis']) {
+    for (const name of [...Object.keys(frameworks), 'redis', 'gemini-tokenizer']) {
       expect(pkg.exports[`./${name}`]?.import).toBe(`./dist/${name}.js`)
       expect(pkg.exports[`./${name}`]?.types).toBe(`./dist/${name}.d.ts`)
     }

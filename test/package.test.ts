@@ -95,6 +95,7 @@ describe('the packed package, installed', () => {
         'dist/langchain.js',
         'dist/openai-agents.js',
         'dist/mastra.js',
+        'dist/gemini-tokenizer.js',
         'dist/cli/main.js',
         'examples/airline-booking.json',
         'examples/TAU-BENCH-LICENSE',
