@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { join } from 'node:path'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
-import type { Format } from '../formats/detect.js'
+import { type Format, providerOfFormat } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
 import { PROVIDERS, type Provider, validate } from '../messages/validate.js'
 import {
@@ -56,10 +56,9 @@ function providerOption(values: Values): Provider | undefined {
   return p as Provider
 }
 
-/** The provider whose rules a file's own format implies. */
+/** The provider whose rules a file's own format implies (OpenAI chat for the frameworks' formats). */
 function providerOf(format: Format): Provider {
-  if (format === 'anthropic' || format === 'openai-responses' || format === 'gemini') return format
-  return 'openai'
+  return providerOfFormat(format) ?? 'openai'
 }
 
 function formatOption(values: Values): Format | 'auto' {

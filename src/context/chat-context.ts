@@ -1,9 +1,9 @@
 import * as z from 'zod/mini'
 import { summarizingFromOptions } from '../compress/index.js'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
-import type { Format } from '../formats/detect.js'
+import { FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
 import { type Message, messageSchema } from '../messages/message.js'
-import { PROVIDERS } from '../messages/validate.js'
+import { PROVIDERS, type Provider } from '../messages/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,
@@ -123,7 +123,7 @@ export class ChatContext {
   constructor(options: ChatContextOptions = {}) {
     this.options = options
     this.baseSetup = resolveSetup(
-      { ...options, summaries: this.ledger } as FitOptions,
+      { ...options, provider: providerFromFormat(options), summaries: this.ledger } as FitOptions,
       CONTEXT_OPTIONS,
       summarizingFromOptions,
     )
@@ -595,4 +595,31 @@ function parseState(state: unknown): z.output<typeof stateSchema> {
 /** A deep copy that cannot be modified: what the history stores. One pass, no structuredClone. */
 function frozenCopy<T>(value: T): T {
   return copyPlain(value, true)
+}
+
+/**
+ * A provider's own format brings its rules: `format: 'anthropic'` fits by Anthropic's. A
+ * `provider` that names another is refused, since what is added in one format and sent by
+ * another provider's rules would break one of them.
+ */
+function providerFromFormat(options: ChatContextOptions): Provider | undefined {
+  if (options === null || typeof options !== 'object') return undefined
+  const given = (options as { provider?: unknown }).provider as Provider | undefined
+  const format = (options as { format?: unknown }).format
+  if (
+    format !== undefined &&
+    format !== 'auto' &&
+    !(FORMATS as readonly unknown[]).includes(format)
+  )
+    throw new InvalidOptionError(
+      'format',
+      `expected one of ${FORMATS.join(', ')} or auto, got ${JSON.stringify(format)}`,
+    )
+  const implied = providerOfFormat(format as Format | undefined)
+  if (implied && given !== undefined && given !== implied)
+    throw new InvalidOptionError(
+      'provider',
+      `format ${JSON.stringify(format)} is ${implied}'s and brings its rules; got provider ${JSON.stringify(given)} (leave provider out, or add messages in its format)`,
+    )
+  return given ?? implied
 }

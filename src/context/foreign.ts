@@ -71,7 +71,8 @@ function decodeList(
     })
   // An Anthropic turn or reply decodes from a message list; the others from their own lists.
   try {
-    return decode(format === 'anthropic' ? { messages: list } : list, format).messages
+    const messages = decode(format === 'anthropic' ? { messages: list } : list, format).messages
+    return format === 'anthropic' ? namedResults(messages, last) : messages
   } catch (e) {
     if (e instanceof InvalidInputError && e.index !== undefined)
       throw new InvalidInputError(e.detail, { index: firstIndex + e.index, field: e.field })
@@ -84,4 +85,20 @@ function plain(m: unknown): unknown {
   if (m && typeof m === 'object' && typeof (m as { toJSON?: unknown }).toJSON === 'function')
     return (m as { toJSON: () => unknown }).toJSON()
   return m
+}
+
+/**
+ * Anthropic's tool results carry no tool name: a turn decoded with the whole conversation
+ * takes it from the call; a turn added alone takes it from the calls of the message before,
+ * so both count and clear the same result alike.
+ */
+function namedResults(messages: Message[], last: Message | undefined): Message[] {
+  const calls = new Map<string, string>()
+  for (const c of last?.role === 'assistant' ? (last.toolCalls ?? []) : []) calls.set(c.id, c.name)
+  if (calls.size === 0) return messages
+  return messages.map((m) => {
+    if (m.role !== 'tool' || m.toolName !== undefined) return m
+    const name = calls.get(m.toolCallId)
+    return name === undefined ? m : { ...m, toolName: name }
+  })
 }

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import type { Message } from '../messages/message.js'
+import type { Provider } from '../messages/validate.js'
 import { fromAISDK, toAISDK } from './ai-sdk.js'
 import { fromAnthropic, type Loss, toAnthropic } from './anthropic-messages.js'
 import { fromAutoGen, toAutoGen } from './autogen.js'
@@ -22,6 +23,24 @@ export const FORMATS = [
   'langchain',
 ] as const
 export type Format = (typeof FORMATS)[number]
+
+/**
+ * The provider a wire format belongs to, whose rules its output must pass: each provider's
+ * own format brings it. The frameworks' formats (AI SDK, AutoGen, LangChain) sit on whichever
+ * provider the caller names, so they bring none.
+ */
+export function providerOfFormat(format: Format | 'auto' | undefined): Provider | undefined {
+  switch (format) {
+    case 'openai-chat':
+      return 'openai'
+    case 'openai-responses':
+    case 'anthropic':
+    case 'gemini':
+      return format
+    default:
+      return undefined
+  }
+}
 
 type Json = Record<string, unknown>
 
