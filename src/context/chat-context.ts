@@ -2,6 +2,7 @@ import * as z from 'zod/mini'
 import { summarizingFromOptions } from '../compress/index.js'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
+import { isModelItem } from '../formats/openai-responses.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { PROVIDERS, type Provider } from '../messages/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
@@ -164,16 +165,27 @@ export class ChatContext {
    */
   async sync(): Promise<void> {
     const store = this.store
-    if (!store) return
+    if (!store) {
+      this.releaseHeld()
+      return
+    }
+    await this.releaseRun()
     await this.writing
     if (!this.seeded) {
       await this.seed()
       this.seeded = true
     }
     if (store.limit) this.setLimit(await store.limit(this.id))
-    const length = await store.length(this.id)
-    // The store lost messages (cleared elsewhere, or a server restarted empty): start over from it.
-    if (length < this.index.length || this.stale) this.reset([])
+    let length = await store.length(this.id)
+    // The store lost messages (cleared elsewhere, expired, or a server restarted empty): start
+    // over from it, with the initial messages first again when it lost them all.
+    if (length < this.index.length || this.stale) {
+      this.reset([])
+      if (length === 0 && this.initial.length > 0 && !this.clearedInitial) {
+        await this.seed()
+        length = await store.length(this.id)
+      }
+    }
     this.stale = false
     // Every write of this context is in the store now: what it holds is read below.
     this.unread = 0
@@ -236,9 +248,15 @@ export class ChatContext {
       .then(() => (this.seeded ? undefined : this.seed()))
       .then(async () => {
         this.seeded = true
+        // A store that lost the conversation gets the initial messages first again.
+        const seed =
+          this.initial.length > 0 && !this.clearedInitial
+            ? { seed: this.initial.map((m) => this.entry(m)) }
+            : {}
         const length = await store.append(
           this.id,
           messages.map((m) => this.entry(m)),
+          seed,
         )
         if (length < this.index.length + messages.length) this.stale = true
       })
@@ -262,11 +280,13 @@ export class ChatContext {
 
   /** How many messages the history holds. */
   get length(): number {
+    this.releaseHeld()
     return this.index.length
   }
 
   /** Tokens of the whole stored history (not of what `getMessages` returns). */
   get historyTokens(): number {
+    this.releaseHeld()
     return this.index.inputTotal
   }
 
@@ -283,15 +303,75 @@ export class ChatContext {
     return Promise.resolve()
   }
 
-  /** Adds several messages at once (atomically, over a store). */
+  /**
+   * Adds several messages at once (atomically, over a store). In the Responses format, the
+   * model's items (reasoning, its message, its calls) are one run, decoded as one assistant
+   * message as `fit` decodes them: items added one at a time are held until an item of
+   * another kind arrives or the context is read, then added together.
+   */
   addMessages(input: readonly (Message | object)[]): Promise<void> {
     checkList(input)
-    const messages =
-      this.options.format !== undefined
-        ? toMessages(input, this.options.format, this.nextPosition, this.index.input.at(-1))
-        : (input as readonly Message[])
-    // Every index, holes of a sparse list included (forEach would skip them).
+    let list: readonly (Message | object)[] = input
+    if (this.options.format === 'openai-responses') {
+      const all = [...this.heldRun, ...input]
+      let cut = all.length
+      while (cut > 0 && isModelItem(all[cut - 1])) cut--
+      const held = all.slice(cut)
+      // Checked now, so a bad item is refused when it is added, not when the run is read.
+      if (held.length > 0) this.decode(held, this.nextPosition)
+      this.heldRun = held
+      list = all.slice(0, cut)
+      if (list.length === 0) return Promise.resolve()
+    }
+    return this.append(list)
+  }
+
+  /** Responses model items added but not yet decoded: the run they start is not whole yet. */
+  private heldRun: object[] = []
+
+  /**
+   * Before a synchronous read: the held run goes into the history (over a store it is written
+   * there, and read back by the next `sync`, as every write of this context is).
+   */
+  private releaseHeld(): void {
+    if (this.heldRun.length === 0) return
+    if (!this.store) {
+      this.releaseRun()
+      return
+    }
+    this.releaseRun().catch(() => {})
+  }
+
+  /** Adds the held run of Responses model items, when there is one. */
+  private releaseRun(): Promise<void> {
+    if (this.heldRun.length === 0) return Promise.resolve()
+    const run = this.heldRun
+    this.heldRun = []
+    return this.append(run)
+  }
+
+  private decode(input: readonly (Message | object)[], at: number): readonly Message[] {
+    if (this.options.format === undefined) return input as readonly Message[]
+    return toMessages(input, this.options.format, at, this.index.input.at(-1), this.openCalls())
+  }
+
+  /** Names of the calls the newest results may answer: those of the last assistant message. */
+  private openCalls(): Map<string, string> {
+    const calls = new Map<string, string>()
+    const input = this.index.input
+    for (let i = input.length - 1; i >= 0; i--) {
+      const m = input[i] as Message
+      if (m.role === 'tool') continue
+      if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.set(c.id, c.name)
+      break
+    }
+    return calls
+  }
+
+  private append(input: readonly (Message | object)[]): Promise<void> {
     const at = this.nextPosition
+    const messages = this.decode(input, at)
+    // Every index, holes of a sparse list included (forEach would skip them).
     for (let k = 0; k < messages.length; k++) checkMessage(messages[k], at + k)
     if (this.store) return this.write(messages.map((m) => frozenCopy(m)))
     for (const m of messages) this.index.push(frozenCopy(m))
@@ -351,6 +431,7 @@ export class ChatContext {
 
   /** `getMessages` for synchronous strategies, without a promise (and without reading the store). */
   getMessagesSync(options: { budget?: number } = {}): Message[] {
+    this.releaseHeld()
     const setup = this.setupFor(options)
     const { prepared, plan } = this.planSync(setup, 'getMessages')
     return this.sent(sendable(prepared, plan, setup, { share: true }))
@@ -358,6 +439,7 @@ export class ChatContext {
 
   /** The full account of what `getMessages` sends: kept, dropped or changed, and why (fresh copies). */
   fit(): FitResult {
+    this.releaseHeld()
     const { prepared, plan } = this.planSync(this.setup, 'fitAsync')
     const r = assemble(prepared, plan, this.setup)
     this.sent({ messages: r.messages, tokens: r.tokens.messages })
@@ -376,6 +458,7 @@ export class ChatContext {
 
   /** @deprecated Use `fit()` (synchronous, as the module's `fit`). */
   fitSync(): FitResult {
+    this.releaseHeld()
     return this.fit()
   }
 
@@ -467,7 +550,11 @@ export class ChatContext {
    * Empties the history. By default the initial messages come back (the system prompt
    * stays); `{ initial: false }` empties it completely, as AutoGen's `clear()` does.
    */
+  /** Set by `clear({ initial: false })`: the conversation is to go on without the initial messages. */
+  private clearedInitial = false
+
   async clear(options: { initial?: boolean } = {}): Promise<void> {
+    this.clearedInitial = options.initial === false
     const keep = options.initial === false ? [] : this.initial
     this.reset(keep)
     if (!this.store) return
@@ -479,6 +566,7 @@ export class ChatContext {
   }
 
   private reset(messages: readonly Message[]): void {
+    this.heldRun = []
     this.index = this.newIndex()
     this.unread = 0
     this.summaryList = []
@@ -487,6 +575,7 @@ export class ChatContext {
 
   /** The stored history (copies), not the strategy's view of it. */
   history(): Message[] {
+    this.releaseHeld()
     return structuredClone(this.index.input)
   }
 
@@ -504,6 +593,7 @@ export class ChatContext {
 
   /** Versioned plain JSON: the history, the initial messages, the summaries and the settings. */
   saveState(): ChatContextState {
+    this.releaseHeld()
     const { strategy } = this.setup
     const settings: ChatContextState['settings'] = {
       strategy: {

@@ -15,14 +15,15 @@ export function toMessages(
   format: Format | 'auto' | undefined,
   firstIndex: number,
   last?: Message,
+  calls?: ReadonlyMap<string, string>,
 ): Message[] {
   if (format === undefined || format === 'auto') {
     if (input.every(isMessage)) return input as Message[]
     const list = input.map(plain)
     const f = list.length === 1 ? detectOne(list[0], firstIndex) : detectFormat(list)
-    return decodeList(list, f, firstIndex, last)
+    return decodeList(list, f, firstIndex, last, calls)
   }
-  return decodeList(input.map(plain), format, firstIndex, last)
+  return decodeList(input.map(plain), format, firstIndex, last, calls)
 }
 
 function detectOne(m: unknown, index: number): Format {
@@ -62,6 +63,7 @@ function decodeList(
   format: Format,
   firstIndex: number,
   last: Message | undefined,
+  calls: ReadonlyMap<string, string> | undefined,
 ): Message[] {
   // Gemini turns added one at a time: a response turn answers the calls of the turn before.
   if (format === 'gemini')
@@ -72,7 +74,9 @@ function decodeList(
   // An Anthropic turn or reply decodes from a message list; the others from their own lists.
   try {
     const messages = decode(format === 'anthropic' ? { messages: list } : list, format).messages
-    return format === 'anthropic' ? namedResults(messages, last) : messages
+    return format === 'anthropic' || format === 'openai-responses'
+      ? namedResults(messages, calls ?? callsOf(last))
+      : messages
   } catch (e) {
     if (e instanceof InvalidInputError && e.index !== undefined)
       throw new InvalidInputError(e.detail, { index: firstIndex + e.index, field: e.field })
@@ -87,14 +91,18 @@ function plain(m: unknown): unknown {
   return m
 }
 
+function callsOf(last: Message | undefined): Map<string, string> {
+  const calls = new Map<string, string>()
+  for (const c of last?.role === 'assistant' ? (last.toolCalls ?? []) : []) calls.set(c.id, c.name)
+  return calls
+}
+
 /**
- * Anthropic's tool results carry no tool name: a turn decoded with the whole conversation
+ * Anthropic's tool results (and Responses call outputs) carry no tool name: a turn decoded with the whole conversation
  * takes it from the call; a turn added alone takes it from the calls of the message before,
  * so both count and clear the same result alike.
  */
-function namedResults(messages: Message[], last: Message | undefined): Message[] {
-  const calls = new Map<string, string>()
-  for (const c of last?.role === 'assistant' ? (last.toolCalls ?? []) : []) calls.set(c.id, c.name)
+function namedResults(messages: Message[], calls: ReadonlyMap<string, string>): Message[] {
   if (calls.size === 0) return messages
   return messages.map((m) => {
     if (m.role !== 'tool' || m.toolName !== undefined) return m

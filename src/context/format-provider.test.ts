@@ -1,10 +1,15 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { anthropicViolations } from '../../test/oracle/anthropic.js'
+import { responsesViolations } from '../../test/oracle/responses.js'
 import { tauBench } from '../../test/tau-bench.js'
 import { InvalidOptionError } from '../errors.js'
 import { fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
+import { fromOpenAIResponses, toOpenAIResponses } from '../formats/openai-responses.js'
+import type { Message } from '../messages/message.js'
 import { repair } from '../messages/validate.js'
+import { memoryStore } from '../store/memory-store.js'
 import { ChatContext } from './chat-context.js'
 import { fit } from './fit.js'
 
@@ -68,5 +73,82 @@ describe('a format brings its provider', () => {
     ).toBe('anthropic')
     expect(new ChatContext({ format: 'langchain' }).saveState().settings?.provider).toBe('openai')
     expect(() => new ChatContext({ format: 'claude' as never })).toThrow(InvalidOptionError)
+  })
+})
+
+describe('Responses items added one at a time', () => {
+  const source = JSON.parse(
+    readFileSync(new URL('../../examples/airline-booking.responses.json', import.meta.url), 'utf8'),
+  ) as { input: Record<string, unknown>[] }
+  const items = source.input
+  const decoded = fromOpenAIResponses(source)
+  const system = decoded.filter((m) => m.role === 'system')
+
+  for (const budget of [2000, 3000, 6000]) {
+    it(`are sent as fit sends the whole list, every id with its reasoning (budget ${budget})`, async () => {
+      const whole = toOpenAIResponses(
+        fit(decoded, { provider: 'openai-responses', budget }).messages,
+      )
+      const ctx = new ChatContext({ format: 'openai-responses', budget, initialMessages: system })
+      for (const item of items) await ctx.addMessage(item)
+      const sent = toOpenAIResponses(await ctx.getMessages())
+      expect(responsesViolations(sent as never, {}, items as never)).toEqual([])
+      expect(sent).toEqual(whole)
+      // The same over a store, and after a save and restore.
+      const store = memoryStore()
+      const stored = new ChatContext({
+        format: 'openai-responses',
+        budget,
+        store,
+        id: 'c',
+        initialMessages: system,
+      })
+      for (const item of items) await stored.addMessage(item)
+      expect(toOpenAIResponses(await stored.getMessages())).toEqual(whole)
+      const restored = ChatContext.fromState(ctx.saveState(), { format: 'openai-responses' })
+      expect(toOpenAIResponses(await restored.getMessages())).toEqual(whole)
+    })
+  }
+
+  it('a run still open is added when the context is read, and a call output carries its tool name', async () => {
+    const ctx = new ChatContext({ format: 'openai-responses' })
+    await ctx.addMessage({ type: 'message', role: 'user', content: 'Cancel HATHAT.' })
+    await ctx.addMessage({ type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'enc' })
+    await ctx.addMessage({
+      type: 'function_call',
+      id: 'fc_1',
+      call_id: 'c1',
+      name: 'cancel_reservation',
+      arguments: '{"reservation_id":"HATHAT"}',
+    })
+    expect(ctx.length).toBe(2)
+    await ctx.addMessage({ type: 'function_call_output', call_id: 'c1', output: 'cancelled' })
+    const history = ctx.history() as Message[]
+    expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
+    expect(history[2]).toMatchObject({ toolName: 'cancel_reservation' })
+    const sent = toOpenAIResponses(ctx.getMessagesSync())
+    expect(sent.map((i) => (i as { type?: string }).type)).toEqual([
+      'message',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+    ])
+    // A bad item is refused when added, not later.
+    await expect(async () => ctx.addMessage({ type: 'reasoning', summary: 5 })).rejects.toThrow()
+  })
+})
+
+describe('a store that lost the conversation', () => {
+  it('the view begins with the initial messages again', async () => {
+    const store = memoryStore()
+    const system: Message = { role: 'system', content: 'You are a concise airline agent.' }
+    const ctx = new ChatContext({ store, id: 'lost', initialMessages: [system], budget: 1000 })
+    await ctx.addMessage({ role: 'user', content: 'Hello' })
+    expect((await ctx.getMessages())[0]).toMatchObject({ role: 'system' })
+    await store.clear('lost') // expired, or cleared by another process
+    await ctx.addMessage({ role: 'user', content: 'Are you there?' })
+    const view = await ctx.getMessages()
+    expect(view[0]).toMatchObject({ role: 'system', content: system.content })
+    expect(view.at(-1)).toMatchObject({ role: 'user', content: 'Are you there?' })
   })
 })

@@ -172,6 +172,19 @@ type Slot =
 const CALL_OUTPUT = /_call_output$/
 
 /**
+ * Whether an item is one of the model's (reasoning, an assistant message, a call, a built-in
+ * tool item): consecutive model items are one run, decoded as one assistant message.
+ */
+export function isModelItem(item: unknown): boolean {
+  if (!item || typeof item !== 'object' || Array.isArray(item)) return false
+  const { type, role, call_id: callId } = item as Json
+  if (type === undefined || type === 'message') return role === 'assistant'
+  if (typeof type !== 'string' || type === 'compaction') return false
+  if (type === 'function_call_output' || type === 'custom_tool_call_output') return false
+  return !(CALL_OUTPUT.test(type) && typeof callId === 'string')
+}
+
+/**
  * Decodes an OpenAI Responses conversation: a request (`{ instructions, input }`, `input` a
  * string or a list of items) or a bare item list. Each run of model items (reasoning,
  * assistant messages, calls, built-in tool items) becomes one assistant message, so a

@@ -1,4 +1,5 @@
-import { ContextWindowError } from '../errors.js'
+import { ContextWindowError, InvalidInputError } from '../errors.js'
+import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 
 /** A stored message with what another process needs not to count it again. */
@@ -22,6 +23,46 @@ export interface SummaryRecord {
 export interface AppendOptions {
   /** Append only if the conversation still holds this many messages (optimistic concurrency). */
   expectedLength?: number
+  /**
+   * Entries that go first when the conversation is empty (its initial messages), in the same
+   * step: a conversation the store lost (expired, cleared) starts again with them.
+   */
+  seed?: readonly Omit<StoredEntry, 'seq'>[]
+}
+
+/**
+ * The one check every store makes before an append: each entry holds a message by the
+ * library's rules and, when given, a count that is a number and a counter name, or a typed
+ * error names the entry and field.
+ */
+export function checkEntries(id: string, entries: unknown, what = 'entries'): void {
+  if (!Array.isArray(entries))
+    throw new InvalidInputError(`conversation ${id}: expected a list of entries`, { field: what })
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as Partial<StoredEntry> | undefined
+    if (!e || typeof e !== 'object')
+      throw new InvalidInputError(`conversation ${id}: expected an entry object`, {
+        index: i,
+        field: what,
+      })
+    const issue = messageIssue(e.message)
+    if (issue)
+      throw new InvalidInputError(`conversation ${id}: ${issue.message}`, {
+        index: i,
+        field: ['message', ...issue.path].join('.'),
+      })
+    // A count's plausibility is the reader's to judge (it counts again when one lies).
+    if (e.tokens !== undefined && typeof e.tokens !== 'number')
+      throw new InvalidInputError(`conversation ${id}: expected a count`, {
+        index: i,
+        field: 'tokens',
+      })
+    if (e.counter !== undefined && typeof e.counter !== 'string')
+      throw new InvalidInputError(`conversation ${id}: expected a counter name`, {
+        index: i,
+        field: 'counter',
+      })
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AppendOptions, HistoryStore, StoredEntry, SummaryRecord } from './history-store.js'
-import { StoreConflictError } from './history-store.js'
+import { checkEntries, StoreConflictError } from './history-store.js'
 
 interface Conversation {
   entries: StoredEntry[]
@@ -21,6 +21,8 @@ export function memoryStore(): HistoryStore {
   }
   return {
     async append(id, entries, options: AppendOptions = {}) {
+      checkEntries(id, entries)
+      if (options.seed !== undefined) checkEntries(id, options.seed, 'seed')
       const c = get(id)
       if (options.expectedLength !== undefined && options.expectedLength !== c.entries.length) {
         throw new StoreConflictError(
@@ -28,7 +30,8 @@ export function memoryStore(): HistoryStore {
           id,
         )
       }
-      for (const e of entries) c.entries.push({ ...structuredClone(e), seq: c.entries.length })
+      const all = c.entries.length === 0 && options.seed ? [...options.seed, ...entries] : entries
+      for (const e of all) c.entries.push({ ...structuredClone(e), seq: c.entries.length })
       c.version++
       return c.entries.length
     },
@@ -42,6 +45,7 @@ export function memoryStore(): HistoryStore {
       return get(id).version
     },
     async putSummary(id, summary, options = {}) {
+      checkEntries(id, [{ message: summary?.message }], 'summary')
       const c = get(id)
       if (options.expectedVersion !== undefined && options.expectedVersion !== c.version) {
         throw new StoreConflictError(

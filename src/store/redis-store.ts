@@ -4,6 +4,7 @@ import { InvalidOptionError } from '../errors.js'
 import { messageSchema } from '../messages/message.js'
 import {
   type AppendOptions,
+  checkEntries,
   type HistoryStore,
   StoreConflictError,
   type StoredEntry,
@@ -32,7 +33,8 @@ const APPEND_ID_SECONDS = 3600
  * Appends several messages, bumps the version and refreshes the TTL in one step, once per
  * append id: a client that lost the reply and sends the script again gets the first
  * answer back instead of a second copy of the messages.
- * KEYS: messages, version, summaries, append id. ARGV: expected length (-1: any), ttl (0: none), id ttl, entries...
+ * KEYS: messages, version, summaries, append id. ARGV: expected length (-1: any), ttl (0: none),
+ * id ttl, how many of the entries are the seed (pushed only into an empty list), entries...
  */
 const APPEND = `
 local done = redis.call('GET', KEYS[4])
@@ -43,7 +45,9 @@ end
 local len = redis.call('LLEN', KEYS[1])
 local expected = tonumber(ARGV[1])
 if expected >= 0 and expected ~= len then return {-1, len} end
-for i = 4, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+local first = 5
+if len > 0 then first = 5 + tonumber(ARGV[4]) end
+for i = first, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 local version = redis.call('INCR', KEYS[2])
 local ttl = tonumber(ARGV[2])
 if ttl > 0 then
@@ -51,7 +55,7 @@ if ttl > 0 then
   redis.call('EXPIRE', KEYS[2], ttl)
   if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
 end
-local length = len + #ARGV - 3
+local length = len + #ARGV - first + 1
 redis.call('SET', KEYS[4], length .. ':' .. version, 'EX', tonumber(ARGV[3]))
 return {length, version}
 `
@@ -167,10 +171,12 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
 
   return {
     async append(id, entries, opts: AppendOptions = {}) {
-      const encoded = entries.map((e) => {
-        messageSchema.parse(e.message)
-        return JSON.stringify({ m: e.message, t: e.tokens, c: e.counter })
-      })
+      checkEntries(id, entries)
+      const seed = opts.seed ?? []
+      if (opts.seed !== undefined) checkEntries(id, seed, 'seed')
+      const encoded = [...seed, ...entries].map((e) =>
+        JSON.stringify({ m: e.message, t: e.tokens, c: e.counter }),
+      )
       const appendId = randomUUID()
       const [length, version] = (await call(id, 'append', () =>
         redis.eval(
@@ -183,6 +189,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
           opts.expectedLength ?? -1,
           ttl,
           APPEND_ID_SECONDS,
+          seed.length,
           ...encoded,
         ),
       )) as [number, number]
@@ -206,7 +213,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       return Number((await call(id, 'version', () => redis.get(key(id, 'version')))) ?? 0)
     },
     async putSummary(id, summary: SummaryRecord, opts = {}) {
-      messageSchema.parse(summary.message)
+      checkEntries(id, [{ message: summary.message }], 'summary')
       const [ok, version] = (await call(id, 'putSummary', () =>
         redis.eval(
           PUT_SUMMARY,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inCI } from '../../test/helpers/ci.js'
 import { hasRedisServer, type RedisServer, startRedis } from '../../test/helpers/redis-server.js'
 import { ChatContext } from '../context/chat-context.js'
+import { InvalidInputError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -83,6 +84,50 @@ function behaviour(name: string, make: () => Promise<HistoryStore>) {
       await expect(
         store.putSummary(c, { replaces: [0, 3], message: user('x') }, { expectedVersion: v }),
       ).rejects.toThrow(StoreConflictError)
+    })
+
+    it('refuses an entry that is not a message with the same typed error, naming entry and field, and stores nothing', async () => {
+      const c = id()
+      const bad = [{ message: user('ok') }, { message: { role: 'user' } as unknown as Message }]
+      const error = await store.append(c, bad).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(InvalidInputError)
+      expect(error).toMatchObject({ index: 1, field: 'message.content' })
+      await expect(
+        store.append(c, [{ message: user('a'), tokens: 'many' as unknown as number }]),
+      ).rejects.toMatchObject({
+        field: 'tokens',
+      })
+      await expect(
+        store.putSummary(c, {
+          replaces: [0, 1],
+          message: { role: 'nobody' } as unknown as Message,
+        }),
+      ).rejects.toBeInstanceOf(InvalidInputError)
+      expect(await store.length(c)).toBe(0)
+    })
+
+    it('a seed goes first into an empty conversation, in the same step, and never into one with messages', async () => {
+      const c = id()
+      const seed = [{ message: { role: 'system', content: 'policy' } as Message }]
+      expect(await store.append(c, [{ message: user('a') }], { seed })).toBe(2)
+      expect(await store.append(c, [{ message: user('b') }], { seed })).toBe(3)
+      expect((await store.read(c)).map((e) => e.message.content)).toEqual(['policy', 'a', 'b'])
+    })
+
+    it('a context whose conversation the store lost begins with its initial messages again', async () => {
+      const c = id()
+      const ctx = new ChatContext({
+        store,
+        id: c,
+        budget: 4000,
+        initialMessages: [{ role: 'system', content: 'policy' }],
+      })
+      await ctx.addMessage(user('first'))
+      await store.clear(c) // the key expired, or another process cleared it
+      await ctx.addMessage(user('second'))
+      expect((await ctx.getMessages()).map((m) => m.content)).toEqual(['policy', 'second'])
+      await store.delete(c)
+      expect((await ctx.getMessages()).map((m) => m.content)).toEqual(['policy'])
     })
 
     it('clears and deletes', async () => {
