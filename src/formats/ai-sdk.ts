@@ -6,7 +6,7 @@ import {
   type Message,
   type ToolCall,
 } from '../messages/message.js'
-import { fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -207,6 +207,10 @@ function decodeResult(p: Part, i: number, field: string, data: Json): Message {
 
 /** Encodes messages as AI SDK `ModelMessage` JSON; what `fromAISDK` decoded comes back as it was. */
 export function toAISDK(messages: readonly Message[]): ModelMessageJson[] {
+  return detach(encodeAISDK(messages))
+}
+
+function encodeAISDK(messages: readonly Message[]): ModelMessageJson[] {
   const out: ModelMessageJson[] = []
   let open: { turn: unknown; parts: Part[]; base: Json } | undefined
   const flush = () => {

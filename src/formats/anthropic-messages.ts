@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
-import { fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -294,6 +294,10 @@ function decodeAssistant(blocks: Block[], i: number, names: Map<string, string>)
  * cannot be carried is listed in `lost` (a system message after the start becomes user text).
  */
 export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { lost: Loss[] } {
+  return detach(encodeAnthropic(messages))
+}
+
+function encodeAnthropic(messages: readonly Message[]): AnthropicRequest & { lost: Loss[] } {
   const lost: Loss[] = []
   let k = 0
   let system: string | Block[] | undefined

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import { type ContentPart, contentText, type Message } from '../messages/message.js'
-import { fail, type Json, metadataFor } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -124,6 +124,10 @@ export function fromAutoGen(input: unknown): Message[] {
 
 /** Encodes messages as AutoGen `LLMMessage` JSON; tool results in a row share one FunctionExecutionResultMessage. */
 export function toAutoGen(messages: readonly Message[]): Json[] {
+  return detach(encodeAutoGen(messages))
+}
+
+function encodeAutoGen(messages: readonly Message[]): Json[] {
   const out: Json[] = []
   let open: { turn: unknown; msg: Json & { content: Json[] } } | undefined
   for (const m of messages) {

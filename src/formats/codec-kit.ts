@@ -29,3 +29,35 @@ export function parseArguments(
     return wrap(args)
   }
 }
+
+/**
+ * A deep copy of JSON-like data (plain objects, arrays, bytes), so what an encoder
+ * returns shares no object with the messages it read: what a codec carries along (items,
+ * parts, unknown fields) goes out as a copy, whatever the caller then does with it. Keys
+ * such as `__proto__` stay own data properties.
+ */
+export function detach<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) {
+    const out = new Array(value.length)
+    for (let i = 0; i < value.length; i++) out[i] = detach(value[i])
+    return out as T
+  }
+  if (value instanceof Uint8Array) return value.slice() as T
+  // A class instance (a URL, a Date) is not JSON data: it goes out as it came.
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return value
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const v = detach((value as Record<string, unknown>)[key])
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    else out[key] = v
+  }
+  return out as T
+}

@@ -8,7 +8,7 @@ import type {
   ToolMessage,
 } from '../messages/message.js'
 import type { Loss } from './anthropic-messages.js'
-import { fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -440,7 +440,7 @@ export function encodeGemini(
     else if (where === 'system_instruction') (output as unknown as Json).system_instruction = sys
     else output.systemInstruction = sys as GeminiContent
   }
-  return { output, lost }
+  return { output: detach(output), lost }
 }
 
 function textOf(content: Message['content']): string {

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import type { ContentPart, Message, ToolCall } from '../messages/message.js'
-import { fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -138,6 +138,10 @@ function decodeContent(c: unknown, i: number): string | ContentPart[] {
 
 /** Encodes messages as serialized LangChain messages, in the form each was decoded from (default: messages_to_dict). */
 export function toLangChain(messages: readonly Message[]): Json[] {
+  return detach(encodeLangChain(messages))
+}
+
+function encodeLangChain(messages: readonly Message[]): Json[] {
   return messages.map((m) => {
     const data = meta(m)
     const kind = m.role === 'user' ? 'human' : m.role === 'assistant' ? 'ai' : m.role

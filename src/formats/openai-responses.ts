@@ -8,7 +8,7 @@ import type {
   ToolMessage,
 } from '../messages/message.js'
 import type { Loss } from './anthropic-messages.js'
-import { fail, type Json, metadataFor } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -502,7 +502,7 @@ export function toOpenAIResponses(
   messages: readonly Message[],
   options: ToOpenAIResponsesOptions = {},
 ): ResponsesInputItem[] {
-  return encodeItems(messages, options, []).items
+  return detach(encodeItems(messages, options, []).items)
 }
 
 /** `toOpenAIResponses` with what could not be sent, by input message. */
@@ -511,7 +511,7 @@ export function encodeOpenAIResponses(
   options: ToOpenAIResponsesOptions & { request?: boolean } = {},
 ): { output: ResponsesRequest | ResponsesInputItem[]; lost: Loss[] } {
   const lost: Loss[] = []
-  if (!options.request) return { output: encodeItems(messages, options, lost).items, lost }
+  if (!options.request) return { output: detach(encodeItems(messages, options, lost).items), lost }
   const first = messages[0]
   let instructions: string | undefined
   let rest = messages
@@ -530,7 +530,10 @@ export function encodeOpenAIResponses(
       lost,
     }
   const { items } = encodeItems(rest, options, lost, instructions !== undefined ? 1 : 0)
-  return { output: { ...(instructions !== undefined && { instructions }), input: items }, lost }
+  return {
+    output: { ...(instructions !== undefined && { instructions }), input: detach(items) },
+    lost,
+  }
 }
 
 function encodeItems(
