@@ -6,7 +6,7 @@ import {
   type Message,
   type ToolCall,
 } from '../messages/message.js'
-import { detach, fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -40,6 +40,7 @@ const isUrl = (s: string) => /^(https?:|data:)/.test(s)
  * `providerOptions` are kept. One canonical tool message per tool result.
  */
 export function fromAISDK(input: unknown): Message[] {
+  refuseDeep(input)
   const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
   if (!Array.isArray(list))
     throw new InvalidInputError('expected a list of ModelMessages', { field: 'messages' })

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
-import { detach, fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -96,6 +96,7 @@ const { meta, withMeta } = metadataFor(ANTHROPIC)
  * `thought`, the signature in metadata). Throws `InvalidInputError` naming index and field.
  */
 export function fromAnthropic(input: unknown): Message[] {
+  refuseDeep(input)
   const req = (Array.isArray(input) ? { messages: input } : input) as Json
   if (!req || typeof req !== 'object' || !Array.isArray(req.messages)) {
     throw new InvalidInputError('expected an object with a "messages" list', { field: 'messages' })
@@ -148,8 +149,16 @@ function textPart(b: unknown, i: number, field: string): ContentPart {
   return withMeta({ type: 'text', text: text as string }, rest)
 }
 
+/** Block types a user turn or a tool result holds as media (a source) or text. */
+const MEDIA_BLOCKS = new Set(['text', 'image', 'document'])
+
 function mediaPart(b: Block, i: number, field: string): ContentPart {
   if (b.type === 'text') return textPart(b, i, field)
+  // Other blocks (search results, container uploads, blocks of later API versions) travel as
+  // they came: a text part holding their JSON, which is what is counted and, unchanged, what
+  // goes back as the block itself.
+  if (typeof b.type === 'string' && !MEDIA_BLOCKS.has(b.type))
+    return withMeta({ type: 'text', text: JSON.stringify(b) }, { block: b })
   const source = b.source as Json | undefined
   if (!source || typeof source !== 'object')
     return fail(i, `${field}.source`, `expected an object, got ${describe(source)}`)
@@ -404,8 +413,13 @@ function reorder(blocks: Block[], order: string): Block[] {
 
 function encodePart(p: ContentPart): Block {
   const data = meta(p)
-  const { sourceType, textSource, source, ...rest } = data
-  if (p.type === 'text') return { type: 'text', text: p.text, ...rest }
+  const { sourceType, textSource, source, block, ...rest } = data
+  if (p.type === 'text') {
+    // A carried block goes back whole while its text is what was counted; a transform that
+    // changed the text (cleared, cut) sends the text it counted instead.
+    if (block && p.text === JSON.stringify(block)) return block as Block
+    return { type: 'text', text: p.text, ...rest }
+  }
   if (p.type === 'image') {
     const src =
       p.url && !p.data

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import { type ContentPart, contentText, type Message } from '../messages/message.js'
-import { detach, fail, type Json, metadataFor } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, refuseDeep } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -19,6 +19,7 @@ const rest = (m: Json, known: string[]): Json => {
  * a list, or a `ChatCompletionContextState` (`{ messages }`), so a state AutoGen saved loads here.
  */
 export function fromAutoGen(input: unknown): Message[] {
+  refuseDeep(input)
   const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
   if (!Array.isArray(list))
     throw new InvalidInputError('expected a list of AutoGen messages or a state with "messages"', {

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import type { ProviderMetadata } from '../messages/message.js'
+import { nestingProblem, shortPath } from '../messages/nesting.js'
 
 export type Json = Record<string, unknown>
 
@@ -60,4 +61,36 @@ export function detach<T>(value: T): T {
     else out[key] = v
   }
   return out as T
+}
+
+/**
+ * Refuses input that nests deeper than any message a provider sends, or contains itself,
+ * before a decoder reads it: a typed error naming the message and the field, where reading
+ * it would overflow the stack. The message is the first index of a list, or of the list an
+ * object holds (`messages`, `input`, `contents`); with `at`, `input` is the message at that index.
+ */
+export function refuseDeep(input: unknown, at?: number): void {
+  const problem = nestingProblem(input)
+  if (!problem) return
+  let path = problem.path
+  let index: number | undefined = at
+  if (at !== undefined)
+    throw new InvalidInputError(problem.detail, {
+      index,
+      field: shortPath(path).join('.') || 'message',
+    })
+  const listKey = Array.isArray(input) ? undefined : path[0]
+  if (listKey !== undefined && ['messages', 'input', 'contents'].includes(listKey))
+    path = path.slice(1)
+  if (Array.isArray(input) || listKey !== path[0]) {
+    const k = Number(path[0])
+    if (Number.isInteger(k)) {
+      index = k
+      path = path.slice(1)
+    }
+  }
+  throw new InvalidInputError(problem.detail, {
+    ...(index !== undefined && { index }),
+    field: shortPath(path).join('.') || 'message',
+  })
 }

@@ -8,7 +8,7 @@ import type {
   ToolMessage,
 } from '../messages/message.js'
 import type { Loss } from './anthropic-messages.js'
-import { detach, fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -71,6 +71,7 @@ export interface FromGeminiOptions {
  * with its call by id, else by name and position. Throws `InvalidInputError` naming the turn.
  */
 export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Message[] {
+  refuseDeep(input)
   const out: Message[] = []
   let contents: unknown
   if (Array.isArray(input)) contents = input

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import type { ContentPart, Message, ToolCall } from '../messages/message.js'
-import { detach, fail, type Json, metadataFor, parseArguments } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -36,6 +36,7 @@ export function fromLangChain(input: unknown): Message[] {
         : item
     if (!raw || typeof raw !== 'object')
       fail(i, 'message', `expected an object, got ${describe(raw)}`)
+    refuseDeep(raw, i)
     const r = raw as Json
     let kind: string | undefined
     let body: Json

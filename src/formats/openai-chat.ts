@@ -6,7 +6,7 @@ import type {
   ProviderMetadata,
   ToolCall,
 } from '../messages/message.js'
-import { detach } from './codec-kit.js'
+import { detach, refuseDeep } from './codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_CHAT = 'openai-chat'
@@ -91,6 +91,7 @@ const KNOWN: Record<string, readonly string[]> = {
  * `InvalidInputError` naming the message index and the field on anything malformed.
  */
 export function fromOpenAIChat(input: unknown): Message[] {
+  refuseDeep(input)
   const list = messageList(input)
   const out: Message[] = []
   const callNames = new Map<string, string>()

@@ -8,7 +8,7 @@ import type {
   ToolMessage,
 } from '../messages/message.js'
 import type { Loss } from './anthropic-messages.js'
-import { detach, fail, type Json, metadataFor } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, refuseDeep } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -192,6 +192,7 @@ export function isModelItem(item: unknown): boolean {
  * and unknown fields are kept for the way back. Throws `InvalidInputError` naming the item.
  */
 export function fromOpenAIResponses(input: unknown): Message[] {
+  refuseDeep(input)
   const out: Message[] = []
   let items: unknown
   if (Array.isArray(input)) items = input

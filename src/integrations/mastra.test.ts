@@ -1,6 +1,6 @@
 import { Agent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
@@ -19,6 +19,7 @@ describe('Mastra input processor against a loopback server', () => {
     server = await startLimitedServer({ window: 4200 })
   })
   afterAll(async () => {
+    vi.useRealTimers()
     await server.close()
   })
 
@@ -46,7 +47,14 @@ describe('Mastra input processor against a loopback server', () => {
     })
     // biome-ignore lint/suspicious/noExplicitAny: Mastra's message list accepts several shapes
     const messages: any[] = []
+    // Mastra orders a conversation by each message's createdAt, stamped from the clock as it
+    // reads messages and makes replies; messages stamped in one millisecond could sort either
+    // way, and the loop's steps (and so its requests) changed with the machine's speed. The
+    // clock stands still within a call, so every stamp comes from Mastra's own order
+    // (each one after the last), and moves a second between turns.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2025, 0, 1) })
     for (let k = 0; k < 8; k++) {
+      vi.setSystemTime(Date.UTC(2025, 0, 1) + (k + 1) * 60_000)
       messages.push({ role: 'user', content: userTurn(k, 500) })
       const go = () =>
         agent.generate(messages, {
@@ -59,6 +67,7 @@ describe('Mastra input processor against a loopback server', () => {
       })
       messages.push(...(result.response.messages ?? []))
     }
+    vi.useRealTimers()
     expect(server.rejections).toBe(1)
     expect(processor.feedback.limit).toBeLessThanOrEqual(4200)
     const accepted = server.requests.filter((r) => !r.rejected)

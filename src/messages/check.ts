@@ -5,7 +5,7 @@
  * it names the part and field at fault, where zod says only "Invalid input".
  */
 
-import { nestingIssue } from './nesting.js'
+import { jsonDepth, MAX_NESTING, nestingIssue } from './nesting.js'
 
 export interface MessageIssue {
   /** Field path inside the message, e.g. `['toolCalls', 0, 'id']`; empty for the message itself. */
@@ -156,10 +156,18 @@ const content: Check = (v, path) =>
       ? parts(v, path)
       : expected('string or array', v, path)
 
+/** Arguments as JSON text: providers that take them as an object get them parsed, so their depth is bounded as any value's. */
+const argumentsText: Check = (v, path) =>
+  typeof v !== 'string'
+    ? expected('string', v, path)
+    : jsonDepth(v) > MAX_NESTING
+      ? { path, message: `nested deeper than ${MAX_NESTING} levels` }
+      : undefined
+
 const toolCall = object({
   id: nonEmptyString,
   name: string,
-  arguments: string,
+  arguments: argumentsText,
   ...meta,
 })
 

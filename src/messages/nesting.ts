@@ -7,7 +7,7 @@ export const MAX_NESTING = 100
  * cannot overflow the stack here either); a value shared by two fields is fine.
  */
 export function nestingProblem(value: unknown): { path: string[]; detail: string } | undefined {
-  if (value === null || typeof value !== 'object') return undefined
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined
   // Most messages are a few small objects: a plain walk that gives up early says so without
   // the bookkeeping below, which then runs only on what the walk could not clear.
   left = QUICK_OBJECTS
@@ -32,7 +32,8 @@ export function nestingProblem(value: unknown): { path: string[]; detail: string
     }
     const key = frame.keys[frame.next++] as string
     const child = (frame.item as Record<string, unknown>)[key]
-    if (child === null || typeof child !== 'object' || done.has(child)) continue
+    if (child === null || typeof child !== 'object' || done.has(child) || ArrayBuffer.isView(child))
+      continue
     path.push(key)
     if (onPath.has(child)) return { path: [...path], detail: 'contains itself (not plain data)' }
     if (stack.length >= MAX_NESTING)
@@ -56,7 +57,8 @@ function quickClear(value: object, depth: number): boolean {
   const record = value as Record<string, unknown>
   for (const key of Object.keys(value)) {
     const child = record[key]
-    if (child !== null && typeof child === 'object' && !quickClear(child, depth + 1)) return false
+    if (child === null || typeof child !== 'object' || ArrayBuffer.isView(child)) continue
+    if (!quickClear(child, depth + 1)) return false
   }
   return true
 }
@@ -70,4 +72,31 @@ export function shortPath(path: readonly string[]): string[] {
 export function nestingIssue(value: unknown): { path: string[]; message: string } | undefined {
   const problem = nestingProblem(value)
   return problem && { path: shortPath(problem.path), message: problem.detail }
+}
+
+/**
+ * How deep the arrays and objects of a JSON text nest, in one pass without parsing it (so a
+ * hostile text cannot overflow a stack here), stopping once past `limit`. Brackets inside
+ * strings do not count.
+ */
+export function jsonDepth(text: string, limit = MAX_NESTING): number {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92)
+        i++ // a backslash escapes the next character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) {
+      depth++
+      if (depth > max) {
+        max = depth
+        if (max > limit) return max
+      }
+    } else if (c === 125 || c === 93) depth--
+  }
+  return max
 }

@@ -135,5 +135,7 @@ export const toolSchemaSchema = z.object({
   name: z.string(),
   description: z.optional(z.string()),
   parameters: z.optional(z.record(z.string(), z.unknown())),
+  /** Tokens the provider adds for this tool beyond its text (a hosted tool's published overhead). */
+  tokens: z.optional(z.number()),
 })
 export type ToolSchema = z.infer<typeof toolSchemaSchema>

@@ -1,11 +1,14 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from './message.js'
+import { nestingProblem, shortPath } from './nesting.js'
 
 /**
  * A tool as any of the SDKs writes it, or as this library does: OpenAI chat
  * (`{ type: 'function', function }`, custom tools), OpenAI Responses (`{ type: 'function',
- * name, parameters }`), Anthropic (`{ name, input_schema }`), Gemini (a function
- * declaration, or a tool holding `functionDeclarations`).
+ * name, parameters }`, and hosted tools such as `{ type: 'web_search' }`), Anthropic
+ * (`{ name, input_schema }`, and server or Anthropic-defined tools such as
+ * `{ type: 'web_search_20250305', name: 'web_search' }`), Gemini (a function declaration, a
+ * tool holding `functionDeclarations`, or a built-in tool such as `{ googleSearch: {} }`).
  */
 export type ToolInput =
   | ToolSchema
@@ -32,6 +35,14 @@ export type ToolInput =
       parametersJsonSchema?: unknown
     }
   | { functionDeclarations?: GeminiDeclaration[] | undefined }
+  | HostedTool
+
+/** A provider-run tool: a `type` and whatever settings it takes, or Gemini's `{ googleSearch: {} }`. */
+export interface HostedTool {
+  type?: string | undefined
+  name?: string | undefined
+  [setting: string]: unknown
+}
 
 interface GeminiDeclaration {
   name?: string | undefined
@@ -52,9 +63,18 @@ export function toolSchemas(tools: readonly ToolInput[] | undefined): ToolSchema
     if (!raw || typeof raw !== 'object')
       throw new InvalidOptionError(`tools.${i}`, 'expected a tool definition')
     const t = raw as Json
+    // A schema that contains itself or nests past any real one is refused before it is read.
+    const deep = nestingProblem(t)
+    if (deep)
+      throw new InvalidOptionError(`tools.${i}.${shortPath(deep.path).join('.')}`, deep.detail)
     if (Array.isArray(t.functionDeclarations)) {
       for (const d of t.functionDeclarations as Json[])
         out.push(schema(d, d.parameters ?? d.parametersJsonSchema, i))
+      return
+    }
+    const hosted = hostedTool(t)
+    if (hosted) {
+      out.push(hosted)
       return
     }
     if (t.function && typeof t.function === 'object') {
@@ -86,4 +106,63 @@ function lowerTypes(v: unknown): unknown {
   for (const [k, x] of Object.entries(v as Json))
     out[k] = k === 'type' && typeof x === 'string' ? x.toLowerCase() : lowerTypes(x)
   return out
+}
+
+/**
+ * Tokens a provider adds for one of its own tools beyond the tool's JSON, where it publishes
+ * them (Anthropic: the bash tool 245, the text editor 700, computer use 735 per definition
+ * plus up to 499 of system prompt). Matched on the tool type without its date.
+ */
+const PUBLISHED_OVERHEAD: Record<string, number> = {
+  bash: 245,
+  text_editor: 700,
+  computer: 735 + 499,
+}
+
+/** Keys of Gemini's built-in tools (`{ googleSearch: {} }` and the like). */
+const GEMINI_BUILT_IN =
+  /^(googleSearch|googleSearchRetrieval|codeExecution|urlContext|googleMaps|fileSearch|computerUse|enterpriseWebSearch|retrieval)$/
+
+/**
+ * A provider-run tool (OpenAI's hosted tools, Anthropic's server and client-defined tools,
+ * Gemini's built-in tools), as the schema counters read: named by its name or type, counted
+ * as the JSON it is sent as, plus its published overhead. Undefined for a function tool.
+ */
+function hostedTool(t: Json): ToolSchema | undefined {
+  const type = typeof t.type === 'string' ? t.type : undefined
+  const functionShaped =
+    t.function !== undefined ||
+    t.custom !== undefined ||
+    t.input_schema !== undefined ||
+    t.functionDeclarations !== undefined ||
+    t.parameters !== undefined ||
+    t.parametersJsonSchema !== undefined
+  if (functionShaped || type === 'function' || type === 'custom') return undefined
+  let name: string | undefined
+  if (type) name = typeof t.name === 'string' && t.name ? t.name : type
+  else {
+    const keys = Object.keys(t)
+    if (typeof t.name === 'string' || keys.length !== 1 || !GEMINI_BUILT_IN.test(keys[0] as string))
+      return undefined
+    name = keys[0]
+  }
+  const base = (type ?? '').replace(/_\d{8}$/, '')
+  const tokens = PUBLISHED_OVERHEAD[base]
+  return {
+    name: name as string,
+    description: jsonText(t),
+    ...(tokens !== undefined && { tokens }),
+  }
+}
+
+/** A tool's JSON, or a typed error when it cannot be written (a cycle, too deep). */
+function jsonText(t: Json): string {
+  try {
+    return JSON.stringify(t)
+  } catch {
+    throw new InvalidOptionError(
+      'tools',
+      'a tool that cannot be written as JSON (it contains itself, or is nested too deep)',
+    )
+  }
 }

@@ -115,7 +115,9 @@ export function createCounter(spec: CounterSpec): TokenCounter {
       if (tools.length === 0) return 0
       let n = a.toolsPreamble
       for (const tool of tools)
-        n += a.tools === 'json' ? text(JSON.stringify(tool)) + 5 : toolTokens(tool, a.tools, text)
+        n +=
+          (a.tools === 'json' ? text(JSON.stringify(tool)) + 5 : toolTokens(tool, a.tools, text)) +
+          (tool.tokens ?? 0)
       return scale(n)
     },
   }

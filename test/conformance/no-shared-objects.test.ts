@@ -19,7 +19,10 @@ const example = (name: string) =>
 function sources(): [Format, unknown][] {
   const traj = tauBench()[2]?.traj ?? []
   const canonical = fromOpenAIChat(traj)
-  const anthropic = encode(repair(canonical, { provider: 'anthropic' }).messages, 'anthropic').output
+  const anthropic = encode(
+    repair(canonical, { provider: 'anthropic' }).messages,
+    'anthropic',
+  ).output
   return [
     ['openai-chat', traj],
     ['openai-responses', example('airline-booking.responses.json')],

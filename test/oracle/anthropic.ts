@@ -11,6 +11,8 @@
 //   tool_result blocks immediately after"; "unexpected tool_use_id found in tool_result blocks")
 // - in a user message, tool_result blocks come before any other block
 // - system is a string or a list of non-empty text blocks
+// - a search_result block (user content, tool_result content) has a source and a title
+//   (strings) and content: a list of text blocks
 
 import { isObject, type Json, loneSurrogates } from './common.js'
 
@@ -95,6 +97,11 @@ export function anthropicViolations(request: unknown): string[] {
         case 'document':
           otherSeen = true
           break
+        case 'search_result':
+          // Search results (user content and tool results): source and title strings, text content.
+          searchResultViolations(b, bat, out)
+          otherSeen = true
+          break
         case 'tool_use':
           if (m.role !== 'assistant') out.push(`${bat}: tool_use outside an assistant message`)
           if (typeof b.id !== 'string' || !TOOL_ID.test(b.id))
@@ -126,6 +133,8 @@ export function anthropicViolations(request: unknown): string[] {
                 !(typeof c.text === 'string' && NON_SPACE.test(c.text))
               )
                 out.push(`${bat}.content.${j}: text block is empty or white space`)
+              if (isObject(c) && c.type === 'search_result')
+                searchResultViolations(c, `${bat}.content.${j}`, out)
             })
           break
         case 'thinking':
@@ -146,4 +155,22 @@ export function anthropicViolations(request: unknown): string[] {
   })
   if (pending) out.push('messages: the last message has tool_use blocks without results')
   return out
+}
+
+/** A `search_result` block: `source` and `title` strings, `content` a list of non-empty text blocks. */
+function searchResultViolations(b: Json, at: string, out: string[]): void {
+  if (typeof b.source !== 'string') out.push(`${at}: search_result source is not a string`)
+  if (typeof b.title !== 'string') out.push(`${at}: search_result title is not a string`)
+  if (!Array.isArray(b.content) || b.content.length === 0)
+    out.push(`${at}: search_result without content`)
+  else
+    (b.content as unknown[]).forEach((c, j) => {
+      if (
+        !isObject(c) ||
+        c.type !== 'text' ||
+        typeof c.text !== 'string' ||
+        !NON_SPACE.test(c.text)
+      )
+        out.push(`${at}.content.${j}: search_result content is not a non-empty text block`)
+    })
 }
