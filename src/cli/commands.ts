@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import { type Format, providerOfFormat } from '../formats/detect.js'
@@ -257,15 +257,20 @@ function fitBatch(dir: string, values: Values, io: Output): number | Promise<num
   const outDir = values['out-dir']
   if (typeof outDir !== 'string')
     throw new UsageError(`fit: ${dir} is a folder: give --out-dir OUT`)
-  const files = readdirSync(dir)
+  const names = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
+  // Only regular files (or links to one) are read: a pipe or a device named *.json would
+  // block the read forever, and a folder cannot be read; each is reported and skipped.
+  const files = names.filter((f) => statSync(join(dir, f), { throwIfNoEntry: false })?.isFile())
+  const skipped = names.filter((f) => !files.includes(f))
   makeOutDir(outDir)
+  for (const name of skipped) io.err(`context-window: ${name}: not a regular file, skipped`)
   let done = 0
-  let failed = 0
+  let failed = skipped.length
   let saved = 0
   const progress = (last: boolean) => {
-    const line = `[${done + failed}/${files.length}] ${done} fitted, ${failed} failed, ${saved} tokens saved`
+    const line = `[${done + failed}/${names.length}] ${done} fitted, ${failed} failed, ${saved} tokens saved`
     if (io.errTTY) io.errRaw?.(`\r${line}${last ? '\n' : ''}`)
     else io.err(line)
   }
@@ -281,7 +286,7 @@ function fitBatch(dir: string, values: Values, io: Output): number | Promise<num
   }
   const summary = () => {
     io.out(
-      `fitted ${done} of ${files.length} files into ${outDir}${failed ? `; ${failed} failed` : ''}; ${saved} tokens saved`,
+      `fitted ${done} of ${names.length} files into ${outDir}${failed ? `; ${failed} failed` : ''}; ${saved} tokens saved`,
     )
     return failed ? 1 : 0
   }
@@ -336,6 +341,26 @@ function stdoutOnce(values: Values): void {
     throw new UsageError(`fit: ${claims.join(' and ')} both write to standard output`)
   if (values['out-dir'] === '-')
     throw new UsageError('fit: --out-dir takes a folder (standard output holds one file)')
+  const { out, report } = values
+  if (typeof out === 'string' && typeof report === 'string' && out !== '-' && sameFile(out, report))
+    throw new UsageError(`fit: --out and --report both name ${report}: give each its own file`)
+}
+
+/** Whether two paths name one file: the same path once resolved, links followed where they exist. */
+function sameFile(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p)
+    } catch {
+      // Not there yet: its folder's real path and its name.
+      try {
+        return join(realpathSync(dirname(resolve(p))), basename(p))
+      } catch {
+        return resolve(p)
+      }
+    }
+  }
+  return real(a) === real(b)
 }
 
 /** `fit`: the main job. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import {
   lstatSync,
   mkdirSync,
@@ -102,4 +103,43 @@ describe('a message nested 5,000 deep', () => {
     expect(r.code).toBe(2)
     expect(r.err).toMatch(/nested deeper than 100 levels/)
   })
+})
+
+describe('a folder entry that is not a regular file', () => {
+  it('a pipe named *.json is reported and skipped, never opened; the others are fitted', async () => {
+    const dir = temp()
+    const inputs = join(dir, 'in')
+    mkdirSync(inputs)
+    writeFileSync(join(inputs, 'a.json'), readFileSync(EXAMPLE))
+    execFileSync('mkfifo', [join(inputs, 'b.json')])
+    mkdirSync(join(inputs, 'c.json'))
+    const r = await run('fit', inputs, '--budget', '3000', '--out-dir', join(dir, 'out'))
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/b\.json: not a regular file, skipped/)
+    expect(r.err).toMatch(/c\.json: not a regular file, skipped/)
+    expect(readdirSync(join(dir, 'out'))).toEqual(['a.json'])
+    expect(r.out).toMatch(/fitted 1 of 3 files/)
+  })
+})
+
+describe('--out and --report naming one file', () => {
+  for (const spell of ['same', 'dot', 'link'] as const) {
+    it(`is refused in one line with exit 2 and nothing written (${spell})`, async () => {
+      const dir = temp()
+      const out = join(dir, 'fitted.json')
+      let report = out
+      if (spell === 'dot') report = join(dir, '.', 'sub', '..', 'fitted.json')
+      if (spell === 'link') {
+        writeFileSync(out, 'keep me')
+        symlinkSync(out, join(dir, 'link.json'))
+        report = join(dir, 'link.json')
+      }
+      const r = await run('fit', EXAMPLE, '--budget', '3000', '--out', out, '--report', report)
+      expect(r.code).toBe(2)
+      expect(r.err.split('\n')).toHaveLength(1)
+      expect(r.err).toMatch(/--out and --report both name/)
+      if (spell === 'link') expect(readFileSync(out, 'utf8')).toBe('keep me')
+      else expect(readdirSync(dir)).toEqual([])
+    })
+  }
 })

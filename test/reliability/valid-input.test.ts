@@ -66,7 +66,7 @@ describe('valid Anthropic blocks the codec does not model are carried, counted a
       transforms: [clearToolResults({ keep: 0, trigger: 0 })],
     })
     const sent = toAnthropic(r.messages)
-    const result = (sent.messages[2]?.content as { content?: unknown[] }[])[0]
+    const result = (sent.messages[2]?.content as { content?: unknown[] }[] | undefined)?.[0]
     expect(JSON.stringify(result)).not.toContain('Two checked bags')
     expect(anthropicViolations(sent)).toEqual([])
   })
