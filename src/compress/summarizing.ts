@@ -165,7 +165,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     throw new InvalidOptionError('role', `expected user, system or assistant, got ${role}`)
   }
   const emit = (e: CompressionEvent) => {
-    if (options.verbose) process.stderr.write(`context-window: ${describe(e)}\n`)
+    if (options.verbose) console.error(`context-window: ${describe(e)}`)
     options.onEvent?.(e)
   }
   const own = summaryLedger()

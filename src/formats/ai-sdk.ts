@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js'
+import { bytesToBase64 } from '../messages/base64.js'
 import {
   type AssistantMessage,
   type ContentPart,
@@ -28,8 +29,8 @@ const opts = (p: Json): Json =>
 function dataString(v: unknown): string {
   if (typeof v === 'string') return v
   if (v instanceof URL) return v.toString()
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64')
-  if (v instanceof ArrayBuffer) return Buffer.from(new Uint8Array(v)).toString('base64')
+  if (v instanceof Uint8Array) return bytesToBase64(v)
+  if (v instanceof ArrayBuffer) return bytesToBase64(new Uint8Array(v))
   return String(v)
 }
 const isUrl = (s: string) => /^(https?:|data:)/.test(s)

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js'
+import { base64ToText, textToBase64 } from '../messages/base64.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
 import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
 import { describe } from './openai-chat.js'
@@ -176,7 +177,7 @@ function mediaPart(b: Block, i: number, field: string): ContentPart {
       return withMeta(
         {
           type: 'file',
-          data: Buffer.from(String(source.data)).toString('base64'),
+          data: textToBase64(String(source.data)),
           mediaType: String(source.media_type ?? 'text/plain'),
         },
         { ...extra, textSource: true },
@@ -434,7 +435,7 @@ function encodePart(p: ContentPart): Block {
       source: {
         type: 'text',
         media_type: p.mediaType,
-        data: Buffer.from(p.data ?? '', 'base64').toString('utf8'),
+        data: base64ToText(p.data ?? ''),
       },
       ...rest,
     }

@@ -1,3 +1,4 @@
+import { base64ToText } from '../messages/base64.js'
 import type { Content, Message, ToolSchema } from '../messages/message.js'
 import { hiddenTokens } from './hidden.js'
 import { type ImageModel, imageTokens } from './images.js'
@@ -69,7 +70,7 @@ export function createCounter(spec: CounterSpec): TokenCounter {
       if (part.type === 'text') n += text(part.text)
       else if (part.type === 'image') n += imageTokens(part, image)
       else if (part.data && TEXT_MEDIA.test(part.mediaType ?? '')) {
-        n += text(Buffer.from(part.data, 'base64').toString('utf8'))
+        n += text(base64ToText(part.data))
       } else if (part.data) n += Math.ceil((part.data.length * 3) / 4 / 3)
       else n += UNKNOWN_FILE_TOKENS
     }

@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
+import { describe, expect, it } from 'vitest'
+import { run } from './browser/entry.js'
+import { requireInCI } from './helpers/ci.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * The root entry uses no Node global: images as bytes (AI SDK), an Anthropic text document
+ * and a fit with image pricing give in headless Chromium what they give in Node. The bundle
+ * is the browser build of the source with nothing external; a `Buffer` or `process` reached
+ * at run time would throw there (Chromium has neither).
+ */
+describe('the root entry in a browser', () => {
+  it('its bundle names no Node global', async () => {
+    const out = await build({
+      entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
+      bundle: true,
+      platform: 'neutral',
+      mainFields: [],
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+      absWorkingDir: root,
+    })
+    const text = out.outputFiles[0]?.text ?? ''
+    expect(text.match(/\bBuffer\.(from|alloc|isBuffer|byteLength)\b/g) ?? []).toEqual([])
+    expect(
+      text.match(/\bprocess\.(env|stderr|stdout|exit|argv|platform|versions)\b/g) ?? [],
+    ).toEqual([])
+  })
+
+  it.runIf(requireInCI(existsSync(CHROMIUM), 'chromium'))(
+    'images as bytes, an Anthropic text document and image pricing give in Chromium what they give in Node',
+    async () => {
+      const expected = run()
+      expect(expected.imageTokens).toBeGreaterThan(0)
+      expect(expected.docBack).toEqual([
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'document',
+              source: {
+                type: 'text',
+                media_type: 'text/plain',
+                data: 'Baggage: two bags, ünïcödé ✈️.',
+              },
+            },
+            { type: 'text', text: 'Summarize.' },
+          ],
+        },
+      ])
+      const result = await build({
+        entryPoints: [fileURLToPath(new URL('./browser/entry.ts', import.meta.url))],
+        bundle: true,
+        platform: 'browser',
+        format: 'esm',
+        write: false,
+        logLevel: 'silent',
+        absWorkingDir: root,
+      })
+      const bundle = result.outputFiles[0]?.contents ?? new Uint8Array()
+      const page = `<!doctype html><meta charset="utf-8"><script type="module">
+import { run } from '/bundle.js'
+try { window.result = run() } catch (e) { window.result = { error: String(e && e.stack || e) } }
+</script>`
+      const server: Server = createServer((req, res) => {
+        res.writeHead(200, {
+          'content-type': req.url === '/bundle.js' ? 'text/javascript' : 'text/html',
+        })
+        res.end(req.url === '/bundle.js' ? bundle : page)
+      })
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+      const port = (server.address() as { port: number }).port
+      const { chromium } = await import('playwright-core')
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      })
+      try {
+        const tab = await browser.newPage()
+        const errors: string[] = []
+        tab.on('pageerror', (e) => errors.push(e.message))
+        await tab.goto(`http://127.0.0.1:${port}/`)
+        await tab.waitForFunction(() => 'result' in globalThis, undefined, { timeout: 60_000 })
+        const got = await tab.evaluate(() => (globalThis as unknown as { result: unknown }).result)
+        expect(errors).toEqual([])
+        expect(got).toEqual(expected)
+        expect(await tab.evaluate(() => typeof (globalThis as { Buffer?: unknown }).Buffer)).toBe(
+          'undefined',
+        )
+      } finally {
+        await browser.close()
+        server.close()
+      }
+    },
+    180_000,
+  )
+})
