@@ -45,7 +45,7 @@ export function run() {
   const docFit = fit(docMessages, { provider: 'anthropic', budget: 5000, counter })
   return {
     imageTokens: imageFit.tokens.messages,
-    imageData: (withImage[0]?.content as { data?: string }[])[0]?.data,
+    imageData: (withImage[0]?.content as { data?: string }[] | undefined)?.[0]?.data,
     docTokens: docFit.tokens.messages,
     docBack: toAnthropic(docFit.messages).messages,
   }
