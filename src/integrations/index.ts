@@ -19,12 +19,24 @@ export function fitOpenAIMessages<M extends object>(
   return { messages: toOpenAIChat(result.messages) as unknown as M[], result }
 }
 
-/** Anthropic SDK: fit `{ system, messages }` before `messages.create`. */
-export function fitAnthropicRequest<R extends { system?: unknown; messages: unknown[] }>(
-  request: R,
-  options: AdapterOptions = {},
-): { request: R; result: FitResult } {
-  const result = fitWithFeedback(fromAnthropic(request), { provider: 'anthropic', ...options })
+/**
+ * Anthropic SDK: fit a `messages.create` request. What the request sends beside its messages
+ * is counted too: its `tools` (server tools included) and its `max_tokens` as the reserve,
+ * unless `options` say otherwise.
+ */
+export function fitAnthropicRequest<
+  R extends { system?: unknown; messages: unknown[]; tools?: unknown; max_tokens?: unknown },
+>(request: R, options: AdapterOptions = {}): { request: R; result: FitResult } {
+  const { tools, max_tokens: maxTokens } = request
+  const own = {
+    ...(Array.isArray(tools) && { tools: tools as AdapterOptions['tools'] }),
+    ...(typeof maxTokens === 'number' && { reserve: maxTokens }),
+  }
+  const result = fitWithFeedback(fromAnthropic(request), {
+    provider: 'anthropic',
+    ...own,
+    ...options,
+  })
   const { lost: _lost, ...fitted } = toAnthropic(result.messages)
   const { system: _system, ...rest } = request
   return { request: { ...rest, ...fitted } as unknown as R, result }

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { generateText, type ModelMessage } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
+import { encode } from 'gpt-tokenizer/encoding/o200k_base'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FakeOpenAI, startFakeOpenAI } from '../../test/helpers/openai-server.js'
@@ -59,6 +60,48 @@ describe('Anthropic SDK', () => {
     expect(fitted.messages[0]?.role).toBe('user')
     expect(errorsOf(validate(fromAnthropic(fitted), { provider: 'anthropic' }))).toEqual([])
     expect(result.tokens.total).toBeLessThanOrEqual(3000)
+  })
+})
+
+describe('Anthropic SDK: what the request sends beside its messages', () => {
+  it("counts the request's own tools and max_tokens: what it returns fits the budget as sent", () => {
+    const tools: Anthropic.Messages.ToolUnion[] = Array.from({ length: 12 }, (_, k) => ({
+      name: `tool_${k}`,
+      description: 'Looks up a reservation by its code and returns every detail it holds. '.repeat(
+        6,
+      ),
+      input_schema: {
+        type: 'object' as const,
+        properties: { code: { type: 'string', description: 'The six-letter code.' } },
+      },
+    }))
+    tools.push({ type: 'web_search_20250305', name: 'web_search', max_uses: 2 })
+    const { lost: _lost, ...clean } = toAnthropic(fromOpenAIChat(traj))
+    const request: Anthropic.MessageCreateParamsNonStreaming = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1500,
+      tools,
+      ...(clean as Omit<Anthropic.MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>),
+    }
+    const { request: fitted, result } = fitAnthropicRequest(request, { budget: 6000 })
+    expect(result.tokens.reserve).toBe(1500)
+    expect(result.tokens.tools).toBeGreaterThan(0)
+    // Counted apart from the library: o200k tokens of every text the messages hold, the tools
+    // as their JSON, and the reply the request asks room for.
+    const texts: string[] = []
+    const walk = (v: unknown, key = ''): void => {
+      if (typeof v === 'string') {
+        if (!['type', 'id', 'tool_use_id', 'role'].includes(key)) texts.push(v)
+      } else if (Array.isArray(v)) for (const x of v) walk(x)
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k)
+    }
+    walk({ system: fitted.system, messages: fitted.messages })
+    const sent =
+      texts.reduce((n, t) => n + encode(t).length, 0) +
+      encode(JSON.stringify(fitted.tools)).length +
+      (fitted.max_tokens as number)
+    expect(sent).toBeLessThanOrEqual(6000)
+    expect(fitted.tools).toEqual(tools)
   })
 })
 
