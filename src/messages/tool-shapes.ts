@@ -37,11 +37,10 @@ export type ToolInput =
   | { functionDeclarations?: GeminiDeclaration[] | undefined }
   | HostedTool
 
-/** A provider-run tool: a `type` and whatever settings it takes, or Gemini's `{ googleSearch: {} }`. */
+/** A provider-run tool: a `type` and whatever settings it takes (Gemini's built-in tools are read from its tool shape). */
 export interface HostedTool {
-  type?: string | undefined
+  type: string
   name?: string | undefined
-  [setting: string]: unknown
 }
 
 interface GeminiDeclaration {

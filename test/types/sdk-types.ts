@@ -125,3 +125,18 @@ export function langchain() {
   ]
   return fit(fromLangChain(history), { budget: 8000 }).messages
 }
+
+/** Each SDK's whole tool union, hosted and server tools included, as users hold it: no cast. */
+export function sdkToolUnions(
+  history: import('context-window').Message[],
+  anthropicTools: Anthropic.Messages.ToolUnion[],
+  responsesTools: OpenAI.Responses.Tool[],
+  chatTools: OpenAI.Chat.ChatCompletionTool[],
+  geminiTools: import('@google/genai').Tool[],
+): number {
+  const a = fit(history, { budget: 8000, provider: 'anthropic', tools: anthropicTools })
+  const r = fit(history, { budget: 8000, provider: 'openai-responses', tools: responsesTools })
+  const c = fit(history, { budget: 8000, tools: chatTools })
+  const g = fit(history, { budget: 8000, provider: 'gemini', tools: geminiTools })
+  return a.tokens.tools + r.tokens.tools + c.tokens.tools + g.tokens.tools
+}
