@@ -281,10 +281,13 @@ describe('the fact ledger in a summary', () => {
     await ctx.addMessages(h.slice(0, half))
     const first = await ctx.getMessages()
     const firstSummary = first.find((m) => contentText(m.content).startsWith('[Summary'))
+    const firstEnd = ctx.summaries()[0]?.replaces[1] ?? 0
     await ctx.addMessages(h.slice(half))
     const out = await ctx.getMessages()
+    // A second summary was made, and it superseded the first: the context keeps only it.
     const summaries = ctx.summaries()
-    expect(summaries.length).toBeGreaterThan(1)
+    expect(summaries).toHaveLength(1)
+    expect(summaries[0]?.replaces[1]).toBeGreaterThan(firstEnd)
     const ids = oracleIds(contentText(firstSummary?.content))
     const text = sentText(out)
     expect(ids.length).toBeGreaterThan(0)

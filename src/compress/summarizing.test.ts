@@ -424,7 +424,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
   })
 
   it('verbose: logs each event on stderr', async () => {
-    const spy = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {})
     try {
       await fitAsync(conversation(30), {
         strategy: summarizing({ trigger: { tokens: 1000 }, verbose: true }),

@@ -110,15 +110,34 @@ interface Current {
   tokens: number
 }
 
-/** Summaries kept in memory: what a strategy uses when its caller keeps none (`fitAsync`). */
+/**
+ * Summaries kept in memory, for one conversation: `fitAsync` keeps one per history it is
+ * given; pass your own (`summaries: summaryLedger()`) to keep them across calls that rebuild
+ * the history from scratch. A new summary supersedes the older ones it folds in, so the
+ * ledger holds one summary (with its facts) however long the conversation.
+ */
 export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLedger {
-  const entries = [...initial]
+  let entries = supersede([], initial)
   return {
     list: () => entries,
     add: (more) => {
-      entries.push(...more)
+      entries = supersede(entries, more)
     },
   }
+}
+
+/**
+ * `entries` with `more` added and every older summary they supersede taken out: a later
+ * summary of the same conversation folds in the one before (a running summary), so one that
+ * ends at or before the newest one's end is never served again.
+ */
+export function supersede(
+  entries: readonly SummaryEntry[],
+  more: readonly SummaryEntry[],
+): SummaryEntry[] {
+  if (more.length === 0) return [...entries]
+  const end = Math.max(...more.map((e) => e.replaces[1]))
+  return [...entries.filter((e) => e.replaces[1] > end), ...more]
 }
 
 /**
@@ -164,11 +183,22 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
   if (!['user', 'system', 'assistant'].includes(role)) {
     throw new InvalidOptionError('role', `expected user, system or assistant, got ${role}`)
   }
+  checkSummarizingOptions(options)
   const emit = (e: CompressionEvent) => {
     if (options.verbose) console.error(`context-window: ${describe(e)}`)
     options.onEvent?.(e)
   }
-  const own = summaryLedger()
+  /** Summaries of views that come without a ledger, one ledger per history (never shared). */
+  const owned = new WeakMap<object, SummaryLedger>()
+  const ledgerOf = (view: View): SummaryLedger => {
+    if (view.summaries) return view.summaries
+    let ledger = owned.get(view.messages)
+    if (!ledger) {
+      ledger = summaryLedger()
+      owned.set(view.messages, ledger)
+    }
+    return ledger
+  }
   /** One compression per ledger (per conversation) at a time. */
   const jobs = new WeakMap<SummaryLedger, { to: number; done: Promise<Current | undefined> }>()
   const running = new Set<Promise<unknown>>()
@@ -338,7 +368,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
   async function select(view: View): Promise<PlanItem[]> {
     const n = view.unitCount
     if (n === 0) return []
-    const ledger = view.summaries ?? own
+    const ledger = ledgerOf(view)
     const current = latest(view, ledger)
     const tokens = current ? served(view, current) : view.rangeTokens(0, n)
     const { tools, priming, reserve } = view.overhead
@@ -357,6 +387,11 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
         emit({ type: 'fallback', reason: 'nothing old enough to summarize' })
       return serve(view, current)
     }
+    // Summarize again only when it gains room: the messages a new summary would fold in
+    // hold at least a tenth of the room. Less, and the summary would be made again on every
+    // call (facts that fill the room stay in it); the current one is served meanwhile.
+    if (current && view.rangeTokens(current.unit, cut) < Math.ceil(view.available * MIN_GAIN))
+      return serve(view, current)
     const job = jobs.get(ledger)
     if (background) {
       if (!job) start(view, ledger, current, cut)
@@ -432,6 +467,48 @@ function messagesOf(view: View, c: Current): Message[] {
   return planOf(view, c).map((item) =>
     'synthetic' in item ? item.synthetic : view.message(item.index),
   )
+}
+
+/** A new summary is made only when what it would fold in holds this share of the room. */
+const MIN_GAIN = 0.1
+
+/** Options a summarizing strategy takes, checked when it is made (a wrong one is an `InvalidOptionError`). */
+function checkSummarizingOptions(options: SummarizingOptions): void {
+  const o = options as Record<string, unknown>
+  const fn = (key: string) => {
+    if (o[key] !== undefined && typeof o[key] !== 'function')
+      throw new InvalidOptionError(
+        key,
+        `expected a function, got ${JSON.stringify(o[key]) ?? typeof o[key]}`,
+      )
+  }
+  const flag = (key: string) => {
+    if (o[key] !== undefined && typeof o[key] !== 'boolean')
+      throw new InvalidOptionError(key, `expected true or false, got ${JSON.stringify(o[key])}`)
+  }
+  const s = o.summarizer as { summarize?: unknown; name?: unknown } | undefined
+  if (s !== undefined && (s === null || typeof s !== 'object' || typeof s.summarize !== 'function'))
+    throw new InvalidOptionError(
+      'summarizer',
+      `expected a summarizer (an object with summarize(), such as extractiveSummarizer()), got ${JSON.stringify(s) ?? typeof s}`,
+    )
+  fn('onEvent')
+  fn('compress')
+  flag('background')
+  flag('verbose')
+  flag('facts')
+  const max = o.maxSummaryTokens
+  if (max !== undefined && !(typeof max === 'number' && Number.isFinite(max) && max >= 1))
+    throw new InvalidOptionError(
+      'maxSummaryTokens',
+      `expected a number >= 1, got ${JSON.stringify(max)}`,
+    )
+  const signal = o.signal as { aborted?: unknown } | undefined
+  if (
+    signal !== undefined &&
+    (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean')
+  )
+    throw new InvalidOptionError('signal', 'expected an AbortSignal')
 }
 
 /** Tokens of the summary's header line and message framing, kept out of the summarizer's share. */

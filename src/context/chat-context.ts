@@ -1,8 +1,10 @@
 import * as z from 'zod/mini'
 import { summarizingFromOptions } from '../compress/index.js'
+import { supersede } from '../compress/summarizing.js'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
 import { isModelItem } from '../formats/openai-responses.js'
+import { messageIssue } from '../messages/check.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { PROVIDERS, type Provider } from '../messages/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
@@ -108,7 +110,11 @@ export class ChatContext {
   private readonly ledger: SummaryLedger = {
     list: () => this.summaryList,
     add: (entries) => {
-      for (const e of entries) this.summaryList.push(frozenCopy(e))
+      // A new summary supersedes those it folds in: the state holds one, not every one made.
+      this.summaryList = supersede(
+        this.summaryList,
+        entries.map((e) => frozenCopy(e)),
+      )
       const store = this.store
       if (!store) return
       // Kept in the store beside the messages, after this context's pending writes. A lost
@@ -196,8 +202,11 @@ export class ChatContext {
     }
     // Summaries other processes made for these messages: served without summarizing again.
     if (this.setup.strategy.keepsSummaries) {
-      this.summaryList = (await store.summaries(this.id)).map((e) =>
-        frozenCopy(recountSummary(e, this.setup.counter)),
+      this.summaryList = supersede(
+        [],
+        (await store.summaries(this.id))
+          .filter((e) => servableSummary(e.message))
+          .map((e) => frozenCopy(recountSummary(e, this.setup.counter))),
       )
     }
   }
@@ -586,9 +595,13 @@ export class ChatContext {
 
   /** Summaries of a saved state that fall inside its history. */
   private restoreSummaries(summaries: readonly SummaryEntry[] | undefined): void {
-    this.summaryList = (summaries ?? [])
-      .filter((e) => e.replaces[0] < e.replaces[1] && e.replaces[1] <= this.index.length)
-      .map((e) => frozenCopy(recountSummary(e, this.setup.counter)))
+    this.summaryList = supersede(
+      [],
+      (summaries ?? [])
+        .filter((e) => e.replaces[0] < e.replaces[1] && e.replaces[1] <= this.index.length)
+        .filter((e) => servableSummary(e.message))
+        .map((e) => frozenCopy(recountSummary(e, this.setup.counter))),
+    )
   }
 
   /** Versioned plain JSON: the history, the initial messages, the summaries and the settings. */
@@ -712,4 +725,17 @@ function providerFromFormat(options: ChatContextOptions): Provider | undefined {
       `format ${JSON.stringify(format)} is ${implied}'s and brings its rules; got provider ${JSON.stringify(given)} (leave provider out, or add messages in its format)`,
     )
   return given ?? implied
+}
+
+/**
+ * A summary read back from a saved state or a store is served only if it is what a summary
+ * is: a valid message of plain content, with no tool call (which would need its result) and
+ * not a tool result (which would need its call). Anything else is left out, and the history
+ * it stood for is fitted as if it had never been summarized.
+ */
+function servableSummary(m: unknown): boolean {
+  if (messageIssue(m) !== undefined) return false
+  const message = m as Message
+  if (message.role === 'tool') return false
+  return !(message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0)
 }

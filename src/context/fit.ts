@@ -1,7 +1,9 @@
 import { summarizingFromOptions } from '../compress/index.js'
+import { summaryLedger } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { Provider } from '../messages/validate.js'
+import type { SummaryLedger } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { assemble } from './assemble.js'
 import { checkList } from './check.js'
@@ -97,8 +99,15 @@ export async function fitAsync(
   messages: readonly Message[],
   options: FitOptions = {},
 ): Promise<FitResult> {
-  const setup = resolveSetup(options, [], summarizingFromOptions)
-  const index = indexOf(messages, setup.counter, setup.provider)
+  const resolved = resolveSetup(options, [], summarizingFromOptions)
+  const index = indexOf(messages, resolved.counter, resolved.provider)
+  // Summaries belong to the conversation: without a ledger given, each history keeps its own
+  // (released with it), so a strategy shared by many conversations never serves one's
+  // summary in another's request.
+  const setup =
+    resolved.summaries === undefined && resolved.strategy.keepsSummaries
+      ? { ...resolved, summaries: ledgerOf(index, resolved.strategy) }
+      : resolved
   // A strategy that may await sees a copy: another call may extend the index meanwhile.
   const prepared = prepare(index, setup, { frozen: setup.strategy.async !== false })
   return assemble(prepared, await setup.strategy.select(prepared.view), setup)
@@ -106,4 +115,20 @@ export async function fitAsync(
 
 function asyncError(name: string): InvalidOptionError {
   return new InvalidOptionError('strategy', `${name} is asynchronous: use fitAsync`)
+}
+
+/** Summaries by conversation (its index), then by the strategy that made them. */
+const ledgers = new WeakMap<HistoryIndex, WeakMap<object, SummaryLedger>>()
+function ledgerOf(index: HistoryIndex, strategy: object): SummaryLedger {
+  let byStrategy = ledgers.get(index)
+  if (!byStrategy) {
+    byStrategy = new WeakMap()
+    ledgers.set(index, byStrategy)
+  }
+  let ledger = byStrategy.get(strategy)
+  if (!ledger) {
+    ledger = summaryLedger()
+    byStrategy.set(strategy, ledger)
+  }
+  return ledger
 }
