@@ -91,3 +91,21 @@ export class ContextOverflowError extends ContextWindowError {
 export class InvalidStateError extends ContextWindowError {
   override name = 'InvalidStateError'
 }
+
+/**
+ * A strategy returned a plan that could not be sent as it is: an item that is not one, a
+ * message named twice, out of order or out of range, a tool exchange cut apart, or a message
+ * of its own that is not a valid plain message. Nothing is sent from it.
+ */
+export class InvalidPlanError extends ContextWindowError {
+  override name = 'InvalidPlanError'
+  constructor(
+    readonly strategy: string,
+    readonly item: number | undefined,
+    detail: string,
+  ) {
+    super(
+      `strategy ${strategy} returned a plan ${item === undefined ? '' : `whose item ${item} `}${detail}`,
+    )
+  }
+}

@@ -1,4 +1,5 @@
-import { ContextOverflowError } from '../errors.js'
+import { ContextOverflowError, InvalidPlanError } from '../errors.js'
+import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import { needsUserFirst, requireUserTurn } from '../messages/validate.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
@@ -139,6 +140,7 @@ function outputCopy(m: Message, share: boolean): Message {
  */
 /** The plan as sent: the budget enforced for strategies that do not count, then the provider's order rules. */
 function arrange(view: View, plan: PlanItem[], setup: Setup): PlanItem[] {
+  checkPlan(view, plan, setup.strategy.name)
   const enforce = !setup.strategy.budgetAware && Number.isFinite(view.available)
   const userFirst = needsUserFirst(setup.provider)
   if (enforce) return withinBudget(view, plan, userFirst)
@@ -318,4 +320,72 @@ export function assemble(
     },
   })
   return result
+}
+
+/**
+ * A plan is sent only as the rules allow, whoever wrote the strategy: each item names a
+ * message of the view once, in order, and takes a tool exchange whole (a call never without
+ * its results); a message the strategy wrote is a valid message with no tool call and is not
+ * a tool result, and stands for messages of the view. Anything else is an `InvalidPlanError`
+ * naming the strategy and the item. Linear in the plan.
+ */
+function checkPlan(view: View, plan: unknown, strategy: string): void {
+  const fail = (item: number | undefined, detail: string): never => {
+    throw new InvalidPlanError(strategy, item, detail)
+  }
+  if (!Array.isArray(plan)) fail(undefined, `that is not a list (${typeof plan})`)
+  const items = plan as unknown[]
+  const n = view.messages.length
+  let last = -1
+  /** For each tool exchange the plan takes from: the calls it sends and the results it sends. */
+  const exchanges = new Map<number, { calls: Set<string>; results: Set<string> }>()
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k] as Record<string, unknown> | null
+    if (!item || typeof item !== 'object')
+      fail(k, `that is not a plan item (${JSON.stringify(item)})`)
+    const it = item as Record<string, unknown>
+    if ('synthetic' in it) {
+      const m = it.synthetic as Message
+      const issue = messageIssue(m)
+      if (issue)
+        fail(k, `whose message is not valid: ${issue.path.join('.') || 'role'}: ${issue.message}`)
+      if (m.role === 'tool' || (m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0))
+        fail(k, 'whose message carries a tool call or a tool result, which nothing answers')
+      const replaces = it.replaces
+      if (!Array.isArray(replaces) || replaces.some((r) => !Number.isInteger(r) || r < 0 || r >= n))
+        fail(k, `whose replaces is not a list of messages of the view (0 to ${n - 1})`)
+      continue
+    }
+    const index = it.index
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= n)
+      fail(k, `names message ${JSON.stringify(index)}, not one of the view's (0 to ${n - 1})`)
+    const i = index as number
+    if (i === last) fail(k, `names message ${i} twice`)
+    if (i < last) fail(k, `names message ${i} after message ${last} (out of order)`)
+    last = i
+    if (it.message !== undefined) {
+      const issue = messageIssue(it.message)
+      if (issue) fail(k, `replaces message ${i} with one that is not valid: ${issue.message}`)
+    }
+    const u = view.unitOf(i)
+    if (view.kind(u) !== 'exchange') continue
+    let ex = exchanges.get(u)
+    if (!ex) {
+      ex = { calls: new Set(), results: new Set() }
+      exchanges.set(u, ex)
+    }
+    const sent = (it.message ?? view.message(i)) as Message
+    if (sent.role === 'assistant') for (const c of sent.toolCalls ?? []) ex.calls.add(c.id)
+    else if (sent.role === 'tool') ex.results.add(sent.toolCallId)
+  }
+  // A call goes with its result: in each exchange, the calls sent and the results sent match.
+  for (const [u, { calls, results }] of exchanges) {
+    const lost = [...calls].filter((id) => !results.has(id))
+    const orphaned = [...results].filter((id) => !calls.has(id))
+    if (lost.length || orphaned.length)
+      fail(
+        undefined,
+        `that cuts the tool exchange at messages ${view.start(u)} to ${view.end(u) - 1} apart (${lost.length ? `call ${lost[0]} without its result` : `result ${orphaned[0]} without its call`})`,
+      )
+  }
 }

@@ -1,0 +1,133 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { anthropicViolations } from '../../test/oracle/anthropic.js'
+import { openAIChatViolations } from '../../test/oracle/openai.js'
+import { RUNS, SEED } from '../../test/properties/generators.js'
+import { tauBench } from '../../test/tau-bench.js'
+import { ContextOverflowError, InvalidInputError, InvalidPlanError } from '../errors.js'
+import { toAnthropic } from '../formats/anthropic-messages.js'
+import { fromOpenAIChat, toOpenAIChat } from '../formats/openai-chat.js'
+import type { Message } from '../messages/message.js'
+import type { PlanItem, Strategy } from '../strategies/types.js'
+import { ChatContext } from './chat-context.js'
+import { fit } from './fit.js'
+
+/** A strategy that returns whatever plan it is given, as outside code may. */
+const custom = (plan: (n: number) => unknown): Strategy => ({
+  name: 'custom',
+  options: {},
+  budgetAware: true,
+  select: (view) => plan(view.messages.length) as PlanItem[],
+})
+
+const history = fromOpenAIChat(tauBench()[0]?.traj ?? [])
+/** Index of an assistant message with a call, and of its result. */
+const call = history.findIndex((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0)
+
+describe("a custom strategy's plan is checked before anything is sent", () => {
+  const cases: [string, (n: number) => unknown][] = [
+    ['a message named twice', () => [{ index: 0 }, { index: 1 }, { index: 1 }]],
+    ['out of order', () => [{ index: 0 }, { index: 2 }, { index: 1 }]],
+    ['out of range', (n) => [{ index: 0 }, { index: n }]],
+    ['a negative index', () => [{ index: -1 }]],
+    ['a null item', () => [{ index: 0 }, null]],
+    ['not a list', () => ({ index: 0 })],
+    ['a fractional index', () => [{ index: 0.5 }]],
+    ['a call without its result', () => [{ index: 0 }, { index: call }]],
+    ['a result without its call', () => [{ index: 0 }, { index: call + 1 }]],
+    [
+      'a synthetic message with an unanswered call',
+      () => [
+        { index: 0 },
+        {
+          synthetic: {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'x', name: 'f', arguments: '{}' }],
+          },
+          replaces: [1],
+          reason: 'summary',
+        },
+      ],
+    ],
+    [
+      'a synthetic tool result',
+      () => [
+        { index: 0 },
+        {
+          synthetic: { role: 'tool', toolCallId: 'x', content: 'ok' },
+          replaces: [1],
+          reason: 'summary',
+        },
+      ],
+    ],
+    [
+      'a synthetic message that is not one',
+      () => [{ index: 0 }, { synthetic: { role: 'user' }, replaces: [1], reason: 'summary' }],
+    ],
+    ['a replacement message that is not one', () => [{ index: 0, message: { role: 'nobody' } }]],
+  ]
+  for (const [what, plan] of cases) {
+    it(`${what}: an InvalidPlanError from fit, getMessages and fitAsync, nothing sent`, async () => {
+      expect(() => fit(history, { strategy: custom(plan), budget: 100_000 })).toThrow(
+        InvalidPlanError,
+      )
+      const ctx = new ChatContext({ strategy: custom(plan), budget: 100_000 })
+      await ctx.addMessages(history)
+      await expect(ctx.getMessages()).rejects.toBeInstanceOf(InvalidPlanError)
+      expect(() => ctx.getMessagesSync()).toThrow(/strategy custom returned a plan/)
+    })
+  }
+
+  it(`random plans: either the request passes the providers' rules, or a typed error (${RUNS} runs)`, () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.integer({ min: -2, max: history.length + 2 }).map((index) => ({ index })),
+            fc.constant(null),
+            fc.constant({
+              synthetic: { role: 'user', content: 'Earlier: the user booked HAT136.' },
+              replaces: [1],
+              reason: 'placeholder',
+            }),
+          ),
+          { maxLength: 40 },
+        ),
+        fc.boolean(),
+        (plan, sorted) => {
+          const items = sorted
+            ? [...plan].sort(
+                (a, b) =>
+                  ((a as { index?: number })?.index ?? 0) - ((b as { index?: number })?.index ?? 0),
+              )
+            : plan
+          for (const provider of ['openai', 'anthropic'] as const) {
+            let messages: Message[]
+            try {
+              messages = fit(history, {
+                strategy: custom(() => items),
+                budget: 100_000,
+                provider,
+              }).messages
+            } catch (e) {
+              expect(
+                e instanceof InvalidPlanError ||
+                  e instanceof ContextOverflowError ||
+                  e instanceof InvalidInputError,
+              ).toBe(true)
+              continue
+            }
+            if (provider === 'openai')
+              expect(openAIChatViolations(toOpenAIChat(messages))).toEqual([])
+            else {
+              const { lost: _lost, ...request } = toAnthropic(messages)
+              expect(anthropicViolations(request)).toEqual([])
+            }
+          }
+        },
+      ),
+      { numRuns: RUNS, seed: SEED },
+    )
+  })
+})
