@@ -475,7 +475,8 @@ export class ChatContext {
   private setupFor(options: { budget?: number }): Setup {
     if (options.budget === undefined) return this.setup
     const budget = resolveSetup({ budget: options.budget }).budget
-    return { ...this.setup, budget }
+    // A window the provider taught caps every view, one asked with its own budget too.
+    return limitSetup({ ...this.setup, budget }, this.learned, this.options.reserve)
   }
 
   private planSync(setup: Setup, asyncName: string): { prepared: Prepared; plan: PlanItem[] } {

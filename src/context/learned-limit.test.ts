@@ -282,8 +282,9 @@ describe('retry arithmetic', () => {
     // An absurd figure never takes the window below half the limit.
     expect(w(4000, 9e9, 10)).toBe(4000)
     expect(w(4000, 5e7, 4000)).toBe(2000)
-    // No numbers: 90% of the prompt sent, plus the reserve.
+    // No numbers: 90% of the prompt sent, plus the reserve up to a third of that.
     expect(windowAfterRejection({ provider: 'unknown' }, 3000, 500)).toBe(3200)
+    expect(windowAfterRejection({ provider: 'unknown' }, 3000, 16_384)).toBe(2700 + 810)
     expect(windowAfterRejection({ provider: 'unknown' }, undefined)).toBeUndefined()
     // A hostile limit steers nothing.
     expect(windowAfterRejection({ provider: 'openai', limit: -1 }, 3000)).toBe(2700)

@@ -21,7 +21,9 @@ export function checkedLimit(value: unknown): number | undefined {
 /**
  * A resolved setup fitted to a learned window: the budget no larger than it, and a reserve
  * that was defaulted from the model (not given) no more than a quarter of it, as the
- * default is for the model's own window.
+ * default is for the model's own window. A reserve that was given keeps at most half the
+ * learned window: the provider said the whole request was too long, so the room kept for
+ * the reply shrinks with it rather than leave no room for the newest turn.
  */
 export function limitSetup<S extends { budget: number; reserve: number }>(
   setup: S,
@@ -29,8 +31,8 @@ export function limitSetup<S extends { budget: number; reserve: number }>(
   reserveOption: number | undefined,
 ): S {
   if (learned === undefined || learned >= setup.budget) return setup
-  const reserve =
-    reserveOption !== undefined ? setup.reserve : Math.min(setup.reserve, Math.floor(learned / 4))
+  const cap = Math.floor(learned / (reserveOption !== undefined ? 2 : 4))
+  const reserve = Math.min(setup.reserve, cap)
   return { ...setup, budget: learned, reserve }
 }
 
@@ -43,10 +45,18 @@ export function mergeLimits(a: number | undefined, b: number | undefined): numbe
 
 /**
  * The window to remember after a rejection, given our count of the rejected prompt (`sent`,
- * the reply's reserve not included) and the reserve. When the provider says how many prompt
- * tokens it counted and that is more than ours, the window is scaled by how much we
- * under-counted, so the next view fits as the provider counts. Without a reported limit:
- * 90% of the prompt sent, plus the reserve.
+ * `FitResult.tokens.total`: the reply's reserve not included) and the reserve. When the
+ * provider says how many prompt tokens it counted and that is more than ours, the window is
+ * scaled by how much we under-counted, so the next view fits as the provider counts.
+ *
+ * A rejection without numbers (the Responses API's "Your input exceeds the context window of
+ * this model") says only that the request was too long: the next prompt gets at most 90% of
+ * the room the rejected one used, whatever the reserve. The reserve kept in the window is at
+ * most a third of that room, so a reserve defaulted from the model (its output limit, often
+ * larger than the whole deployment) cannot make the window useless, and a fit that shrinks a
+ * defaulted reserve to a quarter of the window never widens the prompt's room past it. A
+ * second such rejection shrinks the room by 90% again: the window searches down toward the
+ * real one, from below what was sent.
  */
 export function windowAfterRejection(
   report: OverflowReport,
@@ -56,9 +66,9 @@ export function windowAfterRejection(
   const limit = checkedLimit(report.limit)
   const prompt = checkedLimit(report.prompt)
   if (limit === undefined) {
-    return sent !== undefined && sent > 1
-      ? Math.max(1, Math.floor(sent * 0.9) + reserve)
-      : undefined
+    if (sent === undefined || !(sent > 1)) return undefined
+    const room = Math.max(1, Math.floor(sent * 0.9))
+    return room + Math.min(reserve, Math.floor(room * 0.3))
   }
   if (prompt !== undefined && sent !== undefined && sent > 0 && prompt > sent) {
     // Never below half the limit: an absurd figure must not empty the window.

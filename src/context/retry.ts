@@ -5,7 +5,7 @@ import { fitWithin, promptTokensOf, windowAfterRejection } from './learned-limit
 
 /** What a provider said when the request was too long. */
 export interface OverflowReport {
-  provider: 'openai' | 'anthropic' | 'gemini' | 'unknown'
+  provider: 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'unknown'
   /** The model's limit and the size of the rejected request, when the message gives them. */
   limit?: number
   actual?: number
@@ -81,22 +81,41 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
     }
   const limitOnly = /maximum context length is (\d+) tokens/i.exec(text)
   if (limitOnly) return { provider: 'openai', limit: Number(limitOnly[1]) }
+  // The Responses API: "Your input exceeds the context window of this model." (no numbers).
+  if (/exceeds the context window|context window of this model/i.test(text))
+    return { provider: 'openai-responses' }
   if (/context_length_exceeded/.test(text)) return { provider: 'openai' }
   if (/prompt is too long|input is too long|too many tokens/i.test(text))
     return { provider: 'unknown' }
   return undefined
 }
 
-function errorText(error: unknown): string {
+/**
+ * The text of an error in every shape it reaches the user: the SDKs' own errors (`message`,
+ * `code`, `error`, `body`), the AI SDK's `APICallError` (`data.error.code`, `responseBody`)
+ * and `RetryError` (`lastError`, `errors`), and errors that wrap another one (`cause`, as
+ * LangChain, the Agents SDK and Mastra do; Mastra's `details`). Wrappers are followed a few
+ * levels deep, and a cycle stops the walk.
+ */
+function errorText(error: unknown, depth = 0, seen = new Set<object>()): string {
   if (!error) return ''
   if (typeof error === 'string') return error
   if (typeof error !== 'object' && typeof error !== 'function') return ''
+  if (seen.has(error) || depth > 4) return ''
+  seen.add(error)
   const parts: string[] = []
-  const e = error as { message?: unknown; error?: unknown; body?: unknown; code?: unknown }
+  const e = error as Record<string, unknown>
   if (typeof e.message === 'string') parts.push(e.message)
   if (typeof e.code === 'string') parts.push(e.code)
-  for (const inner of [e.error, e.body])
+  if (typeof e.responseBody === 'string') parts.push(e.responseBody.slice(0, 100_000))
+  for (const inner of [e.error, e.body, e.data, e.details])
     if (inner !== undefined) parts.push(typeof inner === 'string' ? inner : stringsOf(inner))
+  for (const wrapped of [
+    e.cause,
+    e.lastError,
+    ...(Array.isArray(e.errors) ? e.errors.slice(-3) : []),
+  ])
+    if (wrapped && wrapped !== error) parts.push(errorText(wrapped, depth + 1, seen))
   return parts.join(' ')
 }
 
