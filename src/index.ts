@@ -93,7 +93,7 @@ export {
   estimateCounter,
   exactCounter,
 } from './tokens/counters.js'
-export { findModel, type ModelInfo, models } from './tokens/models.js'
+export { findModel, type ModelInfo, models, registerModel } from './tokens/models.js'
 export {
   type ClearThinkingOptions,
   clearThinking,

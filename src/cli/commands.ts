@@ -499,6 +499,7 @@ function finishFit(
       `; ${tokens.total} tokens sent${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +
       (typeof values.out === 'string' && values.out !== '-' ? `; written to ${values.out}` : ''),
   )
+  for (const note of result.notes ?? []) say(`note: ${note}`)
   for (const ins of result.inserted) {
     const f = ins.facts
     if (!f) continue

@@ -94,7 +94,7 @@ describe('context-window fit', () => {
     [['fit', EXAMPLE, '--budget=-5'], /option --budget: expected a whole number >= 1, got "-5"/],
     [['fit', EXAMPLE, '--budget', '-5'], /option '--budget/i],
     [['fit', EXAMPLE, '--budget', '100', '--provider', 'x'], /option --provider/],
-    [['fit', EXAMPLE, '--model', 'gpt-99-ultra'], /unknown model "gpt-99-ultra"/],
+    [['fit', EXAMPLE, '--model', 'mistral-99-ultra'], /unknown model "mistral-99-ultra"/],
     [['fit', EXAMPLE, '--budget', '100', '--strategy', 'magic'], /unknown strategy "magic"/],
     [['fit', EXAMPLE, '--bogus'], /Unknown option '--bogus'/],
     [['fit', '/nonexistent.json', '--budget', '10'], /nonexistent.json: no such file/],
@@ -536,5 +536,19 @@ describe('command-line conventions', () => {
     )
     expect(closed.stdout.trim()).toBe('0')
     expect(readFileSync(`${big}.err`, 'utf8')).not.toMatch(/EPIPE|Error|at /)
+  })
+})
+
+describe('a model the table does not list', () => {
+  it("of a known provider: fitted by its provider's most conservative figures, and the output says so", async () => {
+    const out: string[] = []
+    const err: string[] = []
+    const code = await main(['fit', EXAMPLE, '--model', 'gpt-99-ultra'], {
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+      color: false,
+    })
+    expect(code).toBe(0)
+    expect(out.join('\n')).toMatch(/note: model "gpt-99-ultra" is not in the model table/)
   })
 })

@@ -293,6 +293,7 @@ export function assemble(
     },
     budget: Number.isFinite(setup.budget) ? setup.budget : null,
     strategy: setup.strategy.name,
+    ...(setup.notes && { notes: [...setup.notes] }),
   } as FitResult
   Object.defineProperties(result, {
     fates: {

@@ -84,6 +84,8 @@ export interface Setup {
   transforms: Transform[]
   query: string | undefined
   summaries?: SummaryLedger | undefined
+  /** What the result should say about how it was fitted (a model's assumed figures). */
+  notes?: string[] | undefined
 }
 
 /**
@@ -182,6 +184,7 @@ export function resolveSetup(
     transforms: [...(strategy.transforms ?? []), ...(transforms as Transform[])],
     query: checkString('query', given.query),
     summaries: given.summaries as SummaryLedger | undefined,
+    ...(model?.assumed && { notes: [model.assumed] }),
   }
 }
 

@@ -40,6 +40,8 @@ export interface FitResult {
   strategy: string
   /** One entry per input message: what happened to it and why (computed when first read). */
   fates: MessageFate[]
+  /** What the fit assumed and the caller should know (a model not in the table, fitted by its provider's most conservative figures). */
+  notes?: string[]
   /** Set by `withContextManagement`: which parts of a policy the provider ran, and what it reported. */
   contextManagement?: ContextManagementReport
 }
