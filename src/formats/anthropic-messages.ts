@@ -295,7 +295,14 @@ function decodeAssistant(blocks: Block[], i: number, names: Map<string, string>)
   const out: AssistantMessage = { role: 'assistant', content: parts }
   if (calls.length) out.toolCalls = calls
   if (thoughts.length) out.thought = thoughts.join('\n\n')
-  return withMeta(out, { turn: i, layout })
+  // Server tool blocks (web search, code execution and their results) go out with the turn
+  // as they came: counted as the JSON they are sent as.
+  const others = layout.filter((l) => l.t === 'other').map((l) => l.block)
+  return withMeta(out, {
+    turn: i,
+    layout,
+    ...(others.length > 0 && { carried: JSON.stringify(others) }),
+  })
 }
 
 /**

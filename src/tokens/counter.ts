@@ -1,6 +1,6 @@
 import { base64ToText } from '../messages/base64.js'
 import type { Content, Message, ToolSchema } from '../messages/message.js'
-import { hiddenTokens } from './hidden.js'
+import { carriedText, hiddenTokens } from './hidden.js'
 import { type ImageModel, imageTokens } from './images.js'
 
 /** Counts what a provider bills for a request. */
@@ -79,6 +79,8 @@ export function createCounter(spec: CounterSpec): TokenCounter {
 
   const raw = (m: Message): number => {
     let n = a.perMessage + text(m.role) + content(m.content)
+    const carried = carriedText(m)
+    if (carried) n += text(carried)
     if (m.name) n += text(m.name) + a.perName
     if (m.role === 'assistant') {
       if (m.thought) n += text(m.thought)

@@ -23,3 +23,16 @@ export function hiddenChars(m: Message): number {
 export function hiddenTokens(m: Message): number {
   return Math.ceil(hiddenChars(m) / 4)
 }
+
+/**
+ * What a codec sends with a message that no field of it shows (Anthropic's server tool
+ * blocks, noted by their codec as `carried`, their JSON): counted as that text.
+ */
+export function carriedText(m: Message): string {
+  let out = ''
+  for (const data of Object.values(m.providerMetadata ?? {})) {
+    const c = data?.carried
+    if (typeof c === 'string' && c) out += c
+  }
+  return out
+}

@@ -1,3 +1,4 @@
+import { isCarried } from '../messages/carried.js'
 import type { ContentPart, Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { isMovedMediaHeader } from '../messages/validate.js'
@@ -62,7 +63,10 @@ export function clearToolResults(
           if (
             m.role !== 'tool' ||
             (m.toolName && exclude.has(m.toolName)) ||
-            m.content === placeholder
+            m.content === placeholder ||
+            // A hosted tool's output goes out as its item, whole: clearing it would be
+            // counted and not sent.
+            isCarried(m)
           )
             continue
           const replaced: Message = { ...m, content: placeholder }

@@ -1,3 +1,4 @@
+import { isCarried } from '../messages/carried.js'
 import type { Message } from '../messages/message.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
@@ -37,7 +38,9 @@ export function truncateMessages(
         return text
       }
       view.messages.forEach((m, i) => {
-        if (m.content === undefined) return
+        // What a codec sends whole (a hosted tool's item) is not cut: the cut would be counted
+        // and the whole item sent.
+        if (m.content === undefined || isCarried(m)) return
         if (typeof m.content === 'string') {
           const text = shorten(m.content)
           if (text !== undefined) out.set(i, { ...m, content: text } as Message)
@@ -46,7 +49,7 @@ export function truncateMessages(
         // Content parts: each long text part is cut on its own; images and files stay.
         let changed = false
         const parts = m.content.map((part) => {
-          if (part.type !== 'text') return part
+          if (part.type !== 'text' || isCarried(part)) return part
           const text = shorten(part.text)
           if (text === undefined) return part
           changed = true
