@@ -12,6 +12,7 @@ import {
   type GeminiProblemCode,
   geminiRemovals,
   geminiRules,
+  keepStepSignature,
 } from './rules/gemini.js'
 import {
   type ResponsesProblemCode,
@@ -558,7 +559,9 @@ export function repairUnit(
     return added
   }
   const { toolCalls: _dropped, ...plain } = first
-  const head: Message = calls.length ? { ...plain, toolCalls: calls } : plain
+  // A Gemini step that lost its first call keeps its thought signature on the first call left.
+  const keptCalls = provider === 'gemini' ? keepStepSignature(first.toolCalls ?? [], calls) : calls
+  const head: Message = keptCalls.length ? { ...plain, toolCalls: keptCalls } : plain
   if (calls.length === 0 && isEmpty(head, provider)) {
     if (first !== messages[unit.start]) changed.pop()
     removed.push({ index: unit.start, code })

@@ -15,6 +15,7 @@ import {
   InvalidInputError,
   InvalidOptionError,
   toAnthropic,
+  toGemini,
 } from '../../src/index.js'
 import { anthropicViolations } from '../oracle/anthropic.js'
 
@@ -248,5 +249,39 @@ describe('deeply nested input is a typed error naming the message and field, in 
     expect(code).toBe(2)
     expect(err.join('\n').split('\n')).toHaveLength(1)
     expect(err.join('\n')).toMatch(/message 1/)
+  })
+})
+
+describe('a Gemini step repaired keeps its thought signature', () => {
+  it('when the signed first call of a parallel step goes (no response), the first call kept carries the signature', () => {
+    const source = {
+      contents: [
+        { role: 'user', parts: [{ text: 'go' }] },
+        {
+          role: 'model',
+          parts: [
+            { functionCall: { id: 'a', name: 'f', args: {} }, thoughtSignature: 'c2lnbmVk' },
+            { functionCall: { id: 'b', name: 'g', args: {} } },
+            { functionCall: { id: 'c', name: 'h', args: {} } },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 'b', name: 'g', response: { ok: 1 } } },
+            { functionResponse: { id: 'c', name: 'h', response: { ok: 1 } } },
+          ],
+        },
+        { role: 'user', parts: [{ text: 'again' }] },
+      ],
+    }
+    const r = fit(decode(source, 'gemini').messages, { provider: 'gemini', budget: 10_000 })
+    const { contents } = toGemini(r.messages)
+    const step = contents[1] as {
+      parts: { functionCall?: { id: string }; thoughtSignature?: string }[]
+    }
+    expect(step.parts.map((p) => p.functionCall?.id)).toEqual(['b', 'c'])
+    expect(step.parts[0]?.thoughtSignature).toBe('c2lnbmVk')
+    expect(step.parts[1]?.thoughtSignature).toBeUndefined()
   })
 })

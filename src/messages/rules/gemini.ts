@@ -1,4 +1,4 @@
-import type { Message } from '../message.js'
+import type { Message, ToolCall } from '../message.js'
 import type { Problem } from '../validate.js'
 
 /** Metadata key of the Gemini codec (kept here as data: this layer does not import codecs). */
@@ -97,4 +97,27 @@ export function geminiRules(messages: readonly Message[], problems: Problem[]): 
       })
     }
   }
+}
+
+/**
+ * Calls kept from a Gemini step whose first call went: the thought signature that call
+ * carried moves to the first call kept (Gemini 3 asks it of the first call of a step, and
+ * rejects a step without it). Other calls are returned as they were.
+ */
+export function keepStepSignature(original: readonly ToolCall[], kept: ToolCall[]): ToolCall[] {
+  if (kept.length === 0 || signed(kept[0] as ToolCall)) return kept
+  const donor = original.find((c) => signed(c) && !kept.includes(c))
+  if (!donor) return kept
+  const signature = (donor.providerMetadata?.[KEY]?.partExtra as { thoughtSignature: string })
+    .thoughtSignature
+  const first = kept[0] as ToolCall
+  const data = first.providerMetadata?.[KEY] ?? {}
+  const partExtra = {
+    ...((data.partExtra as Record<string, unknown> | undefined) ?? {}),
+    thoughtSignature: signature,
+  }
+  return [
+    { ...first, providerMetadata: { ...first.providerMetadata, [KEY]: { ...data, partExtra } } },
+    ...kept.slice(1),
+  ]
 }
