@@ -108,8 +108,9 @@ export function keepStepSignature(original: readonly ToolCall[], kept: ToolCall[
   if (kept.length === 0 || signed(kept[0] as ToolCall)) return kept
   const donor = original.find((c) => signed(c) && !kept.includes(c))
   if (!donor) return kept
-  const signature = (donor.providerMetadata?.[KEY]?.partExtra as { thoughtSignature: string })
-    .thoughtSignature
+  const signature = (
+    donor.providerMetadata?.[KEY]?.partExtra as { thoughtSignature?: string } | undefined
+  )?.thoughtSignature
   const first = kept[0] as ToolCall
   const data = first.providerMetadata?.[KEY] ?? {}
   const partExtra = {
