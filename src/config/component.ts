@@ -3,7 +3,7 @@ import { ChatContext } from '../context/chat-context.js'
 import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
 import { strategyNames } from '../context/registry.js'
-import { ContextWindowError, InvalidStateError } from '../errors.js'
+import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { fromAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { PROVIDERS } from '../messages/validate.js'
@@ -88,6 +88,11 @@ export function componentJsonSchema(provider: string): Record<string, unknown> {
 
 /** The component JSON of a context, a strategy or a transform. */
 export function dumpComponent(thing: ChatContext | Strategy | Transform): ComponentModel {
+  if (thing === null || typeof thing !== 'object')
+    throw new InvalidOptionError(
+      'component',
+      `expected a ChatContext, a strategy or a transform, got ${thing === null ? 'null' : typeof thing}`,
+    )
   if (thing instanceof ChatContext) {
     const state = thing.saveState()
     const s = state.settings ?? {}

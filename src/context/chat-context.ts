@@ -128,6 +128,8 @@ export class ChatContext {
   }
 
   constructor(options: ChatContextOptions = {}) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options))
+      throw new InvalidOptionError('options', 'expected an object of ChatContext options')
     this.options = options
     this.baseSetup = resolveSetup(
       { ...options, provider: providerFromFormat(options), summaries: this.ledger } as FitOptions,

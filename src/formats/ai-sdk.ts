@@ -7,7 +7,15 @@ import {
   type Message,
   type ToolCall,
 } from '../messages/message.js'
-import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
+import {
+  detach,
+  fail,
+  type Json,
+  metadataFor,
+  parseArguments,
+  refuseDeep,
+  requireList,
+} from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -209,6 +217,7 @@ function decodeResult(p: Part, i: number, field: string, data: Json): Message {
 
 /** Encodes messages as AI SDK `ModelMessage` JSON; what `fromAISDK` decoded comes back as it was. */
 export function toAISDK(messages: readonly Message[]): ModelMessageJson[] {
+  requireList(messages)
   return detach(encodeAISDK(messages))
 }
 

@@ -1,7 +1,15 @@
 import { InvalidInputError } from '../errors.js'
 import { base64ToText, textToBase64 } from '../messages/base64.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
-import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
+import {
+  detach,
+  fail,
+  type Json,
+  metadataFor,
+  parseArguments,
+  refuseDeep,
+  requireList,
+} from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -311,6 +319,7 @@ function decodeAssistant(blocks: Block[], i: number, names: Map<string, string>)
  * cannot be carried is listed in `lost` (a system message after the start becomes user text).
  */
 export function toAnthropic(messages: readonly Message[]): AnthropicRequest & { lost: Loss[] } {
+  requireList(messages)
   return detach(encodeAnthropic(messages))
 }
 

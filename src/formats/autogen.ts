@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import { type ContentPart, contentText, type Message } from '../messages/message.js'
-import { detach, fail, type Json, metadataFor, refuseDeep } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, refuseDeep, requireList } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -125,6 +125,7 @@ export function fromAutoGen(input: unknown): Message[] {
 
 /** Encodes messages as AutoGen `LLMMessage` JSON; tool results in a row share one FunctionExecutionResultMessage. */
 export function toAutoGen(messages: readonly Message[]): Json[] {
+  requireList(messages)
   return detach(encodeAutoGen(messages))
 }
 

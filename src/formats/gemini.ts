@@ -8,7 +8,15 @@ import type {
   ToolMessage,
 } from '../messages/message.js'
 import type { Loss } from './anthropic-messages.js'
-import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
+import {
+  detach,
+  fail,
+  type Json,
+  metadataFor,
+  parseArguments,
+  refuseDeep,
+  requireList,
+} from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -368,6 +376,7 @@ export function encodeGemini(
   output: GeminiRequest & { config?: Json }
   lost: Loss[]
 } {
+  requireList(messages)
   const lost: Loss[] = []
   let k = 0
   const lead: Message[] = []

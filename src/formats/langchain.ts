@@ -1,6 +1,14 @@
 import { InvalidInputError } from '../errors.js'
 import type { ContentPart, Message, ToolCall } from '../messages/message.js'
-import { detach, fail, type Json, metadataFor, parseArguments, refuseDeep } from './codec-kit.js'
+import {
+  detach,
+  fail,
+  type Json,
+  metadataFor,
+  parseArguments,
+  refuseDeep,
+  requireList,
+} from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -139,6 +147,7 @@ function decodeContent(c: unknown, i: number): string | ContentPart[] {
 
 /** Encodes messages as serialized LangChain messages, in the form each was decoded from (default: messages_to_dict). */
 export function toLangChain(messages: readonly Message[]): Json[] {
+  requireList(messages)
   return detach(encodeLangChain(messages))
 }
 

@@ -6,7 +6,7 @@ import type {
   ProviderMetadata,
   ToolCall,
 } from '../messages/message.js'
-import { detach, refuseDeep } from './codec-kit.js'
+import { detach, refuseDeep, requireList } from './codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_CHAT = 'openai-chat'
@@ -367,6 +367,7 @@ function metaOf(x: { providerMetadata?: ProviderMetadata | undefined }): Meta {
  * lists it as lost, and `repair` moves a tool result's to a user message.
  */
 export function toOpenAIChat(messages: readonly Message[]): OpenAIChatMessage[] {
+  requireList(messages)
   return detach(messages.map(encodeOne)) as unknown as OpenAIChatMessage[]
 }
 

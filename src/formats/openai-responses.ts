@@ -8,7 +8,7 @@ import type {
   ToolMessage,
 } from '../messages/message.js'
 import type { Loss } from './anthropic-messages.js'
-import { detach, fail, type Json, metadataFor, refuseDeep } from './codec-kit.js'
+import { detach, fail, type Json, metadataFor, refuseDeep, requireList } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -503,6 +503,7 @@ export function toOpenAIResponses(
   messages: readonly Message[],
   options: ToOpenAIResponsesOptions = {},
 ): ResponsesInputItem[] {
+  requireList(messages)
   return detach(encodeItems(messages, options, []).items)
 }
 
@@ -511,6 +512,7 @@ export function encodeOpenAIResponses(
   messages: readonly Message[],
   options: ToOpenAIResponsesOptions & { request?: boolean } = {},
 ): { output: ResponsesRequest | ResponsesInputItem[]; lost: Loss[] } {
+  requireList(messages)
   const lost: Loss[] = []
   if (!options.request) return { output: detach(encodeItems(messages, options, lost).items), lost }
   const first = messages[0]

@@ -1,4 +1,5 @@
-import { InvalidInputError } from '../errors.js'
+import { InvalidInputError, InvalidOptionError } from '../errors.js'
+import { messageIssue } from './check.js'
 import type {
   AssistantMessage,
   Content,
@@ -69,6 +70,7 @@ export interface ValidateOptions extends ResponsesRuleOptions {
  * problem is reported with the index of the message it concerns.
  */
 export function validate(messages: readonly Message[], options: ValidateOptions = {}): Problem[] {
+  checkArguments(messages, options)
   const provider = options.provider ?? 'openai'
   const problems: Problem[] = []
   const seenIds = new Map<string, number>()
@@ -329,6 +331,7 @@ export type RepairSink = Omit<RepairResult, 'origin'> & { origin: { push(index: 
  * and its results. The input is not modified.
  */
 export function repair(messages: readonly Message[], options: ValidateOptions = {}): RepairResult {
+  checkArguments(messages, options)
   const out: RepairResult = { messages: [], removed: [], changed: [], origin: [] }
   const state = repairState(options)
   state.drop =
@@ -754,4 +757,25 @@ function distinct(calls: readonly ToolCall[]): boolean {
     seen.add(c.id)
   }
   return true
+}
+
+/** `validate` and `repair` take a list of messages and an options object, or a typed error says what they got. */
+function checkArguments(messages: unknown, options: unknown): void {
+  if (!Array.isArray(messages))
+    throw new InvalidInputError(
+      `expected a list of messages, got ${messages === null ? 'null' : typeof messages}`,
+      {
+        field: 'messages',
+      },
+    )
+  for (let i = 0; i < messages.length; i++) {
+    const issue = messageIssue(messages[i])
+    if (issue)
+      throw new InvalidInputError(issue.message, {
+        index: i,
+        field: issue.path.join('.') || 'role',
+      })
+  }
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionError('options', 'expected an object such as { provider }')
 }

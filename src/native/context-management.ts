@@ -2,6 +2,7 @@ import type { Summarizer } from '../compress/summarizer.js'
 import { type SummarizingStrategy, summarizing } from '../compress/summarizing.js'
 import type { FitResult } from '../context/fit.js'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
+import { checkKeys } from '../options-check.js'
 import type { Transform } from '../strategies/types.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
@@ -47,6 +48,8 @@ export interface ContextPolicy {
 export type ContextTarget = 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini' | 'client'
 
 export type Where = 'provider' | 'client'
+
+const COMPACT_KEYS = ['trigger', 'instructions', 'pauseAfterCompaction', 'summarizer'] as const
 
 export interface ContextManagementPlan {
   target: ContextTarget
@@ -96,6 +99,24 @@ export function contextManagement(
   policy: ContextPolicy,
   options: { target: ContextTarget; native?: boolean },
 ): ContextManagementPlan {
+  if (policy === null || typeof policy !== 'object' || Array.isArray(policy))
+    throw new InvalidOptionError('policy', `expected an object, got ${describeValue(policy)}`)
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionError('options', `expected { target }, got ${describeValue(options)}`)
+  // A misspelt policy key would be ignored, and what it asked for never done.
+  checkKeys(policy, ['clearToolResults', 'clearThinking', 'compact'], 'contextManagement policy')
+  checkKeys(options, ['target', 'native'], 'contextManagement')
+  for (const [key, known] of [
+    ['clearToolResults', ['trigger', 'keep', 'clearAtLeast', 'excludeTools', 'clearInputs']],
+    ['clearThinking', ['keep']],
+    ['compact', COMPACT_KEYS],
+  ] as const) {
+    const value = (policy as Record<string, unknown>)[key]
+    if (value === undefined) continue
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new InvalidOptionError(key, `expected an object, got ${describeValue(value)}`)
+    checkKeys(value, known, `contextManagement policy ${key}`)
+  }
   const { target } = options
   if (!['anthropic', 'openai-responses', 'openai-chat', 'gemini', 'client'].includes(target))
     throw new InvalidOptionError(
@@ -326,4 +347,10 @@ export function withContextManagement(
   response?: unknown,
 ): FitResult {
   return { ...result, contextManagement: contextManagementReport(plan, response) }
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'a list'
+  return typeof v === 'string' ? JSON.stringify(v) : typeof v
 }

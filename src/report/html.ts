@@ -1,4 +1,6 @@
 import type { FitResult } from '../context/fit.js'
+import { InvalidInputError, InvalidOptionError } from '../errors.js'
+import { messageIssue } from '../messages/check.js'
 import { type Message, messageText } from '../messages/message.js'
 import { toUnits } from '../messages/units.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -43,8 +45,28 @@ function label(result: FitResult, i: number): { key: string; text: string } {
 export function renderReport(
   input: readonly Message[],
   result: FitResult,
-  settings: ReportSettings,
+  given: Partial<ReportSettings> = {},
 ): string {
+  if (!Array.isArray(input))
+    throw new InvalidInputError('expected the list of messages that was fitted', { field: 'input' })
+  input.forEach((m, i) => {
+    const issue = messageIssue(m)
+    if (issue)
+      throw new InvalidInputError(issue.message, {
+        index: i,
+        field: issue.path.join('.') || 'role',
+      })
+  })
+  if (!result || typeof result !== 'object' || !Array.isArray(result.messages) || !result.tokens)
+    throw new InvalidOptionError('result', 'expected the FitResult of fitting those messages')
+  if (given === null || typeof given !== 'object')
+    throw new InvalidOptionError('settings', 'expected an object')
+  // What the result already says need not be given again.
+  const settings: ReportSettings = {
+    ...given,
+    strategy: given.strategy ?? result.strategy,
+    budget: given.budget === undefined ? result.budget : given.budget,
+  }
   const budget = result.budget ?? result.tokens.total + result.tokens.reserve
   const counter = settings.tokenCounter ?? exactCounter()
   const insertedAt = new Set(result.inserted.map((s) => s.position))
