@@ -45,7 +45,9 @@ describe('bad input to the library: a typed error, nothing else', () => {
     expect(() => fit(ok, { budget: 100, reserve })).toThrow(InvalidOptionError)
   })
   it('unknown models, strategies, providers', () => {
-    expect(() => fit(ok, { model: 'gpt-99' })).toThrow(InvalidOptionError)
+    expect(() => fit(ok, { model: 'mistral-99' })).toThrow(InvalidOptionError)
+    // An unlisted model of a known provider is fitted by its provider's most conservative figures, and said so.
+    expect(fit(ok, { model: 'gpt-99' }).notes?.[0]).toMatch(/not in the model table/)
     expect(() => counterFor('')).toThrow(InvalidOptionError)
     expect(() => fit(ok, { strategy: '__proto__' as never })).toThrow(InvalidOptionError)
     expect(() => fit(ok, { provider: 'bard' as never })).toThrow(InvalidOptionError)
