@@ -2,7 +2,7 @@ import * as z from 'zod/mini'
 import { summarizingFromOptions } from '../compress/index.js'
 import { supersede } from '../compress/summarizing.js'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
-import { FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
+import { detectFormat, FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
 import { isModelItem } from '../formats/openai-responses.js'
 import { messageIssue } from '../messages/check.js'
 import { type Message, messageSchema } from '../messages/message.js'
@@ -308,7 +308,7 @@ export class ChatContext {
   addMessage(message: Message | object): Promise<void> {
     // In an SDK's format, one message may decode to several: added together.
     if (this.options.format !== undefined) return this.addMessages([message])
-    checkMessage(message, this.nextPosition)
+    checkWithHint(message, this.nextPosition)
     if (this.store) return this.write([frozenCopy(message)])
     this.index.push(frozenCopy(message))
     return Promise.resolve()
@@ -383,7 +383,9 @@ export class ChatContext {
     const at = this.nextPosition
     const messages = this.decode(input, at)
     // Every index, holes of a sparse list included (forEach would skip them).
-    for (let k = 0; k < messages.length; k++) checkMessage(messages[k], at + k)
+    for (let k = 0; k < messages.length; k++)
+      if (this.options.format === undefined) checkWithHint(messages[k], at + k)
+      else checkMessage(messages[k], at + k)
     if (this.store) return this.write(messages.map((m) => frozenCopy(m)))
     for (const m of messages) this.index.push(frozenCopy(m))
     return Promise.resolve()
@@ -741,4 +743,27 @@ function servableSummary(m: unknown): boolean {
   const message = m as Message
   if (message.role === 'tool') return false
   return !(message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0)
+}
+
+/**
+ * `checkMessage` for a context without a `format`: a message in an SDK's own shape (an OpenAI
+ * completion message, an Anthropic turn, a Gemini content, a Responses item) is refused with
+ * what to pass instead.
+ */
+function checkWithHint(m: unknown, index: number): asserts m is Message {
+  try {
+    checkMessage(m, index)
+  } catch (e) {
+    if (!(e instanceof InvalidInputError)) throw e
+    let format: Format | undefined
+    try {
+      format = detectFormat([m])
+    } catch {
+      throw e
+    }
+    throw new InvalidInputError(
+      `${e.detail} (it looks like a ${format} message: pass format: '${format}' or 'auto' to the ChatContext)`,
+      { index, ...(e.field !== undefined && { field: e.field }) },
+    )
+  }
 }

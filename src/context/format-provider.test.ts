@@ -152,3 +152,22 @@ describe('a store that lost the conversation', () => {
     expect(view.at(-1)).toMatchObject({ role: 'user', content: 'Are you there?' })
   })
 })
+
+describe('an SDK message added to a context without a format', () => {
+  it('is refused with what to pass instead', async () => {
+    const ctx = new ChatContext()
+    const completion = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+    }
+    await expect(async () => ctx.addMessage(completion)).rejects.toThrow(
+      /looks like a openai-chat message: pass format: 'openai-chat' or 'auto'/,
+    )
+    const gemini = { role: 'model', parts: [{ text: 'hi' }] }
+    await expect(async () => ctx.addMessage(gemini)).rejects.toThrow(/pass format: 'gemini'/)
+    // A message that is no SDK's gets the plain error.
+    await expect(async () => ctx.addMessage({ role: 'robot' })).rejects.toThrow(/message 0/)
+    expect(ctx.length).toBe(0)
+  })
+})
