@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js'
-import { messageIssue } from '../messages/check.js'
+import { requireMessages } from '../messages/check.js'
 import type { ProviderMetadata } from '../messages/message.js'
 import { nestingProblem, shortPath } from '../messages/nesting.js'
 
@@ -96,22 +96,5 @@ export function refuseDeep(input: unknown, at?: number): void {
   })
 }
 
-/**
- * The messages an encoder was given are a list of messages, or a typed error names the one
- * that is not (its index and field).
- */
-export function requireList(messages: unknown): void {
-  if (!Array.isArray(messages))
-    throw new InvalidInputError(
-      `expected a list of messages, got ${messages === null ? 'null' : typeof messages}`,
-      { field: 'messages' },
-    )
-  for (let i = 0; i < messages.length; i++) {
-    const issue = messageIssue(messages[i])
-    if (issue)
-      throw new InvalidInputError(issue.message, {
-        index: i,
-        field: issue.path.join('.') || 'role',
-      })
-  }
-}
+/** The messages an encoder was given are a list of messages, or a typed error names the one that is not. */
+export const requireList = requireMessages

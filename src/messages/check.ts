@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js'
 /**
  * The message schema (`messageSchema` in message.ts) as plain checks: the same messages
  * accepted, and the first problem named by field path and reason in zod's words. `fit` and
@@ -197,4 +198,24 @@ const message = discriminated('role', {
 /** The first problem that keeps `value` from being a `Message`, or undefined when it is one. */
 export function messageIssue(value: unknown): MessageIssue | undefined {
   return message(value, []) ?? nestingIssue(value)
+}
+
+/**
+ * A list of messages, or the typed error that names the first value that is not one (its
+ * index and field): what every function taking a list of messages checks first.
+ */
+export function requireMessages(messages: unknown): void {
+  if (!Array.isArray(messages))
+    throw new InvalidInputError(
+      `expected a list of messages, got ${messages === null ? 'null' : typeof messages}`,
+      { field: 'messages' },
+    )
+  for (let i = 0; i < messages.length; i++) {
+    const issue = messageIssue(messages[i])
+    if (issue)
+      throw new InvalidInputError(issue.message, {
+        index: i,
+        field: issue.path.join('.') || 'role',
+      })
+  }
 }

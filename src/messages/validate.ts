@@ -1,5 +1,5 @@
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { messageIssue } from './check.js'
+import { requireMessages } from './check.js'
 import type {
   AssistantMessage,
   Content,
@@ -761,21 +761,7 @@ function distinct(calls: readonly ToolCall[]): boolean {
 
 /** `validate` and `repair` take a list of messages and an options object, or a typed error says what they got. */
 function checkArguments(messages: unknown, options: unknown): void {
-  if (!Array.isArray(messages))
-    throw new InvalidInputError(
-      `expected a list of messages, got ${messages === null ? 'null' : typeof messages}`,
-      {
-        field: 'messages',
-      },
-    )
-  for (let i = 0; i < messages.length; i++) {
-    const issue = messageIssue(messages[i])
-    if (issue)
-      throw new InvalidInputError(issue.message, {
-        index: i,
-        field: issue.path.join('.') || 'role',
-      })
-  }
+  requireMessages(messages)
   if (options === null || typeof options !== 'object')
     throw new InvalidOptionError('options', 'expected an object such as { provider }')
 }

@@ -1,6 +1,6 @@
 import type { FitResult } from '../context/fit.js'
-import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { messageIssue } from '../messages/check.js'
+import { InvalidOptionError } from '../errors.js'
+import { requireMessages } from '../messages/check.js'
 import { type Message, messageText } from '../messages/message.js'
 import { toUnits } from '../messages/units.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -47,16 +47,7 @@ export function renderReport(
   result: FitResult,
   given: Partial<ReportSettings> = {},
 ): string {
-  if (!Array.isArray(input))
-    throw new InvalidInputError('expected the list of messages that was fitted', { field: 'input' })
-  input.forEach((m, i) => {
-    const issue = messageIssue(m)
-    if (issue)
-      throw new InvalidInputError(issue.message, {
-        index: i,
-        field: issue.path.join('.') || 'role',
-      })
-  })
+  requireMessages(input)
   if (!result || typeof result !== 'object' || !Array.isArray(result.messages) || !result.tokens)
     throw new InvalidOptionError('result', 'expected the FitResult of fitting those messages')
   if (given === null || typeof given !== 'object')
