@@ -17,7 +17,7 @@ import {
   fitFacts,
   mentions,
   renderFacts,
-} from './facts.js'
+} from '../messages/facts.js'
 import { openAICompatibleSummarizer } from './openai-compatible.js'
 import type { Summarizer } from './summarizer.js'
 import { type CompressionEvent, summarizing } from './summarizing.js'

@@ -14,7 +14,7 @@ export {
   type FactReport,
   fitFacts,
   renderFacts,
-} from './facts.js'
+} from '../messages/facts.js'
 export {
   DEFAULT_PROMPT,
   type OpenAICompatibleOptions,

@@ -21,7 +21,7 @@ import {
   fitFacts,
   mergeFacts,
   renderFacts,
-} from './facts.js'
+} from '../messages/facts.js'
 import { errorText, type Summarizer } from './summarizer.js'
 
 export type CompressionEvent =

@@ -1,8 +1,9 @@
-import type { Fact, FactKind } from '../messages/fact.js'
-import { contentText, type Message } from '../messages/message.js'
-import type { TokenCounter } from '../tokens/counter.js'
+import type { Fact, FactKind } from './fact.js'
+import { contentText, type Message } from './message.js'
+/** What `fitFacts` needs of a token counter. */
+type TextCounter = { countText(text: string): number }
 
-export type { Fact, FactKind, FactReport } from '../messages/fact.js'
+export type { Fact, FactKind, FactReport } from './fact.js'
 
 const ORDER: Record<FactKind, number> = {
   id: 0,
@@ -260,7 +261,7 @@ export function renderFacts(facts: readonly Fact[]): string {
 export function fitFacts(
   facts: readonly Fact[],
   maxTokens: number,
-  counter: TokenCounter,
+  counter: TextCounter,
 ): { text: string; included: Fact[]; left: Fact[] } {
   const ranked = facts
     .map((f, k) => ({ f, k }))
