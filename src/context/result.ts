@@ -13,7 +13,7 @@ export interface MessageFate {
   /** Where it is in the output, when it is there. */
   position?: number
   /** Why it changed or went: a repair problem, a change reason, `budget`, `strategy`. */
-  reason?: ProblemCode | ChangeReason | 'budget' | 'strategy' | 'placeholder' | 'summary'
+  reason?: ProblemCode | ChangeReason | 'budget' | 'strategy' | 'placeholder' | 'summary' | 'ledger'
 }
 
 export interface FitResult {
@@ -28,7 +28,7 @@ export interface FitResult {
     position: number
     message: Message
     replaces: number[]
-    reason: 'placeholder' | 'summary'
+    reason: 'placeholder' | 'summary' | 'ledger'
     /** For a summary: the facts of the replaced messages it keeps, and those it had to re-insert. */
     facts?: FactReport
   }[]

@@ -104,8 +104,9 @@ function fromJson(
 ): void {
   if (depth > MAX_DEPTH || out.length >= limit) return
   if (typeof value === 'string') {
-    // An id by its key, or a code written in capitals (`UHDAHF` in a list of reservations).
-    if ((isIdKey(key) && /^[\w.:-]{2,64}$/.test(value)) || /^[A-Z0-9]{5,12}$/.test(value)) {
+    // An id by its key, or a code written in capitals (`UHDAHF` in a list of reservations,
+    // `JFK` as an origin).
+    if ((isIdKey(key) && /^[\w.:-]{2,64}$/.test(value)) || /^(?:[A-Z0-9]{5,12}|[A-Z]{3,4})$/.test(value)) {
       out.push(key ? { kind: 'id', value, label: key } : { kind: 'id', value })
       return
     }

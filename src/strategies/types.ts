@@ -102,7 +102,7 @@ export type PlanItem =
   | {
       synthetic: Message
       replaces: number[]
-      reason: 'placeholder' | 'summary'
+      reason: 'placeholder' | 'summary' | 'ledger'
       /** For a summary: how many facts of the replaced messages it keeps. */
       facts?: FactReport
     }

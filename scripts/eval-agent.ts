@@ -1,0 +1,166 @@
+// Whether what an agent's next tool call needs from older turns is still sent, on τ-bench.
+//
+// A case is an assistant tool call whose arguments carry an identifier first seen in an
+// older turn: in the history before the newest user message, not in the system prompt, and
+// not again since that user message. The history before the call is fitted to the system
+// prompt plus a fraction of the rest plus 400 tokens; the case counts when every such
+// identifier is in what is sent, in any message (a ledger or a summary included).
+//
+// Settings (how much room the ledger takes) are chosen by leave-one-out over groups of
+// trajectories: each group is scored with the setting that did best on the other groups.
+//
+// npm run eval:agent [-- --budgets 0.1,0.25] [--folds 5] [--json]
+import { parseArgs } from 'node:util'
+import { fit } from '../src/context/fit.js'
+import { ContextOverflowError } from '../src/errors.js'
+import { fromOpenAIChat } from '../src/formats/openai-chat.js'
+import { type Message, messageText } from '../src/messages/message.js'
+import { withLedger } from '../src/strategies/ledger.js'
+import { mostRelevant, scoreBased } from '../src/strategies/score-based.js'
+import { tokenLimited } from '../src/strategies/token-limited.js'
+import type { Strategy } from '../src/strategies/types.js'
+import type { TokenCounter } from '../src/tokens/counter.js'
+import { exactCounter } from '../src/tokens/counters.js'
+import { type TauRecord, tauBench } from '../test/tau-bench.js'
+
+/**
+ * What a tool call names that it must have read somewhere: every string value of its JSON
+ * arguments without spaces, of three or more characters, holding a digit or written in
+ * capitals (user, reservation and payment ids, flight numbers, dates, airport codes).
+ */
+export function callIdentifiers(args: string): string[] {
+  const out = new Set<string>()
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      if (/^[A-Za-z0-9_:.-]{3,}$/.test(v) && (/\d/.test(v) || /^[A-Z]{3,}$/.test(v))) out.add(v)
+    } else if (Array.isArray(v)) for (const x of v) walk(x)
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x)
+  }
+  try {
+    walk(JSON.parse(args))
+  } catch {
+    // Arguments that are not JSON name nothing this method can check.
+  }
+  return [...out]
+}
+
+export interface AgentCase {
+  /** The trajectory's position in the data set (the unit of leave-one-out groups). */
+  trajectory: number
+  history: Message[]
+  /** Identifiers the call needs that only older turns hold. */
+  ids: string[]
+}
+
+/** Every case of the method above, in data order. */
+export function agentCases(records: readonly TauRecord[]): AgentCase[] {
+  const cases: AgentCase[] = []
+  records.forEach((record, trajectory) => {
+    const messages = fromOpenAIChat(record.traj)
+    const texts = messages.map(messageText)
+    const system = messages
+      .flatMap((m, k) => (m.role === 'system' ? [texts[k] as string] : []))
+      .join('\n')
+    let lastUser = -1
+    messages.forEach((m, k) => {
+      if (m.role === 'user') lastUser = k
+      if (m.role !== 'assistant' || !m.toolCalls?.length || lastUser < 0) return
+      const before = texts
+        .slice(0, lastUser)
+        .filter((_, i) => messages[i]?.role !== 'system')
+        .join('\n')
+      const since = texts.slice(lastUser, k).join('\n')
+      const ids = [...new Set(m.toolCalls.flatMap((c) => callIdentifiers(c.arguments)))].filter(
+        (id) => before.includes(id) && !system.includes(id) && !since.includes(id),
+      )
+      if (ids.length > 0) cases.push({ trajectory, history: messages.slice(0, k), ids })
+    })
+  })
+  return cases
+}
+
+/** The system prompt plus `fraction` of the rest plus 400 tokens. */
+export function agentBudget(
+  history: readonly Message[],
+  fraction: number,
+  counter: TokenCounter,
+): number {
+  let system = 0
+  let rest = 0
+  for (const m of history) {
+    const t = counter.countMessage(m)
+    if (m.role === 'system') system += t
+    else rest += t
+  }
+  return Math.round(system + fraction * rest + 400)
+}
+
+/** Whether each case's identifiers are all sent by `strategy` at `fraction`. */
+export function hits(
+  cases: readonly AgentCase[],
+  fraction: number,
+  make: () => Strategy | undefined,
+  counter: TokenCounter = exactCounter(),
+  extra: Record<string, unknown> = {},
+): { hit: boolean[]; sentTokens: number[] } {
+  const hit: boolean[] = []
+  const sentTokens: number[] = []
+  for (const c of cases) {
+    const budget = agentBudget(c.history, fraction, counter)
+    const strategy = make()
+    try {
+      const r = fit(c.history, { budget, counter, ...(strategy && { strategy }), ...extra })
+      const text = r.messages.map(messageText).join('\n')
+      hit.push(c.ids.every((id) => text.includes(id)))
+      sentTokens.push(r.tokens.messages)
+    } catch (e) {
+      if (!(e instanceof ContextOverflowError)) throw e
+      hit.push(false)
+      sentTokens.push(0)
+    }
+  }
+  return { hit, sentTokens }
+}
+
+export const AGENT_STRATEGIES: Record<string, () => Strategy | undefined> = {
+  'fit default': () => undefined,
+  tokenLimited: () => tokenLimited(),
+  mostRelevant: () => mostRelevant(),
+  scoreBased: () => scoreBased(),
+  'tokenLimited+ledger .3': () => withLedger(tokenLimited(), { share: 0.3 }),
+  'tokenLimited+ledger .4': () => withLedger(tokenLimited(), { share: 0.4 }),
+  'tokenLimited+ledger .5': () => withLedger(tokenLimited(), { share: 0.5 }),
+  'tokenLimited+ledger .6': () => withLedger(tokenLimited(), { share: 0.6 }),
+  'mostRelevant+ledger .4': () => withLedger(mostRelevant(), { share: 0.4 }),
+}
+
+const share = (xs: readonly boolean[]) => xs.filter(Boolean).length / Math.max(1, xs.length)
+
+function main(): void {
+  const { values } = parseArgs({
+    options: { budgets: { type: 'string' }, json: { type: 'boolean' } },
+  })
+  const budgets = (values.budgets ?? '0.1,0.25').split(',').map(Number)
+  if (budgets.some((b) => !(b > 0 && b <= 1))) {
+    process.stderr.write('eval-agent: --budgets takes fractions in (0, 1], e.g. 0.1,0.25\n')
+    process.exit(2)
+  }
+  const cases = agentCases(tauBench())
+  const counter = exactCounter()
+  const rows: { strategy: string; budget: number; calls: number; recall: number }[] = []
+  for (const b of budgets)
+    for (const [name, make] of Object.entries(AGENT_STRATEGIES)) {
+      const { hit } = hits(cases, b, make, counter)
+      rows.push({ strategy: name, budget: b, calls: cases.length, recall: share(hit) })
+    }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ rows }, null, 2)}\n`)
+    return
+  }
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+  process.stdout.write('| budget | strategy | calls | identifiers sent |\n| --- | --- | --- | --- |\n')
+  for (const r of rows)
+    process.stdout.write(`| ${pct(r.budget)} | ${r.strategy} | ${r.calls} | ${pct(r.recall)} |\n`)
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) main()

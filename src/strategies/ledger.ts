@@ -1,0 +1,203 @@
+import { InvalidOptionError } from '../errors.js'
+import type { Fact, FactKind } from '../messages/fact.js'
+import { extractFacts } from '../messages/facts.js'
+import type { Message } from '../messages/message.js'
+import { checkKeys } from '../options-check.js'
+import { whenReady } from './scorers.js'
+import type { PlanItem, Strategy, View } from './types.js'
+
+export interface LedgerOptions {
+  /** Share of the room beside the always-sent units kept for the ledger, in (0, 1). Default 0.25. */
+  share?: number
+  /** Tokens the ledger may use at most. Default 1,000. */
+  maxTokens?: number
+}
+
+export const LEDGER_HEADING =
+  '[Earlier messages were left out to fit the context window. Facts they held, verbatim, by turn and source:]'
+
+/** Values under these keys, or of these shapes, are credentials: a ledger never repeats them. */
+const SECRET_KEY = /pass(word|wd|phrase)?|secret|token|api_?key|auth|credential|private|cvv|cvc|ssn|pin$/i
+const SECRET_VALUE =
+  /^(?:sk-[\w-]{8,}|sk_(?:live|test)_\w+|gh[pousr]_\w{20,}|xox[abpr]-[\w-]+|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|eyJ[\w-]+\.[\w-]+\.[\w-]+|-----BEGIN)/
+
+/** Ranked before in the ledger when room is short: what a tool call needs verbatim. */
+const KIND_RANK: Record<FactKind, number> = {
+  id: 0,
+  email: 1,
+  date: 2,
+  amount: 3,
+  url: 4,
+  path: 5,
+  quantity: 6,
+  tool: 7,
+}
+
+interface Sourced {
+  fact: Fact
+  /** View position of the first dropped message holding it (where it came from). */
+  at: number
+  /** View position of the newest dropped message holding it (ranks newer first). */
+  newest: number
+  /** Dropped messages holding it: a value the conversation came back to matters more. */
+  count: number
+}
+
+/** Facts of one message, computed once per message object. */
+const factCache = new WeakMap<Message, Fact[]>()
+
+function factsOf(m: Message, toolName: string | undefined): Fact[] {
+  let facts = factCache.get(m)
+  if (!facts) {
+    const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
+    facts = extractFacts([named]).filter(
+      (f) =>
+        f.kind !== 'tool' && !(f.label && SECRET_KEY.test(f.label)) && !SECRET_VALUE.test(f.value),
+    )
+    factCache.set(m, facts)
+  }
+  return facts
+}
+
+/** Where a message came from, as the ledger names it. */
+function sourceOf(m: Message, toolName: string | undefined): string {
+  if (m.role === 'tool') return m.toolName ?? toolName ?? 'tool result'
+  if (m.role === 'assistant' && m.toolCalls?.length)
+    return `call ${m.toolCalls.map((c) => c.name).join(', ')}`
+  return m.role
+}
+
+/**
+ * The ledger's text for the facts of the dropped view positions, within `maxTokens`:
+ * identifiers first, newer before older, each fact once, listed under the turn and source
+ * of the message that first held it. `undefined` when nothing fits or there is nothing.
+ */
+export function ledgerText(
+  view: View,
+  dropped: readonly number[],
+  maxTokens: number,
+): string | undefined {
+  const seen = new Map<string, Sourced>()
+  const sources = new Map<number, string>()
+  let turn = 0
+  let next = 0
+  const callNames = new Map<string, string>()
+  for (const i of dropped) {
+    // Turns are counted by user messages from the start, so a turn's number never changes.
+    for (; next <= i; next++) if (view.message(next).role === 'user') turn++
+    const m = view.message(i)
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) callNames.set(c.id, c.name)
+    const toolName = m.role === 'tool' ? callNames.get(m.toolCallId) : undefined
+    const facts = factsOf(m, toolName)
+    if (facts.length === 0) continue
+    sources.set(i, `turn ${turn}, ${sourceOf(m, toolName)}`)
+    for (const fact of facts) {
+      const key = `${fact.kind}\u0000${fact.value}`
+      const before = seen.get(key)
+      if (before) {
+        before.newest = i
+        before.count++
+      } else seen.set(key, { fact, at: i, newest: i, count: 1 })
+    }
+  }
+  if (seen.size === 0) return undefined
+  const ranked = [...seen.values()].sort(
+    (a, b) =>
+      KIND_RANK[a.fact.kind] - KIND_RANK[b.fact.kind] ||
+      Math.min(b.count, 3) - Math.min(a.count, 3) ||
+      b.newest - a.newest,
+  )
+  const render = (n: number): string => {
+    const chosen = ranked.slice(0, n).sort((a, b) => a.at - b.at)
+    const lines = [LEDGER_HEADING]
+    let at = -1
+    let line = ''
+    for (const s of chosen) {
+      if (s.at !== at) {
+        if (line) lines.push(line)
+        at = s.at
+        line = `${sources.get(at)}:`
+      } else line += ','
+      line += s.fact.label ? ` ${s.fact.label} ${s.fact.value}` : ` ${s.fact.value}`
+    }
+    if (line) lines.push(line)
+    return lines.join('\n')
+  }
+  // The most facts whose text fits: a binary search, so the text is counted log(n) times.
+  const cost = (n: number) => view.counter.countMessage({ role: 'user', content: render(n) })
+  let lo = 0
+  let hi = ranked.length
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1
+    if (cost(mid) <= maxTokens) lo = mid
+    else hi = mid - 1
+  }
+  return lo === 0 ? undefined : render(lo)
+}
+
+/** The view positions a plan neither sends nor stands for, system messages aside. */
+function droppedBy(view: View, plan: readonly PlanItem[]): number[] {
+  const covered = new Uint8Array(view.messages.length)
+  for (const item of plan) {
+    if ('synthetic' in item) for (const k of item.replaces) covered[k] = 1
+    else covered[item.index] = 1
+  }
+  const out: number[] = []
+  for (let i = 0; i < covered.length; i++)
+    if (!covered[i] && view.message(i).role !== 'system') out.push(i)
+  return out
+}
+
+/** The view with `less` tokens fewer available: the inner strategy leaves the ledger its room. */
+function narrowed(view: View, less: number): View {
+  return Object.create(view, { available: { value: view.available - less } }) as View
+}
+
+export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {
+  if (options === null || typeof options !== 'object')
+    throw new InvalidOptionError('ledger', `expected true, false or an object, got ${options}`)
+  checkKeys(options, ['share', 'maxTokens'], 'ledger')
+  const { share = 0.25, maxTokens = 1000 } = options
+  if (typeof share !== 'number' || !(share > 0 && share < 1))
+    throw new InvalidOptionError('ledger.share', `expected a fraction in (0, 1), got ${share}`)
+  if (typeof maxTokens !== 'number' || !(Number.isInteger(maxTokens) && maxTokens > 0))
+    throw new InvalidOptionError('ledger.maxTokens', `expected a token count > 0, got ${maxTokens}`)
+  return { share, maxTokens }
+}
+
+/**
+ * `inner` with a ledger of what it drops: the inner strategy selects within the room less
+ * the ledger's share; the identifiers, dates, amounts and other facts of the messages it
+ * left out are then listed in one user message, in place of them (after the system
+ * prompt), each under the turn and source that held it, within that share. The ledger
+ * depends only on what was dropped, so it changes when the cut moves and not otherwise.
+ */
+export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions = {}): S {
+  const { share, maxTokens } = checkLedgerOptions(options)
+  const select = (view: View): PlanItem[] | Promise<PlanItem[]> => {
+    const m = view.mandatory()
+    // Sized by the budget, not by this turn's newest messages, so it stays the same between
+    // calls; never more than half the room the newest messages leave.
+    const base = view.available - (m.preamble >= 0 ? view.unitSize(m.preamble) : 0)
+    const size = Math.min(
+      maxTokens,
+      Math.floor(base * share),
+      Math.floor((view.available - m.tokens) / 2),
+    )
+    if (!Number.isFinite(size) || size < 32) return inner.select(view)
+    return whenReady(inner.select(narrowed(view, size)), (plan) => {
+      const dropped = droppedBy(view, plan)
+      if (dropped.length === 0) return plan
+      const text = ledgerText(view, dropped, size)
+      if (text === undefined) return plan
+      const at = plan.findIndex((item) => 'synthetic' in item || view.message(item.index).role !== 'system')
+      const ledger: PlanItem = {
+        synthetic: { role: 'user', content: text },
+        replaces: dropped,
+        reason: 'ledger',
+      }
+      return at < 0 ? [...plan, ledger] : [...plan.slice(0, at), ledger, ...plan.slice(at)]
+    })
+  }
+  return { ...inner, select }
+}
