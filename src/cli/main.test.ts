@@ -68,8 +68,8 @@ describe('context-window fit', () => {
   it('fits the example to a budget with a table and a summary line', () => {
     const r = run('fit', EXAMPLE, '--budget', '3000')
     expect(r.code).toBe(0)
-    expect(r.out).toMatch(/tokenLimited: kept \d+, dropped \d+; \d+ tokens sent of 3000/)
-    expect(r.out).toMatch(/dropped \(budget\)/)
+    expect(r.out).toMatch(/tokenLimited: kept \d+, dropped \d+, inserted 1; \d+ tokens sent of 3000/)
+    expect(r.out).toMatch(/summarized \(ledger\)/)
   })
   it('--out writes the fitted conversation in the input shape, and --json the full result', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cw-out-'))
@@ -77,7 +77,7 @@ describe('context-window fit', () => {
     const r = run('fit', EXAMPLE, '--budget', '2500', '--out', out, '--json')
     const result = JSON.parse(r.out)
     const written = JSON.parse(readFileSync(out, 'utf8'))
-    expect(written.messages).toHaveLength(result.kept.length)
+    expect(written.messages).toHaveLength(result.kept.length + result.inserted.length)
     expect(written.messages[0].role).toBe('system')
     expect(readdirSync(dir)).toEqual(['fitted.json'])
   })

@@ -5,6 +5,7 @@ import { fromOpenAIChat } from '../formats/openai-chat.js'
 import type { Message } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { buffered } from '../strategies/buffered.js'
+import { LEDGER_HEADING } from '../strategies/ledger.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -21,7 +22,8 @@ function countingCounter(): TokenCounter & { calls: number } {
     ...inner,
     calls: 0,
     countMessage(m: Message) {
-      c.calls++
+      // The ledger is new text each time the cut moves: counted when made, not a history message.
+      if (!(typeof m.content === 'string' && m.content.startsWith(LEDGER_HEADING))) c.calls++
       return inner.countMessage(m)
     },
     countMessages(ms: readonly Message[]) {

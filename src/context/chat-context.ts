@@ -69,6 +69,17 @@ const stateSchema = z.object({
       reserve: z.optional(z.number().check(z.nonnegative())),
       provider: z.optional(z.enum(PROVIDERS)),
       tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
+      ledger: z.optional(
+        z.union([
+          z.literal('auto'),
+          z.boolean(),
+          z.object({
+            share: z.number(),
+            maxTokens: z.number(),
+            when: z.enum(['always', 'tool-calls']),
+          }),
+        ]),
+      ),
     }),
     {},
   ),
@@ -625,6 +636,7 @@ export class ChatContext {
     if (this.options.model) settings.model = this.options.model
     if (this.options.reserve !== undefined) settings.reserve = this.options.reserve
     if (this.setup.tools.length) settings.tools = structuredClone(this.setup.tools)
+    if (this.setup.ledger) settings.ledger = structuredClone(this.setup.ledger)
     return {
       type: STATE_TYPE,
       version: STATE_VERSION,

@@ -94,8 +94,8 @@ describe('fit: the one-call API', () => {
       description: 'Book a flight',
       parameters: { type: 'object', properties: { id: { type: 'string', description: 'flight' } } },
     }
-    const plain = fit(h, { budget: 400 })
-    const withTools = fit(h, { budget: 400, tools: [tool], reserve: 50 })
+    const plain = fit(h, { budget: 400, ledger: false })
+    const withTools = fit(h, { budget: 400, ledger: false, tools: [tool], reserve: 50 })
     expect(withTools.tokens.tools).toBeGreaterThan(0)
     expect(withTools.tokens.total + withTools.tokens.reserve).toBeLessThanOrEqual(400)
     expect(withTools.messages.length).toBeLessThan(plain.messages.length)

@@ -3,6 +3,7 @@ import type { ToolSchema } from '../messages/message.js'
 import { type ToolInput, toolSchemas } from '../messages/tool-shapes.js'
 import { PROVIDERS, type Provider } from '../messages/validate.js'
 import { unknownOption } from '../options-check.js'
+import { checkLedgerOptions, type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
@@ -37,6 +38,13 @@ export interface RequestFitOptions {
   transforms?: Transform[] | undefined
   /** Where a summarizing strategy keeps its summaries between calls (a `ChatContext` passes its own). */
   summaries?: SummaryLedger | undefined
+  /**
+   * A ledger of what the strategy drops: one user message after the system prompt listing
+   * the identifiers, dates and amounts the dropped messages held, with their turn and source.
+   * `'auto'` (the default strategy's default): when the history has tool calls. `true` or
+   * options: always. `false` (any other strategy's default): never.
+   */
+  ledger?: boolean | 'auto' | LedgerOptions | undefined
 }
 
 /** No strategy: `tokenLimited` under a budget (these two options are its), else `unbounded`. */
@@ -69,6 +77,7 @@ const requestKeys = [
   'query',
   'transforms',
   'summaries',
+  'ledger',
 ] as const
 const defaultStrategyKeys = ['stable', 'dropFrom'] as const
 
@@ -84,6 +93,8 @@ export interface Setup {
   transforms: Transform[]
   query: string | undefined
   summaries?: SummaryLedger | undefined
+  /** The ledger as resolved (`false`: none), for a saved state to restore. */
+  ledger: false | 'auto' | Required<LedgerOptions>
   /** What the result should say about how it was fitted (a model's assumed figures). */
   notes?: string[] | undefined
 }
@@ -144,6 +155,11 @@ export function resolveSetup(
     strategy = finite ? tokenLimited(defaults) : unbounded()
   }
 
+  const ledger = resolveLedger(given.ledger, given.strategy === undefined)
+  // The summarizing strategy keeps facts in its own ledger.
+  if (ledger && !strategy.keepsSummaries)
+    strategy = withLedger(strategy, ledger === 'auto' ? { when: 'tool-calls' } : ledger)
+
   const told = strategy.request ?? {}
   const modelId = modelOption ?? checkString('model', told.model)
   const model = modelId ? requireModel(modelId) : undefined
@@ -184,8 +200,26 @@ export function resolveSetup(
     transforms: [...(strategy.transforms ?? []), ...(transforms as Transform[])],
     query: checkString('query', given.query),
     summaries: given.summaries as SummaryLedger | undefined,
+    ledger,
     ...(model?.assumed && { notes: [model.assumed] }),
   }
+}
+
+/** The `ledger` option: `auto` for the default strategy when not given, else off. */
+function resolveLedger(
+  value: unknown,
+  defaultStrategy: boolean,
+): false | 'auto' | Required<LedgerOptions> {
+  if (value === undefined) return defaultStrategy ? 'auto' : false
+  if (value === false) return false
+  if (value === 'auto') return 'auto'
+  if (value === true) return checkLedgerOptions({})
+  if (value && typeof value === 'object' && !Array.isArray(value))
+    return checkLedgerOptions(value as LedgerOptions)
+  throw new InvalidOptionError(
+    'ledger',
+    `expected true, false, "auto" or { share, maxTokens, when }, got ${JSON.stringify(value)}`,
+  )
 }
 
 /** A strategy object, or a typed error saying what was given instead (a scorer, most often). */

@@ -35,7 +35,7 @@ describe('OpenAI SDK', () => {
     expect(reply.choices[0]?.message.content).toBe('summary')
     const sent = server.requests[0]?.body.messages as unknown[]
     expect(sent).toEqual(messages)
-    expect(sent.length).toBe(result.kept.length)
+    expect(sent.length).toBe(result.kept.length + result.inserted.length)
     expect(errorsOf(validate(fromOpenAIChat(sent)))).toEqual([])
   })
 })

@@ -10,6 +10,7 @@ import {
 } from 'langchain'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { isLedger } from '../../test/helpers/ledger.js'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
 import { fitAgentMessages } from './langchain.js'
@@ -91,7 +92,8 @@ describe('LangChain v1 createAgent middleware against a loopback server', () => 
     for (const call of seen) {
       for (const m of call.messages) {
         expect(m).toBeInstanceOf(BaseMessage)
-        expect(call.state).toContain(m)
+        // The one message the library writes: the ledger of what was left out.
+        if (!isLedger(m)) expect(call.state).toContain(m)
       }
     }
     expect(seen.some((c) => c.messages.length < c.state.length)).toBe(true)

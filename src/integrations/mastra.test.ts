@@ -2,6 +2,7 @@ import { Agent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
+import { isLedger } from '../../test/helpers/ledger.js'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
 import { fitInputProcessor } from './mastra.js'
@@ -92,6 +93,8 @@ describe('Mastra input processor against a loopback server', () => {
     for (const c of calls) {
       let at = -1
       for (const m of c.output) {
+        // The one message the library writes: the ledger of what was left out.
+        if (isLedger(m)) continue
         const k = c.input.indexOf(m)
         expect(k).toBeGreaterThan(at)
         at = k

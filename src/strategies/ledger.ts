@@ -3,21 +3,28 @@ import type { Fact, FactKind } from '../messages/fact.js'
 import { extractFacts } from '../messages/facts.js'
 import type { Message } from '../messages/message.js'
 import { checkKeys } from '../options-check.js'
+import type { TokenCounter } from '../tokens/counter.js'
 import { whenReady } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
 
 export interface LedgerOptions {
-  /** Share of the room beside the always-sent units kept for the ledger, in (0, 1). Default 0.25. */
+  /** Share of the room beside the system prompt kept for the ledger, in (0, 1), at most half of what the newest turn leaves. Default 0.5. */
   share?: number
   /** Tokens the ledger may use at most. Default 1,000. */
   maxTokens?: number
+  /** `tool-calls`: only for a history with tool calls (an agent's). Default `always`. */
+  when?: 'always' | 'tool-calls'
 }
+
+/** Chosen by leave-one-out on τ-bench (`npm run eval:agent`). */
+export const LEDGER_SHARE = 0.5
 
 export const LEDGER_HEADING =
   '[Earlier messages were left out to fit the context window. Facts they held, verbatim, by turn and source:]'
 
 /** Values under these keys, or of these shapes, are credentials: a ledger never repeats them. */
-const SECRET_KEY = /pass(word|wd|phrase)?|secret|token|api_?key|auth|credential|private|cvv|cvc|ssn|pin$/i
+const SECRET_KEY =
+  /pass(word|wd|phrase)?|secret|token|api_?key|auth|credential|private|cvv|cvc|ssn|pin$/i
 const SECRET_VALUE =
   /^(?:sk-[\w-]{8,}|sk_(?:live|test)_\w+|gh[pousr]_\w{20,}|xox[abpr]-[\w-]+|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|eyJ[\w-]+\.[\w-]+\.[\w-]+|-----BEGIN)/
 
@@ -41,6 +48,8 @@ interface Sourced {
   newest: number
   /** Dropped messages holding it: a value the conversation came back to matters more. */
   count: number
+  /** Order of first appearance. */
+  order: number
 }
 
 /** Facts of one message, computed once per message object. */
@@ -97,7 +106,7 @@ export function ledgerText(
       if (before) {
         before.newest = i
         before.count++
-      } else seen.set(key, { fact, at: i, newest: i, count: 1 })
+      } else seen.set(key, { fact, at: i, newest: i, count: 1, order: seen.size })
     }
   }
   if (seen.size === 0) return undefined
@@ -107,32 +116,78 @@ export function ledgerText(
       Math.min(b.count, 3) - Math.min(a.count, 3) ||
       b.newest - a.newest,
   )
-  const render = (n: number): string => {
-    const chosen = ranked.slice(0, n).sort((a, b) => a.at - b.at)
+  const render = (chosen: Sourced[]): string => {
     const lines = [LEDGER_HEADING]
     let at = -1
+    let label: string | undefined
     let line = ''
-    for (const s of chosen) {
+    for (const s of [...chosen].sort((a, b) => a.at - b.at || a.order - b.order)) {
       if (s.at !== at) {
         if (line) lines.push(line)
         at = s.at
+        label = undefined
         line = `${sources.get(at)}:`
       } else line += ','
-      line += s.fact.label ? ` ${s.fact.label} ${s.fact.value}` : ` ${s.fact.value}`
+      // Values under one key in a row share it: `reservations 8JX2WO, NQNU5R`.
+      line +=
+        s.fact.label && s.fact.label !== label
+          ? ` ${s.fact.label} ${s.fact.value}`
+          : ` ${s.fact.value}`
+      label = s.fact.label
     }
     if (line) lines.push(line)
     return lines.join('\n')
   }
-  // The most facts whose text fits: a binary search, so the text is counted log(n) times.
-  const cost = (n: number) => view.counter.countMessage({ role: 'user', content: render(n) })
-  let lo = 0
-  let hi = ranked.length
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1
-    if (cost(mid) <= maxTokens) lo = mid
-    else hi = mid - 1
+  // Facts go in by rank while the sum of their pieces' counts fits (each piece counted once
+  // per process); the text is then counted once, and trimmed in the rare case BPE merges
+  // across pieces did not make it smaller.
+  const counter = view.counter
+  let total = headingTokens(counter)
+  const opened = new Set<number>()
+  let chosen: Sourced[] = []
+  for (const s of ranked) {
+    const cost =
+      pieceTokens(counter, ` ${s.fact.label ?? ''} ${s.fact.value},`) +
+      (opened.has(s.at) ? 0 : pieceTokens(counter, `\n${sources.get(s.at)}:`))
+    if (total + cost > maxTokens) continue
+    total += cost
+    opened.add(s.at)
+    chosen.push(s)
   }
-  return lo === 0 ? undefined : render(lo)
+  while (chosen.length > 0) {
+    const text = render(chosen)
+    if (counter.countMessage({ role: 'user', content: text }) <= maxTokens) return text
+    chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
+  }
+  return undefined
+}
+
+/** A user message holding the heading alone, counted once per counter. */
+const overheads = new WeakMap<TokenCounter, number>()
+function headingTokens(counter: TokenCounter): number {
+  let t = overheads.get(counter)
+  if (t === undefined) {
+    t = counter.countMessage({ role: 'user', content: LEDGER_HEADING })
+    overheads.set(counter, t)
+  }
+  return t
+}
+
+/** Tokens of a piece of ledger text, counted once per counter and text. */
+const pieceCounts = new WeakMap<TokenCounter, Map<string, number>>()
+function pieceTokens(counter: TokenCounter, text: string): number {
+  let counts = pieceCounts.get(counter)
+  if (!counts) {
+    counts = new Map()
+    pieceCounts.set(counter, counts)
+  }
+  let t = counts.get(text)
+  if (t === undefined) {
+    t = counter.countText(text)
+    if (counts.size >= 100_000) counts.clear()
+    counts.set(text, t)
+  }
+  return t
 }
 
 /** The view positions a plan neither sends nor stands for, system messages aside. */
@@ -148,6 +203,12 @@ function droppedBy(view: View, plan: readonly PlanItem[]): number[] {
   return out
 }
 
+/** Whether any unit is a tool exchange, newest first (an agent's history finds one at once). */
+function hasToolCalls(view: View): boolean {
+  for (let u = view.unitCount - 1; u >= 0; u--) if (view.kind(u) === 'exchange') return true
+  return false
+}
+
 /** The view with `less` tokens fewer available: the inner strategy leaves the ledger its room. */
 function narrowed(view: View, less: number): View {
   return Object.create(view, { available: { value: view.available - less } }) as View
@@ -156,13 +217,18 @@ function narrowed(view: View, less: number): View {
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {
   if (options === null || typeof options !== 'object')
     throw new InvalidOptionError('ledger', `expected true, false or an object, got ${options}`)
-  checkKeys(options, ['share', 'maxTokens'], 'ledger')
-  const { share = 0.25, maxTokens = 1000 } = options
+  checkKeys(options, ['share', 'maxTokens', 'when'], 'ledger')
+  const { share = LEDGER_SHARE, maxTokens = 1000, when = 'always' } = options
   if (typeof share !== 'number' || !(share > 0 && share < 1))
     throw new InvalidOptionError('ledger.share', `expected a fraction in (0, 1), got ${share}`)
   if (typeof maxTokens !== 'number' || !(Number.isInteger(maxTokens) && maxTokens > 0))
     throw new InvalidOptionError('ledger.maxTokens', `expected a token count > 0, got ${maxTokens}`)
-  return { share, maxTokens }
+  if (when !== 'always' && when !== 'tool-calls')
+    throw new InvalidOptionError(
+      'ledger.when',
+      `expected "always" or "tool-calls", got ${JSON.stringify(when)}`,
+    )
+  return { share, maxTokens, when }
 }
 
 /**
@@ -173,8 +239,14 @@ export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptio
  * depends only on what was dropped, so it changes when the cut moves and not otherwise.
  */
 export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions = {}): S {
-  const { share, maxTokens } = checkLedgerOptions(options)
+  const { share, maxTokens, when } = checkLedgerOptions(options)
   const select = (view: View): PlanItem[] | Promise<PlanItem[]> => {
+    // Nothing is dropped for the budget when everything fits; an agent's history only, when asked.
+    if (
+      (inner.budgetAware && view.rangeTokens(0, view.unitCount) <= view.available) ||
+      (when === 'tool-calls' && !hasToolCalls(view))
+    )
+      return inner.select(view)
     const m = view.mandatory()
     // Sized by the budget, not by this turn's newest messages, so it stays the same between
     // calls; never more than half the room the newest messages leave.
@@ -185,12 +257,16 @@ export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions 
       Math.floor((view.available - m.tokens) / 2),
     )
     if (!Number.isFinite(size) || size < 32) return inner.select(view)
-    return whenReady(inner.select(narrowed(view, size)), (plan) => {
+    // A strategy that does not count drops by its own rule; the budget then comes after.
+    const selected = inner.select(inner.budgetAware ? narrowed(view, size) : view)
+    return whenReady(selected, (plan) => {
       const dropped = droppedBy(view, plan)
       if (dropped.length === 0) return plan
       const text = ledgerText(view, dropped, size)
       if (text === undefined) return plan
-      const at = plan.findIndex((item) => 'synthetic' in item || view.message(item.index).role !== 'system')
+      const at = plan.findIndex(
+        (item) => 'synthetic' in item || view.message(item.index).role !== 'system',
+      )
       const ledger: PlanItem = {
         synthetic: { role: 'user', content: text },
         replaces: dropped,

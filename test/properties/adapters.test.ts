@@ -4,6 +4,7 @@ import { ContextOverflowError, InvalidInputError } from '../../src/errors.js'
 import { toAISDK } from '../../src/formats/ai-sdk.js'
 import { fitMiddleware } from '../../src/integrations/ai-sdk.js'
 import { fitModelInput } from '../../src/integrations/openai-agents.js'
+import { isLedger } from '../helpers/ledger.js'
 import { history, RUNS, SEED } from './generators.js'
 
 /**
@@ -107,6 +108,8 @@ describe('fitModelInput on generated item histories', () => {
           // The caller's own objects, in their order.
           let at = -1
           for (const item of sent) {
+            // The one message the library writes: the ledger of what was left out.
+            if (isLedger(item)) continue
             const k = items.indexOf(item)
             expect(k).toBeGreaterThan(at)
             at = k
