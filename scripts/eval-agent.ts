@@ -158,7 +158,9 @@ function main(): void {
     return
   }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
-  process.stdout.write('| budget | strategy | calls | identifiers sent |\n| --- | --- | --- | --- |\n')
+  process.stdout.write(
+    '| budget | strategy | calls | identifiers sent |\n| --- | --- | --- | --- |\n',
+  )
   for (const r of rows)
     process.stdout.write(`| ${pct(r.budget)} | ${r.strategy} | ${r.calls} | ${pct(r.recall)} |\n`)
 }

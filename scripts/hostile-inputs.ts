@@ -1,8 +1,8 @@
 // npx tsx scripts/hostile-inputs.ts: the time each hostile input of the reliability tests
 // takes on this machine, against the target of linear work (at most ~1 s per MB of text).
 
-import { factsOfText } from '../src/messages/facts.js'
 import { parseOverflowError } from '../src/context/retry.js'
+import { factsOfText } from '../src/messages/facts.js'
 import type { Message } from '../src/messages/message.js'
 import { repair } from '../src/messages/validate.js'
 import { textCounter } from '../src/tokens/encodings.js'

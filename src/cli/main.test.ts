@@ -68,7 +68,9 @@ describe('context-window fit', () => {
   it('fits the example to a budget with a table and a summary line', () => {
     const r = run('fit', EXAMPLE, '--budget', '3000')
     expect(r.code).toBe(0)
-    expect(r.out).toMatch(/tokenLimited: kept \d+, dropped \d+, inserted 1; \d+ tokens sent of 3000/)
+    expect(r.out).toMatch(
+      /tokenLimited: kept \d+, dropped \d+, inserted 1; \d+ tokens sent of 3000/,
+    )
     expect(r.out).toMatch(/summarized \(ledger\)/)
   })
   it('--out writes the fitted conversation in the input shape, and --json the full result', () => {

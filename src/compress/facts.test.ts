@@ -5,10 +5,6 @@ import { tauBench } from '../../test/tau-bench.js'
 import { ChatContext } from '../context/chat-context.js'
 import { fitAsync } from '../context/fit.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
-import { contentText, type Message } from '../messages/message.js'
-import { errorsOf, validate } from '../messages/validate.js'
-import { renderReport } from '../report/html.js'
-import { exactCounter } from '../tokens/counters.js'
 import {
   extractFacts,
   FACTS_HEADING,
@@ -18,6 +14,10 @@ import {
   mentions,
   renderFacts,
 } from '../messages/facts.js'
+import { contentText, type Message } from '../messages/message.js'
+import { errorsOf, validate } from '../messages/validate.js'
+import { renderReport } from '../report/html.js'
+import { exactCounter } from '../tokens/counters.js'
 import { openAICompatibleSummarizer } from './openai-compatible.js'
 import type { Summarizer } from './summarizer.js'
 import { type CompressionEvent, summarizing } from './summarizing.js'

@@ -4,7 +4,6 @@ import { type OpenAICompatibleOptions, openAICompatibleSummarizer } from './open
 import type { Summarizer } from './summarizer.js'
 import { type SummarizingOptions, summarizing } from './summarizing.js'
 
-export { type ExtractiveOptions, extractiveSummarizer } from './extractive.js'
 export {
   checkFacts,
   extractFacts,
@@ -15,6 +14,7 @@ export {
   fitFacts,
   renderFacts,
 } from '../messages/facts.js'
+export { type ExtractiveOptions, extractiveSummarizer } from './extractive.js'
 export {
   DEFAULT_PROMPT,
   type OpenAICompatibleOptions,

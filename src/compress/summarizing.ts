@@ -1,6 +1,14 @@
 import { InvalidOptionError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Fact, FactReport } from '../messages/fact.js'
+import {
+  checkFacts,
+  extractFacts,
+  factsOfText,
+  fitFacts,
+  mergeFacts,
+  renderFacts,
+} from '../messages/facts.js'
 import { contentText, type Message, messageText } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { checkKeys } from '../options-check.js'
@@ -14,14 +22,6 @@ import {
   type View,
 } from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
-import {
-  checkFacts,
-  extractFacts,
-  factsOfText,
-  fitFacts,
-  mergeFacts,
-  renderFacts,
-} from '../messages/facts.js'
 import { errorText, type Summarizer } from './summarizer.js'
 
 export type CompressionEvent =

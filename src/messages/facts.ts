@@ -1,5 +1,6 @@
 import type { Fact, FactKind } from './fact.js'
 import { contentText, type Message } from './message.js'
+
 /** What `fitFacts` needs of a token counter. */
 type TextCounter = { countText(text: string): number }
 
@@ -106,7 +107,10 @@ function fromJson(
   if (typeof value === 'string') {
     // An id by its key, or a code written in capitals (`UHDAHF` in a list of reservations,
     // `JFK` as an origin).
-    if ((isIdKey(key) && /^[\w.:-]{2,64}$/.test(value)) || /^(?:[A-Z0-9]{5,12}|[A-Z]{3,4})$/.test(value)) {
+    if (
+      (isIdKey(key) && /^[\w.:-]{2,64}$/.test(value)) ||
+      /^(?:[A-Z0-9]{5,12}|[A-Z]{3,4})$/.test(value)
+    ) {
       out.push(key ? { kind: 'id', value, label: key } : { kind: 'id', value })
       return
     }
