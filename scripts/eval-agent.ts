@@ -15,12 +15,13 @@ import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
 import { fromOpenAIChat } from '../src/formats/openai-chat.js'
 import { type Message, messageText } from '../src/messages/message.js'
-import { withLedger } from '../src/strategies/ledger.js'
 import { mostRelevant, scoreBased } from '../src/strategies/score-based.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import type { Strategy } from '../src/strategies/types.js'
 import type { TokenCounter } from '../src/tokens/counter.js'
 import { exactCounter } from '../src/tokens/counters.js'
+import { clearToolResults } from '../src/transforms/clear-tool-results.js'
+import { pipe } from '../src/transforms/pipe.js'
 import { type TauRecord, tauBench } from '../test/tau-bench.js'
 
 /**
@@ -102,9 +103,9 @@ export function hits(
   make: () => Strategy | undefined,
   counter: TokenCounter = exactCounter(),
   extra: Record<string, unknown> = {},
-): { hit: boolean[]; sentTokens: number[] } {
+): { hit: boolean[]; ledgerTokens: number[] } {
   const hit: boolean[] = []
-  const sentTokens: number[] = []
+  const ledgerTokens: number[] = []
   for (const c of cases) {
     const budget = agentBudget(c.history, fraction, counter)
     const strategy = make()
@@ -112,57 +113,158 @@ export function hits(
       const r = fit(c.history, { budget, counter, ...(strategy && { strategy }), ...extra })
       const text = r.messages.map(messageText).join('\n')
       hit.push(c.ids.every((id) => text.includes(id)))
-      sentTokens.push(r.tokens.messages)
+      const ledger = r.inserted.find((i) => i.reason === 'ledger')
+      ledgerTokens.push(ledger ? counter.countMessage(ledger.message) : 0)
     } catch (e) {
       if (!(e instanceof ContextOverflowError)) throw e
       hit.push(false)
-      sentTokens.push(0)
+      ledgerTokens.push(0)
     }
   }
-  return { hit, sentTokens }
+  return { hit, ledgerTokens }
 }
 
-export const AGENT_STRATEGIES: Record<string, () => Strategy | undefined> = {
-  'fit default': () => undefined,
-  tokenLimited: () => tokenLimited(),
-  mostRelevant: () => mostRelevant(),
-  scoreBased: () => scoreBased(),
-  'tokenLimited+ledger .3': () => withLedger(tokenLimited(), { share: 0.3 }),
-  'tokenLimited+ledger .4': () => withLedger(tokenLimited(), { share: 0.4 }),
-  'tokenLimited+ledger .5': () => withLedger(tokenLimited(), { share: 0.5 }),
-  'tokenLimited+ledger .6': () => withLedger(tokenLimited(), { share: 0.6 }),
-  'mostRelevant+ledger .4': () => withLedger(mostRelevant(), { share: 0.4 }),
+/** The strategies compared, each with the `fit` options it runs under. */
+export const AGENT_STRATEGIES: Record<
+  string,
+  { make: () => Strategy | undefined; options?: Record<string, unknown> }
+> = {
+  'fit default, before (ledger: false)': { make: () => undefined, options: { ledger: false } },
+  'fit default (ledger for agents)': { make: () => undefined },
+  mostRelevant: { make: () => mostRelevant() },
+  'mostRelevant, ledger: true': { make: () => mostRelevant(), options: { ledger: true } },
+  scoreBased: { make: () => scoreBased() },
+  'tokenLimited + clearToolResults({ facts })': {
+    make: () => pipe(clearToolResults({ facts: true, keep: 1 }), tokenLimited()),
+  },
+}
+
+/** Ledger shares tried; each fold is scored with the share that did best on the others. */
+export const SHARES = [0.2, 0.3, 0.4, 0.5] as const
+
+/** Folds of whole tasks: every trial of a task in the same fold. */
+export function foldOf(
+  records: readonly TauRecord[],
+  folds: number,
+): (trajectory: number) => number {
+  const tasks = [...new Set(records.map((r) => r.task_id))].sort((a, b) => a - b)
+  const fold = new Map(tasks.map((t, k) => [t, k % folds]))
+  return (trajectory) => fold.get(records[trajectory]?.task_id ?? -1) ?? 0
+}
+
+/**
+ * Leave-one-fold-out recall of the ledger: for each fold, the share with the best recall on
+ * the other folds, scored on this fold. Returns the held-out recall and the shares chosen.
+ */
+export function leaveOneOut(
+  cases: readonly AgentCase[],
+  fraction: number,
+  fold: (trajectory: number) => number,
+  folds: number,
+  counter: TokenCounter,
+): { recall: number; chosen: number[]; ledgerTokens: number } {
+  const byShare = SHARES.map((share) =>
+    hits(cases, fraction, () => tokenLimited(), counter, { ledger: { share } }),
+  )
+  let hit = 0
+  let ledgerTokens = 0
+  let ledgers = 0
+  const chosen: number[] = []
+  for (let f = 0; f < folds; f++) {
+    let best = 0
+    let bestRecall = -1
+    SHARES.forEach((_, k) => {
+      const run = byShare[k] as { hit: boolean[] }
+      const others = run.hit.filter((_, c) => fold((cases[c] as AgentCase).trajectory) !== f)
+      const recall = others.filter(Boolean).length / Math.max(1, others.length)
+      if (recall > bestRecall) {
+        bestRecall = recall
+        best = k
+      }
+    })
+    chosen.push(SHARES[best] as number)
+    const run = byShare[best] as { hit: boolean[]; ledgerTokens: number[] }
+    cases.forEach((c, k) => {
+      if (fold(c.trajectory) !== f) return
+      if (run.hit[k]) hit++
+      const t = run.ledgerTokens[k] as number
+      if (t > 0) {
+        ledgerTokens += t
+        ledgers++
+      }
+    })
+  }
+  return {
+    recall: hit / Math.max(1, cases.length),
+    chosen,
+    ledgerTokens: ledgerTokens / Math.max(1, ledgers),
+  }
 }
 
 const share = (xs: readonly boolean[]) => xs.filter(Boolean).length / Math.max(1, xs.length)
 
 function main(): void {
   const { values } = parseArgs({
-    options: { budgets: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      budgets: { type: 'string' },
+      folds: { type: 'string' },
+      json: { type: 'boolean' },
+    },
   })
   const budgets = (values.budgets ?? '0.1,0.25').split(',').map(Number)
-  if (budgets.some((b) => !(b > 0 && b <= 1))) {
-    process.stderr.write('eval-agent: --budgets takes fractions in (0, 1], e.g. 0.1,0.25\n')
+  const folds = Number(values.folds ?? 5)
+  if (budgets.some((b) => !(b > 0 && b <= 1)) || !(Number.isInteger(folds) && folds >= 2)) {
+    process.stderr.write(
+      'eval-agent: --budgets takes fractions in (0, 1], e.g. 0.1,0.25; --folds a whole number >= 2\n',
+    )
     process.exit(2)
   }
-  const cases = agentCases(tauBench())
+  const records = tauBench()
+  const cases = agentCases(records)
   const counter = exactCounter()
-  const rows: { strategy: string; budget: number; calls: number; recall: number }[] = []
-  for (const b of budgets)
-    for (const [name, make] of Object.entries(AGENT_STRATEGIES)) {
-      const { hit } = hits(cases, b, make, counter)
-      rows.push({ strategy: name, budget: b, calls: cases.length, recall: share(hit) })
+  const fold = foldOf(records, folds)
+  const rows: {
+    strategy: string
+    budget: number
+    calls: number
+    recall: number
+    ledgerTokens?: number
+    shares?: number[]
+  }[] = []
+  for (const b of budgets) {
+    for (const [name, { make, options }] of Object.entries(AGENT_STRATEGIES)) {
+      const { hit, ledgerTokens } = hits(cases, b, make, counter, options)
+      const used = ledgerTokens.filter((t) => t > 0)
+      rows.push({
+        strategy: name,
+        budget: b,
+        calls: cases.length,
+        recall: share(hit),
+        ...(used.length > 0 && { ledgerTokens: used.reduce((x, y) => x + y, 0) / used.length }),
+      })
     }
+    const loo = leaveOneOut(cases, b, fold, folds, counter)
+    rows.push({
+      strategy: `ledger, share chosen leaving each of ${folds} task folds out`,
+      budget: b,
+      calls: cases.length,
+      recall: loo.recall,
+      ledgerTokens: loo.ledgerTokens,
+      shares: loo.chosen,
+    })
+  }
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ rows }, null, 2)}\n`)
     return
   }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   process.stdout.write(
-    '| budget | strategy | calls | identifiers sent |\n| --- | --- | --- | --- |\n',
+    '| budget | strategy | calls | identifiers sent | ledger tokens (mean, when sent) |\n| --- | --- | --- | --- | --- |\n',
   )
   for (const r of rows)
-    process.stdout.write(`| ${pct(r.budget)} | ${r.strategy} | ${r.calls} | ${pct(r.recall)} |\n`)
+    process.stdout.write(
+      `| ${pct(r.budget)} | ${r.strategy}${r.shares ? ` (shares ${r.shares.join(', ')})` : ''} | ${r.calls} | ${pct(r.recall)} | ${r.ledgerTokens === undefined ? '' : Math.round(r.ledgerTokens)} |\n`,
+    )
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) main()

@@ -257,6 +257,14 @@ export function renderFacts(facts: readonly Fact[]): string {
   return lines.join('\n')
 }
 
+/** Facts most worth keeping first: identifiers, then emails, links, ...; newer before older within a kind. */
+export function rankFacts(facts: readonly Fact[]): Fact[] {
+  return facts
+    .map((f, k) => ({ f, k }))
+    .sort((a, b) => ORDER[a.f.kind] - ORDER[b.f.kind] || b.k - a.k)
+    .map((x) => x.f)
+}
+
 /**
  * The most important facts whose section fits in `maxTokens` (identifiers first, then
  * emails, links, paths, dates, amounts, tool outcomes, quantities; newer before older
@@ -268,10 +276,7 @@ export function fitFacts(
   maxTokens: number,
   counter: TextCounter,
 ): { text: string; included: Fact[]; left: Fact[] } {
-  const ranked = facts
-    .map((f, k) => ({ f, k }))
-    .sort((a, b) => ORDER[a.f.kind] - ORDER[b.f.kind] || b.k - a.k)
-    .map((x) => x.f)
+  const ranked = rankFacts(facts)
   const cost = (n: number) => (n === 0 ? 0 : counter.countText(`\n\n${renderFacts(inOrder(n))}`))
   const inOrder = (n: number) => {
     const chosen = new Set(ranked.slice(0, n))

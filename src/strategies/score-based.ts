@@ -6,6 +6,7 @@ import { assertMandatoryFits } from './budget.js'
 import {
   type AsyncScorer,
   combine,
+  entities,
   identifiers,
   type NearbyOptions,
   nearby,
@@ -85,6 +86,8 @@ export interface RelevanceScorerOptions {
   nearby?: NearbyOptions | false
   /** Weight of units holding an identifier (`identifiers`) against a full match's 1. */
   identifiers?: number
+  /** Weight of older units holding an identifier the newest turn names (`entities`). Default 1. */
+  entities?: number
 }
 
 /**
@@ -94,13 +97,13 @@ export interface RelevanceScorerOptions {
 export function relevanceScorer(options?: Omit<RelevanceScorerOptions, 'embed'>): Scorer
 export function relevanceScorer(options: RelevanceScorerOptions): AsyncScorer
 export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScorer {
-  const { query, embed, identifiers: idWeight = 0.5 } = options
-  if (!(typeof idWeight === 'number' && Number.isFinite(idWeight) && idWeight >= 0)) {
-    throw new InvalidOptionError(
-      'identifiers',
-      `expected a finite number >= 0, got ${JSON.stringify(idWeight)}`,
-    )
-  }
+  const { query, embed, identifiers: idWeight = 0.5, entities: entityWeight = 1 } = options
+  for (const [name, w] of [
+    ['identifiers', idWeight],
+    ['entities', entityWeight],
+  ] as const)
+    if (!(typeof w === 'number' && Number.isFinite(w) && w >= 0))
+      throw new InvalidOptionError(name, `expected a finite number >= 0, got ${JSON.stringify(w)}`)
   const lexical = relevance(query !== undefined ? { query } : {})
   const matched: AsyncScorer = embed
     ? fuse([
@@ -109,12 +112,10 @@ export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScor
       ])
     : lexical
   const spread = options.nearby === false ? matched : nearby(matched, options.nearby)
-  return idWeight > 0
-    ? combine([
-        [spread, 1],
-        [identifiers(), idWeight],
-      ])
-    : spread
+  const parts: [AsyncScorer, number][] = [[spread, 1]]
+  if (idWeight > 0) parts.push([identifiers(), idWeight])
+  if (entityWeight > 0) parts.push([entities(), entityWeight])
+  return parts.length === 1 ? spread : combine(parts)
 }
 
 /**
@@ -127,12 +128,13 @@ export function mostRelevant(
   options: MostRelevantOptions = {},
 ): Strategy<'mostRelevant', MostRelevantOptions> {
   checkKeys(options, MOST_RELEVANT_OPTIONS, 'mostRelevant')
-  const { query, embed, nearby: near, identifiers: ids, ...rest } = options
+  const { query, embed, nearby: near, identifiers: ids, entities: ents, ...rest } = options
   const scorer = relevanceScorer({
     ...(query !== undefined && { query }),
     ...(embed !== undefined && { embed }),
     ...(near !== undefined && { nearby: near }),
     ...(ids !== undefined && { identifiers: ids }),
+    ...(ents !== undefined && { entities: ents }),
   })
   const inner = scoreBased({ ...rest, scorer })
   return { ...inner, name: 'mostRelevant', options, ...(embed === undefined && { async: false }) }
@@ -149,6 +151,7 @@ export const MOST_RELEVANT_OPTIONS = [
   'embed',
   'nearby',
   'identifiers',
+  'entities',
 ] as const
 
 /** @deprecated Renamed `mostRelevant` (`relevance` is the scorer). */

@@ -296,6 +296,42 @@ export function identifiers(): Scorer {
     })
 }
 
+const IDENTIFIERS = new RegExp(IDENTIFIER.source, 'gu')
+
+/** The identifiers a message holds, computed once per message object. */
+const idListCache = new WeakMap<Message, readonly string[]>()
+function idsOf(m: Message): readonly string[] {
+  let ids = idListCache.get(m)
+  if (!ids) {
+    ids = [...new Set(messageText(m).match(IDENTIFIERS) ?? [])]
+    idListCache.set(m, ids)
+  }
+  return ids
+}
+
+/**
+ * 1 for an older unit that holds an identifier the newest turn (or the query) names: the
+ * turn that introduced a booking or order id, and the tool result that defined it, come
+ * back when the conversation returns to it. Other units 0.
+ */
+export function entities(): Scorer {
+  return (view) => {
+    const newest = view.newestUser()
+    const from = newest >= 0 ? newest : Math.max(0, view.unitCount - 1)
+    const wanted = new Set<string>()
+    if (view.unitCount > 0)
+      for (let i = view.start(from); i < view.messages.length; i++)
+        for (const id of idsOf(view.message(i))) wanted.add(id)
+    for (const id of view.query?.match(IDENTIFIERS) ?? []) wanted.add(id)
+    return eachUnit(view, (u) => {
+      if (wanted.size === 0 || u >= from) return 0
+      for (let i = view.start(u); i < view.end(u); i++)
+        for (const id of idsOf(view.message(i))) if (wanted.has(id)) return 1
+      return 0
+    })
+  }
+}
+
 /** Terms of a message, computed once per message object: an agent asks every turn. */
 const termCache = new WeakMap<Message, string[]>()
 

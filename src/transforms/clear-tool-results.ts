@@ -1,4 +1,6 @@
+import { InvalidOptionError } from '../errors.js'
 import { isCarried } from '../messages/carried.js'
+import { extractFacts, rankFacts } from '../messages/facts.js'
 import type { ContentPart, Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { isMovedMediaHeader } from '../messages/validate.js'
@@ -21,7 +23,15 @@ export interface ClearToolResultsOptions {
   clearInputs?: boolean | string[]
   /** Text that replaces a cleared result. */
   placeholder?: string
+  /**
+   * Keep the facts of a cleared result after the placeholder: its identifiers, emails, dates,
+   * amounts (at most 24, identifiers first), so a later call can still name them.
+   */
+  facts?: boolean
 }
+
+/** Facts kept of one cleared result, at most. */
+const FACTS_PER_RESULT = 24
 
 export const CLEARED = '[tool result cleared to save context]'
 
@@ -39,6 +49,11 @@ export function clearToolResults(
   const clearAtLeast = positiveInt('clearAtLeast', options.clearAtLeast ?? 0, true)
   const exclude = new Set(options.excludeTools ?? [])
   const placeholder = options.placeholder ?? CLEARED
+  if (options.facts !== undefined && typeof options.facts !== 'boolean')
+    throw new InvalidOptionError(
+      'facts',
+      `expected true or false, got ${JSON.stringify(options.facts)}`,
+    )
   return {
     name: 'clearToolResults',
     reason: 'cleared',
@@ -69,7 +84,10 @@ export function clearToolResults(
             isCarried(m)
           )
             continue
-          const replaced: Message = { ...m, content: placeholder }
+          const replaced: Message = {
+            ...m,
+            content: options.facts ? withFacts(placeholder, m) : placeholder,
+          }
           cleared += view.messageTokens(i) - view.counter.countMessage(replaced)
           out.set(i, replaced)
           ids.add(m.toolCallId)
@@ -102,6 +120,16 @@ export function clearToolResults(
       return out
     },
   }
+}
+
+/** The placeholder followed by the result's facts, verbatim: `... Facts: reservation_id 8JX2WO, ...`. */
+function withFacts(placeholder: string, m: Message): string {
+  const facts = rankFacts(extractFacts([m]).filter((f) => f.kind !== 'tool')).slice(
+    0,
+    FACTS_PER_RESULT,
+  )
+  if (facts.length === 0) return placeholder
+  return `${placeholder} Facts: ${facts.map((f) => (f.label ? `${f.label} ${f.value}` : f.value)).join(', ')}`
 }
 
 /**
