@@ -39,6 +39,8 @@ describe('τ-bench as Responses histories (reasoning with encrypted_content, com
             provider: 'openai-responses',
             strategy,
             ...options(strategy),
+            // Every other trajectory with the ledger of what was dropped.
+            ...(t % 2 === 0 && { ledger: true }),
             ...(t % 4 === 1 && { transforms: [dropThoughts({ keepLast: 1 })] }),
           } as FitOptions)
         } catch (e) {
@@ -94,6 +96,8 @@ describe('τ-bench as Gemini histories (thought parts, signatures, calls with an
             provider: 'gemini',
             strategy,
             ...options(strategy),
+            // Every other trajectory with the ledger of what was dropped.
+            ...(t % 2 === 0 && { ledger: true }),
             ...(t % 4 === 1 && { transforms: [dropThoughts()] }),
           } as FitOptions)
         } catch (e) {

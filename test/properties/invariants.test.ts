@@ -46,19 +46,44 @@ function checkResult(
   for (const ins of r.inserted) {
     expect(ins.replaces.length).toBeGreaterThan(0)
     for (const k of ins.replaces) expect(r.fates[k]?.fate).toBe('summarized')
+    if (ins.reason === 'ledger') checkLedger(input, ins)
   }
 }
+
+/**
+ * A ledger invents nothing: past its heading, every word is in the messages it stands for
+ * (a value, the key it was under, a tool name, a role), or names a turn.
+ */
+function checkLedger(input: readonly Message[], ins: FitResult['inserted'][number]) {
+  expect(ins.message.role).toBe('user')
+  const text = ins.message.content as string
+  const [heading, ...lines] = text.split('\n')
+  expect(heading).toMatch(/^\[Earlier messages were left out/)
+  const source = JSON.stringify(ins.replaces.map((k) => input[k]))
+  for (const line of lines) {
+    const m = /^turn (\d+), ([^:]+):(.*)$/.exec(line)
+    expect(m, line).not.toBeNull()
+    for (const word of (m?.[3] ?? '').split(/[\s,]+/).filter(Boolean)) {
+      const json = JSON.stringify(word).slice(1, -1)
+      expect(source.includes(json) || source.includes(word), `${word} in ${line}`).toBe(true)
+    }
+  }
+}
+
+const ledger = fc.constantFrom(undefined, true, false, 'auto' as const, { share: 0.3 })
 
 describe.each(Object.keys(strategyOptions))('%s: the invariants on random histories', (name) => {
   it(`valid for the provider, within budget or a right overflow error, order and preamble kept, input untouched (${RUNS} runs)`, async () => {
     let fitted = 0
+    let ledgers = 0
     await fc.assert(
       fc.asyncProperty(
         history,
         strategyOptions[name] as fc.Arbitrary<Record<string, unknown>>,
         budget,
         provider,
-        async (h, options, b, p) => {
+        ledger,
+        async (h, options, b, p, l) => {
           const input = deepFreeze(h)
           try {
             const r = await fitAsync(input, {
@@ -66,9 +91,11 @@ describe.each(Object.keys(strategyOptions))('%s: the invariants on random histor
               strategy: name,
               budget: b,
               provider: p,
+              ...(l !== undefined && { ledger: l }),
             } as FitOptions)
             checkResult(input, r, p, b)
             fitted++
+            if (r.inserted.some((i) => i.reason === 'ledger')) ledgers++
           } catch (e) {
             // Anthropic needs a user message; a history without one is refused by name.
             // The strategy chose nothing sendable: refused by name, never an empty request.
@@ -89,6 +116,9 @@ describe.each(Object.keys(strategyOptions))('%s: the invariants on random histor
     )
     // The generator is not all overflows: most cases exercise a real selection.
     expect(fitted).toBeGreaterThan(RUNS * 0.4)
+    // The ledger is exercised wherever a strategy drops for the budget.
+    if (['tokenLimited', 'scoreBased', 'mostRelevant'].includes(name))
+      expect(ledgers).toBeGreaterThan(0)
   })
 })
 
