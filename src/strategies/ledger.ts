@@ -85,7 +85,7 @@ export function ledgerText(
   view: View,
   dropped: readonly number[],
   maxTokens: number,
-): string | undefined {
+): { text: string; tokens: number } | undefined {
   const seen = new Map<string, Sourced>()
   const sources = new Map<number, string>()
   let turn = 0
@@ -156,7 +156,8 @@ export function ledgerText(
   }
   while (chosen.length > 0) {
     const text = render(chosen)
-    if (counter.countMessage({ role: 'user', content: text }) <= maxTokens) return text
+    const tokens = counter.countMessage({ role: 'user', content: text })
+    if (tokens <= maxTokens) return { text, tokens }
     chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
   }
   return undefined
@@ -209,6 +210,42 @@ function hasToolCalls(view: View): boolean {
   return false
 }
 
+/** The plan with the ledger of what it drops after the system prompt, and the ledger's tokens (0: none). */
+function withEntry(
+  view: View,
+  plan: PlanItem[],
+  maxTokens: number,
+): { plan: PlanItem[]; tokens: number } {
+  const dropped = droppedBy(view, plan)
+  const made = dropped.length > 0 ? ledgerText(view, dropped, maxTokens) : undefined
+  if (!made) return { plan, tokens: 0 }
+  const at = plan.findIndex(
+    (item) => 'synthetic' in item || view.message(item.index).role !== 'system',
+  )
+  const ledger: PlanItem = {
+    synthetic: { role: 'user', content: made.text },
+    replaces: dropped,
+    reason: 'ledger',
+  }
+  return {
+    plan: at < 0 ? [...plan, ledger] : [...plan.slice(0, at), ledger, ...plan.slice(at)],
+    tokens: made.tokens,
+  }
+}
+
+/** Tokens of what a plan sends. */
+function planTokens(view: View, plan: readonly PlanItem[]): number {
+  let total = 0
+  for (const item of plan)
+    total +=
+      'synthetic' in item
+        ? view.counter.countMessage(item.synthetic)
+        : item.message
+          ? view.counter.countMessage(item.message)
+          : view.messageTokens(item.index)
+  return total
+}
+
 /** The view with `less` tokens fewer available: the inner strategy leaves the ledger its room. */
 function narrowed(view: View, less: number): View {
   return Object.create(view, { available: { value: view.available - less } }) as View
@@ -258,22 +295,19 @@ export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions 
     )
     if (!Number.isFinite(size) || size < 32) return inner.select(view)
     // A strategy that does not count drops by its own rule; the budget then comes after.
-    const selected = inner.select(inner.budgetAware ? narrowed(view, size) : view)
-    return whenReady(selected, (plan) => {
-      const dropped = droppedBy(view, plan)
-      if (dropped.length === 0) return plan
-      const text = ledgerText(view, dropped, size)
-      if (text === undefined) return plan
-      const at = plan.findIndex(
-        (item) => 'synthetic' in item || view.message(item.index).role !== 'system',
-      )
-      const ledger: PlanItem = {
-        synthetic: { role: 'user', content: text },
-        replaces: dropped,
-        reason: 'ledger',
-      }
-      return at < 0 ? [...plan, ledger] : [...plan.slice(0, at), ledger, ...plan.slice(at)]
-    })
+    if (!inner.budgetAware)
+      return whenReady(inner.select(view), (plan) => withEntry(view, plan, size).plan)
+    // The room the ledger did not use goes back to messages: the strategy selects again with
+    // the ledger's real size, and the ledger of that (smaller) drop takes what room is left.
+    return whenReady(inner.select(narrowed(view, size)), (first) => {
+      const made = withEntry(view, first, size)
+      if (made.tokens === 0 || made.tokens >= size) return made.plan
+      return whenReady(inner.select(narrowed(view, made.tokens)), (second) => {
+        const room = Math.min(size, view.available - planTokens(view, second))
+        const again = withEntry(view, second, room)
+        return again.tokens > 0 ? again.plan : second
+      }) as PlanItem[] | Promise<PlanItem[]>
+    }) as PlanItem[] | Promise<PlanItem[]>
   }
   return { ...inner, select }
 }
