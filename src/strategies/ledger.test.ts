@@ -216,3 +216,15 @@ it('the heading tests look for is the one the library writes', () => {
     LEDGER_HEADING.startsWith('[Earlier messages were left out to fit the context window.'),
   ).toBe(true)
 })
+
+it('the ledger shown in docs/strategies.md is the one the bundled example gets at 3,000 tokens', async () => {
+  const { readFileSync } = await import('node:fs')
+  const { decode } = await import('../formats/detect.js')
+  const doc = readFileSync(new URL('../../docs/strategies.md', import.meta.url), 'utf8')
+  const shown = /## Agents[\s\S]*?```\n([\s\S]*?)\n```/.exec(doc)?.[1]
+  const example = JSON.parse(
+    readFileSync(new URL('../../examples/airline-booking.json', import.meta.url), 'utf8'),
+  )
+  const r = fit(decode(example).messages, { budget: 3000 })
+  expect(ledgerOf(r)?.message.content).toBe(shown)
+})
