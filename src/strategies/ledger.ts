@@ -16,6 +16,9 @@ export interface LedgerOptions {
   when?: 'always' | 'tool-calls'
 }
 
+/** Dropped messages read for the ledger, nearest the kept ones first, in times its size. */
+const WINDOW = 16
+
 /** Chosen by leave-one-out on τ-bench (`npm run eval:agent`). */
 export const LEDGER_SHARE = 0.5
 
@@ -86,12 +89,56 @@ export function ledgerText(
   dropped: readonly number[],
   maxTokens: number,
 ): { text: string; tokens: number } | undefined {
+  // Only the dropped messages nearest the kept ones, up to WINDOW times the ledger's size:
+  // the work per call does not grow with the history.
+  let from = dropped.length
+  let volume = 0
+  const limit = WINDOW * maxTokens
+  while (from > 0 && volume < limit) volume += view.messageTokens(dropped[--from] as number)
+  const window = dropped.slice(from)
+  // The same window and size give the same ledger: a stable cut asks for it again each call.
+  let key = `${maxTokens}:${window[0]}`
+  for (const i of window) key += `:${idOf(view.message(i))}`
+  let cache = ledgerCache.get(view.counter)
+  if (!cache) {
+    cache = new Map()
+    ledgerCache.set(view.counter, cache)
+  }
+  if (cache.has(key)) return cache.get(key)
+  const made = buildLedger(view, window, maxTokens)
+  if (cache.size >= 64) cache.delete(cache.keys().next().value as string)
+  cache.set(key, made)
+  return made
+}
+
+/** Objects numbered once, so a cache key can name a message. */
+const ids = new WeakMap<object, number>()
+let nextId = 0
+function idOf(o: object): number {
+  let id = ids.get(o)
+  if (id === undefined) {
+    id = nextId++
+    ids.set(o, id)
+  }
+  return id
+}
+
+const ledgerCache = new WeakMap<
+  TokenCounter,
+  Map<string, { text: string; tokens: number } | undefined>
+>()
+
+function buildLedger(
+  view: View,
+  window: readonly number[],
+  maxTokens: number,
+): { text: string; tokens: number } | undefined {
   const seen = new Map<string, Sourced>()
   const sources = new Map<number, string>()
   let turn = 0
   let next = 0
   const callNames = new Map<string, string>()
-  for (const i of dropped) {
+  for (const i of window) {
     // Turns are counted by user messages from the start, so a turn's number never changes.
     for (; next <= i; next++) if (view.message(next).role === 'user') turn++
     const m = view.message(i)
@@ -145,22 +192,44 @@ export function ledgerText(
   let total = headingTokens(counter)
   const opened = new Set<number>()
   let chosen: Sourced[] = []
+  let misses = 0
   for (const s of ranked) {
     const cost =
       pieceTokens(counter, ` ${s.fact.label ?? ''} ${s.fact.value},`) +
       (opened.has(s.at) ? 0 : pieceTokens(counter, `\n${sources.get(s.at)}:`))
-    if (total + cost > maxTokens) continue
+    if (total + cost > maxTokens) {
+      // Full: a few smaller facts may still go in, not a scan of every one.
+      if (++misses >= 16) break
+      continue
+    }
     total += cost
     opened.add(s.at)
     chosen.push(s)
   }
   while (chosen.length > 0) {
     const text = render(chosen)
-    const tokens = counter.countMessage({ role: 'user', content: text })
+    const tokens = ledgerTokens(counter, text)
     if (tokens <= maxTokens) return { text, tokens }
     chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
   }
   return undefined
+}
+
+/** Tokens of a ledger message, remembered for the last texts (a stable cut makes the same one each call). */
+const ledgerCounts = new WeakMap<TokenCounter, Map<string, number>>()
+function ledgerTokens(counter: TokenCounter, text: string): number {
+  let counts = ledgerCounts.get(counter)
+  if (!counts) {
+    counts = new Map()
+    ledgerCounts.set(counter, counts)
+  }
+  let t = counts.get(text)
+  if (t === undefined) {
+    t = counter.countMessage({ role: 'user', content: text })
+    if (counts.size >= 64) counts.delete(counts.keys().next().value as string)
+    counts.set(text, t)
+  }
+  return t
 }
 
 /** A user message holding the heading alone, counted once per counter. */
@@ -301,7 +370,8 @@ export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions 
     // the ledger's real size, and the ledger of that (smaller) drop takes what room is left.
     return whenReady(inner.select(narrowed(view, size)), (first) => {
       const made = withEntry(view, first, size)
-      if (made.tokens === 0 || made.tokens >= size) return made.plan
+      // Worth a second selection only when a real share of the room is left.
+      if (made.tokens === 0 || size - made.tokens < Math.max(32, size / 8)) return made.plan
       return whenReady(inner.select(narrowed(view, made.tokens)), (second) => {
         const room = Math.min(size, view.available - planTokens(view, second))
         const again = withEntry(view, second, room)
