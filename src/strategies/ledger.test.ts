@@ -22,7 +22,7 @@ const ledgerOf = (r: ReturnType<typeof fit>) => r.inserted.find((i) => i.reason 
 const textOf = (ms: readonly Message[]) => ms.map(messageText).join('\n')
 
 describe('the ledger of what was dropped', () => {
-  it('keeps the identifiers of dropped turns, counted, within budget, with turn and source', () => {
+  it('keeps the identifiers of dropped turns, counted, within budget, with the message and source', () => {
     const h = trajectory(3)
     const budget = 2200
     const before = fit(h, { budget, ledger: false })
@@ -39,7 +39,7 @@ describe('the ledger of what was dropped', () => {
     const sentAfter = textOf(after.messages)
     const recovered = ids.filter((id) => !sentBefore.includes(id) && sentAfter.includes(id))
     expect(recovered.length).toBeGreaterThan(0)
-    expect(ledger?.message.content).toMatch(/^\[Earlier messages.*\]\nturn \d+, \w+/)
+    expect(ledger?.message.content).toMatch(/^\[Earlier messages.*\]\nmessage \d+, \w+/)
     // Every message it stands for is accounted as summarized by it.
     for (const k of ledger?.replaces ?? [])
       expect(after.fates[k]).toMatchObject({ fate: 'summarized', reason: 'ledger' })

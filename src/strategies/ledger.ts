@@ -18,12 +18,14 @@ export interface LedgerOptions {
 
 /** Dropped messages read for the ledger, nearest the kept ones first, in times its size. */
 const WINDOW = 16
+/** ... and never more than this many tokens of them. */
+const WINDOW_MAX = 6_000
 
 /** Chosen by leave-one-out on τ-bench (`npm run eval:agent`). */
 export const LEDGER_SHARE = 0.5
 
 export const LEDGER_HEADING =
-  '[Earlier messages were left out to fit the context window. Facts they held, verbatim, by turn and source:]'
+  '[Earlier messages were left out to fit the context window. Facts they held, verbatim, by message and source:]'
 
 /** Values under these keys, or of these shapes, are credentials: a ledger never repeats them. */
 const SECRET_KEY =
@@ -55,20 +57,21 @@ interface Sourced {
   order: number
 }
 
-/** Facts of one message, computed once per message object. */
-const factCache = new WeakMap<Message, Fact[]>()
+/** Facts of one message and their keys, computed once per message object. */
+const factCache = new WeakMap<Message, { facts: Fact[]; keys: string[] }>()
 
-function factsOf(m: Message, toolName: string | undefined): Fact[] {
-  let facts = factCache.get(m)
-  if (!facts) {
+function factsOf(m: Message, toolName: string | undefined): { facts: Fact[]; keys: string[] } {
+  let entry = factCache.get(m)
+  if (!entry) {
     const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
-    facts = extractFacts([named]).filter(
+    const facts = extractFacts([named]).filter(
       (f) =>
         f.kind !== 'tool' && !(f.label && SECRET_KEY.test(f.label)) && !SECRET_VALUE.test(f.value),
     )
-    factCache.set(m, facts)
+    entry = { facts, keys: facts.map((f) => `${f.kind}\u0000${f.value}`) }
+    factCache.set(m, entry)
   }
-  return facts
+  return entry
 }
 
 /** Where a message came from, as the ledger names it. */
@@ -81,19 +84,19 @@ function sourceOf(m: Message, toolName: string | undefined): string {
 
 /**
  * The ledger's text for the facts of the dropped view positions, within `maxTokens`:
- * identifiers first, newer before older, each fact once, listed under the turn and source
+ * identifiers first, newer before older, each fact once, listed under the place and source
  * of the message that first held it. `undefined` when nothing fits or there is nothing.
  */
 export function ledgerText(
   view: View,
   dropped: readonly number[],
   maxTokens: number,
-): { text: string; tokens: number } | undefined {
+): Made | undefined {
   // Only the dropped messages nearest the kept ones, up to WINDOW times the ledger's size:
   // the work per call does not grow with the history.
   let from = dropped.length
   let volume = 0
-  const limit = WINDOW * maxTokens
+  const limit = Math.min(WINDOW * maxTokens, WINDOW_MAX)
   while (from > 0 && volume < limit) volume += view.messageTokens(dropped[--from] as number)
   const window = dropped.slice(from)
   // The same window and size give the same ledger: a stable cut asks for it again each call.
@@ -123,32 +126,23 @@ function idOf(o: object): number {
   return id
 }
 
-const ledgerCache = new WeakMap<
-  TokenCounter,
-  Map<string, { text: string; tokens: number } | undefined>
->()
+const ledgerCache = new WeakMap<TokenCounter, Map<string, Made | undefined>>()
 
-function buildLedger(
-  view: View,
-  window: readonly number[],
-  maxTokens: number,
-): { text: string; tokens: number } | undefined {
+function buildLedger(view: View, window: readonly number[], maxTokens: number): Made | undefined {
   const seen = new Map<string, Sourced>()
   const sources = new Map<number, string>()
-  let turn = 0
-  let next = 0
   const callNames = new Map<string, string>()
   for (const i of window) {
-    // Turns are counted by user messages from the start, so a turn's number never changes.
-    for (; next <= i; next++) if (view.message(next).role === 'user') turn++
     const m = view.message(i)
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) callNames.set(c.id, c.name)
     const toolName = m.role === 'tool' ? callNames.get(m.toolCallId) : undefined
-    const facts = factsOf(m, toolName)
+    const { facts, keys } = factsOf(m, toolName)
     if (facts.length === 0) continue
-    sources.set(i, `turn ${turn}, ${sourceOf(m, toolName)}`)
-    for (const fact of facts) {
-      const key = `${fact.kind}\u0000${fact.value}`
+    // Numbered by its place in the history, which a message keeps as the history grows.
+    sources.set(i, `message ${i + 1}, ${sourceOf(m, toolName)}`)
+    for (let f = 0; f < facts.length; f++) {
+      const fact = facts[f] as Fact
+      const key = keys[f] as string
       const before = seen.get(key)
       if (before) {
         before.newest = i
@@ -208,28 +202,35 @@ function buildLedger(
   }
   while (chosen.length > 0) {
     const text = render(chosen)
-    const tokens = ledgerTokens(counter, text)
-    if (tokens <= maxTokens) return { text, tokens }
+    const made = ledgerMessage(counter, text)
+    if (made.tokens <= maxTokens) return made
     chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
   }
   return undefined
 }
 
-/** Tokens of a ledger message, remembered for the last texts (a stable cut makes the same one each call). */
-const ledgerCounts = new WeakMap<TokenCounter, Map<string, number>>()
-function ledgerTokens(counter: TokenCounter, text: string): number {
-  let counts = ledgerCounts.get(counter)
-  if (!counts) {
-    counts = new Map()
-    ledgerCounts.set(counter, counts)
+/** A ledger: its message (one object per text, so the counter's own cache knows it) and tokens. */
+interface Made {
+  message: Message
+  tokens: number
+}
+
+/** The ledger message for a text, kept for the last texts (a stable cut makes the same one each call). */
+const ledgerMessages = new WeakMap<TokenCounter, Map<string, Made>>()
+function ledgerMessage(counter: TokenCounter, text: string): Made {
+  let made = ledgerMessages.get(counter)
+  if (!made) {
+    made = new Map()
+    ledgerMessages.set(counter, made)
   }
-  let t = counts.get(text)
-  if (t === undefined) {
-    t = counter.countMessage({ role: 'user', content: text })
-    if (counts.size >= 64) counts.delete(counts.keys().next().value as string)
-    counts.set(text, t)
+  let m = made.get(text)
+  if (!m) {
+    const message: Message = { role: 'user', content: text }
+    m = { message, tokens: counter.countMessage(message) }
+    if (made.size >= 64) made.delete(made.keys().next().value as string)
+    made.set(text, m)
   }
-  return t
+  return m
 }
 
 /** A user message holding the heading alone, counted once per counter. */
@@ -268,8 +269,9 @@ function droppedBy(view: View, plan: readonly PlanItem[]): number[] {
     else covered[item.index] = 1
   }
   const out: number[] = []
+  const messages = view.messages
   for (let i = 0; i < covered.length; i++)
-    if (!covered[i] && view.message(i).role !== 'system') out.push(i)
+    if (!covered[i] && messages[i]?.role !== 'system') out.push(i)
   return out
 }
 
@@ -292,7 +294,7 @@ function withEntry(
     (item) => 'synthetic' in item || view.message(item.index).role !== 'system',
   )
   const ledger: PlanItem = {
-    synthetic: { role: 'user', content: made.text },
+    synthetic: made.message,
     replaces: dropped,
     reason: 'ledger',
   }
@@ -341,7 +343,7 @@ export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptio
  * `inner` with a ledger of what it drops: the inner strategy selects within the room less
  * the ledger's share; the identifiers, dates, amounts and other facts of the messages it
  * left out are then listed in one user message, in place of them (after the system
- * prompt), each under the turn and source that held it, within that share. The ledger
+ * prompt), each under the message (by its place) and source that held it, within that share. The ledger
  * depends only on what was dropped, so it changes when the cut moves and not otherwise.
  */
 export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions = {}): S {
