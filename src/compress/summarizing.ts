@@ -11,7 +11,7 @@ import {
 } from '../messages/facts.js'
 import { contentText, type Message, messageText } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
-import { checkKeys } from '../options-check.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import {
   type PlanItem,
@@ -150,7 +150,7 @@ export function supersede(
  * in with the newer messages (a running summary) instead of reading the whole history.
  */
 export function summarizing(options: SummarizingOptions = {}): SummarizingStrategy {
-  checkKeys(options, SUMMARIZING_OPTIONS, 'summarizing')
+  requireOptions(options, 'summarizing', SUMMARIZING_OPTIONS)
   const {
     summarizer = extractiveSummarizer(),
     trigger = 0.8,
@@ -168,13 +168,13 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
   if (!Number.isInteger(leaveLastN) || leaveLastN < 0) {
     throw new InvalidOptionError(
       'leaveLastN',
-      `expected a whole number >= 0, got ${JSON.stringify(leaveLastN)}`,
+      `expected a whole number >= 0, got ${describeValue(leaveLastN)}`,
     )
   }
   if (mode !== 'compress' && mode !== 'terminate' && mode !== 'custom') {
     throw new InvalidOptionError(
       'mode',
-      `expected compress, terminate or custom, got ${JSON.stringify(mode)}`,
+      `expected compress, terminate or custom, got ${describeValue(mode)}`,
     )
   }
   if (mode === 'custom' && typeof options.compress !== 'function') {
@@ -484,7 +484,7 @@ function checkSummarizingOptions(options: SummarizingOptions): void {
   }
   const flag = (key: string) => {
     if (o[key] !== undefined && typeof o[key] !== 'boolean')
-      throw new InvalidOptionError(key, `expected true or false, got ${JSON.stringify(o[key])}`)
+      throw new InvalidOptionError(key, `expected true or false, got ${describeValue(o[key])}`)
   }
   const s = o.summarizer as { summarize?: unknown; name?: unknown } | undefined
   if (s !== undefined && (s === null || typeof s !== 'object' || typeof s.summarize !== 'function'))
@@ -501,7 +501,7 @@ function checkSummarizingOptions(options: SummarizingOptions): void {
   if (max !== undefined && !(typeof max === 'number' && Number.isFinite(max) && max >= 1))
     throw new InvalidOptionError(
       'maxSummaryTokens',
-      `expected a number >= 1, got ${JSON.stringify(max)}`,
+      `expected a number >= 1, got ${describeValue(max)}`,
     )
   const signal = o.signal as { aborted?: unknown } | undefined
   if (

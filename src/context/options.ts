@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import { type ToolInput, toolSchemas } from '../messages/tool-shapes.js'
 import { PROVIDERS, type Provider } from '../messages/validate.js'
-import { unknownOption } from '../options-check.js'
+import { describeValue, unknownOption } from '../options-check.js'
 import { checkLedgerOptions, type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
@@ -115,7 +115,7 @@ export function resolveSetup(
   summarize?: SummarizingFactory,
 ): Setup {
   if (options === null || typeof options !== 'object')
-    throw new InvalidOptionError('options', `expected an object, got ${JSON.stringify(options)}`)
+    throw new InvalidOptionError('options', `expected an object, got ${describeValue(options)}`)
   const given = options as Record<string, unknown>
   const named = typeof given.strategy === 'string' ? given.strategy : undefined
   const own = named !== undefined ? strategyOptionNames(named) : []
@@ -178,7 +178,7 @@ export function resolveSetup(
   if (typeof provider !== 'string' || !PROVIDERS.includes(provider)) {
     throw new InvalidOptionError(
       'provider',
-      `expected one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`,
+      `expected one of ${PROVIDERS.join(', ')}, got ${describeValue(provider)}`,
     )
   }
   const counter =
@@ -218,7 +218,7 @@ function resolveLedger(
     return checkLedgerOptions(value as LedgerOptions)
   throw new InvalidOptionError(
     'ledger',
-    `expected true, false, "auto" or { share, maxTokens, when }, got ${JSON.stringify(value)}`,
+    `expected true, false, "auto" or { share, maxTokens, when }, got ${describeValue(value)}`,
   )
 }
 
@@ -244,14 +244,14 @@ function defaultCounter(): TokenCounter {
 
 function checkString(option: string, value: unknown): string | undefined {
   if (value === undefined || typeof value === 'string') return value
-  throw new InvalidOptionError(option, `expected a string, got ${JSON.stringify(value)}`)
+  throw new InvalidOptionError(option, `expected a string, got ${describeValue(value)}`)
 }
 
 function checkCount(option: string, value: unknown, min: number): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
     throw new InvalidOptionError(
       option,
-      `expected a finite number >= ${min}, got ${JSON.stringify(value)}`,
+      `expected a finite number >= ${min}, got ${describeValue(value)}`,
     )
   }
 }

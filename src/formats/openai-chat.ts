@@ -132,6 +132,7 @@ export function describe(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'a list'
   if (v === undefined) return 'undefined'
+  if (typeof v === 'bigint' || typeof v === 'symbol') return `a ${typeof v}`
   return typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`
 }
 

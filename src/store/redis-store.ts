@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Redis as RedisClient, RedisOptions } from 'ioredis'
 import { InvalidOptionError } from '../errors.js'
 import { messageSchema } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 import {
   type AppendOptions,
   checkEntries,
@@ -83,11 +84,11 @@ return {1, version}
 export async function redisStore(options: RedisStoreOptions = {}): Promise<HistoryStore> {
   const { prefix = 'cw:', ttl = 0, timeoutMs = 10_000 } = options
   if (!Number.isInteger(ttl) || ttl < 0)
-    throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${JSON.stringify(ttl)}`)
+    throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
     throw new InvalidOptionError(
       'timeoutMs',
-      `expected a positive number of ms, got ${JSON.stringify(timeoutMs)}`,
+      `expected a positive number of ms, got ${describeValue(timeoutMs)}`,
     )
   let client = options.client
   let owned = false

@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
+import { describeValue } from '../options-check.js'
 import type { View } from './types.js'
 
 /** One score per unit of the view: higher is kept first. */
@@ -228,7 +229,7 @@ function checkNearby(options: NearbyOptions): void {
           : key === 'reach'
             ? 'an integer in [0, 1000]'
             : 'a finite number >= 0'
-      throw new InvalidOptionError(`nearby.${key}`, `expected ${want}, got ${JSON.stringify(v)}`)
+      throw new InvalidOptionError(`nearby.${key}`, `expected ${want}, got ${describeValue(v)}`)
     }
   }
 }

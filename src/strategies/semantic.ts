@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 import {
   type AsyncScorer,
   allScores,
@@ -43,7 +44,7 @@ export function semantic(options: SemanticOptions): AsyncScorer {
   if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
     throw new InvalidOptionError(
       'batchSize',
-      `expected an integer >= 1, got ${JSON.stringify(batchSize)}`,
+      `expected an integer >= 1, got ${describeValue(batchSize)}`,
     )
   }
   const vectors = new WeakMap<Message, Float64Array | null>()
@@ -182,10 +183,10 @@ export function fuse(
   { k = 60, depth = 50 }: FuseOptions = {},
 ): AsyncScorer {
   if (!(typeof k === 'number' && k >= 0 && Number.isFinite(k))) {
-    throw new InvalidOptionError('k', `expected a finite number >= 0, got ${JSON.stringify(k)}`)
+    throw new InvalidOptionError('k', `expected a finite number >= 0, got ${describeValue(k)}`)
   }
   if (!(Number.isInteger(depth) && depth >= 1)) {
-    throw new InvalidOptionError('depth', `expected an integer >= 1, got ${JSON.stringify(depth)}`)
+    throw new InvalidOptionError('depth', `expected an integer >= 1, got ${describeValue(depth)}`)
   }
   return (view) =>
     whenReady(allScores(parts.map(([scorer]) => scorer(view))), (lists) => {
