@@ -11,7 +11,7 @@ import {
 } from '../messages/facts.js'
 import { contentText, type Message, messageText } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
-import { describeValue, requireOptions } from '../options-check.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import {
   type PlanItem,
@@ -117,6 +117,13 @@ interface Current {
  * ledger holds one summary (with its facts) however long the conversation.
  */
 export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLedger {
+  requireArgument(
+    Array.isArray(initial) && initial.every(isSummaryEntry),
+    'summaryLedger',
+    'initial',
+    'a list of summaries { replaces: [from, to), message }',
+    initial,
+  )
   let entries = supersede([], initial)
   return {
     list: () => entries,
@@ -124,6 +131,18 @@ export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLed
       entries = supersede(entries, more)
     },
   }
+}
+
+function isSummaryEntry(e: unknown): boolean {
+  const r = (e as SummaryEntry | null)?.replaces
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    Array.isArray(r) &&
+    typeof r[0] === 'number' &&
+    typeof r[1] === 'number' &&
+    messageIssue((e as SummaryEntry).message) === undefined
+  )
 }
 
 /**

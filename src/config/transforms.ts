@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
-import { describeValue, requireArgument } from '../options-check.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import type { Transform } from '../strategies/types.js'
 import { clearThinking } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
@@ -40,6 +40,8 @@ export function transformNames(): string[] {
 
 /** A transform from its name and options (an allow-list: unknown names are refused). */
 export function createTransform(name: string, options: Record<string, unknown> = {}): Transform {
+  requireArgument(typeof name === 'string', 'createTransform', 'name', 'a transform name', name)
+  requireOptions(options, 'createTransform')
   const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
   if (!factory) {
     throw new InvalidOptionError(

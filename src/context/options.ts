@@ -81,6 +81,35 @@ const requestKeys = [
 ] as const
 const defaultStrategyKeys = ['stable', 'dropFrom'] as const
 
+/**
+ * Refuses what cannot be `fit`'s options: a value that is not an object, or an own key that
+ * is neither a request option, one of `extraKeys`, nor an option of the strategy named (the
+ * default's when none is), naming the closest known one.
+ */
+export function checkFitKeys(options: unknown, extraKeys: readonly string[] = []): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new InvalidOptionError('options', `expected an object, got ${describeValue(options)}`)
+  const given = options as Record<string, unknown>
+  const named = typeof given.strategy === 'string' ? given.strategy : undefined
+  const own = named !== undefined ? strategyOptionNames(named) : []
+  const known = [
+    ...requestKeys,
+    ...extraKeys,
+    ...(given.strategy === undefined ? defaultStrategyKeys : own),
+  ]
+  for (const key of Object.keys(given)) {
+    if (!known.includes(key)) {
+      const where =
+        named !== undefined
+          ? `fit with strategy ${named}`
+          : given.strategy === undefined
+            ? 'fit'
+            : 'fit with a strategy object'
+      throw unknownOption(key, known, where)
+    }
+  }
+}
+
 /** Options resolved once: what every fit of a history with these options shares. */
 export interface Setup {
   strategy: Strategy
@@ -114,28 +143,10 @@ export function resolveSetup(
   extraKeys: readonly string[] = [],
   summarize?: SummarizingFactory,
 ): Setup {
-  if (options === null || typeof options !== 'object')
-    throw new InvalidOptionError('options', `expected an object, got ${describeValue(options)}`)
+  checkFitKeys(options, extraKeys)
   const given = options as Record<string, unknown>
   const named = typeof given.strategy === 'string' ? given.strategy : undefined
   const own = named !== undefined ? strategyOptionNames(named) : []
-  const known = [
-    ...requestKeys,
-    ...extraKeys,
-    ...(given.strategy === undefined ? defaultStrategyKeys : own),
-  ]
-  for (const key of Object.keys(given)) {
-    if (!known.includes(key)) {
-      const where =
-        named !== undefined
-          ? `fit with strategy ${named}`
-          : given.strategy === undefined
-            ? 'fit'
-            : 'fit with a strategy object'
-      throw unknownOption(key, known, where)
-    }
-  }
-
   const modelOption = checkString('model', given.model)
   let limitOption = given.budget
   if (limitOption !== undefined) checkCount('budget', limitOption, 1)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Redis as RedisClient, RedisOptions } from 'ioredis'
 import { InvalidOptionError } from '../errors.js'
 import { messageSchema } from '../messages/message.js'
-import { describeValue } from '../options-check.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import {
   type AppendOptions,
   checkEntries,
@@ -82,6 +82,30 @@ return {1, version}
  * contents never appear in an error. `ioredis` is an optional peer dependency, loaded here.
  */
 export async function redisStore(options: RedisStoreOptions = {}): Promise<HistoryStore> {
+  requireOptions(options, 'redisStore', [
+    'url',
+    'client',
+    'prefix',
+    'ttl',
+    'redisOptions',
+    'timeoutMs',
+  ])
+  for (const k of ['url', 'prefix'] as const)
+    requireArgument(
+      options[k] === undefined || typeof options[k] === 'string',
+      'redisStore',
+      k,
+      'a string',
+      options[k],
+    )
+  for (const k of ['client', 'redisOptions'] as const)
+    requireArgument(
+      options[k] === undefined || (typeof options[k] === 'object' && options[k] !== null),
+      'redisStore',
+      k,
+      k === 'client' ? 'an ioredis client' : 'ioredis options',
+      options[k],
+    )
   const { prefix = 'cw:', ttl = 0, timeoutMs = 10_000 } = options
   if (!Number.isInteger(ttl) || ttl < 0)
     throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)

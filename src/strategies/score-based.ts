@@ -100,6 +100,13 @@ export interface RelevanceScorerOptions {
 export function relevanceScorer(options?: Omit<RelevanceScorerOptions, 'embed'>): Scorer
 export function relevanceScorer(options: RelevanceScorerOptions): AsyncScorer
 export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScorer {
+  requireOptions(options, 'relevanceScorer', [
+    'query',
+    'embed',
+    'nearby',
+    'identifiers',
+    'entities',
+  ])
   const { query, embed, identifiers: idWeight = 0.5, entities: entityWeight = 1 } = options
   for (const [name, w] of [
     ['identifiers', idWeight],

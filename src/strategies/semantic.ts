@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
-import { describeValue } from '../options-check.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import {
   type AsyncScorer,
   allScores,
@@ -37,6 +37,14 @@ export function semantic(
 ): Scorer
 export function semantic(options: SemanticOptions): AsyncScorer
 export function semantic(options: SemanticOptions): AsyncScorer {
+  requireOptions(options, 'semantic', ['embed', 'query', 'batchSize'], { required: true })
+  requireArgument(
+    options.query === undefined || typeof options.query === 'string',
+    'semantic',
+    'query',
+    'a string',
+    options.query,
+  )
   const { embed, batchSize = 256 } = options
   if (typeof embed !== 'function') {
     throw new InvalidOptionError('embed', 'expected a function from texts to vectors')
@@ -180,8 +188,20 @@ export function fuse(
 ): AsyncScorer
 export function fuse(
   parts: readonly (readonly [AsyncScorer, number])[],
-  { k = 60, depth = 50 }: FuseOptions = {},
+  options: FuseOptions = {},
 ): AsyncScorer {
+  requireArgument(
+    Array.isArray(parts) &&
+      parts.every(
+        (p) => Array.isArray(p) && typeof p[0] === 'function' && typeof p[1] === 'number',
+      ),
+    'fuse',
+    'parts',
+    'a list of [scorer, weight] pairs',
+    parts,
+  )
+  requireOptions(options, 'fuse', ['k', 'depth'])
+  const { k = 60, depth = 50 } = options
   if (!(typeof k === 'number' && k >= 0 && Number.isFinite(k))) {
     throw new InvalidOptionError('k', `expected a finite number >= 0, got ${describeValue(k)}`)
   }
