@@ -496,10 +496,7 @@ function checkSummarizingOptions(options: SummarizingOptions): void {
   const o = options as Record<string, unknown>
   const fn = (key: string) => {
     if (o[key] !== undefined && typeof o[key] !== 'function')
-      throw new InvalidOptionError(
-        key,
-        `expected a function, got ${JSON.stringify(o[key]) ?? typeof o[key]}`,
-      )
+      throw new InvalidOptionError(key, `expected a function, got ${describeValue(o[key])}`)
   }
   const flag = (key: string) => {
     if (o[key] !== undefined && typeof o[key] !== 'boolean')
@@ -509,7 +506,7 @@ function checkSummarizingOptions(options: SummarizingOptions): void {
   if (s !== undefined && (s === null || typeof s !== 'object' || typeof s.summarize !== 'function'))
     throw new InvalidOptionError(
       'summarizer',
-      `expected a summarizer (an object with summarize(), such as extractiveSummarizer()), got ${JSON.stringify(s) ?? typeof s}`,
+      `expected a summarizer (an object with summarize(), such as extractiveSummarizer()), got ${describeValue(s)}`,
     )
   fn('onEvent')
   fn('compress')

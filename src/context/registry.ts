@@ -130,7 +130,7 @@ function entry(name: string): Entry {
     const near = closest(name, strategyNames())
     throw new InvalidOptionError(
       'strategy',
-      `unknown strategy ${JSON.stringify(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ''}; known: ${strategyNames().join(', ')}`,
+      `unknown strategy ${describeValue(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ''}; known: ${strategyNames().join(', ')}`,
     )
   }
   return found

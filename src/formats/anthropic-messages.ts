@@ -206,7 +206,7 @@ function mediaPart(b: Block, i: number, field: string): ContentPart {
   return fail(
     i,
     `${field}.type`,
-    `unsupported block type ${JSON.stringify(b.type)} in a user message`,
+    `unsupported block type ${describeValue(b.type)} in a user message`,
   )
 }
 

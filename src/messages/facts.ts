@@ -305,10 +305,10 @@ export function fitFacts(
 ): { text: string; included: Fact[]; left: Fact[] } {
   requireFacts(facts, 'fitFacts')
   requireArgument(
-    typeof maxTokens === 'number' && maxTokens >= 0,
+    typeof maxTokens === 'number' && !Number.isNaN(maxTokens),
     'fitFacts',
     'maxTokens',
-    'a number >= 0',
+    'a number',
     maxTokens,
   )
   requireArgument(

@@ -2,7 +2,7 @@ import type { Summarizer } from '../compress/summarizer.js'
 import { type SummarizingStrategy, summarizing } from '../compress/summarizing.js'
 import type { FitResult } from '../context/fit.js'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { checkKeys, requireArgument } from '../options-check.js'
+import { checkKeys, describeValue, requireArgument } from '../options-check.js'
 import type { Transform } from '../strategies/types.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
@@ -361,10 +361,4 @@ export function withContextManagement(
     result,
   )
   return { ...result, contextManagement: contextManagementReport(plan, response) }
-}
-
-function describeValue(v: unknown): string {
-  if (v === null) return 'null'
-  if (Array.isArray(v)) return 'a list'
-  return typeof v === 'string' ? JSON.stringify(v) : typeof v
 }

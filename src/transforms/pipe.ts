@@ -12,15 +12,14 @@ export function pipe<S extends Strategy>(...steps: [...Transform[], S]): S {
     'a strategy as its last argument',
     strategy,
   )
-  transforms.forEach((t, k) =>
+  for (const [k, t] of transforms.entries())
     requireArgument(
       typeof t === 'object' && t !== null && typeof t.apply === 'function',
       'pipe',
       `transforms.${k}`,
       'a transform',
       t,
-    ),
-  )
+    )
   requireArgument(
     strategy.transforms === undefined || Array.isArray(strategy.transforms),
     'pipe',
