@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors.js'
 import type { Fact, FactKind } from '../messages/fact.js'
 import { extractFacts } from '../messages/facts.js'
 import type { Message } from '../messages/message.js'
-import { checkKeys } from '../options-check.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { whenReady } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
@@ -325,7 +325,7 @@ function narrowed(view: View, less: number): View {
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {
   if (options === null || typeof options !== 'object')
     throw new InvalidOptionError('ledger', `expected true, false or an object, got ${options}`)
-  checkKeys(options, ['share', 'maxTokens', 'when'], 'ledger')
+  requireOptions(options, 'ledger', ['share', 'maxTokens', 'when'])
   const { share = LEDGER_SHARE, maxTokens = 1000, when = 'always' } = options
   if (typeof share !== 'number' || !(share > 0 && share < 1))
     throw new InvalidOptionError('ledger.share', `expected a fraction in (0, 1), got ${share}`)
@@ -334,7 +334,7 @@ export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptio
   if (when !== 'always' && when !== 'tool-calls')
     throw new InvalidOptionError(
       'ledger.when',
-      `expected "always" or "tool-calls", got ${JSON.stringify(when)}`,
+      `expected "always" or "tool-calls", got ${describeValue(when)}`,
     )
   return { share, maxTokens, when }
 }
