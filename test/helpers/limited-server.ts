@@ -8,7 +8,8 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base'
  * Anthropic messages (`/v1/messages`) and Gemini (`/v1beta/models/<model>:generateContent`,
  * the server's root without `/v1` as the SDK's base URL). It counts each request itself (o200k tokens of every
  * text, name and argument, 3 per message, 3 for the reply; tool schemas by OpenAI's
- * published formula on chat completions, as JSON text elsewhere: its own rule, written
+ * published formula on chat completions and Responses (the same model reads both), as JSON
+ * text elsewhere: its own rule, written
  * apart from the library's counters) and rejects a request over the window
  * with the provider's own error body. Otherwise it answers: a call of the first tool when
  * the newest message is the user's and tools were sent, else a text reply.
@@ -187,7 +188,10 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
           ? [{ role: 'user', content: body.input }]
           : (body.input as Record<string, unknown>[])
       const prompt =
-        countItems(input) + tokens(body.instructions) + (body.instructions ? 3 : 0) + toolTokens
+        countItems(input) +
+        tokens(body.instructions) +
+        (body.instructions ? 3 : 0) +
+        (tools ? openaiToolTokens(tools) : 0)
       const completion = Number(body.max_output_tokens ?? 0)
       const rejected = prompt + completion > window
       state.requests.push({ path, body, tokens: prompt, rejected })
