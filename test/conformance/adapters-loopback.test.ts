@@ -578,3 +578,84 @@ describe('SDK helpers', () => {
     check(server, counts)
   })
 })
+
+describe('after a rejection without numbers (Responses), the next request fits whatever the reserve', () => {
+  const lookup = agentTool({
+    name: 'lookup',
+    description: 'Look up a reservation',
+    parameters: z.object({ query: z.string() }),
+    execute: async ({ query }) => lookupResult(query),
+  })
+  const reserves: [string, number | undefined][] = [
+    ['reserve 0', 0],
+    ['the default reserve (the model’s output limit)', undefined],
+    ['a huge reserve', 100_000],
+  ]
+
+  it.each(reserves)('fitAgentModel, %s', async (_name, reserve) => {
+    fresh()
+    const client = new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0 })
+    const model = fitAgentModel(new OpenAIResponsesModel(client, 'gpt-4o'), {
+      model: 'gpt-4o',
+      ...(reserve !== undefined && { reserve }),
+    })
+    const agent = new Agent({
+      name: 'airline',
+      instructions: SYSTEM_PROMPT,
+      model,
+      modelSettings: { maxTokens: REPLY },
+      tools: [lookup],
+    })
+    let history: AgentInputItem[] = []
+    for (let k = 0; k < TURNS; k++) {
+      const result = await run(agent, [...history, user(userTurn(k, WORDS))])
+      history = result.history
+    }
+    check(server, undefined)
+    rejectedThenSmaller()
+    expect(model.feedback.limit).toBeDefined()
+  })
+
+  it.each(reserves)('AI SDK fitMiddleware, %s', async (_name, reserve) => {
+    fresh()
+    const aiLookup = aiTool({
+      description: 'Look up a reservation',
+      inputSchema: z.object({ query: z.string() }),
+      execute: async ({ query }) => lookupResult(query),
+    })
+    const middleware = fitMiddleware({
+      model: 'gpt-4o',
+      ...(reserve !== undefined && { reserve }),
+    })
+    const model = wrapLanguageModel({
+      model: createOpenAI({ apiKey: 'k', baseURL: server.url }).responses('gpt-4o'),
+      middleware,
+    })
+    const messages: ModelMessage[] = []
+    for (let k = 0; k < TURNS; k++) {
+      messages.push({ role: 'user', content: userTurn(k, WORDS) })
+      const out = await generateText({
+        model,
+        system: SYSTEM_PROMPT,
+        messages,
+        tools: { lookup: aiLookup },
+        stopWhen: stepCountIs(3),
+        maxOutputTokens: REPLY,
+        maxRetries: 0,
+      })
+      messages.push(...out.response.messages)
+    }
+    check(server, undefined)
+    rejectedThenSmaller()
+    expect(middleware.feedback.limit).toBeDefined()
+  })
+})
+
+/** The request sent again after the rejection holds less than the rejected one, as the server counts. */
+function rejectedThenSmaller() {
+  const at = server.requests.findIndex((r) => r.rejected)
+  const rejected = server.requests[at]
+  const next = server.requests[at + 1]
+  expect(next?.rejected).toBe(false)
+  expect(next?.tokens).toBeLessThan(0.95 * (rejected?.tokens ?? 0))
+}
