@@ -132,7 +132,10 @@ async function learning<T>(feedback: ProviderFeedback, go: () => Promise<T>): Pr
   })
 }
 
-const lookupResult = (query: string) => `Reservation ${query}: ${userTurn(7, 60)}`
+/** The user's turn `k`: astral characters and emoji among the words, split surrogates nowhere. */
+const turn = (k: number) => `${userTurn(k, WORDS)} 🛫 𝔘𝔫𝔦 ${'🧳'.repeat(k % 3)}`
+
+const lookupResult = (query: string) => `Reservation ${query}: ${userTurn(7, 60)} 𝔖𝔈𝔄`
 
 /**
  * The tool as the provider receives it, for the adapters that never see the request's tools
@@ -194,7 +197,7 @@ describe('AI SDK', () => {
     })
     const messages: ModelMessage[] = []
     for (let k = 0; k < TURNS; k++) {
-      messages.push({ role: 'user', content: userTurn(k, WORDS) })
+      messages.push({ role: 'user', content: turn(k) })
       const out = await learning(feedback, () =>
         generateText({
           model,
@@ -224,7 +227,7 @@ describe('AI SDK', () => {
     const model = make()
     const messages: ModelMessage[] = []
     for (let k = 0; k < TURNS; k++) {
-      messages.push({ role: 'user', content: userTurn(k, WORDS) })
+      messages.push({ role: 'user', content: turn(k) })
       const out = await learning(feedback, () =>
         generateText({
           model,
@@ -269,7 +272,7 @@ describe('LangChain createAgent middleware', () => {
     })
     let messages: BaseMessage[] = []
     for (let k = 0; k < TURNS; k++) {
-      const input = [...messages, new HumanMessage(userTurn(k, WORDS))]
+      const input = [...messages, new HumanMessage(turn(k))]
       const state = await learning(feedback, () => agent.invoke({ messages: input }))
       messages = state.messages
     }
@@ -305,7 +308,7 @@ describe('OpenAI Agents SDK', () => {
     const agent = agentOf(make())
     let history: AgentInputItem[] = []
     for (let k = 0; k < TURNS; k++) {
-      const input = [...history, user(userTurn(k, WORDS))]
+      const input = [...history, user(turn(k))]
       const result = await learning(feedback, () =>
         run(agent, input, { callModelInputFilter: filter }),
       )
@@ -320,7 +323,7 @@ describe('OpenAI Agents SDK', () => {
     const agent = agentOf(fitAgentModel(make(), { model: 'gpt-4o', reserve: REPLY, feedback }))
     let history: AgentInputItem[] = []
     for (let k = 0; k < TURNS; k++) {
-      const result = await run(agent, [...history, user(userTurn(k, WORDS))])
+      const result = await run(agent, [...history, user(turn(k))])
       history = result.history
     }
     check(server, feedback.counts)
@@ -343,12 +346,11 @@ describe('OpenAI Agents SDK', () => {
         feedback,
       }),
     )
-    for (let k = 0; k < TURNS; k++) await run(agent, [user(userTurn(k, WORDS))], { session })
+    for (let k = 0; k < TURNS; k++) await run(agent, [user(turn(k))], { session })
     // The session kept every turn; the model saw a fitted history.
     const all = await stored.getItems()
     expect(all.filter((i) => 'role' in i && i.role === 'user')).toHaveLength(TURNS)
-    check(server, undefined)
-    expect(feedback.counts.length).toBeGreaterThanOrEqual(server.requests.length)
+    check(server, feedback.counts)
   })
 })
 
@@ -384,7 +386,7 @@ describe('Mastra input processor', () => {
     try {
       for (let k = 0; k < TURNS; k++) {
         vi.setSystemTime(Date.UTC(2025, 0, 1) + (k + 1) * 60_000)
-        messages.push({ role: 'user', content: userTurn(k, WORDS) })
+        messages.push({ role: 'user', content: turn(k) })
         const result = await learning(feedback, () =>
           agent.generate(messages, {
             maxSteps: 3,
@@ -440,7 +442,7 @@ describe('SDK helpers', () => {
       })
     }
     for (let k = 0; k < TURNS; k++) {
-      history.push({ role: 'user', content: userTurn(k, WORDS) })
+      history.push({ role: 'user', content: turn(k) })
       for (let step = 0; step < 3; step++) {
         const reply = await learning(feedback, call)
         feedback.observe(reply)
@@ -489,7 +491,7 @@ describe('SDK helpers', () => {
       return anthropic.messages.create(request)
     }
     for (let k = 0; k < TURNS; k++) {
-      messages.push({ role: 'user', content: userTurn(k, WORDS) })
+      messages.push({ role: 'user', content: turn(k) })
       for (let step = 0; step < 3; step++) {
         const reply = await learning(feedback, call)
         feedback.observe(reply)
@@ -556,7 +558,7 @@ describe('SDK helpers', () => {
       })
     }
     for (let k = 0; k < TURNS; k++) {
-      await ctx.addMessage({ role: 'user', parts: [{ text: userTurn(k, WORDS) }] })
+      await ctx.addMessage({ role: 'user', parts: [{ text: turn(k) }] })
       for (let step = 0; step < 3; step++) {
         const { value } = await withContextRetry(send, ctx)
         const content = value.candidates?.[0]?.content
@@ -608,7 +610,7 @@ describe('after a rejection without numbers (Responses), the next request fits w
     })
     let history: AgentInputItem[] = []
     for (let k = 0; k < TURNS; k++) {
-      const result = await run(agent, [...history, user(userTurn(k, WORDS))])
+      const result = await run(agent, [...history, user(turn(k))])
       history = result.history
     }
     check(server, undefined)
@@ -633,7 +635,7 @@ describe('after a rejection without numbers (Responses), the next request fits w
     })
     const messages: ModelMessage[] = []
     for (let k = 0; k < TURNS; k++) {
-      messages.push({ role: 'user', content: userTurn(k, WORDS) })
+      messages.push({ role: 'user', content: turn(k) })
       const out = await generateText({
         model,
         system: SYSTEM_PROMPT,
