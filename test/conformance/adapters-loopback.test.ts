@@ -90,6 +90,10 @@ function check(
   counts: { at: number; total: number }[] | undefined,
   { everyStep = true } = {},
 ) {
+  // One provider per loop.
+  expect(new Set(server.requests.map((r) => r.path.replace(/\/models\/.*/, '/models'))).size).toBe(
+    1,
+  )
   // At most one; and one, since nothing told the adapter the window before the server did.
   expect(server.rejections).toBe(1)
   const accepted = server.requests.filter((r) => !r.rejected)
@@ -355,54 +359,59 @@ describe('OpenAI Agents SDK', () => {
 })
 
 describe('Mastra input processor', () => {
-  it('fitInputProcessor, chat completions', async () => {
-    fresh()
-    const feedback = new CountingFeedback(server)
-    const lookup = createTool({
-      id: 'lookup',
-      description: 'Look up a reservation',
-      inputSchema: z.object({ query: z.string() }),
-      execute: async ({ context }) => lookupResult(context.query),
-    })
-    const processor = fitInputProcessor({
-      model: 'gpt-4o',
-      reserve: REPLY,
-      instructions: SYSTEM_PROMPT,
-      tools: [LOOKUP_SCHEMA],
-      feedback,
-    })
-    const agent = new MastraAgent({
-      name: 'airline',
-      instructions: SYSTEM_PROMPT,
-      model: { id: 'openai/gpt-4o', url: server.url, apiKey: 'k' },
-      tools: { lookup },
-      inputProcessors: [processor],
-    })
-    // biome-ignore lint/suspicious/noExplicitAny: Mastra's message list accepts several shapes
-    const messages: any[] = []
-    // Mastra orders messages by createdAt: the clock stands still within a call and moves a
-    // minute between turns, so the order is Mastra's own, not the machine's speed.
-    vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2025, 0, 1) })
-    try {
-      for (let k = 0; k < TURNS; k++) {
-        vi.setSystemTime(Date.UTC(2025, 0, 1) + (k + 1) * 60_000)
-        messages.push({ role: 'user', content: turn(k) })
-        const result = await learning(feedback, () =>
-          agent.generate(messages, {
-            maxSteps: 3,
-            modelSettings: { maxOutputTokens: REPLY, maxRetries: 0 },
-          }),
-        )
-        messages.push(...(result.response.messages ?? []))
+  // Mastra sends a model given by URL through its OpenAI-compatible client: chat completions.
+  it.each([['chat completions', 'openai/gpt-4o', 'gpt-4o']])(
+    'fitInputProcessor, %s',
+    async (_name, modelId, model) => {
+      fresh()
+      const feedback = new CountingFeedback(server)
+      const lookup = createTool({
+        id: 'lookup',
+        description: 'Look up a reservation',
+        inputSchema: z.object({ query: z.string() }),
+        execute: async ({ context }) => lookupResult(context.query),
+      })
+      const processor = fitInputProcessor({
+        model,
+        reserve: REPLY,
+        instructions: SYSTEM_PROMPT,
+        tools: [LOOKUP_SCHEMA],
+        feedback,
+      })
+      const agent = new MastraAgent({
+        name: 'airline',
+        instructions: SYSTEM_PROMPT,
+        model: { id: modelId as `${string}/${string}`, url: server.url, apiKey: 'k' },
+        tools: { lookup },
+        inputProcessors: [processor],
+      })
+      // biome-ignore lint/suspicious/noExplicitAny: Mastra's message list accepts several shapes
+      const messages: any[] = []
+      // Mastra orders messages by createdAt: the clock stands still within a call and moves a
+      // minute between turns, so the order is Mastra's own, not the machine's speed.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2025, 0, 1) })
+      try {
+        for (let k = 0; k < TURNS; k++) {
+          vi.setSystemTime(Date.UTC(2025, 0, 1) + (k + 1) * 60_000)
+          messages.push({ role: 'user', content: turn(k) })
+          const result = await learning(feedback, () =>
+            agent.generate(messages, {
+              maxSteps: 3,
+              modelSettings: { maxOutputTokens: REPLY, maxRetries: 0 },
+            }),
+          )
+          messages.push(...(result.response.messages ?? []))
+        }
+      } finally {
+        vi.useRealTimers()
       }
-    } finally {
-      vi.useRealTimers()
-    }
-    // Mastra runs input processors once per generate call, not per step: the step after a
-    // tool call is sent as Mastra extends the fitted list, with no fit of its own.
-    check(server, feedback.counts, { everyStep: false })
-    expect(new Set(feedback.counts.map((c) => c.at)).size).toBeGreaterThanOrEqual(TURNS)
-  })
+      // Mastra runs input processors once per generate call, not per step: the step after a
+      // tool call is sent as Mastra extends the fitted list, with no fit of its own.
+      expect(server.requests[0]?.path).toMatch(/\/chat\/completions$/)
+      check(server, feedback.counts, { everyStep: false })
+      expect(new Set(feedback.counts.map((c) => c.at)).size).toBeGreaterThanOrEqual(TURNS)
+    },
+  )
 })
 
 describe('SDK helpers', () => {
