@@ -31,6 +31,11 @@ export interface LimitedServerOptions {
   /** Reported usage is the server's count times this (a provider whose tokenizer differs). Default 1. */
   usageScale?: number
   /**
+   * Reported usage wobbles by up to this share of it, request by request, in a fixed sequence
+   * (a provider whose count depends on the text, as an estimated tokenizer's does). Default 0.
+   */
+  usageNoise?: number
+  /**
    * The Responses API's "too long" body: `plain`, as the API answers ("Your input exceeds the
    * context window of this model", no numbers; the default), or `numbers`, the chat
    * completions wording with the window and the count.
@@ -102,7 +107,9 @@ function countItems(items: unknown[]): number {
 export async function startLimitedServer(options: LimitedServerOptions): Promise<LimitedServer> {
   const { window } = options
   const reply = options.reply ?? DEFAULT_REPLY
-  const billed = (n: number) => Math.round(n * (options.usageScale ?? 1))
+  // The wobble is fixed per request, whichever field reports it.
+  const wobble = () => ((((calls * 7919) % 31) - 15) / 15) * (options.usageNoise ?? 0)
+  const billed = (n: number) => Math.round(n * (options.usageScale ?? 1) * (1 + wobble()))
   let calls = 0
   const state: LimitedServer = {
     url: '',
