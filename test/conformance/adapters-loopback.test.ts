@@ -113,7 +113,7 @@ function check(
     if (!r.rejected) {
       expect(r.tokens + (r.path.includes(':') ? 0 : reply)).toBeLessThanOrEqual(WINDOW)
       expect(violations(r.path, body)).toEqual([])
-      for (const m of JSON.stringify(body).matchAll(/Turn (\d+):/g)) users.add(Number(m[1]))
+      for (const m of JSON.stringify(body).matchAll(/⟦turn (\d+)⟧/g)) users.add(Number(m[1]))
     }
     if (counts) {
       const counted = counts.filter((c) => c.at === j).at(-1)
@@ -137,8 +137,8 @@ async function learning<T>(feedback: ProviderFeedback, go: () => Promise<T>): Pr
   })
 }
 
-/** The user's turn `k`: astral characters and emoji among the words, split surrogates nowhere. */
-const turn = (k: number) => `${userTurn(k, WORDS)} 🛫 𝔘𝔫𝔦 ${'🧳'.repeat(k % 3)}`
+/** The user's turn `k`, marked: astral characters and emoji among the words. */
+const turn = (k: number) => `⟦turn ${k}⟧ ${userTurn(k, WORDS)} 🛫 𝔘𝔫𝔦 ${'🧳'.repeat(k % 3)}`
 
 const lookupResult = (query: string) => `Reservation ${query}: ${userTurn(7, 60)} 𝔖𝔈𝔄`
 
