@@ -35,12 +35,6 @@ export interface LimitedServerOptions {
    * (a provider whose count depends on the text, as an estimated tokenizer's does). Default 0.
    */
   usageNoise?: number
-  /**
-   * The Responses API's "too long" body: `plain`, as the API answers ("Your input exceeds the
-   * context window of this model", no numbers; the default), or `numbers`, the chat
-   * completions wording with the window and the count.
-   */
-  responsesError?: 'plain' | 'numbers'
 }
 
 const DEFAULT_REPLY =
@@ -207,10 +201,9 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
           status: 400,
           json: {
             error: {
+              // As the API says it: no numbers.
               message:
-                options.responsesError === 'numbers'
-                  ? `This model's maximum context length is ${window} tokens. However, your messages resulted in ${prompt + completion} tokens. Please reduce the length of the messages.`
-                  : 'Your input exceeds the context window of this model. Please adjust your input and try again.',
+                'Your input exceeds the context window of this model. Please adjust your input and try again.',
               type: 'invalid_request_error',
               param: 'input',
               code: 'context_length_exceeded',
