@@ -21,6 +21,7 @@ import { type BaseMessage, createAgent, HumanMessage, tool as lcTool } from 'lan
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
+import { fitAISDKMessages } from '../../src/ai-sdk.js'
 import {
   ChatContext,
   type FitResult,
@@ -416,6 +417,47 @@ describe('Mastra input processor', () => {
 })
 
 describe('SDK helpers', () => {
+  it.each([
+    ['chat completions', () => createOpenAI({ apiKey: 'k', baseURL: server.url }).chat('gpt-4o')],
+    ['Anthropic', () => createAnthropic({ apiKey: 'k', baseURL: server.url })('claude-sonnet-4-5')],
+  ])('fitAISDKMessages, AI SDK generateText one step at a time, %s', async (_name, make) => {
+    fresh()
+    const feedback = new CountingFeedback(server)
+    const model = make()
+    const lookup = aiTool({
+      description: 'Look up a reservation',
+      inputSchema: z.object({ query: z.string() }),
+      execute: async ({ query }) => lookupResult(query),
+    })
+    const history: ModelMessage[] = [{ role: 'system', content: SYSTEM_PROMPT }]
+    const call = () => {
+      const { messages } = fitAISDKMessages(history, {
+        model: model.modelId,
+        provider: model.provider.startsWith('anthropic') ? 'anthropic' : 'openai',
+        reserve: REPLY,
+        tools: [LOOKUP_SCHEMA],
+        feedback,
+      })
+      return generateText({
+        model,
+        messages,
+        tools: { lookup },
+        maxOutputTokens: REPLY,
+        maxRetries: 0,
+      })
+    }
+    for (let k = 0; k < TURNS; k++) {
+      history.push({ role: 'user', content: turn(k) })
+      for (let step = 0; step < 3; step++) {
+        const out = await learning(feedback, call)
+        feedback.observe(out)
+        history.push(...out.response.messages)
+        if (out.finishReason !== 'tool-calls') break
+      }
+    }
+    check(server, feedback.counts)
+  })
+
   it('fitOpenAIMessages, OpenAI SDK chat completions', async () => {
     fresh()
     const feedback = new CountingFeedback(server)
