@@ -1,5 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { userTurn } from '../../test/helpers/turns.js'
+import { RUNS, SEED } from '../../test/properties/generators.js'
+import { storedCountLie } from '../../test/properties/hostile.js'
 import { fitWithFeedback } from '../integrations/shared.js'
 import type { Message } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
@@ -165,5 +168,48 @@ describe('calibrate', () => {
     expect(calibrate(first, 5000, 1000)).toBe(first)
     expect(calibrate(first, 400, 1000)).toBe(first)
     expect(calibrate(first, Number.NaN, 1000)).toBe(first)
+  })
+})
+
+describe('calibrate over any sequence of reports, lies included', () => {
+  it('the factor stays in [1, 4], covers the ratio it keeps, and a figure not believed changes nothing', () => {
+    const report = fc.oneof(
+      fc.tuple(fc.integer({ min: 1, max: 50_000 }), storedCountLie).map(([n, lie]) => ({
+        counted: n,
+        promptTokens: lie(n) as unknown,
+      })),
+      fc.record({
+        counted: fc.integer({ min: 0, max: 50_000 }),
+        promptTokens: fc.oneof(
+          fc.double(),
+          fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -1, '1200', null, undefined),
+        ) as fc.Arbitrary<unknown>,
+      }),
+      fc
+        .tuple(fc.integer({ min: 100, max: 50_000 }), fc.double({ min: 0.5, max: 4, noNaN: true }))
+        .map(([n, r]) => ({ counted: n, promptTokens: Math.round(n * r) as unknown })),
+    )
+    fc.assert(
+      fc.property(fc.array(report, { maxLength: 40 }), (reports) => {
+        let c: Calibration = { ratio: undefined, factor: 1 }
+        for (const r of reports) {
+          const next = calibrate(c, r.promptTokens, r.counted)
+          const measured =
+            typeof r.promptTokens === 'number' && r.counted > 0 ? r.promptTokens / r.counted : NaN
+          if (!(measured >= 0.5 && measured <= 4)) {
+            expect(next).toBe(c)
+            continue
+          }
+          expect(next.factor).toBeGreaterThanOrEqual(1)
+          expect(next.factor).toBeLessThanOrEqual(4)
+          // Covers the smoothed ratio (up to the largest factor believed), never far above it.
+          expect(next.factor).toBeGreaterThanOrEqual(Math.min(4, next.ratio as number))
+          const target = Math.min(4, Math.max(1, (next.ratio as number) * 1.01))
+          expect(next.factor).toBeLessThanOrEqual(target * (1 + 2 * HOLD) + 1e-9)
+          c = next
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    )
   })
 })
