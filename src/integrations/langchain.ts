@@ -1,4 +1,4 @@
-import { toJSONSchema } from 'zod'
+import { toJSONSchema } from 'zod/mini'
 import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidInputError } from '../errors.js'
