@@ -1,3 +1,4 @@
+import { toJSONSchema } from 'zod/mini'
 import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidInputError } from '../errors.js'
@@ -34,8 +35,11 @@ function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
     if (typeof tool?.name !== 'string') continue
     const schema = tool.schema as { type?: unknown; shape?: Record<string, unknown> } | undefined
     let parameters: Record<string, unknown> | undefined
-    if (schema && typeof schema.type === 'string') parameters = schema as Record<string, unknown>
-    else if (schema?.shape && typeof schema.shape === 'object') {
+    // A zod 4 schema (it has a `type` too) goes out as LangChain sends it: its JSON Schema.
+    if (schema && typeof schema === 'object' && '_zod' in schema) parameters = zodJson(schema)
+    else if (schema && typeof schema.type === 'string')
+      parameters = schema as Record<string, unknown>
+    if (!parameters && schema?.shape && typeof schema.shape === 'object') {
       const properties: Record<string, unknown> = {}
       for (const key of Object.keys(schema.shape)) properties[key] = { type: 'string' }
       parameters = { type: 'object', properties }
@@ -47,6 +51,15 @@ function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
     })
   }
   return out
+}
+
+function zodJson(schema: object): Record<string, unknown> | undefined {
+  try {
+    return toJSONSchema(schema as Parameters<typeof toJSONSchema>[0]) as Record<string, unknown>
+  } catch {
+    // A schema zod cannot express in JSON Schema: counted by its keys below instead.
+    return undefined
+  }
 }
 
 const SYSTEM_SLOT = {} as BaseMessageLike
