@@ -1,4 +1,6 @@
+import type { FitOptions } from '../context/fit.js'
 import { ProviderFeedback } from '../context/learned-limit.js'
+import { resolveSetup } from '../context/options.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { type AdapterOptions, checkAdapterOptions, fitWithFeedback } from './shared.js'
 
@@ -79,6 +81,10 @@ export function fitInputProcessor(
   checkAdapterOptions(options, 'fitInputProcessor', ['instructions', 'name'])
   const { instructions, name = 'context-window', ...rest } = options
   const feedback = rest.feedback ?? new ProviderFeedback()
+  // Mastra runs input processors once per generate call: the steps after a tool call are
+  // sent as Mastra extends the fitted list, unfitted. Room for one such step (the largest
+  // tool step seen so far) is kept beside the reply's reserve.
+  let stepTokens = 0
   return {
     name,
     processInput<M extends MastraMessageLike>({ messages }: { messages: M[] }): M[] {
@@ -90,7 +96,22 @@ export function fitInputProcessor(
           owner.push(j)
         }
       })
-      const result = fitWithFeedback(input, { ...rest, feedback })
+      const { feedback: _given, ...fitOptions } = rest
+      const reserve =
+        stepTokens > 0 ? resolveSetup(fitOptions as FitOptions).reserve + stepTokens : undefined
+      const result = fitWithFeedback(input, {
+        ...rest,
+        ...(reserve !== undefined && { reserve }),
+        feedback,
+      })
+      const perMessage = new Map<number, number>()
+      result.fates.forEach((f, i) => {
+        const j = owner[i] as number
+        const m = input[i] as Message
+        if (j >= 0 && (m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length)))
+          perMessage.set(j, (perMessage.get(j) ?? 0) + f.tokens)
+      })
+      for (const t of perMessage.values()) stepTokens = Math.max(stepTokens, t)
       // A Mastra message goes when any part of it went: its parts travel together.
       const gone = new Set<number>()
       const at = new Map<number, number>()
@@ -101,13 +122,23 @@ export function fitInputProcessor(
       const out: M[] = []
       let next = 0
       const inserted = new Map(result.inserted.map((s) => [s.position, s]))
+      // Mastra orders a conversation by createdAt: a message the library writes takes the
+      // time just before the message it precedes, so it stays in its place.
+      const timeAfter = (p: number): Date => {
+        for (let q = p + 1; q < result.messages.length; q++) {
+          const j = owner[at.get(q) as number]
+          const when = j !== undefined && j >= 0 ? messages[j]?.createdAt : undefined
+          if (when instanceof Date) return new Date(when.getTime() - 1)
+        }
+        return new Date()
+      }
       result.messages.forEach((m, p) => {
         const synthetic = inserted.get(p)
         if (synthetic) {
           out.push({
             id: `context-window-${++written}`,
             role: m.role === 'assistant' ? 'assistant' : m.role === 'system' ? 'system' : 'user',
-            createdAt: new Date(),
+            createdAt: timeAfter(p),
             content: {
               format: 2,
               parts: [{ type: 'text', text: json(m.content) }],
