@@ -83,7 +83,7 @@ function fromText(text: string, out: Fact[], label?: string): void {
   claim(EMAIL_RE, 'email')
   claim(PATH_RE, 'path', 1)
   claim(DATE_RE, 'date')
-  claim(MONEY_RE, 'amount')
+  claim(MONEY_RE, 'amount', 0, (v) => v.replace(/,+$/, ''))
   claim(QUANTITY_RE, 'quantity')
   taken.sort((a, b) => a[0] - b[0])
   // Identifiers outside what the patterns above already took (no id inside a URL or a date).
