@@ -368,6 +368,25 @@ async function main() {
   )
   for (const st of stages) rows.push({ workload: 'memory', ...st })
 
+  console.log('## 4b. Summaries: 1,000 conversations through one summarizing() instance\n')
+  // Its own process (bench/summaries-memory.ts): heap after gc, the conversations released.
+  const sums = fresh('./summaries-memory.ts', '1000') as {
+    conversations: number
+    fitsSummarized: number
+    growthAfter100Bytes: number
+    growthAfterAllBytes: number
+    savedStates: number
+    worstStateOverHistory: number
+  }
+  console.log(
+    '| conversations | fits that summarized | heap growth after 100 | heap growth after 1,000 | saved states measured | largest saved state / history JSON |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- |')
+  console.log(
+    `| ${sums.conversations} | ${sums.fitsSummarized} | ${(sums.growthAfter100Bytes / 1e6).toFixed(2)} MB | ${(sums.growthAfterAllBytes / 1e6).toFixed(2)} MB | ${sums.savedStates} | ${sums.worstStateOverHistory.toFixed(2)} |\n`,
+  )
+  rows.push({ workload: 'summaries-memory', ...sums })
+
   console.log('## 5. Size: browser bundle of fit + tokenLimited + OpenAI chat codec\n')
   const size = await measureSize()
   console.log(
@@ -465,6 +484,11 @@ async function main() {
       'memory: a 100k-message context holds at most 1.5× its JSON size on the heap',
       heap / json <= 1.5,
       `${(heap / json).toFixed(2)}× held (${(mem.growthBytes / json).toFixed(2)}× process heap growth)`,
+    ],
+    [
+      'summaries: one summarizing() over 1,000 conversations holds no more after them than after 100 (+1 MB), saved state ≤ 2× the history',
+      sums.growthAfterAllBytes <= sums.growthAfter100Bytes + 1e6 && sums.worstStateOverHistory <= 2,
+      `${(sums.growthAfter100Bytes / 1e6).toFixed(2)} → ${(sums.growthAfterAllBytes / 1e6).toFixed(2)} MB, state ${sums.worstStateOverHistory.toFixed(2)}×`,
     ],
     [
       'agent default (ledger): one new turn over a 1,000-message agent history, counts cached: under 2 ms',

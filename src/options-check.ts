@@ -73,7 +73,9 @@ export function describeValue(v: unknown): string {
   if (Array.isArray(v)) return 'a list'
   switch (typeof v) {
     case 'string':
-      return v.length > 40 ? `a string of ${v.length} characters` : JSON.stringify(v)
+      return v.length > 80
+        ? `${JSON.stringify(v.slice(0, 60))}… (${v.length} characters)`
+        : JSON.stringify(v)
     case 'number':
     case 'boolean':
     case 'undefined':

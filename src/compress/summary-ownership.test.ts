@@ -4,7 +4,7 @@ import { anthropicViolations } from '../../test/oracle/anthropic.js'
 import { RUNS, SEED } from '../../test/properties/generators.js'
 import { tauBench } from '../../test/tau-bench.js'
 import { ChatContext } from '../context/chat-context.js'
-import { fitAsync } from '../context/fit.js'
+import { type FitResult, fitAsync } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
 import { toAnthropic } from '../formats/anthropic-messages.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
@@ -139,4 +139,58 @@ describe('a summary belongs to one conversation', () => {
       expect(() => summarizing({ [key]: value } as never)).toThrow(new RegExp(key))
     }
   })
+
+  it(`one summarizing() shared by interleaved fitAsync calls and ChatContexts keeps every conversation's facts, summaries and ledger to itself (${Math.min(RUNS, 15)} runs)`, async () => {
+    // Requests that carried a summary or a ledger, and those that carried their own marker in one.
+    let synthetic = 0
+    let ownMarkCarried = 0
+    await fc.assert(
+      fc.asyncProperty(
+        // Which conversation takes its next turn, and whether it goes through fitAsync or its context.
+        fc.array(fc.tuple(fc.nat(3), fc.boolean()), { minLength: 8, maxLength: 40 }),
+        fc.integer({ min: 1200, max: 3000 }),
+        fc.constantFrom<'auto' | false>('auto', false),
+        async (order, budget, ledger) => {
+          const strategy = summarizing({ trigger: 0.5, leaveLastN: 2 })
+          const users = [0, 1, 2, 3].map((u) => {
+            // Markers only this conversation holds: an e-mail in its first user turn and an
+            // identifier in every tool result, which facts and ledgers carry.
+            const who = `owner${u}x${order.length}`
+            const full = conversation(u * 11 + order.length, who).map((m) =>
+              m.role === 'tool'
+                ? { ...m, content: `${String(m.content)} ref ZQ${u}K${order.length}RT` }
+                : m,
+            )
+            const ctx = new ChatContext({ strategy, budget, ledger })
+            return { marks: [who, `ZQ${u}K${order.length}RT`], full, sent: [] as Message[], ctx }
+          })
+          for (const [u, viaContext] of order) {
+            const user = users[u] as (typeof users)[number]
+            const at = user.full.findIndex((m, k) => k >= user.sent.length + 3 && m.role === 'user')
+            const next = user.full.slice(user.sent.length, at < 0 ? user.full.length : at + 1)
+            if (next.length === 0) continue
+            user.sent.push(...next)
+            await user.ctx.addMessages(next)
+            const r = await (viaContext
+              ? user.ctx.fitAsync()
+              : fitAsync(user.sent, { strategy, budget, ledger })
+            ).catch((e: unknown) => e)
+            if (r instanceof Error) continue
+            const result = r as FitResult
+            const out = text(result.messages)
+            for (const other of users)
+              if (other !== user) for (const mark of other.marks) expect(out).not.toContain(mark)
+            if (result.inserted.length > 0) {
+              synthetic++
+              const made = text(result.inserted.map((i) => i.message))
+              if (user.marks.some((mark) => made.includes(mark))) ownMarkCarried++
+            }
+          }
+        },
+      ),
+      { numRuns: Math.min(RUNS, 15), seed: SEED },
+    )
+    expect(synthetic).toBeGreaterThan(0)
+    expect(ownMarkCarried).toBeGreaterThan(0)
+  }, 180_000)
 })

@@ -65,6 +65,36 @@ export function checkEntries(id: string, entries: unknown, what = 'entries'): vo
   }
 }
 
+/** A summary's `replaces`: whole positions `[from, to)` with `0 <= from < to`. */
+export function isRange(r: unknown): r is [number, number] {
+  return (
+    Array.isArray(r) &&
+    r.length === 2 &&
+    Number.isSafeInteger(r[0]) &&
+    Number.isSafeInteger(r[1]) &&
+    r[0] >= 0 &&
+    r[1] > r[0]
+  )
+}
+
+/**
+ * The one check every store makes before it keeps a summary: its `replaces` is a range
+ * `[from, to)` of whole positions with `from < to`, and its message is a message by the
+ * library's rules, or a typed error names the field.
+ */
+export function checkSummary(id: string, summary: unknown): asserts summary is SummaryRecord {
+  if (!summary || typeof summary !== 'object' || Array.isArray(summary))
+    throw new InvalidInputError(`conversation ${id}: expected a summary { replaces, message }`, {
+      field: 'summary',
+    })
+  if (!isRange((summary as Partial<SummaryRecord>).replaces))
+    throw new InvalidInputError(
+      `conversation ${id}: expected replaces [from, to) with 0 <= from < to`,
+      { field: 'summary.replaces' },
+    )
+  checkEntries(id, [{ message: (summary as Partial<SummaryRecord>).message }], 'summary')
+}
+
 /**
  * Where conversations live. Every method is per conversation id; appends are atomic (all
  * of a call's messages land together, in order, or none do).
@@ -81,7 +111,12 @@ export interface HistoryStore {
   length(id: string): Promise<number>
   /** Increases on every change: a cheap way to see that something moved. */
   version(id: string): Promise<number>
-  /** Adds a summary beside the messages; fails with `StoreConflictError` if the version moved since `expectedVersion`. */
+  /**
+   * Adds a summary beside the messages; fails with `StoreConflictError` if the version moved
+   * since `expectedVersion`. A new summary supersedes those that end where it ends or before
+   * (a later summary folds the earlier ones in), so a conversation keeps few summaries
+   * however often it is summarized.
+   */
   putSummary(
     id: string,
     summary: SummaryRecord,

@@ -1,5 +1,5 @@
 import type { AppendOptions, HistoryStore, StoredEntry, SummaryRecord } from './history-store.js'
-import { checkEntries, StoreConflictError } from './history-store.js'
+import { checkEntries, checkSummary, StoreConflictError } from './history-store.js'
 
 interface Conversation {
   entries: StoredEntry[]
@@ -45,7 +45,7 @@ export function memoryStore(): HistoryStore {
       return get(id).version
     },
     async putSummary(id, summary, options = {}) {
-      checkEntries(id, [{ message: summary?.message }], 'summary')
+      checkSummary(id, summary)
       const c = get(id)
       if (options.expectedVersion !== undefined && options.expectedVersion !== c.version) {
         throw new StoreConflictError(
@@ -53,6 +53,8 @@ export function memoryStore(): HistoryStore {
           id,
         )
       }
+      const end = summary.replaces[1]
+      c.summaries = c.summaries.filter((s) => s.replaces[1] > end)
       c.summaries.push(structuredClone(summary))
       c.version++
     },

@@ -6,7 +6,9 @@ import { describeValue, requireArgument, requireOptions } from '../options-check
 import {
   type AppendOptions,
   checkEntries,
+  checkSummary,
   type HistoryStore,
+  isRange,
   StoreConflictError,
   type StoredEntry,
   StoreError,
@@ -61,11 +63,25 @@ redis.call('SET', KEYS[4], length .. ':' .. version, 'EX', tonumber(ARGV[3]))
 return {length, version}
 `
 
-/** KEYS: summaries, version. ARGV: expected version (-1: any), ttl, record. */
+/**
+ * Adds a summary and takes out those it supersedes (ending at or before its end), in one
+ * step. A stored record that cannot be read is left for the reader to report.
+ * KEYS: summaries, version. ARGV: expected version (-1: any), ttl, record, record's end.
+ */
 const PUT_SUMMARY = `
 local version = tonumber(redis.call('GET', KEYS[2]) or '0')
 local expected = tonumber(ARGV[1])
 if expected >= 0 and expected ~= version then return {-1, version} end
+local stop = tonumber(ARGV[4])
+local kept = {}
+for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local ok, s = pcall(cjson.decode, raw)
+  local r = ok and type(s) == 'table' and s.replaces
+  local e = type(r) == 'table' and tonumber(r[2])
+  if not e or e > stop then kept[#kept + 1] = raw end
+end
+redis.call('DEL', KEYS[1])
+for _, raw in ipairs(kept) do redis.call('RPUSH', KEYS[1], raw) end
 redis.call('RPUSH', KEYS[1], ARGV[3])
 version = redis.call('INCR', KEYS[2])
 local ttl = tonumber(ARGV[2])
@@ -238,7 +254,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       return Number((await call(id, 'version', () => redis.get(key(id, 'version')))) ?? 0)
     },
     async putSummary(id, summary: SummaryRecord, opts = {}) {
-      checkEntries(id, [{ message: summary.message }], 'summary')
+      checkSummary(id, summary)
       const [ok, version] = (await call(id, 'putSummary', () =>
         redis.eval(
           PUT_SUMMARY,
@@ -248,6 +264,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
           opts.expectedVersion ?? -1,
           ttl,
           JSON.stringify(summary),
+          summary.replaces[1],
         ),
       )) as [number, number]
       if (ok === -1)
@@ -316,15 +333,7 @@ function parseSummary(id: string, raw: string, k: number): SummaryRecord {
   }
   if (!s || typeof s !== 'object') throw bad('is not an object')
   const r = s.replaces
-  if (
-    !Array.isArray(r) ||
-    r.length !== 2 ||
-    !Number.isSafeInteger(r[0]) ||
-    !Number.isSafeInteger(r[1]) ||
-    r[0] < 0 ||
-    r[1] <= r[0]
-  )
-    throw bad('has no valid replaces [from, to)')
+  if (!isRange(r)) throw bad('has no valid replaces [from, to)')
   const parsed = messageSchema.safeParse(s.message)
   if (!parsed.success)
     throw bad(`has an invalid message (field ${parsed.error.issues[0]?.path.join('.') || 'role'})`)

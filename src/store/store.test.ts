@@ -4,8 +4,11 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inCI } from '../../test/helpers/ci.js'
 import { hasRedisServer, type RedisServer, startRedis } from '../../test/helpers/redis-server.js'
+import { tauBench } from '../../test/tau-bench.js'
+import { summarizing } from '../compress/summarizing.js'
 import { ChatContext } from '../context/chat-context.js'
 import { InvalidInputError } from '../errors.js'
+import { fromOpenAIChat } from '../formats/openai-chat.js'
 import type { Message } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -105,6 +108,53 @@ function behaviour(name: string, make: () => Promise<HistoryStore>) {
       ).rejects.toBeInstanceOf(InvalidInputError)
       expect(await store.length(c)).toBe(0)
     })
+
+    it('a new summary supersedes those ending where it ends or before; a later range stays', async () => {
+      const c = id()
+      await store.append(
+        c,
+        Array.from({ length: 12 }, (_, k) => ({ message: k % 2 ? say(`r${k}`) : user(`q${k}`) })),
+      )
+      await store.putSummary(c, { replaces: [0, 4], message: user('[summary] 0-4') })
+      await store.putSummary(c, { replaces: [6, 10], message: user('[summary] 6-10') })
+      await store.putSummary(c, { replaces: [0, 6], message: user('[summary] 0-6') })
+      expect((await store.summaries(c)).map((s) => s.replaces)).toEqual([
+        [6, 10],
+        [0, 6],
+      ])
+      await store.putSummary(c, { replaces: [0, 10], message: user('[summary] 0-10') })
+      expect((await store.summaries(c)).map((s) => s.message.content)).toEqual(['[summary] 0-10'])
+      for (const replaces of [[2, 2], [-1, 3], [0], [0, 1.5], 'all'])
+        await expect(
+          store.putSummary(c, { replaces, message: user('x') } as never),
+        ).rejects.toMatchObject({ name: 'InvalidInputError', field: 'summary.replaces' })
+      await expect(store.putSummary(c, null as never)).rejects.toBeInstanceOf(InvalidInputError)
+      expect(await store.summaries(c)).toHaveLength(1)
+    })
+
+    it('a summarizing context over the store keeps its stored summaries within twice the history', async () => {
+      const c = id()
+      const ctx = new ChatContext({
+        store,
+        id: c,
+        strategy: summarizing({ leaveLastN: 2, trigger: 0.5 }),
+        budget: 1200,
+        initialMessages: [{ role: 'system', content: 'You are an airline agent.' }],
+      })
+      const history = fromOpenAIChat(tauBench()[4]?.traj ?? []).slice(1)
+      for (let k = 0; k < 3; k++)
+        for (const m of history) {
+          await ctx.addMessage(m)
+          if (m.role === 'user') await ctx.getMessages()
+        }
+      await ctx.getMessages()
+      await ctx.sync()
+      const stored = await store.summaries(c)
+      const messages = (await store.read(c)).map((e) => e.message)
+      expect(stored.length).toBeGreaterThan(0)
+      expect(stored.length).toBeLessThanOrEqual(2)
+      expect(JSON.stringify(stored).length).toBeLessThanOrEqual(2 * JSON.stringify(messages).length)
+    }, 60_000)
 
     it('a seed goes first into an empty conversation, in the same step, and never into one with messages', async () => {
       const c = id()
