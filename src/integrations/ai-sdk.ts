@@ -5,7 +5,7 @@ import {
   type AdapterOptions,
   decodeEach,
   fitWithFeedback,
-  functionTools,
+  frameworkTools,
   knownModel,
   originalsOrEncoded,
   providerFromId,
@@ -50,14 +50,17 @@ export function fitMiddleware(options: AdapterOptions = {}) {
     const reserve = options.reserve ?? params.maxOutputTokens
     const modelId = options.model ?? knownModel(model.modelId)
     const { messages, owner } = decodeEach(params.prompt, fromAISDK)
-    const result = fitWithFeedback(messages, {
-      ...rest,
-      provider: options.provider ?? providerFromId(model.provider, model.modelId),
-      ...(modelId !== undefined && { model: modelId }),
-      ...(reserve !== undefined && { reserve }),
-      tools: options.tools ?? functionTools(params.tools, 'inputSchema'),
-      feedback,
-    })
+    const result = fitWithFeedback(
+      messages,
+      {
+        ...rest,
+        provider: options.provider ?? providerFromId(model.provider, model.modelId),
+        ...(modelId !== undefined && { model: modelId }),
+        ...(reserve !== undefined && { reserve }),
+        feedback,
+      },
+      frameworkTools(params.tools, 'inputSchema'),
+    )
     return { ...params, prompt: originalsOrEncoded(result, params.prompt, owner, toPrompt) }
   }
   return {

@@ -4,7 +4,7 @@ import { decodeItemsWithCodec, plainItems } from './responses-items.js'
 import {
   type AdapterOptions,
   fitWithFeedback,
-  functionTools,
+  frameworkTools,
   knownModel,
   originalsOrEncoded,
   providerFromId,
@@ -34,14 +34,18 @@ function fitItems<I>(
     : messages
   const name = modelName(agent?.model)
   const modelId = options.model ?? knownModel(name)
-  const result = fitWithFeedback(input, {
-    ...options,
-    // Responses rules unless a Claude model says otherwise: reasoning travels with what follows it.
-    provider:
-      options.provider ?? (providerFromId(name) === 'anthropic' ? 'anthropic' : 'openai-responses'),
-    ...(modelId !== undefined && { model: modelId }),
-    tools: options.tools ?? functionTools(agent?.tools),
-  })
+  const result = fitWithFeedback(
+    input,
+    {
+      ...options,
+      // Responses rules unless a Claude model says otherwise: reasoning travels with what follows it.
+      provider:
+        options.provider ??
+        (providerFromId(name) === 'anthropic' ? 'anthropic' : 'openai-responses'),
+      ...(modelId !== undefined && { model: modelId }),
+    },
+    frameworkTools(agent?.tools),
+  )
   const groups = sources.map((g) => g.map((k) => items[k] as I))
   // Changed messages are written in the items' own dialect: the API's `call_id` or the Agents SDK's `callId`.
   const agents = !items.some((i) => i !== null && typeof i === 'object' && 'call_id' in i)

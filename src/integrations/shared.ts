@@ -1,8 +1,10 @@
 import { type FitOptions, type FitResult, fit, resolveSetup } from '../context/fit.js'
 import type { ProviderFeedback } from '../context/learned-limit.js'
-import type { Message, ToolSchema } from '../messages/message.js'
+import type { Message } from '../messages/message.js'
+import type { ToolInput } from '../messages/tool-shapes.js'
 import type { Provider } from '../messages/validate.js'
 import { findModel } from '../tokens/models.js'
+import { countedTool, jsonSchemaOf } from './tool-schemas.js'
 
 /** Options every framework adapter takes: the fit's own, and what the provider taught. */
 export type AdapterOptions = FitOptions & {
@@ -13,14 +15,53 @@ export type AdapterOptions = FitOptions & {
   feedback?: ProviderFeedback
 }
 
-/** Fits with what `feedback` learnt, and notes what was sent so usage can be compared with it. */
-export function fitWithFeedback(messages: readonly Message[], options: AdapterOptions): FitResult {
-  const { feedback, ...fitOptions } = options
+/**
+ * A tool as a framework sends it, for the adapters to count: a function tool (its schema JSON
+ * Schema or zod, and the JSON it goes out as when known), or a provider-run tool as its JSON.
+ */
+export type FrameworkTool =
+  | { name: string; description?: string | undefined; parameters?: unknown; wire?: unknown }
+  | { hosted: Record<string, unknown> }
+
+/**
+ * Fits with what `feedback` learnt, and notes what was sent so usage can be compared with it.
+ * `tools` are the request's own, counted when `options.tools` does not say otherwise: each
+ * function tool as its JSON Schema and never below the tokens of the JSON it is sent as.
+ */
+export function fitWithFeedback(
+  messages: readonly Message[],
+  options: AdapterOptions,
+  tools?: readonly FrameworkTool[],
+): FitResult {
+  const { feedback, ...given } = options
+  const fitOptions =
+    tools && given.tools === undefined ? { ...given, tools: countedTools(tools, given) } : given
   if (!feedback) return fit(messages, fitOptions)
   const setup = resolveSetup(fitOptions)
   const result = fit(messages, feedback.apply(fitOptions, setup))
   feedback.sent(result)
   return result
+}
+
+function countedTools(tools: readonly FrameworkTool[], options: FitOptions): ToolInput[] {
+  if (tools.length === 0) return []
+  const { counter } = resolveSetup({ ...options, tools: [] })
+  return tools.map((t) =>
+    'hosted' in t
+      ? (t.hosted as ToolInput)
+      : countedTool(
+          t,
+          t.wire ?? {
+            type: 'function',
+            function: {
+              name: t.name,
+              description: t.description,
+              parameters: jsonSchemaOf(t.parameters),
+            },
+          },
+          counter,
+        ),
+  )
 }
 
 /**
@@ -84,26 +125,38 @@ export function originalsOrEncoded<T>(
 }
 
 /**
- * The function tools of an SDK's tool list as the schemas the budget counts; others (hosted
- * tools, provider-defined tools) are left out. `schemaField` names where the SDK keeps the
- * JSON schema: `parameters` (OpenAI Agents), `inputSchema` (AI SDK).
+ * The tools of an SDK's tool list as the adapters count them: function tools (`type:
+ * 'function'`, their schema under `schemaField`: `parameters` for OpenAI Agents, `inputSchema`
+ * for the AI SDK; JSON Schema or zod) and provider-run ones (the AI SDK's `provider` tools,
+ * the Agents SDK's `hosted_tool`s) as the JSON they are sent as.
  */
-export function functionTools(
+export function frameworkTools(
   tools: readonly unknown[] | undefined,
   schemaField: 'parameters' | 'inputSchema' = 'parameters',
-): ToolSchema[] {
-  const out: ToolSchema[] = []
-  for (const t of tools ?? []) {
+): FrameworkTool[] {
+  const out: FrameworkTool[] = []
+  for (const t of Array.isArray(tools) ? tools : []) {
     const tool = t as Record<string, unknown> | undefined
-    if (tool?.type !== 'function' || typeof tool.name !== 'string') continue
-    const schema = tool[schemaField]
-    out.push({
-      name: tool.name,
-      ...(typeof tool.description === 'string' && { description: tool.description }),
-      ...(schema && typeof schema === 'object'
-        ? { parameters: schema as Record<string, unknown> }
-        : {}),
-    })
+    if (!tool || typeof tool !== 'object') continue
+    if (tool.type === 'function' && typeof tool.name === 'string') {
+      const { invoke: _i, needsApproval: _n, isEnabled: _e, execute: _x, ...wire } = tool
+      const parameters = jsonSchemaOf(tool[schemaField])
+      out.push({
+        name: tool.name,
+        ...(typeof tool.description === 'string' && { description: tool.description }),
+        parameters,
+        wire: { ...wire, [schemaField]: parameters },
+      })
+      continue
+    }
+    const hosted =
+      tool.type === 'hosted_tool' && tool.providerData && typeof tool.providerData === 'object'
+        ? (tool.providerData as Record<string, unknown>)
+        : tool.type === 'provider' || tool.type === 'provider-defined'
+          ? { type: tool.id ?? tool.name, name: tool.name, args: tool.args }
+          : undefined
+    if (hosted)
+      out.push({ hosted: { ...hosted, name: String(tool.name ?? hosted.type ?? 'tool') } })
   }
   return out
 }
