@@ -161,29 +161,43 @@ export function frameworkTools(
   return out
 }
 
+/** An entry's decoding, with the JSON text it was read from. */
+export interface Decoded {
+  text: string | undefined
+  messages: readonly Message[]
+}
+
+function jsonText(entry: unknown): string | undefined {
+  try {
+    return JSON.stringify(entry)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Decodes entries one at a time, so each canonical message knows the entry it came from.
- * With `memo` (one per adapter instance, such as one `fitEachStep`), an entry object is
- * decoded once: a step that hands the same objects again (an agent loop's growing list)
- * gets the same messages, so `fit`'s index is reused and only the new entries cost
- * anything. As with `fit`, an entry is then taken as immutable once seen: to change one,
- * replace the object.
+ * With `memo` (one per adapter instance, such as one `fitEachStep`), an entry object whose
+ * JSON text is what it was when last decoded gets the same messages again: a step that hands
+ * the same objects again (an agent loop's growing list) costs its JSON text, and `fit`'s
+ * index is reused. An entry edited in place is decoded anew.
  */
 export function decodeEach<T>(
   entries: readonly T[],
   decode: (entries: T[]) => Message[],
-  memo?: WeakMap<object, readonly Message[]>,
+  memo?: WeakMap<object, Decoded>,
 ): { messages: Message[]; owner: number[] } {
   const messages: Message[] = []
   const owner: number[] = []
   entries.forEach((entry, e) => {
     const key = memo && typeof entry === 'object' && entry !== null ? entry : undefined
-    let out = key && memo?.get(key)
-    if (!out) {
-      out = decode([entry])
-      if (key) memo?.set(key, out)
+    const text = key && jsonText(entry)
+    let out = key && text !== undefined ? memo?.get(key) : undefined
+    if (!out || out.text !== text) {
+      out = { text, messages: decode([entry]) }
+      if (key && text !== undefined) memo?.set(key, out)
     }
-    for (const m of out) {
+    for (const m of out.messages) {
       messages.push(m)
       owner.push(e)
     }
