@@ -1,4 +1,5 @@
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
+import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { decodeItemsWithCodec, plainItems } from './responses-items.js'
 import {
@@ -28,6 +29,16 @@ function fitItems<I>(
   options: AdapterOptions,
   agent: AgentLike | undefined,
 ): I[] {
+  return fitGroups(items, instructions, options, agent).flat()
+}
+
+/** `fitItems`, as the units that go or stay whole: a message, an output, a model turn. */
+function fitGroups<I>(
+  items: readonly I[],
+  instructions: string | undefined,
+  options: AdapterOptions,
+  agent: AgentLike | undefined,
+): I[][] {
   const { messages, sources, owner } = decodeItemsWithCodec(items)
   const input: Message[] = instructions
     ? [{ role: 'system', content: instructions }, ...messages]
@@ -49,10 +60,49 @@ function fitItems<I>(
   const groups = sources.map((g) => g.map((k) => items[k] as I))
   // Changed messages are written in the items' own dialect: the API's `call_id` or the Agents SDK's `callId`.
   const agents = !items.some((i) => i !== null && typeof i === 'object' && 'call_id' in i)
-  const out = originalsOrEncoded(result, groups, instructions ? [-1, ...owner] : owner, (m) => [
+  return originalsOrEncoded(result, groups, instructions ? [-1, ...owner] : owner, (m) => [
     m.flatMap((x) => plainItems(x, agents)) as I[],
   ])
-  return out.flat()
+}
+
+type Loose = { type?: unknown; callId?: unknown; call_id?: unknown }
+const callIdOf = (i: Loose) => i.callId ?? i.call_id
+const isOutput = (i: Loose) => /_(output|result)$/.test(String(i.type))
+
+/**
+ * The newest units that hold at most `limit` items, whole: a model turn is never cut, so no
+ * item goes without the reasoning item it came with; an output goes only with its call. The
+ * newest compaction item stands for the history before it: when it falls before the cut it
+ * is kept, first, and counts in the limit.
+ */
+export function newestUnits<I>(groups: readonly I[][], limit: number): I[] {
+  const at = (g: I[]) => g as Loose[]
+  let compaction = -1
+  groups.forEach((g, k) => {
+    if (at(g).some((i) => i?.type === 'compaction')) compaction = k
+  })
+  const pick = (room: number, from: number): number => {
+    let start = groups.length
+    let used = 0
+    while (start > from && used + (groups[start - 1] as I[]).length <= room)
+      used += (groups[--start] as I[]).length
+    return start
+  }
+  let start = pick(limit, 0)
+  let lead: I[][] = []
+  if (compaction >= 0 && compaction < start) {
+    const kept = groups[compaction] as I[]
+    start = kept.length <= limit ? pick(limit - kept.length, compaction + 1) : groups.length
+    if (kept.length <= limit) lead = [kept]
+  }
+  const chosen = [...lead, ...groups.slice(start)]
+  const called = new Set<unknown>()
+  for (const g of chosen)
+    for (const i of at(g))
+      if (i && !isOutput(i) && callIdOf(i) !== undefined) called.add(callIdOf(i))
+  return chosen
+    .filter((g) => !at(g).every((i) => i && isOutput(i) && !called.has(callIdOf(i))))
+    .flat()
 }
 
 /**
@@ -113,16 +163,11 @@ export function fittedSession<I>(
     getSessionId: () => session.getSessionId(),
     getItems: async (limit?: number) => {
       const all = await session.getItems()
-      const fitted = fitItems(all, instructions, { ...rest, feedback }, agent)
-      if (limit === undefined || limit >= fitted.length) return fitted
-      // The newest `limit` items, never opening on an output whose call was cut off.
-      const out = fitted.slice(Math.max(0, fitted.length - limit))
-      while (
-        out.length &&
-        /^function_call_(output|result)$/.test(String((out[0] as { type?: unknown }).type))
-      )
-        out.shift()
-      return out
+      const fitted = fitGroups(all, instructions, { ...rest, feedback }, agent)
+      if (limit === undefined) return fitted.flat()
+      if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0)
+        throw new InvalidOptionError('limit', 'expected a number of items, 0 or more')
+      return newestUnits(fitted, limit)
     },
     addItems: (items: I[]) => session.addItems(items),
     popItem: () => session.popItem(),

@@ -80,6 +80,13 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
       sources.push([i])
       return
     }
+    if (type === 'compaction') {
+      // Stands for the history it compacted: its own unit, never cut with a model turn.
+      flush()
+      messages.push({ role: 'system', content: text(item.encrypted_content) })
+      sources.push([i])
+      return
+    }
     if (type === 'function_call_output' || type === 'function_call_result') {
       const id = callIdOf(item)
       if (typeof id !== 'string' || !id)
@@ -109,7 +116,8 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
         name: String(item.name ?? ''),
         arguments: typeof item.arguments === 'string' ? item.arguments : '',
       }
-      m.toolCalls = [...(m.toolCalls ?? []), call]
+      m.toolCalls ??= []
+      m.toolCalls.push(call)
     } else {
       // Kept with the turn and counted as its JSON: reasoning, built-in calls, anything newer.
       m.thought = `${m.thought ?? ''}${JSON.stringify(item)}`
@@ -153,6 +161,11 @@ export function plainItems(m: Message, agents: boolean): Item[] {
   return out
 }
 
+function withoutData(item: Item): Item {
+  const { providerData: _p, ...rest } = item
+  return rest
+}
+
 /** An Agents SDK item in the Responses API's own shape, for the Responses codec; undefined when it has none. */
 function apiItem(item: Item): Item | undefined {
   const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined)
@@ -184,7 +197,20 @@ function apiItem(item: Item): Item | undefined {
       }),
     }
   }
+  if (type === 'compaction') return item.providerData === undefined ? item : withoutData(item)
+  if (type === 'hosted_tool_call') {
+    // The Agents SDK keeps the API's item (web search, file search...) as its provider data.
+    const data = item.providerData as Item | undefined
+    if (!data || typeof data !== 'object' || typeof data.type !== 'string') return undefined
+    return {
+      ...data,
+      ...(typeof item.id === 'string' && { id: item.id }),
+      ...(typeof item.status === 'string' && { status: item.status }),
+    }
+  }
   if ('call_id' in item || type === 'function_call_output') return item
+  // Another item of the model's (an API item the SDK passes as it is): read as an opaque item.
+  if (typeof type === 'string' && !('callId' in item)) return item
   return undefined
 }
 
