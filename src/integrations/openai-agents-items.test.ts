@@ -12,7 +12,10 @@ import { type LimitedServer, startLimitedServer } from '../../test/helpers/limit
 import { userTurn } from '../../test/helpers/turns.js'
 import { responsesViolations } from '../../test/oracle/responses.js'
 import { InvalidOptionError } from '../errors.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { exactCounter } from '../tokens/counters.js'
 import { fitModelInput, fittedSession } from './openai-agents.js'
+import { decodeItemsWithCodec } from './responses-items.js'
 
 setTracingDisabled(true)
 
@@ -128,6 +131,53 @@ describe('fitModelInput: items it does not need to change go as given', () => {
     }
     // The budgets bind: some of them leave turns out.
     expect(Math.min(...lengths)).toBeLessThan(items.length)
+  })
+})
+
+describe('fitModelInput over a growing history', () => {
+  it('a history handed again, even as copies, is read and counted once: only the new items cost', () => {
+    const base = exactCounter({ model: 'gpt-4o' })
+    const counted: unknown[] = []
+    const counter: TokenCounter = {
+      ...base,
+      countMessage: (m) => {
+        counted.push(m)
+        return base.countMessage(m)
+      },
+    }
+    const items = history(6)
+    const filter = fitModelInput({ budget: 100_000, counter })
+    filter({ modelData: { input: items } })
+    // The next call: copies of the same items (as a session hands them), then one more turn.
+    const grown = [
+      ...structuredClone(items),
+      { type: 'message', role: 'user', content: 'One more.' },
+    ]
+    counted.length = 0
+    const out = filter({ modelData: { input: grown } }).input
+    const warm = counted.length
+    counted.length = 0
+    fitModelInput({ budget: 100_000, counter })({ modelData: { input: structuredClone(grown) } })
+    const cold = counted.length
+    const old = decodeItemsWithCodec(items).messages.length
+    // Cold: every message counted; warm: the new one, then the same account of what is sent.
+    expect(cold).toBeGreaterThanOrEqual(old + 1)
+    expect(warm).toBeLessThanOrEqual(cold - old + 1)
+    expect(out).toHaveLength(grown.length)
+    for (const [i, item] of out.entries()) expect(item).toBe(grown[i])
+  })
+
+  it('the same message twice in one history is two messages, both sent', () => {
+    const twice = [
+      { type: 'message', role: 'user', content: 'ok' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok' }] },
+      { type: 'message', role: 'user', content: 'ok' },
+    ]
+    const filter = fitModelInput({ model: 'gpt-4o', budget: 100_000 })
+    filter({ modelData: { input: twice } })
+    const out = filter({ modelData: { input: structuredClone(twice) } }).input
+    expect(out).toHaveLength(3)
+    expect(responsesViolations(out)).toEqual([])
   })
 })
 

@@ -1,7 +1,7 @@
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import { decodeItemsWithCodec, plainItems } from './responses-items.js'
+import { decodeItemsWithCodec, type ItemsMemo, plainItems } from './responses-items.js'
 import {
   type AdapterOptions,
   fitWithFeedback,
@@ -28,8 +28,9 @@ function fitItems<I>(
   instructions: string | undefined,
   options: AdapterOptions,
   agent: AgentLike | undefined,
+  memo: ItemsMemo,
 ): I[] {
-  return fitGroups(items, instructions, options, agent).flat()
+  return fitGroups(items, instructions, options, agent, memo).flat()
 }
 
 /** `fitItems`, as the units that go or stay whole: a message, an output, a model turn. */
@@ -38,8 +39,9 @@ function fitGroups<I>(
   instructions: string | undefined,
   options: AdapterOptions,
   agent: AgentLike | undefined,
+  memo: ItemsMemo,
 ): I[][] {
-  const { messages, sources, owner } = decodeItemsWithCodec(items)
+  const { messages, sources, owner } = decodeItemsWithCodec(items, memo)
   const input: Message[] = instructions
     ? [{ role: 'system', content: instructions }, ...messages]
     : messages
@@ -115,6 +117,7 @@ export function newestUnits<I>(groups: readonly I[][], limit: number): I[] {
  */
 export function fitModelInput(options: AdapterOptions = {}) {
   const feedback = options.feedback ?? new ProviderFeedback()
+  const memo: ItemsMemo = { groups: new Map() }
   const filter = <
     D extends { input: readonly unknown[]; instructions?: string | undefined },
   >(args: {
@@ -127,6 +130,7 @@ export function fitModelInput(options: AdapterOptions = {}) {
       args.modelData.instructions,
       { ...options, feedback },
       args.agent,
+      memo,
     ),
   })
   return Object.assign(filter, { feedback })
@@ -159,11 +163,12 @@ export function fittedSession<I>(
 ): SessionLike<I> & { allItems(): Promise<I[]>; feedback: ProviderFeedback } {
   const { instructions, agent, ...rest } = options
   const feedback = rest.feedback ?? new ProviderFeedback()
+  const memo: ItemsMemo = { groups: new Map() }
   return {
     getSessionId: () => session.getSessionId(),
     getItems: async (limit?: number) => {
       const all = await session.getItems()
-      const fitted = fitGroups(all, instructions, { ...rest, feedback }, agent)
+      const fitted = fitGroups(all, instructions, { ...rest, feedback }, agent, memo)
       if (limit === undefined) return fitted.flat()
       if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0)
         throw new InvalidOptionError('limit', 'expected a number of items, 0 or more')
@@ -204,6 +209,7 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
   options: AdapterOptions = {},
 ): AgentModelLike<Q, R, E> & { feedback: ProviderFeedback } {
   const feedback = options.feedback ?? new ProviderFeedback()
+  const memo: ItemsMemo = { groups: new Map() }
   const fitRequest = (request: Q): Q => {
     if (typeof request.input === 'string' || request.previousResponseId || request.conversationId)
       return request
@@ -212,6 +218,7 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
       request.systemInstructions,
       { ...options, feedback },
       { tools: request.tools ?? [] },
+      memo,
     )
     return { ...request, input }
   }

@@ -220,14 +220,35 @@ function apiItem(item: Item): Item | undefined {
  * the provider rules (`openai-responses`: reasoning that must travel with what follows it)
  * are then the codec's. A group the codec cannot read keeps this module's reading.
  */
-export function decodeItemsWithCodec(items: readonly unknown[]): DecodedItems & {
+export function decodeItemsWithCodec(
+  items: readonly unknown[],
+  memo?: ItemsMemo,
+): DecodedItems & {
   owner: number[]
 } {
   const plain = decodeItems(items)
   const messages: Message[] = []
   const owner: number[] = []
+  const seen = new Map<string, Message[][]>()
   plain.sources.forEach((group, g) => {
     const own = plain.messages[g] as Message
+    const key = memo && group.length ? groupText(items, group) : undefined
+    // The n-th group with this text gets the n-th reading: `fit` takes each message object once.
+    const before = key === undefined ? undefined : seen.get(key)
+    const known = key === undefined ? undefined : memo?.groups.get(key)?.[before?.length ?? 0]
+    const remember = (read: Message[]) => {
+      if (key === undefined) return
+      if (before) before.push(read)
+      else seen.set(key, [read])
+    }
+    if (known) {
+      remember(known)
+      for (const m of known) {
+        messages.push(m)
+        owner.push(g)
+      }
+      return
+    }
     const mapped = group.map((k) => apiItem(items[k] as Item))
     let decoded: Message[] = [own]
     if (group.length && mapped.every((m) => m !== undefined)) {
@@ -238,10 +259,31 @@ export function decodeItemsWithCodec(items: readonly unknown[]): DecodedItems & 
         // Not a shape the codec reads: this module's reading counts it.
       }
     }
+    remember(decoded)
     for (const m of decoded) {
       messages.push(m)
       owner.push(g)
     }
   })
+  // Only the groups of this history are remembered: the memo never outgrows it.
+  if (memo) memo.groups = seen
   return { messages, sources: plain.sources, owner }
+}
+
+/**
+ * What one adapter instance read in its last call: each group's messages by the group's
+ * JSON text, so a history handed again (the same items, or copies of them) is read once and
+ * counted once (the same messages reach `fit`, whose counts are kept per message).
+ */
+export interface ItemsMemo {
+  /** By a group's JSON text, the messages read for each group with that text, in order. */
+  groups: Map<string, Message[][]>
+}
+
+function groupText(items: readonly unknown[], group: readonly number[]): string | undefined {
+  try {
+    return JSON.stringify(group.map((k) => items[k]))
+  } catch {
+    return undefined
+  }
 }
