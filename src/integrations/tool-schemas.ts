@@ -1,11 +1,11 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import type { ToolSchema } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 
 type Json = Record<string, unknown>
 
 /** A zod 4 schema (`zod` or `zod/v4`): it carries `_zod`. */
-function isZod4(v: unknown): v is z.ZodType {
+function isZod4(v: unknown): v is z.ZodMiniType {
   return !!v && typeof v === 'object' && '_zod' in v
 }
 
