@@ -169,7 +169,11 @@ describe('frameworkTools', () => {
       ]),
     ).toEqual([
       { hosted: { type: 'web_search', name: 'search' } },
-      { name: 'f', parameters: schema, wire: { type: 'function', name: 'f', parameters: schema } },
+      {
+        name: 'f',
+        parameters: schema,
+        wire: { type: 'function', name: 'f', description: undefined, parameters: schema },
+      },
     ])
     expect(frameworkTools(undefined)).toEqual([])
   })

@@ -139,13 +139,20 @@ export function frameworkTools(
     const tool = t as Record<string, unknown> | undefined
     if (!tool || typeof tool !== 'object') continue
     if (tool.type === 'function' && typeof tool.name === 'string') {
-      const { invoke: _i, needsApproval: _n, isEnabled: _e, execute: _x, ...wire } = tool
       const parameters = jsonSchemaOf(tool[schemaField])
+      const description = typeof tool.description === 'string' ? tool.description : undefined
       out.push({
         name: tool.name,
-        ...(typeof tool.description === 'string' && { description: tool.description }),
+        ...(description !== undefined && { description }),
         parameters,
-        wire: { ...wire, [schemaField]: parameters },
+        // What the SDK sends of it (not its functions or the objects it holds).
+        wire: {
+          type: 'function',
+          name: tool.name,
+          description,
+          [schemaField]: parameters,
+          ...(typeof tool.strict === 'boolean' && { strict: tool.strict }),
+        },
       })
       continue
     }

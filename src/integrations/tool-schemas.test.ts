@@ -116,6 +116,13 @@ describe('zod schemas as JSON Schema', () => {
     const json = JSON.stringify(jsonSchemaOf(z3.object({ root: node })))
     expect(json.length).toBeGreaterThan(100)
     expect(json.length).toBeLessThan(200_000)
+    // A tree that branches into itself twice at every level is written in bounded time and size.
+    type Tree = { left?: Tree; right?: Tree }
+    const tree: z3.ZodType<Tree> = z3.lazy(() =>
+      z3.object({ left: tree.optional(), right: tree.optional() }),
+    )
+    const branching = JSON.stringify(jsonSchemaOf(z3.object({ root: tree })))
+    expect(branching.length).toBeLessThan(5_000_000)
   })
 })
 

@@ -61,8 +61,13 @@ export function jsonSchemaOf(schema: unknown): unknown {
 /** Past this depth a zod 3 schema (a lazy one that refers to itself) is written as `{}`. */
 const MAX_DEPTH = 64
 
+/** Past this many nodes (a lazy schema that branches into itself) the rest is written as `{}`. */
+const MAX_NODES = 20_000
+let nodes = 0
+
 function zod3(schema: unknown, depth: number): Json {
-  if (!isZod3(schema) || depth > MAX_DEPTH) return {}
+  if (depth === 0) nodes = 0
+  if (!isZod3(schema) || depth > MAX_DEPTH || ++nodes > MAX_NODES) return {}
   const def = schema._def as Json & { typeName: string }
   const out = zod3Type(def, depth + 1)
   if (typeof def.description === 'string') out.description = def.description
@@ -181,8 +186,16 @@ export function countedTool(
   if (parameters && typeof parameters === 'object') out.parameters = parameters as Json
   // The same schema written with its keys in another order tokenizes a little differently:
   // 2% and a few tokens above the JSON cover that.
-  const floor = Math.ceil(counter.countText(JSON.stringify(wire ?? out)) * 1.02) + 5
+  const floor = Math.ceil(counter.countText(jsonText(wire) ?? jsonText(out) ?? '') * 1.02) + 5
   const counted = counter.countTools([out])
   if (floor > counted) out.tokens = floor - counted
   return out
+}
+
+function jsonText(v: unknown): string | undefined {
+  try {
+    return v === undefined ? undefined : JSON.stringify(v)
+  } catch {
+    return undefined
+  }
 }
