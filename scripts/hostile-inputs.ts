@@ -2,6 +2,7 @@
 // takes on this machine, against the target of linear work (at most ~1 s per MB of text).
 
 import { parseOverflowError } from '../src/context/retry.js'
+import { fitModelInput } from '../src/integrations/openai-agents.js'
 import { factsOfText } from '../src/messages/facts.js'
 import type { Message } from '../src/messages/message.js'
 import { repair } from '../src/messages/validate.js'
@@ -66,6 +67,25 @@ rows.push([
   'repair, 60,000 parallel tool calls',
   0,
   ms(() => repair(calls, { provider: 'anthropic' })),
+])
+
+const parallel = 20_000
+const items: unknown[] = [{ type: 'message', role: 'user', content: 'go' }]
+for (let k = 0; k < parallel; k++)
+  items.push({ type: 'function_call', id: `fc_${k}`, callId: `c.${k}`, name: 'f', arguments: '{}' })
+for (let k = 0; k < parallel; k++)
+  items.push({
+    type: 'function_call_result',
+    callId: `c.${k}`,
+    name: 'f',
+    status: 'completed',
+    output: { type: 'text', text: 'ok' },
+  })
+const filter = fitModelInput({ model: 'gpt-4o', budget: 10_000_000 })
+rows.push([
+  'fitModelInput, one model turn of 20,000 parallel calls',
+  JSON.stringify(items).length,
+  ms(() => filter({ modelData: { input: items } })),
 ])
 
 const csv = '1,'.repeat(500_000)

@@ -4,9 +4,10 @@ import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
   checkAdapterOptions,
+  type Decoded,
   decodeEach,
   fitWithFeedback,
-  functionTools,
+  frameworkTools,
   knownModel,
   originalsOrEncoded,
   providerFromId,
@@ -24,6 +25,72 @@ interface CallOptionsLike {
   prompt: unknown[]
   maxOutputTokens?: number | undefined
   tools?: readonly unknown[] | undefined
+}
+
+type Part = { type?: unknown; toolCallId?: unknown; providerExecuted?: unknown }
+
+/** A provider-executed result read out of its assistant message, by the tool message that counts it. */
+const executedResult = new WeakMap<Message, Part>()
+
+/**
+ * AI SDK messages one at a time, as canonical messages. The result of a provider-executed
+ * call (`providerExecuted: true`, web search and the like) sits in the assistant message
+ * beside its call: it is read as the tool message that answers the call, right after the
+ * assistant message, so the two are counted and kept or dropped together.
+ */
+export function decodeModelMessages(entries: readonly unknown[]): Message[] {
+  return entries.flatMap((entry) => {
+    const m = entry as { role?: unknown; content?: unknown } | null
+    if (m?.role !== 'assistant' || !Array.isArray(m.content)) return fromAISDK([entry])
+    const parts = m.content as (Part | null)[]
+    // Every result in the message: one whose call is not there is an orphan the fit drops.
+    const results = parts.filter((p): p is Part => p?.type === 'tool-result')
+    if (results.length === 0) return fromAISDK([entry])
+    const own = fromAISDK([{ ...m, content: parts.filter((p) => !results.includes(p as Part)) }])
+    const answers = results.map((part) => {
+      const [tool] = fromAISDK([{ role: 'tool', content: [part] }]) as [Message]
+      executedResult.set(tool, part)
+      return tool
+    })
+    return [own[0] as Message, ...answers, ...own.slice(1)]
+  })
+}
+
+/**
+ * `encode` for messages that may hold provider-executed results: each goes back into the
+ * assistant message before it, right after its call, as the part it was.
+ */
+export function withExecutedResults<T>(encode: (m: Message[]) => T[]): (m: Message[]) => T[] {
+  return (messages) => {
+    const out: T[] = []
+    let run: Message[] = []
+    for (const m of [...messages, undefined]) {
+      const part = m && executedResult.get(m)
+      if (m && !part) {
+        run.push(m)
+        continue
+      }
+      if (run.length) out.push(...encode(run))
+      run = []
+      if (!part) continue
+      let host = out[out.length - 1] as { role?: unknown; content?: unknown } | undefined
+      if (host?.role !== 'assistant') {
+        host = { role: 'assistant', content: [] }
+        out.push(host as T)
+      }
+      const content = Array.isArray(host.content)
+        ? [...(host.content as Part[])]
+        : typeof host.content === 'string' && host.content
+          ? [{ type: 'text', text: host.content } as Part]
+          : []
+      const call = content.findIndex(
+        (p) => p?.type === 'tool-call' && p.toolCallId === part.toolCallId,
+      )
+      content.splice(call < 0 ? content.length : call + 1, 0, part)
+      host.content = content
+    }
+    return out
+  }
 }
 
 /** Messages in the provider interface's prompt shape: user and assistant content always a list of parts. */
@@ -51,16 +118,22 @@ export function fitMiddleware(options: AdapterOptions = {}) {
     const { feedback: _f, ...rest } = options
     const reserve = options.reserve ?? params.maxOutputTokens
     const modelId = options.model ?? knownModel(model.modelId)
-    const { messages, owner } = decodeEach(params.prompt, fromAISDK)
-    const result = fitWithFeedback(messages, {
-      ...rest,
-      provider: options.provider ?? providerFromId(model.provider, model.modelId),
-      ...(modelId !== undefined && { model: modelId }),
-      ...(reserve !== undefined && { reserve }),
-      tools: options.tools ?? functionTools(params.tools, 'inputSchema'),
-      feedback,
-    })
-    return { ...params, prompt: originalsOrEncoded(result, params.prompt, owner, toPrompt) }
+    const { messages, owner } = decodeEach(params.prompt, decodeModelMessages)
+    const result = fitWithFeedback(
+      messages,
+      {
+        ...rest,
+        provider: options.provider ?? providerFromId(model.provider, model.modelId),
+        ...(modelId !== undefined && { model: modelId }),
+        ...(reserve !== undefined && { reserve }),
+        feedback,
+      },
+      frameworkTools(params.tools, 'inputSchema'),
+    )
+    return {
+      ...params,
+      prompt: originalsOrEncoded(result, params.prompt, owner, withExecutedResults(toPrompt)),
+    }
   }
   return {
     specificationVersion: 'v3' as const,
@@ -125,7 +198,7 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
   const systemMessage: Message | undefined =
     system === undefined ? undefined : { role: 'system', content: system }
   // The step messages this loop has decoded: the same objects come back at every step.
-  const decoded = new WeakMap<object, readonly Message[]>()
+  const decoded = new WeakMap<object, Decoded>()
   return <M>(step: {
     messages: M[]
     model?: unknown
@@ -139,7 +212,11 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       const promptTokens = promptTokensOf(last.usage)
       if (promptTokens !== undefined) options.feedback.recordUsage({ promptTokens })
     }
-    const { messages: stepMessages, owner } = decodeEach(step.messages, fromAISDK, decoded)
+    const { messages: stepMessages, owner } = decodeEach(
+      step.messages,
+      decodeModelMessages,
+      decoded,
+    )
     const input = systemMessage ? [systemMessage, ...stepMessages] : stepMessages
     if (systemMessage) owner.unshift(-1)
     const modelId = rest.model ?? knownModel(model?.modelId)
@@ -159,7 +236,7 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       result,
       step.messages,
       owner,
-      (m) => toAISDK(m) as unknown as M[],
+      withExecutedResults((m) => toAISDK(m) as unknown as M[]),
     )
     return system === undefined ? { messages } : { system, messages }
   }

@@ -1,9 +1,16 @@
 import type { FitResult } from '../context/fit.js'
-import { fromAISDK, type ModelMessageJson, toAISDK } from '../formats/ai-sdk.js'
+import { type ModelMessageJson, toAISDK } from '../formats/ai-sdk.js'
 import { type AnthropicRequest, fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
 import { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from '../formats/openai-chat.js'
 import { requireArgument } from '../options-check.js'
-import { type AdapterOptions, checkAdapterOptions, fitWithFeedback } from './shared.js'
+import { decodeModelMessages, withExecutedResults } from './ai-sdk.js'
+import {
+  type AdapterOptions,
+  checkAdapterOptions,
+  decodeEach,
+  fitWithFeedback,
+  originalsOrEncoded,
+} from './shared.js'
 
 /**
  * Thin adapters: the SDKs' own message shapes in, the same shapes out, fitted. They depend
@@ -52,14 +59,24 @@ export function fitAnthropicRequest<
   return { request: { ...rest, ...fitted } as unknown as R, result }
 }
 
-/** AI SDK: fit a `ModelMessage[]`. */
+/**
+ * AI SDK: fit a `ModelMessage[]`. A message kept as it was comes back as the same object; a
+ * provider-executed call and its result (both in the assistant message) go or stay together.
+ */
 export function fitAISDKMessages<M>(
   messages: readonly M[],
   options: AdapterOptions = {},
 ): { messages: M[]; result: FitResult } {
   checkAdapterOptions(options, 'fitAISDKMessages')
-  const result = fitWithFeedback(fromAISDK(messages), options)
-  return { messages: toAISDK(result.messages) as unknown as M[], result }
+  const { messages: input, owner } = decodeEach(messages, decodeModelMessages)
+  const result = fitWithFeedback(input, options)
+  const out = originalsOrEncoded(
+    result,
+    messages,
+    owner,
+    withExecutedResults((m) => toAISDK(m) as unknown as M[]),
+  )
+  return { messages: out, result }
 }
 
 export { type FitEachStepOptions, fitEachStep, fitMiddleware } from './ai-sdk.js'

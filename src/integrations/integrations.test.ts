@@ -10,7 +10,7 @@ import { fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
 import { fromOpenAIChat } from '../formats/openai-chat.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { fitAnthropicRequest, fitEachStep, fitOpenAIMessages } from './index.js'
-import { functionTools } from './shared.js'
+import { frameworkTools } from './shared.js'
 
 const traj = tauBench()[11]?.traj ?? []
 
@@ -138,31 +138,43 @@ describe('AI SDK', () => {
   })
 })
 
-describe('functionTools', () => {
+describe('frameworkTools', () => {
   const schema = { type: 'object', properties: { q: { type: 'string' } } }
-  it('keeps function tools with their schema from the field the SDK uses, and leaves the rest out', () => {
+  it('reads function tools from the field the SDK uses, and keeps provider-run tools as their JSON', () => {
     const tools = [
       { type: 'function', name: 'lookup', description: 'Find it', inputSchema: schema },
-      { type: 'provider-defined', id: 'web_search', name: 'web_search' },
+      { type: 'provider', id: 'openai.web_search', name: 'web_search', args: { size: 'low' } },
       { type: 'function', name: 'bare' },
       { type: 'function', description: 'no name' },
       null,
     ]
-    expect(functionTools(tools, 'inputSchema')).toEqual([
-      { name: 'lookup', description: 'Find it', parameters: schema },
-      { name: 'bare' },
-    ])
+    const read = frameworkTools(tools, 'inputSchema')
+    expect(read.map((t) => ('hosted' in t ? t.hosted : { name: t.name, p: t.parameters }))).toEqual(
+      [
+        { name: 'lookup', p: schema },
+        { type: 'openai.web_search', name: 'web_search', args: { size: 'low' } },
+        { name: 'bare', p: undefined },
+      ],
+    )
     // Read from `parameters`, the same tool list gives no schema.
-    expect(functionTools(tools)).toEqual([
-      { name: 'lookup', description: 'Find it' },
-      { name: 'bare' },
+    expect(frameworkTools(tools).map((t) => ('hosted' in t ? 'hosted' : t.parameters))).toEqual([
+      undefined,
+      'hosted',
+      undefined,
     ])
     expect(
-      functionTools([
-        { type: 'hosted_tool', name: 'x' },
-        { type: 'function', name: 'f', parameters: schema },
+      frameworkTools([
+        { type: 'hosted_tool', name: 'search', providerData: { type: 'web_search' } },
+        { type: 'function', name: 'f', parameters: schema, invoke: () => 1 },
       ]),
-    ).toEqual([{ name: 'f', parameters: schema }])
-    expect(functionTools(undefined)).toEqual([])
+    ).toEqual([
+      { hosted: { type: 'web_search', name: 'search' } },
+      {
+        name: 'f',
+        parameters: schema,
+        wire: { type: 'function', name: 'f', description: undefined, parameters: schema },
+      },
+    ])
+    expect(frameworkTools(undefined)).toEqual([])
   })
 })

@@ -1,16 +1,17 @@
-import { toJSONSchema } from 'zod/mini'
 import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidInputError } from '../errors.js'
 import { fromLangChain, toLangChain } from '../formats/langchain.js'
-import type { Message, ToolSchema } from '../messages/message.js'
+import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
   checkAdapterOptions,
+  type FrameworkTool,
   fitWithFeedback,
   knownModel,
   providerFromId,
 } from './shared.js'
+import { jsonSchemaOf } from './tool-schemas.js'
 
 /** The parts of a LangChain `BaseMessage` instance the adapter reads. */
 interface BaseMessageLike {
@@ -27,39 +28,28 @@ interface ModelRequestLike {
   tools?: readonly unknown[]
 }
 
-/** Tool schemas as the budget counts them: JSON-schema tools as given, zod ones by their keys. */
-function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
-  const out: ToolSchema[] = []
-  for (const t of tools ?? []) {
-    const tool = t as { name?: unknown; description?: unknown; schema?: unknown }
-    if (typeof tool?.name !== 'string') continue
-    const schema = tool.schema as { type?: unknown; shape?: Record<string, unknown> } | undefined
-    let parameters: Record<string, unknown> | undefined
-    // A zod 4 schema (it has a `type` too) goes out as LangChain sends it: its JSON Schema.
-    if (schema && typeof schema === 'object' && '_zod' in schema) parameters = zodJson(schema)
-    else if (schema && typeof schema.type === 'string')
-      parameters = schema as Record<string, unknown>
-    if (!parameters && schema?.shape && typeof schema.shape === 'object') {
-      const properties: Record<string, unknown> = {}
-      for (const key of Object.keys(schema.shape)) properties[key] = { type: 'string' }
-      parameters = { type: 'object', properties }
+/**
+ * The tools a LangChain model is bound with, as the budget counts them: a zod schema (3 or 4)
+ * as the JSON Schema LangChain converts it to, a JSON Schema as given, sent in OpenAI's
+ * function shape.
+ */
+function toolsOf(tools: readonly unknown[] | undefined): FrameworkTool[] {
+  const out: FrameworkTool[] = []
+  for (const t of Array.isArray(tools) ? tools : []) {
+    const tool = t as { name?: unknown; description?: unknown; schema?: unknown } | undefined
+    if (typeof tool?.name !== 'string') {
+      // A provider tool handed as its own JSON (`{ type: 'web_search' }`).
+      if (tool && typeof tool === 'object' && typeof (tool as { type?: unknown }).type === 'string')
+        out.push({ hosted: tool as Record<string, unknown> })
+      continue
     }
     out.push({
       name: tool.name,
       ...(typeof tool.description === 'string' && { description: tool.description }),
-      ...(parameters && { parameters }),
+      parameters: jsonSchemaOf(tool.schema),
     })
   }
   return out
-}
-
-function zodJson(schema: object): Record<string, unknown> | undefined {
-  try {
-    return toJSONSchema(schema as Parameters<typeof toJSONSchema>[0]) as Record<string, unknown>
-  } catch {
-    // A schema zod cannot express in JSON Schema: counted by its keys below instead.
-    return undefined
-  }
 }
 
 const SYSTEM_SLOT = {} as BaseMessageLike
@@ -140,13 +130,16 @@ export function fitAgentMessages(options: AdapterOptions = {}) {
     const offset = system ? 1 : 0
     if (system) input.unshift({ role: 'system', content: system })
     const modelId = rest.model ?? knownModel(modelName)
-    const result = fitWithFeedback(input, {
-      ...rest,
-      provider: rest.provider ?? providerFromId(llmType, modelName),
-      ...(modelId !== undefined && { model: modelId }),
-      tools: rest.tools ?? toolsOf(request.tools),
-      feedback,
-    })
+    const result = fitWithFeedback(
+      input,
+      {
+        ...rest,
+        provider: rest.provider ?? providerFromId(llmType, modelName),
+        ...(modelId !== undefined && { model: modelId }),
+        feedback,
+      },
+      toolsOf(request.tools),
+    )
     const messages = instancesFor(result, request.messages, offset, request.systemMessage)
     // The system prompt travels as the request's own; the fit's copy of it is not sent twice.
     return { ...request, messages: messages.filter((m) => m !== SYSTEM_SLOT) }

@@ -1,12 +1,13 @@
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
+import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { requireArgument } from '../options-check.js'
-import { decodeItemsWithCodec, plainItems } from './responses-items.js'
+import { decodeItemsWithCodec, type ItemsMemo, plainItems } from './responses-items.js'
 import {
   type AdapterOptions,
   checkAdapterOptions,
   fitWithFeedback,
-  functionTools,
+  frameworkTools,
   knownModel,
   originalsOrEncoded,
   providerFromId,
@@ -29,28 +30,83 @@ function fitItems<I>(
   instructions: string | undefined,
   options: AdapterOptions,
   agent: AgentLike | undefined,
+  memo: ItemsMemo,
 ): I[] {
-  const { messages, sources, owner } = decodeItemsWithCodec(items)
+  return fitGroups(items, instructions, options, agent, memo).flat()
+}
+
+/** `fitItems`, as the units that go or stay whole: a message, an output, a model turn. */
+function fitGroups<I>(
+  items: readonly I[],
+  instructions: string | undefined,
+  options: AdapterOptions,
+  agent: AgentLike | undefined,
+  memo: ItemsMemo,
+): I[][] {
+  const { messages, sources, owner } = decodeItemsWithCodec(items, memo)
   const input: Message[] = instructions
     ? [{ role: 'system', content: instructions }, ...messages]
     : messages
   const name = modelName(agent?.model)
   const modelId = options.model ?? knownModel(name)
-  const result = fitWithFeedback(input, {
-    ...options,
-    // Responses rules unless a Claude model says otherwise: reasoning travels with what follows it.
-    provider:
-      options.provider ?? (providerFromId(name) === 'anthropic' ? 'anthropic' : 'openai-responses'),
-    ...(modelId !== undefined && { model: modelId }),
-    tools: options.tools ?? functionTools(agent?.tools),
-  })
+  const result = fitWithFeedback(
+    input,
+    {
+      ...options,
+      // Responses rules unless a Claude model says otherwise: reasoning travels with what follows it.
+      provider:
+        options.provider ??
+        (providerFromId(name) === 'anthropic' ? 'anthropic' : 'openai-responses'),
+      ...(modelId !== undefined && { model: modelId }),
+    },
+    frameworkTools(agent?.tools),
+  )
   const groups = sources.map((g) => g.map((k) => items[k] as I))
   // Changed messages are written in the items' own dialect: the API's `call_id` or the Agents SDK's `callId`.
   const agents = !items.some((i) => i !== null && typeof i === 'object' && 'call_id' in i)
-  const out = originalsOrEncoded(result, groups, instructions ? [-1, ...owner] : owner, (m) => [
+  return originalsOrEncoded(result, groups, instructions ? [-1, ...owner] : owner, (m) => [
     m.flatMap((x) => plainItems(x, agents)) as I[],
   ])
-  return out.flat()
+}
+
+type Loose = { type?: unknown; callId?: unknown; call_id?: unknown }
+const callIdOf = (i: Loose) => i.callId ?? i.call_id
+const isOutput = (i: Loose) => /_(output|result)$/.test(String(i.type))
+
+/**
+ * The newest units that hold at most `limit` items, whole: a model turn is never cut, so no
+ * item goes without the reasoning item it came with; an output goes only with its call. The
+ * newest compaction item stands for the history before it: when it falls before the cut it
+ * is kept, first, and counts in the limit.
+ */
+export function newestUnits<I>(groups: readonly I[][], limit: number): I[] {
+  const at = (g: I[]) => g as Loose[]
+  let compaction = -1
+  groups.forEach((g, k) => {
+    if (at(g).some((i) => i?.type === 'compaction')) compaction = k
+  })
+  const pick = (room: number, from: number): number => {
+    let start = groups.length
+    let used = 0
+    while (start > from && used + (groups[start - 1] as I[]).length <= room)
+      used += (groups[--start] as I[]).length
+    return start
+  }
+  let start = pick(limit, 0)
+  let lead: I[][] = []
+  if (compaction >= 0 && compaction < start) {
+    const kept = groups[compaction] as I[]
+    start = kept.length <= limit ? pick(limit - kept.length, compaction + 1) : groups.length
+    if (kept.length <= limit) lead = [kept]
+  }
+  const chosen = [...lead, ...groups.slice(start)]
+  const called = new Set<unknown>()
+  for (const g of chosen)
+    for (const i of at(g))
+      if (i && !isOutput(i) && callIdOf(i) !== undefined) called.add(callIdOf(i))
+  return chosen
+    .filter((g) => !at(g).every((i) => i && isOutput(i) && !called.has(callIdOf(i))))
+    .flat()
 }
 
 /**
@@ -64,6 +120,7 @@ function fitItems<I>(
 export function fitModelInput(options: AdapterOptions = {}) {
   checkAdapterOptions(options, 'fitModelInput')
   const feedback = options.feedback ?? new ProviderFeedback()
+  const memo: ItemsMemo = { groups: new Map() }
   const filter = <
     D extends { input: readonly unknown[]; instructions?: string | undefined },
   >(args: {
@@ -76,6 +133,7 @@ export function fitModelInput(options: AdapterOptions = {}) {
       args.modelData.instructions,
       { ...options, feedback },
       args.agent,
+      memo,
     ),
   })
   return Object.assign(filter, { feedback })
@@ -116,20 +174,16 @@ export function fittedSession<I>(
   )
   const { instructions, agent, ...rest } = options
   const feedback = rest.feedback ?? new ProviderFeedback()
+  const memo: ItemsMemo = { groups: new Map() }
   return {
     getSessionId: () => session.getSessionId(),
     getItems: async (limit?: number) => {
       const all = await session.getItems()
-      const fitted = fitItems(all, instructions, { ...rest, feedback }, agent)
-      if (limit === undefined || limit >= fitted.length) return fitted
-      // The newest `limit` items, never opening on an output whose call was cut off.
-      const out = fitted.slice(Math.max(0, fitted.length - limit))
-      while (
-        out.length &&
-        /^function_call_(output|result)$/.test(String((out[0] as { type?: unknown }).type))
-      )
-        out.shift()
-      return out
+      const fitted = fitGroups(all, instructions, { ...rest, feedback }, agent, memo)
+      if (limit === undefined) return fitted.flat()
+      if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0)
+        throw new InvalidOptionError('limit', 'expected a number of items, 0 or more')
+      return newestUnits(fitted, limit)
     },
     addItems: (items: I[]) => session.addItems(items),
     popItem: () => session.popItem(),
@@ -174,6 +228,7 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
     model,
   )
   const feedback = options.feedback ?? new ProviderFeedback()
+  const memo: ItemsMemo = { groups: new Map() }
   const fitRequest = (request: Q): Q => {
     if (typeof request.input === 'string' || request.previousResponseId || request.conversationId)
       return request
@@ -182,6 +237,7 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
       request.systemInstructions,
       { ...options, feedback },
       { tools: request.tools ?? [] },
+      memo,
     )
     return { ...request, input }
   }

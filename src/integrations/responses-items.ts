@@ -81,6 +81,13 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
       sources.push([i])
       return
     }
+    if (type === 'compaction') {
+      // Stands for the history it compacted: its own unit, never cut with a model turn.
+      flush()
+      messages.push({ role: 'system', content: text(item.encrypted_content) })
+      sources.push([i])
+      return
+    }
     if (type === 'function_call_output' || type === 'function_call_result') {
       const id = callIdOf(item)
       if (typeof id !== 'string' || !id)
@@ -110,7 +117,8 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
         name: String(item.name ?? ''),
         arguments: typeof item.arguments === 'string' ? item.arguments : '',
       }
-      m.toolCalls = [...(m.toolCalls ?? []), call]
+      m.toolCalls ??= []
+      m.toolCalls.push(call)
     } else {
       // Kept with the turn and counted as its JSON: reasoning, built-in calls, anything newer.
       m.thought = `${m.thought ?? ''}${JSON.stringify(item)}`
@@ -154,6 +162,11 @@ export function plainItems(m: Message, agents: boolean): Item[] {
   return out
 }
 
+function withoutData(item: Item): Item {
+  const { providerData: _p, ...rest } = item
+  return rest
+}
+
 /** An Agents SDK item in the Responses API's own shape, for the Responses codec; undefined when it has none. */
 function apiItem(item: Item): Item | undefined {
   const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined)
@@ -185,7 +198,20 @@ function apiItem(item: Item): Item | undefined {
       }),
     }
   }
+  if (type === 'compaction') return item.providerData === undefined ? item : withoutData(item)
+  if (type === 'hosted_tool_call') {
+    // The Agents SDK keeps the API's item (web search, file search...) as its provider data.
+    const data = item.providerData as Item | undefined
+    if (!data || typeof data !== 'object' || typeof data.type !== 'string') return undefined
+    return {
+      ...data,
+      ...(typeof item.id === 'string' && { id: item.id }),
+      ...(typeof item.status === 'string' && { status: item.status }),
+    }
+  }
   if ('call_id' in item || type === 'function_call_output') return item
+  // Another item of the model's (an API item the SDK passes as it is): read as an opaque item.
+  if (typeof type === 'string' && !('callId' in item)) return item
   return undefined
 }
 
@@ -195,14 +221,35 @@ function apiItem(item: Item): Item | undefined {
  * the provider rules (`openai-responses`: reasoning that must travel with what follows it)
  * are then the codec's. A group the codec cannot read keeps this module's reading.
  */
-export function decodeItemsWithCodec(items: readonly unknown[]): DecodedItems & {
+export function decodeItemsWithCodec(
+  items: readonly unknown[],
+  memo?: ItemsMemo,
+): DecodedItems & {
   owner: number[]
 } {
   const plain = decodeItems(items)
   const messages: Message[] = []
   const owner: number[] = []
+  const seen = new Map<string, Message[][]>()
   plain.sources.forEach((group, g) => {
     const own = plain.messages[g] as Message
+    const key = memo && group.length ? groupText(items, group) : undefined
+    // The n-th group with this text gets the n-th reading: `fit` takes each message object once.
+    const before = key === undefined ? undefined : seen.get(key)
+    const known = key === undefined ? undefined : memo?.groups.get(key)?.[before?.length ?? 0]
+    const remember = (read: Message[]) => {
+      if (key === undefined) return
+      if (before) before.push(read)
+      else seen.set(key, [read])
+    }
+    if (known) {
+      remember(known)
+      for (const m of known) {
+        messages.push(m)
+        owner.push(g)
+      }
+      return
+    }
     const mapped = group.map((k) => apiItem(items[k] as Item))
     let decoded: Message[] = [own]
     if (group.length && mapped.every((m) => m !== undefined)) {
@@ -213,10 +260,31 @@ export function decodeItemsWithCodec(items: readonly unknown[]): DecodedItems & 
         // Not a shape the codec reads: this module's reading counts it.
       }
     }
+    remember(decoded)
     for (const m of decoded) {
       messages.push(m)
       owner.push(g)
     }
   })
+  // Only the groups of this history are remembered: the memo never outgrows it.
+  if (memo) memo.groups = seen
   return { messages, sources: plain.sources, owner }
+}
+
+/**
+ * What one adapter instance read in its last call: each group's messages by the group's
+ * JSON text, so a history handed again (the same items, or copies of them) is read once and
+ * counted once (the same messages reach `fit`, whose counts are kept per message).
+ */
+export interface ItemsMemo {
+  /** By a group's JSON text, the messages read for each group with that text, in order. */
+  groups: Map<string, Message[][]>
+}
+
+function groupText(items: readonly unknown[], group: readonly number[]): string | undefined {
+  try {
+    return JSON.stringify(group.map((k) => items[k]))
+  } catch {
+    return undefined
+  }
 }

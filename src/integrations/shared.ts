@@ -1,10 +1,12 @@
 import { type FitOptions, type FitResult, fit, resolveSetup } from '../context/fit.js'
 import { ProviderFeedback } from '../context/learned-limit.js'
 import { checkFitKeys } from '../context/options.js'
-import type { Message, ToolSchema } from '../messages/message.js'
+import type { Message } from '../messages/message.js'
+import type { ToolInput } from '../messages/tool-shapes.js'
 import type { Provider } from '../messages/validate.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import { findModel } from '../tokens/models.js'
+import { countedTool, jsonSchemaOf } from './tool-schemas.js'
 
 /** Options every framework adapter takes: the fit's own, and what the provider taught. */
 export type AdapterOptions = FitOptions & {
@@ -46,14 +48,53 @@ export function checkAdapterOptions(
     )
 }
 
-/** Fits with what `feedback` learnt, and notes what was sent so usage can be compared with it. */
-export function fitWithFeedback(messages: readonly Message[], options: AdapterOptions): FitResult {
-  const { feedback, ...fitOptions } = options
+/**
+ * A tool as a framework sends it, for the adapters to count: a function tool (its schema JSON
+ * Schema or zod, and the JSON it goes out as when known), or a provider-run tool as its JSON.
+ */
+export type FrameworkTool =
+  | { name: string; description?: string | undefined; parameters?: unknown; wire?: unknown }
+  | { hosted: Record<string, unknown> }
+
+/**
+ * Fits with what `feedback` learnt, and notes what was sent so usage can be compared with it.
+ * `tools` are the request's own, counted when `options.tools` does not say otherwise: each
+ * function tool as its JSON Schema and never below the tokens of the JSON it is sent as.
+ */
+export function fitWithFeedback(
+  messages: readonly Message[],
+  options: AdapterOptions,
+  tools?: readonly FrameworkTool[],
+): FitResult {
+  const { feedback, ...given } = options
+  const fitOptions =
+    tools && given.tools === undefined ? { ...given, tools: countedTools(tools, given) } : given
   if (!feedback) return fit(messages, fitOptions)
   const setup = resolveSetup(fitOptions)
   const result = fit(messages, feedback.apply(fitOptions, setup))
   feedback.sent(result)
   return result
+}
+
+function countedTools(tools: readonly FrameworkTool[], options: FitOptions): ToolInput[] {
+  if (tools.length === 0) return []
+  const { counter } = resolveSetup({ ...options, tools: [] })
+  return tools.map((t) =>
+    'hosted' in t
+      ? (t.hosted as ToolInput)
+      : countedTool(
+          t,
+          t.wire ?? {
+            type: 'function',
+            function: {
+              name: t.name,
+              description: t.description,
+              parameters: jsonSchemaOf(t.parameters),
+            },
+          },
+          counter,
+        ),
+  )
 }
 
 /**
@@ -117,53 +158,86 @@ export function originalsOrEncoded<T>(
 }
 
 /**
- * The function tools of an SDK's tool list as the schemas the budget counts; others (hosted
- * tools, provider-defined tools) are left out. `schemaField` names where the SDK keeps the
- * JSON schema: `parameters` (OpenAI Agents), `inputSchema` (AI SDK).
+ * The tools of an SDK's tool list as the adapters count them: function tools (`type:
+ * 'function'`, their schema under `schemaField`: `parameters` for OpenAI Agents, `inputSchema`
+ * for the AI SDK; JSON Schema or zod) and provider-run ones (the AI SDK's `provider` tools,
+ * the Agents SDK's `hosted_tool`s) as the JSON they are sent as.
  */
-export function functionTools(
+export function frameworkTools(
   tools: readonly unknown[] | undefined,
   schemaField: 'parameters' | 'inputSchema' = 'parameters',
-): ToolSchema[] {
-  const out: ToolSchema[] = []
-  for (const t of tools ?? []) {
+): FrameworkTool[] {
+  const out: FrameworkTool[] = []
+  for (const t of Array.isArray(tools) ? tools : []) {
     const tool = t as Record<string, unknown> | undefined
-    if (tool?.type !== 'function' || typeof tool.name !== 'string') continue
-    const schema = tool[schemaField]
-    out.push({
-      name: tool.name,
-      ...(typeof tool.description === 'string' && { description: tool.description }),
-      ...(schema && typeof schema === 'object'
-        ? { parameters: schema as Record<string, unknown> }
-        : {}),
-    })
+    if (!tool || typeof tool !== 'object') continue
+    if (tool.type === 'function' && typeof tool.name === 'string') {
+      const parameters = jsonSchemaOf(tool[schemaField])
+      const description = typeof tool.description === 'string' ? tool.description : undefined
+      out.push({
+        name: tool.name,
+        ...(description !== undefined && { description }),
+        parameters,
+        // What the SDK sends of it (not its functions or the objects it holds).
+        wire: {
+          type: 'function',
+          name: tool.name,
+          description,
+          [schemaField]: parameters,
+          ...(typeof tool.strict === 'boolean' && { strict: tool.strict }),
+        },
+      })
+      continue
+    }
+    const hosted =
+      tool.type === 'hosted_tool' && tool.providerData && typeof tool.providerData === 'object'
+        ? (tool.providerData as Record<string, unknown>)
+        : tool.type === 'provider' || tool.type === 'provider-defined'
+          ? { type: tool.id ?? tool.name, name: tool.name, args: tool.args }
+          : undefined
+    if (hosted)
+      out.push({ hosted: { ...hosted, name: String(tool.name ?? hosted.type ?? 'tool') } })
   }
   return out
 }
 
+/** An entry's decoding, with the JSON text it was read from. */
+export interface Decoded {
+  text: string | undefined
+  messages: readonly Message[]
+}
+
+function jsonText(entry: unknown): string | undefined {
+  try {
+    return JSON.stringify(entry)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Decodes entries one at a time, so each canonical message knows the entry it came from.
- * With `memo` (one per adapter instance, such as one `fitEachStep`), an entry object is
- * decoded once: a step that hands the same objects again (an agent loop's growing list)
- * gets the same messages, so `fit`'s index is reused and only the new entries cost
- * anything. As with `fit`, an entry is then taken as immutable once seen: to change one,
- * replace the object.
+ * With `memo` (one per adapter instance, such as one `fitEachStep`), an entry object whose
+ * JSON text is what it was when last decoded gets the same messages again: a step that hands
+ * the same objects again (an agent loop's growing list) costs its JSON text, and `fit`'s
+ * index is reused. An entry edited in place is decoded anew.
  */
 export function decodeEach<T>(
   entries: readonly T[],
   decode: (entries: T[]) => Message[],
-  memo?: WeakMap<object, readonly Message[]>,
+  memo?: WeakMap<object, Decoded>,
 ): { messages: Message[]; owner: number[] } {
   const messages: Message[] = []
   const owner: number[] = []
   entries.forEach((entry, e) => {
     const key = memo && typeof entry === 'object' && entry !== null ? entry : undefined
-    let out = key && memo?.get(key)
-    if (!out) {
-      out = decode([entry])
-      if (key) memo?.set(key, out)
+    const text = key && jsonText(entry)
+    let out = key && text !== undefined ? memo?.get(key) : undefined
+    if (!out || out.text !== text) {
+      out = { text, messages: decode([entry]) }
+      if (key && text !== undefined) memo?.set(key, out)
     }
-    for (const m of out) {
+    for (const m of out.messages) {
       messages.push(m)
       owner.push(e)
     }

@@ -94,6 +94,8 @@ function schema(t: Json, parameters: unknown, i: number): ToolSchema {
   const out: ToolSchema = { name: t.name }
   if (typeof t.description === 'string') out.description = t.description
   if (parameters && typeof parameters === 'object') out.parameters = lowerTypes(parameters) as Json
+  if (typeof t.tokens === 'number' && Number.isFinite(t.tokens) && t.tokens > 0)
+    out.tokens = t.tokens
   return out
 }
 
