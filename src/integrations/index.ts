@@ -68,6 +68,7 @@ export function fitAISDKMessages<M>(
   options: AdapterOptions = {},
 ): { messages: M[]; result: FitResult } {
   checkAdapterOptions(options, 'fitAISDKMessages')
+  requireArgument(Array.isArray(messages), 'fitAISDKMessages', 'messages', 'a list', messages)
   const { messages: input, owner } = decodeEach(messages, decodeModelMessages)
   const result = fitWithFeedback(input, options)
   const out = originalsOrEncoded(
