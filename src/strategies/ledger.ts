@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Fact, FactKind } from '../messages/fact.js'
 import { extractFacts } from '../messages/facts.js'
-import type { Message } from '../messages/message.js'
+import { contentText, type Message } from '../messages/message.js'
 import { checkKeys } from '../options-check.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { whenReady } from './scorers.js'
@@ -32,6 +32,50 @@ const SECRET_KEY =
   /pass(word|wd|phrase)?|secret|token|api_?key|auth|credential|private|cvv|cvc|ssn|pin$/i
 const SECRET_VALUE =
   /^(?:sk-[\w-]{8,}|sk_(?:live|test)_\w+|gh[pousr]_\w{20,}|xox[abpr]-[\w-]+|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|eyJ[\w-]+\.[\w-]+\.[\w-]+|-----BEGIN)/
+
+/** A value written after a credential's name (`password: X`, `my pin is X`, `token=X`) or after `Bearer`. */
+const SECRET_IN_TEXT =
+  /\b(?:pass(?:word|wd|phrase)?|secrets?|token|api[_ -]?key|auth\w*|credentials?|private[_ -]?key|cvv|cvc|ssn|pin)["']?\s*(?:is|[:=])\s*["']?(?:(?:Bearer|Basic)\s+)?([^\s"',;]+)|\b(?:Bearer|Basic)\s+([^\s"',;]+)/gi
+
+/** The texts of a message the facts are read from: its content, and a call's arguments. */
+function textsOf(m: Message): string[] {
+  const texts = [contentText(m.content)]
+  if (m.role === 'assistant') for (const c of m.toolCalls ?? []) texts.push(c.arguments)
+  return texts
+}
+
+/** Every value under a credential's key, at any depth (`{"credentials": {"value": X}}`). */
+function secretLeaves(value: unknown, under: boolean, out: string[], depth = 0): void {
+  if (depth > 64) return
+  if (typeof value === 'string' || typeof value === 'number') {
+    if (under) out.push(String(value))
+  } else if (Array.isArray(value)) {
+    for (const v of value) secretLeaves(v, under, out, depth + 1)
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const secret = under || SECRET_KEY.test(k)
+      if (under) out.push(k)
+      secretLeaves(v, secret, out, depth + 1)
+    }
+  }
+}
+
+/** The credentials a message holds, by their key or the words before them: none is listed. */
+function secretsOf(m: Message): string[] {
+  const out: string[] = []
+  for (const text of textsOf(m)) {
+    if (!SECRET_KEY.test(text) && !/Bearer|Basic/.test(text)) continue
+    for (const match of text.matchAll(SECRET_IN_TEXT)) out.push((match[1] ?? match[2]) as string)
+    const t = text.trim()
+    if (/^[[{]/.test(t))
+      try {
+        secretLeaves(JSON.parse(t), false, out)
+      } catch {
+        // Not JSON: its text was read above.
+      }
+  }
+  return out
+}
 
 /** Ranked before in the ledger when room is short: what a tool call needs verbatim. */
 const KIND_RANK: Record<FactKind, number> = {
@@ -64,9 +108,13 @@ function factsOf(m: Message, toolName: string | undefined): { facts: Fact[]; key
   let entry = factCache.get(m)
   if (!entry) {
     const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
+    const secrets = secretsOf(m)
     const facts = extractFacts([named]).filter(
       (f) =>
-        f.kind !== 'tool' && !(f.label && SECRET_KEY.test(f.label)) && !SECRET_VALUE.test(f.value),
+        f.kind !== 'tool' &&
+        !(f.label && SECRET_KEY.test(f.label)) &&
+        !SECRET_VALUE.test(f.value) &&
+        !secrets.some((s) => s.includes(f.value)),
     )
     entry = { facts, keys: facts.map((f) => `${f.kind}\u0000${f.value}`) }
     factCache.set(m, entry)
