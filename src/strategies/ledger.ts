@@ -149,7 +149,7 @@ export function ledgerText(
   const window = dropped.slice(from)
   // The same window and size give the same ledger: a stable cut asks for it again each call.
   let key = `${maxTokens}:${window[0]}`
-  for (const i of window) key += `:${idOf(view.message(i))}`
+  for (const i of window) key += `:${idOf(view.message(i))}@${placeOf(view, i)}`
   let cache = ledgerCache.get(view.counter)
   if (!cache) {
     cache = new Map()
@@ -161,6 +161,9 @@ export function ledgerText(
   cache.set(key, made)
   return made
 }
+
+/** The place in the caller's history of view position `i` (the view's own when it does not say). */
+const placeOf = (view: View, i: number): number => view.origin?.[i] ?? i
 
 /** Objects numbered once, so a cache key can name a message. */
 const ids = new WeakMap<object, number>()
@@ -186,8 +189,8 @@ function buildLedger(view: View, window: readonly number[], maxTokens: number): 
     const toolName = m.role === 'tool' ? callNames.get(m.toolCallId) : undefined
     const { facts, keys } = factsOf(m, toolName)
     if (facts.length === 0) continue
-    // Numbered by its place in the history, which a message keeps as the history grows.
-    sources.set(i, `message ${i + 1}, ${sourceOf(m, toolName)}`)
+    // Numbered by its place in the caller's history, which a message keeps as the history grows.
+    sources.set(i, `message ${placeOf(view, i) + 1}, ${sourceOf(m, toolName)}`)
     for (let f = 0; f < facts.length; f++) {
       const fact = facts[f] as Fact
       const key = keys[f] as string

@@ -63,7 +63,7 @@ const agentStep = fc
   .map(({ callId, ids, secret, note, proto, error }): Message[] => {
     const s = SECRETS[secret] as string
     const args = proto
-      ? `{"__proto__":{"reservation_id":"${ids[0]}"},"constructor":{"prototype":"${note.slice(0, 20).replace(/["\\\n\t\u0000-\u001f]/g, '')}"},"credentials":{"value":"${s}"}}`
+      ? `{"__proto__":{"reservation_id":"${ids[0]}"},"constructor":{"prototype":${JSON.stringify(Array.from(note).slice(0, 20).join(''))}},"credentials":{"value":"${s}"}}`
       : JSON.stringify({ reservation_id: ids[0], auth: { token: s } })
     const result = JSON.stringify({
       reservations: ids,
@@ -72,7 +72,9 @@ const agentStep = fc
       headers: { Authorization: `Bearer ${s}` },
       nested: { secrets: [{ k: s }] },
     })
-    const raw = proto ? result.replace('"reservations"', '"__proto__":{"order_id":"ORD77"},"reservations"') : result
+    const raw = proto
+      ? result.replace('"reservations"', '"__proto__":{"order_id":"ORD77"},"reservations"')
+      : result
     return [
       { role: 'user', content: `Look up ${ids[0]} please. My password is ${s}` },
       {
@@ -80,7 +82,13 @@ const agentStep = fc
         content: '',
         toolCalls: [{ id: callId, name: 'get_reservation', arguments: args }],
       },
-      { role: 'tool', toolCallId: callId, toolName: 'get_reservation', content: raw, ...(error && { isError: true }) },
+      {
+        role: 'tool',
+        toolCallId: callId,
+        toolName: 'get_reservation',
+        content: raw,
+        ...(error && { isError: true }),
+      },
     ]
   })
 
@@ -286,18 +294,44 @@ describe('the ledger under attack', () => {
           const restored = ChatContext.fromState(JSON.parse(JSON.stringify(ctx.saveState())), {
             counter,
           })
-          await same('fromState', async () => restored.fit())
-          const store = memoryStore()
-          await store.append(
-            'c',
-            h.map((message) => ({
-              message,
-              tokens: lie(counter.countMessage(message)),
-              counter: counter.name,
-            })),
-          )
-          const stored = new ChatContext({ ...options, store, id: 'c' })
-          await same('memory store', () => stored.fitAsync())
+          // A saved state drops a `__proto__` key inside providerMetadata (outside the ledger):
+          // compared with that metadata aside.
+          const plain = (ms: readonly Message[]) =>
+            ms.map(({ providerMetadata: _m, ...rest }) => rest as Message)
+          const back = await Promise.resolve()
+            .then(() => restored.fit())
+            .catch((e: Error) => e)
+          if (expected instanceof Error) expect(back).toBeInstanceOf(expected.constructor)
+          else expect(plain((back as FitResult).messages)).toEqual(plain(expected))
+          const overStore = async (l: (t: number) => number, ledger: boolean) => {
+            const store = memoryStore()
+            await store.append(
+              'c',
+              h.map((message) => ({
+                message,
+                tokens: l(counter.countMessage(message)),
+                counter: counter.name,
+              })),
+            )
+            return new ChatContext({ ...options, ledger, store, id: 'c' })
+              .fitAsync()
+              .catch((e: Error) => e)
+          }
+          await same('memory store', async () => {
+            const r = await overStore((t) => t, true)
+            if (r instanceof Error) throw r
+            return r
+          })
+          // A low count that is plausible is believed for the selection, and the account then
+          // refuses what would not fit: the ledger adds no such refusal and never exceeds the budget.
+          const lying = await overStore(lie, true)
+          if (lying instanceof Error) {
+            expect(lying).toBeInstanceOf(ContextOverflowError)
+            expect(await overStore(lie, false)).toBeInstanceOf(Error)
+          } else {
+            expect(lying.tokens.total + lying.tokens.reserve).toBeLessThanOrEqual(budget)
+            checkLedger(h, lying)
+          }
         },
       ),
       { numRuns: RUNS, seed: SEED },
@@ -339,7 +373,10 @@ describe('the ledger at scale', () => {
   })
 
   it('10,000 dropped messages: the ledger lists the nearest, within its size, and the request fits', () => {
-    const h: Message[] = [{ role: 'system', content: 'You are an agent.' }]
+    const h: Message[] = [
+      { role: 'system', content: 'You are an agent.' },
+      { role: 'user', content: 'Check every reservation.' },
+    ]
     for (let i = 0; i < 5000; i++)
       h.push(
         {
@@ -357,7 +394,7 @@ describe('the ledger at scale', () => {
       checkLedger(h, r)
       // The facts nearest the kept messages are the ones listed: the newest dropped call.
       const newestDropped = Math.max(...r.dropped.filter((i) => h[i]?.role === 'tool'))
-      expect(ledgerOf(r)[0]?.message.content).toContain(`ORD${(newestDropped - 2) / 2}Z`)
+      expect(ledgerOf(r)[0]?.message.content).toContain(`ORD${(newestDropped - 3) / 2}Z`)
     }
   })
 })
@@ -376,7 +413,12 @@ describe('the ledger over a Redis store', () => {
         })
         let ledgers = 0
         for (const [n, h] of (histories as Message[][]).entries()) {
-          const options = { budget: 900 + 300 * n, provider: providers[n % 4], counter, ledger: true } as const
+          const options = {
+            budget: 900 + 300 * n,
+            provider: providers[n % 4],
+            counter,
+            ledger: true,
+          } as const
           const expected = fit(h, options)
           if (ledgerOf(expected).length) ledgers++
           const store = await redisStore({ url: server.url })
