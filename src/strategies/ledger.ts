@@ -44,6 +44,17 @@ function textsOf(m: Message): string[] {
   return texts
 }
 
+/** A key, by its words, naming a credential (`accessToken`, `x-api-key`; not `passengers`). */
+const SECRET_PARENT =
+  /(?:^|_)(?:pass(?:word|wd|phrase|code)?|secrets?|tokens?|api_?keys?|auth(?:orization)?|credentials?|private_?keys?|cvv|cvc|ssn|pin)(?:_|$)/
+const secretParent = (key: string) =>
+  SECRET_PARENT.test(
+    key
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .replace(/[-\s]/g, '_')
+      .toLowerCase(),
+  )
+
 /** Every value under a credential's key, at any depth (`{"credentials": {"value": X}}`). */
 function secretLeaves(value: unknown, under: boolean, out: string[], depth = 0): void {
   if (depth > 64) return
@@ -53,7 +64,7 @@ function secretLeaves(value: unknown, under: boolean, out: string[], depth = 0):
     for (const v of value) secretLeaves(v, under, out, depth + 1)
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      const secret = under || SECRET_KEY.test(k)
+      const secret = under || secretParent(k)
       if (under) out.push(k)
       secretLeaves(v, secret, out, depth + 1)
     }
