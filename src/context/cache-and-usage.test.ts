@@ -8,6 +8,7 @@ import type { Message } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import { exactCounter } from '../tokens/counters.js'
+import { HOLD } from './calibration.js'
 import { ChatContext } from './chat-context.js'
 import { fit } from './fit.js'
 import { parseOverflowError, withContextRetry } from './retry.js'
@@ -63,7 +64,7 @@ describe('prompt-cache-stable trimming', () => {
 })
 
 describe('calibration from reported usage', () => {
-  it('after a few turns the estimate is within 2% and never under the true count by more than the margin', async () => {
+  it('after a few turns the estimate is never under the true count by more than the margin, and over by little', async () => {
     // The "provider" counts 17% more than our counter, with ±1.5% noise (a fixed sequence).
     const exact = exactCounter()
     const noise = [
@@ -91,11 +92,12 @@ describe('calibration from reported usage', () => {
     }
     expect(errors.length).toBeGreaterThan(20)
     for (const e of errors) {
-      expect(Math.abs(e)).toBeLessThan(0.05)
+      // Over by at most the band the factor is held in (so a stable view's cut stays) and the noise.
+      expect(e).toBeLessThan(0.015 + 2 * HOLD + 0.02)
       expect(e).toBeGreaterThan(-0.02)
     }
     const mean = errors.reduce((a, b) => a + Math.abs(b), 0) / errors.length
-    expect(mean).toBeLessThan(0.02)
+    expect(mean).toBeLessThan(0.045)
   })
 })
 

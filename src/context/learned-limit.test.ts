@@ -12,6 +12,7 @@ import { memoryStore } from '../store/memory-store.js'
 import { redisStore } from '../store/redis-store.js'
 import { exactCounter } from '../tokens/counters.js'
 import { ChatContext } from './chat-context.js'
+import { resolveSetup } from './fit.js'
 import {
   checkedLimit,
   ProviderFeedback,
@@ -389,4 +390,55 @@ describe('ProviderFeedback: usage from every SDK, within bounds', () => {
     f.forget()
     expect(f.limit).toBeUndefined()
   })
+})
+
+describe('a rejection without numbers: the room for the next prompt, whatever the reserve', () => {
+  const plain = {
+    error: {
+      message:
+        'Your input exceeds the context window of this model. Please adjust your input and try again.',
+      type: 'invalid_request_error',
+      param: 'input',
+      code: 'context_length_exceeded',
+    },
+  }
+  /** The room a fit gives the messages, tools and priming under `feedback`, for `reserve` (undefined: the model's). */
+  function room(feedback: ProviderFeedback, reserve: number | undefined): number {
+    const options = { model: 'gpt-4o', ...(reserve !== undefined && { reserve }) }
+    const resolved = resolveSetup(options)
+    const applied = feedback.apply(options, resolved)
+    const budget = applied.budget ?? resolved.budget
+    return budget - (applied.reserve ?? resolved.reserve)
+  }
+
+  for (const reserve of [0, 400, undefined, 16_384, 100_000]) {
+    it(`reserve ${reserve ?? 'from the model'}: below 90% of the rejected prompt, and lower again after a second rejection`, () => {
+      for (const sent of [50, 1200, 3999, 40_000]) {
+        const feedback = new ProviderFeedback()
+        const r = Math.min(reserve ?? 16_384, 120_000)
+        feedback.sent({
+          tokens: { messages: sent - 3, tools: 0, priming: 3, reserve: r, total: sent },
+        })
+        expect(feedback.learn(plain)?.provider).toBe('openai-responses')
+        const first = room(feedback, reserve)
+        expect(first).toBeLessThanOrEqual(Math.floor(sent * 0.9))
+        expect(first).toBeGreaterThan(0)
+        // Rejected again at that size: the window only goes down.
+        const limit = feedback.limit as number
+        feedback.sent({
+          tokens: { messages: first - 3, tools: 0, priming: 3, reserve: r, total: first },
+        })
+        feedback.learn(plain)
+        expect(feedback.limit).toBeLessThan(limit)
+        expect(room(feedback, reserve)).toBeLessThanOrEqual(Math.floor(first * 0.9))
+        // A later rejection of a larger request never widens it.
+        const second = feedback.limit as number
+        feedback.sent({
+          tokens: { messages: sent * 2, tools: 0, priming: 3, reserve: r, total: sent * 2 + 3 },
+        })
+        feedback.learn(plain)
+        expect(feedback.limit).toBe(second)
+      }
+    })
+  }
 })

@@ -1,9 +1,16 @@
+import { toJSONSchema } from 'zod/mini'
 import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidInputError } from '../errors.js'
 import { fromLangChain, toLangChain } from '../formats/langchain.js'
 import type { Message, ToolSchema } from '../messages/message.js'
-import { type AdapterOptions, fitWithFeedback, knownModel, providerFromId } from './shared.js'
+import {
+  type AdapterOptions,
+  checkAdapterOptions,
+  fitWithFeedback,
+  knownModel,
+  providerFromId,
+} from './shared.js'
 
 /** The parts of a LangChain `BaseMessage` instance the adapter reads. */
 interface BaseMessageLike {
@@ -28,8 +35,11 @@ function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
     if (typeof tool?.name !== 'string') continue
     const schema = tool.schema as { type?: unknown; shape?: Record<string, unknown> } | undefined
     let parameters: Record<string, unknown> | undefined
-    if (schema && typeof schema.type === 'string') parameters = schema as Record<string, unknown>
-    else if (schema?.shape && typeof schema.shape === 'object') {
+    // A zod 4 schema (it has a `type` too) goes out as LangChain sends it: its JSON Schema.
+    if (schema && typeof schema === 'object' && '_zod' in schema) parameters = zodJson(schema)
+    else if (schema && typeof schema.type === 'string')
+      parameters = schema as Record<string, unknown>
+    if (!parameters && schema?.shape && typeof schema.shape === 'object') {
       const properties: Record<string, unknown> = {}
       for (const key of Object.keys(schema.shape)) properties[key] = { type: 'string' }
       parameters = { type: 'object', properties }
@@ -41,6 +51,15 @@ function toolsOf(tools: readonly unknown[] | undefined): ToolSchema[] {
     })
   }
   return out
+}
+
+function zodJson(schema: object): Record<string, unknown> | undefined {
+  try {
+    return toJSONSchema(schema as Parameters<typeof toJSONSchema>[0]) as Record<string, unknown>
+  } catch {
+    // A schema zod cannot express in JSON Schema: counted by its keys below instead.
+    return undefined
+  }
 }
 
 const SYSTEM_SLOT = {} as BaseMessageLike
@@ -102,6 +121,7 @@ function usageOf(message: unknown): number | undefined {
  * on each reply calibrates later counts. The agent's state keeps the whole history.
  */
 export function fitAgentMessages(options: AdapterOptions = {}) {
+  checkAdapterOptions(options, 'fitAgentMessages')
   const feedback = options.feedback ?? new ProviderFeedback()
   const { feedback: _f, ...rest } = options
   const fitRequest = <R extends ModelRequestLike>(request: R): R => {

@@ -1,8 +1,7 @@
-import { InvalidOptionError } from '../errors.js'
 import type { Fact, FactKind } from '../messages/fact.js'
 import { extractFacts } from '../messages/facts.js'
 import { contentText, type Message } from '../messages/message.js'
-import { checkKeys } from '../options-check.js'
+import { requireArgument, requireOptions } from '../options-check.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { whenReady } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
@@ -385,19 +384,32 @@ function narrowed(view: View, less: number): View {
 }
 
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {
-  if (options === null || typeof options !== 'object')
-    throw new InvalidOptionError('ledger', `expected true, false or an object, got ${options}`)
-  checkKeys(options, ['share', 'maxTokens', 'when'], 'ledger')
+  requireOptions(options, 'ledger', ['share', 'maxTokens', 'when'], {
+    name: 'ledger',
+    required: true,
+  })
   const { share = LEDGER_SHARE, maxTokens = 1000, when = 'always' } = options
-  if (typeof share !== 'number' || !(share > 0 && share < 1))
-    throw new InvalidOptionError('ledger.share', `expected a fraction in (0, 1), got ${share}`)
-  if (typeof maxTokens !== 'number' || !(Number.isInteger(maxTokens) && maxTokens > 0))
-    throw new InvalidOptionError('ledger.maxTokens', `expected a token count > 0, got ${maxTokens}`)
-  if (when !== 'always' && when !== 'tool-calls')
-    throw new InvalidOptionError(
-      'ledger.when',
-      `expected "always" or "tool-calls", got ${JSON.stringify(when)}`,
-    )
+  requireArgument(
+    typeof share === 'number' && share > 0 && share < 1,
+    'ledger',
+    'ledger.share',
+    'a fraction in (0, 1)',
+    share,
+  )
+  requireArgument(
+    Number.isInteger(maxTokens) && maxTokens > 0,
+    'ledger',
+    'ledger.maxTokens',
+    'a token count > 0',
+    maxTokens,
+  )
+  requireArgument(
+    when === 'always' || when === 'tool-calls',
+    'ledger',
+    'ledger.when',
+    '"always" or "tool-calls"',
+    when,
+  )
   return { share, maxTokens, when }
 }
 
@@ -409,6 +421,13 @@ export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptio
  * depends only on what was dropped, so it changes when the cut moves and not otherwise.
  */
 export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions = {}): S {
+  requireArgument(
+    !!inner && typeof inner === 'object' && typeof (inner as Strategy).select === 'function',
+    'withLedger',
+    'strategy',
+    'a strategy object such as tokenLimited()',
+    inner,
+  )
   const { share, maxTokens, when } = checkLedgerOptions(options)
   const select = (view: View): PlanItem[] | Promise<PlanItem[]> => {
     // Nothing is dropped for the budget when everything fits; an agent's history only, when asked.

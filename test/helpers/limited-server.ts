@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net'
 import { encode } from 'gpt-tokenizer/encoding/o200k_base'
 
 /**
- * A real HTTP server on 127.0.0.1 whose model has a small window, speaking three protocols:
- * OpenAI chat completions (`/v1/chat/completions`), OpenAI Responses (`/v1/responses`) and
- * Anthropic messages (`/v1/messages`). It counts each request itself (o200k tokens of every
+ * A real HTTP server on 127.0.0.1 whose model has a small window, speaking four protocols:
+ * OpenAI chat completions (`/v1/chat/completions`), OpenAI Responses (`/v1/responses`),
+ * Anthropic messages (`/v1/messages`) and Gemini (`/v1beta/models/<model>:generateContent`,
+ * the server's root without `/v1` as the SDK's base URL). It counts each request itself (o200k tokens of every
  * text, name and argument, 3 per message, 3 for the reply; tool schemas by OpenAI's
- * published formula on chat completions, as JSON text elsewhere: its own rule, written
+ * published formula on chat completions and Responses (the same model reads both), as JSON
+ * text elsewhere: its own rule, written
  * apart from the library's counters) and rejects a request over the window
  * with the provider's own error body. Otherwise it answers: a call of the first tool when
  * the newest message is the user's and tools were sent, else a text reply.
@@ -28,6 +30,11 @@ export interface LimitedServerOptions {
   reply?: string
   /** Reported usage is the server's count times this (a provider whose tokenizer differs). Default 1. */
   usageScale?: number
+  /**
+   * Reported usage wobbles by up to this share of it, request by request, in a fixed sequence
+   * (a provider whose count depends on the text, as an estimated tokenizer's does). Default 0.
+   */
+  usageNoise?: number
 }
 
 const DEFAULT_REPLY =
@@ -94,7 +101,9 @@ function countItems(items: unknown[]): number {
 export async function startLimitedServer(options: LimitedServerOptions): Promise<LimitedServer> {
   const { window } = options
   const reply = options.reply ?? DEFAULT_REPLY
-  const billed = (n: number) => Math.round(n * (options.usageScale ?? 1))
+  // The wobble is fixed per request, whichever field reports it.
+  const wobble = () => ((((calls * 7919) % 31) - 15) / 15) * (options.usageNoise ?? 0)
+  const billed = (n: number) => Math.round(n * (options.usageScale ?? 1) * (1 + wobble()))
   let calls = 0
   const state: LimitedServer = {
     url: '',
@@ -180,7 +189,10 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
           ? [{ role: 'user', content: body.input }]
           : (body.input as Record<string, unknown>[])
       const prompt =
-        countItems(input) + tokens(body.instructions) + (body.instructions ? 3 : 0) + toolTokens
+        countItems(input) +
+        tokens(body.instructions) +
+        (body.instructions ? 3 : 0) +
+        (tools ? openaiToolTokens(tools) : 0)
       const completion = Number(body.max_output_tokens ?? 0)
       const rejected = prompt + completion > window
       state.requests.push({ path, body, tokens: prompt, rejected })
@@ -189,7 +201,9 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
           status: 400,
           json: {
             error: {
-              message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${prompt + completion} tokens. Please reduce the length of the messages.`,
+              // As the API says it: no numbers.
+              message:
+                'Your input exceeds the context window of this model. Please adjust your input and try again.',
               type: 'invalid_request_error',
               param: 'input',
               code: 'context_length_exceeded',
@@ -300,6 +314,63 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
         },
       }
     }
+    if (/:(stream)?generateContent/i.test(path)) {
+      const contents = (body.contents ?? []) as Record<string, unknown>[]
+      const declarations = ((body.tools ?? []) as { functionDeclarations?: unknown[] }[]).flatMap(
+        (t) => t.functionDeclarations ?? [],
+      )
+      const prompt =
+        countItems(contents) +
+        textOf(body.systemInstruction).reduce((s, t) => s + tokens(t), 0) +
+        (declarations.length ? tokens(JSON.stringify(declarations)) : 0)
+      // Gemini limits the input alone; the output has its own limit.
+      const rejected = prompt > window
+      state.requests.push({ path, body, tokens: prompt, rejected })
+      if (rejected) {
+        return {
+          status: 400,
+          json: {
+            error: {
+              code: 400,
+              message: `The input token count (${prompt}) exceeds the maximum number of tokens allowed (${window}).`,
+              status: 'INVALID_ARGUMENT',
+            },
+          },
+        }
+      }
+      const last = contents[contents.length - 1] as {
+        role?: string
+        parts?: Record<string, unknown>[]
+      }
+      const callTool =
+        declarations.length > 0 &&
+        last?.role === 'user' &&
+        !(last.parts ?? []).some((p) => 'functionResponse' in p)
+      const tool = declarations[0] as { name?: string } | undefined
+      return {
+        status: 200,
+        json: {
+          candidates: [
+            {
+              index: 0,
+              finishReason: 'STOP',
+              content: {
+                role: 'model',
+                parts: callTool
+                  ? [{ functionCall: { name: tool?.name ?? 'tool', args: { query: `q${calls}` } } }]
+                  : [{ text: reply }],
+              },
+            },
+          ],
+          usageMetadata: {
+            promptTokenCount: billed(prompt),
+            candidatesTokenCount: 40,
+            totalTokenCount: billed(prompt) + 40,
+          },
+          modelVersion: 'gemini-2.5-flash',
+        },
+      }
+    }
     return { status: 404, json: { error: { message: `no route ${path}` } } }
   }
 
@@ -328,6 +399,12 @@ export async function startLimitedServer(options: LimitedServerOptions): Promise
           res
             .writeHead(200, { 'content-type': 'text/event-stream' })
             .end(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''))
+          return
+        }
+        if (status === 200 && /:streamGenerateContent/i.test(req.url ?? '')) {
+          res
+            .writeHead(200, { 'content-type': 'text/event-stream' })
+            .end(`data: ${JSON.stringify(json)}\n\n`)
           return
         }
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json))
