@@ -94,7 +94,8 @@ export function prepare(
     view = createView(next, settings)
   }
   return {
-    view,
+    // The view knows where its messages came from, so what it says about them names the caller's places.
+    view: Object.create(view, { origin: { value: origin } }) as View,
     origin,
     inputTokens: frozen ? index.inputTokens.values().slice() : index.inputTokens.values(),
     inputLength: index.length,

@@ -1,6 +1,6 @@
 import type { Fact, FactKind } from '../messages/fact.js'
 import { extractFacts } from '../messages/facts.js'
-import type { Message } from '../messages/message.js'
+import { contentText, type Message } from '../messages/message.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { whenReady } from './scorers.js'
@@ -31,6 +31,61 @@ const SECRET_KEY =
   /pass(word|wd|phrase)?|secret|token|api_?key|auth|credential|private|cvv|cvc|ssn|pin$/i
 const SECRET_VALUE =
   /^(?:sk-[\w-]{8,}|sk_(?:live|test)_\w+|gh[pousr]_\w{20,}|xox[abpr]-[\w-]+|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|eyJ[\w-]+\.[\w-]+\.[\w-]+|-----BEGIN)/
+
+/** A value written after a credential's name (`password: X`, `my pin is X`, `token=X`) or after `Bearer`. */
+const SECRET_IN_TEXT =
+  /\b(?:pass(?:word|wd|phrase)?|secrets?|token|api[_ -]?key|auth\w*|credentials?|private[_ -]?key|cvv|cvc|ssn|pin)["']?\s*(?:is|[:=])\s*["']?(?:(?:Bearer|Basic)\s+)?([^\s"',;]+)|\b(?:Bearer|Basic)\s+([^\s"',;]+)/gi
+
+/** The texts of a message the facts are read from: its content, and a call's arguments. */
+function textsOf(m: Message): string[] {
+  const texts = [contentText(m.content)]
+  if (m.role === 'assistant') for (const c of m.toolCalls ?? []) texts.push(c.arguments)
+  return texts
+}
+
+/** A key, by its words, naming a credential (`accessToken`, `x-api-key`; not `passengers`). */
+const SECRET_PARENT =
+  /(?:^|_)(?:pass(?:word|wd|phrase|code)?|secrets?|tokens?|api_?keys?|auth(?:orization)?|credentials?|private_?keys?|cvv|cvc|ssn|pin)(?:_|$)/
+const secretParent = (key: string) =>
+  SECRET_PARENT.test(
+    key
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .replace(/[-\s]/g, '_')
+      .toLowerCase(),
+  )
+
+/** Every value under a credential's key, at any depth (`{"credentials": {"value": X}}`). */
+function secretLeaves(value: unknown, under: boolean, out: string[], depth = 0): void {
+  if (depth > 64) return
+  if (typeof value === 'string' || typeof value === 'number') {
+    if (under) out.push(String(value))
+  } else if (Array.isArray(value)) {
+    for (const v of value) secretLeaves(v, under, out, depth + 1)
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const secret = under || secretParent(k)
+      if (under) out.push(k)
+      secretLeaves(v, secret, out, depth + 1)
+    }
+  }
+}
+
+/** The credentials a message holds, by their key or the words before them: none is listed. */
+function secretsOf(m: Message): string[] {
+  const out: string[] = []
+  for (const text of textsOf(m)) {
+    if (!SECRET_KEY.test(text) && !/Bearer|Basic/.test(text)) continue
+    for (const match of text.matchAll(SECRET_IN_TEXT)) out.push((match[1] ?? match[2]) as string)
+    const t = text.trim()
+    if (/^[[{]/.test(t))
+      try {
+        secretLeaves(JSON.parse(t), false, out)
+      } catch {
+        // Not JSON: its text was read above.
+      }
+  }
+  return out
+}
 
 /** Ranked before in the ledger when room is short: what a tool call needs verbatim. */
 const KIND_RANK: Record<FactKind, number> = {
@@ -63,9 +118,13 @@ function factsOf(m: Message, toolName: string | undefined): { facts: Fact[]; key
   let entry = factCache.get(m)
   if (!entry) {
     const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
+    const secrets = secretsOf(m)
     const facts = extractFacts([named]).filter(
       (f) =>
-        f.kind !== 'tool' && !(f.label && SECRET_KEY.test(f.label)) && !SECRET_VALUE.test(f.value),
+        f.kind !== 'tool' &&
+        !(f.label && SECRET_KEY.test(f.label)) &&
+        !SECRET_VALUE.test(f.value) &&
+        !secrets.some((s) => s.includes(f.value)),
     )
     entry = { facts, keys: facts.map((f) => `${f.kind}\u0000${f.value}`) }
     factCache.set(m, entry)
@@ -100,7 +159,7 @@ export function ledgerText(
   const window = dropped.slice(from)
   // The same window and size give the same ledger: a stable cut asks for it again each call.
   let key = `${maxTokens}:${window[0]}`
-  for (const i of window) key += `:${idOf(view.message(i))}`
+  for (const i of window) key += `:${idOf(view.message(i))}@${placeOf(view, i)}`
   let cache = ledgerCache.get(view.counter)
   if (!cache) {
     cache = new Map()
@@ -112,6 +171,9 @@ export function ledgerText(
   cache.set(key, made)
   return made
 }
+
+/** The place in the caller's history of view position `i` (the view's own when it does not say). */
+const placeOf = (view: View, i: number): number => view.origin?.[i] ?? i
 
 /** Objects numbered once, so a cache key can name a message. */
 const ids = new WeakMap<object, number>()
@@ -137,8 +199,8 @@ function buildLedger(view: View, window: readonly number[], maxTokens: number): 
     const toolName = m.role === 'tool' ? callNames.get(m.toolCallId) : undefined
     const { facts, keys } = factsOf(m, toolName)
     if (facts.length === 0) continue
-    // Numbered by its place in the history, which a message keeps as the history grows.
-    sources.set(i, `message ${i + 1}, ${sourceOf(m, toolName)}`)
+    // Numbered by its place in the caller's history, which a message keeps as the history grows.
+    sources.set(i, `message ${placeOf(view, i) + 1}, ${sourceOf(m, toolName)}`)
     for (let f = 0; f < facts.length; f++) {
       const fact = facts[f] as Fact
       const key = keys[f] as string

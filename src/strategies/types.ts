@@ -34,6 +34,8 @@ export interface View {
   readonly query?: string | undefined
   /** Summaries its owner keeps beside the history (a `ChatContext`), for strategies that summarize. */
   readonly summaries?: SummaryLedger | undefined
+  /** Place in the caller's history of each view message (repair may have removed some): what a ledger names. */
+  readonly origin?: ArrayLike<number> | undefined
 
   /** Unit `u` (a `RangeError` outside `[0, unitCount)`). */
   unit(u: number): Unit
