@@ -4,13 +4,13 @@ import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.j
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import { type Format, providerOfFormat } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
-import { PROVIDERS, type Provider, validate } from '../messages/validate.js'
 import {
   type ContextManagementPlan,
   type ContextPolicy,
   contextManagement,
   withContextManagement,
 } from '../native/context-management.js'
+import { PROVIDERS, type Provider, validate } from '../providers/validate.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import type { Transform } from '../strategies/types.js'
 import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'

@@ -1,17 +1,17 @@
 import { InvalidInputError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import type { Provider } from '../messages/validate.js'
-import { fromAISDK, toAISDK } from './ai-sdk.js'
-import { fromAnthropic, type Loss, toAnthropic } from './anthropic-messages.js'
-import { fromAutoGen, toAutoGen } from './autogen.js'
-import { encodeGemini, fromGemini } from './gemini.js'
-import { fromLangChain, toLangChain } from './langchain.js'
-import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js'
+import { fromAnthropic, type Loss, toAnthropic } from '../providers/anthropic-messages/codec.js'
+import { encodeGemini, fromGemini } from '../providers/gemini/codec.js'
+import { fromOpenAIChat, toOpenAIChat } from '../providers/openai-chat/codec.js'
 import {
   encodeOpenAIResponses,
   fromOpenAIResponses,
   type ToOpenAIResponsesOptions,
-} from './openai-responses.js'
+} from '../providers/openai-responses/codec.js'
+import type { Provider } from '../providers/validate.js'
+import { fromAISDK, toAISDK } from './ai-sdk.js'
+import { fromAutoGen, toAutoGen } from './autogen.js'
+import { fromLangChain, toLangChain } from './langchain.js'
 
 export const FORMATS = [
   'openai-chat',

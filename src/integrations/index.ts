@@ -1,7 +1,15 @@
 import type { FitResult } from '../context/fit.js'
 import { fromAISDK, type ModelMessageJson, toAISDK } from '../formats/ai-sdk.js'
-import { type AnthropicRequest, fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
-import { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from '../formats/openai-chat.js'
+import {
+  type AnthropicRequest,
+  fromAnthropic,
+  toAnthropic,
+} from '../providers/anthropic-messages/codec.js'
+import {
+  fromOpenAIChat,
+  type OpenAIChatMessage,
+  toOpenAIChat,
+} from '../providers/openai-chat/codec.js'
 import { type AdapterOptions, fitWithFeedback } from './shared.js'
 
 /**

@@ -1,7 +1,7 @@
 import { type FitOptions, type FitResult, fit, resolveSetup } from '../context/fit.js'
 import type { ProviderFeedback } from '../context/learned-limit.js'
 import type { Message, ToolSchema } from '../messages/message.js'
-import type { Provider } from '../messages/validate.js'
+import type { Provider } from '../providers/validate.js'
 import { findModel } from '../tokens/models.js'
 
 /** Options every framework adapter takes: the fit's own, and what the provider taught. */

@@ -3,7 +3,7 @@ import { isCarried } from '../messages/carried.js'
 import { extractFacts, rankFacts } from '../messages/facts.js'
 import type { ContentPart, Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
-import { isMovedMediaHeader } from '../messages/validate.js'
+import { isMovedMediaHeader } from '../providers/validate.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 

@@ -1,5 +1,5 @@
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { requireMessages } from './check.js'
+import { requireMessages } from '../messages/check.js'
 import type {
   AssistantMessage,
   Content,
@@ -7,21 +7,21 @@ import type {
   Message,
   ToolCall,
   ToolMessage,
-} from './message.js'
+} from '../messages/message.js'
+import { toUnits, type Unit } from '../messages/units.js'
 import {
   emptyForGemini,
   type GeminiProblemCode,
   geminiRemovals,
   geminiRules,
   keepStepSignature,
-} from './rules/gemini.js'
+} from './gemini/rules.js'
 import {
   type ResponsesProblemCode,
   type ResponsesRuleOptions,
   responsesRemovals,
   responsesRules,
-} from './rules/openai-responses.js'
-import { toUnits, type Unit } from './units.js'
+} from './openai-responses/rules.js'
 
 export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
 export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const

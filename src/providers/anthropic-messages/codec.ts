@@ -1,6 +1,6 @@
-import { InvalidInputError } from '../errors.js'
-import { base64ToText, textToBase64 } from '../messages/base64.js'
-import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
+import { InvalidInputError } from '../../errors.js'
+import { base64ToText, textToBase64 } from '../../messages/base64.js'
+import type { AssistantMessage, ContentPart, Message, ToolCall } from '../../messages/message.js'
 import {
   detach,
   fail,
@@ -9,8 +9,8 @@ import {
   parseArguments,
   refuseDeep,
   requireList,
-} from './codec-kit.js'
-import { describe } from './openai-chat.js'
+} from '../codec-kit.js'
+import { describe } from '../openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const ANTHROPIC = 'anthropic'

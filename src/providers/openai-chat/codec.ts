@@ -1,12 +1,12 @@
-import { InvalidInputError } from '../errors.js'
+import { InvalidInputError } from '../../errors.js'
 import type {
   AssistantMessage,
   ContentPart,
   Message,
   ProviderMetadata,
   ToolCall,
-} from '../messages/message.js'
-import { detach, refuseDeep, requireList } from './codec-kit.js'
+} from '../../messages/message.js'
+import { detach, refuseDeep, requireList } from '../codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_CHAT = 'openai-chat'
