@@ -2,7 +2,8 @@ import { InvalidInputError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { fromAnthropic, type Loss, toAnthropic } from '../providers/anthropic-messages/codec.js'
 import { encodeGemini, fromGemini } from '../providers/gemini/codec.js'
-import { fromOpenAIChat, toOpenAIChat } from '../providers/openai-chat/codec.js'
+import { providerApiOfFormat } from '../providers/index.js'
+import { encodeOpenAIChat, fromOpenAIChat, toOpenAIChat } from '../providers/openai-chat/codec.js'
 import {
   encodeOpenAIResponses,
   fromOpenAIResponses,
@@ -30,16 +31,7 @@ export type Format = (typeof FORMATS)[number]
  * provider the caller names, so they bring none.
  */
 export function providerOfFormat(format: Format | 'auto' | undefined): Provider | undefined {
-  switch (format) {
-    case 'openai-chat':
-      return 'openai'
-    case 'openai-responses':
-    case 'anthropic':
-    case 'gemini':
-      return format
-    default:
-      return undefined
-  }
+  return providerApiOfFormat(format)?.name
 }
 
 type Json = Record<string, unknown>
@@ -155,32 +147,8 @@ export function encode(
   options: ToOpenAIResponsesOptions & { request?: boolean } = {},
 ): { output: unknown; lost: Loss[] } {
   switch (format) {
-    case 'openai-chat': {
-      const lost: Loss[] = []
-      messages.forEach((m, index) => {
-        if (
-          m.role === 'assistant' &&
-          m.thought !== undefined &&
-          !m.providerMetadata?.['openai-chat']?.reasoningField
-        ) {
-          lost.push({
-            index,
-            what: 'reasoning text and any signature (OpenAI chat has no field for them)',
-          })
-        }
-        if (m.role !== 'user' && Array.isArray(m.content))
-          for (const p of m.content)
-            if (p.type !== 'text')
-              lost.push({
-                index,
-                what:
-                  m.role === 'assistant'
-                    ? `${p.type} part of an assistant message (OpenAI chat takes only text and refusal parts from the assistant)`
-                    : `${p.type} part of a ${m.role} message (OpenAI chat takes only text there; repair moves a tool result's to a user message)`,
-              })
-      })
-      return { output: toOpenAIChat(messages), lost }
-    }
+    case 'openai-chat':
+      return encodeOpenAIChat(messages)
     case 'anthropic': {
       const { lost, ...output } = toAnthropic(messages)
       return { output, lost }

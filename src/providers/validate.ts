@@ -16,6 +16,7 @@ import {
   geminiRules,
   keepStepSignature,
 } from './gemini/rules.js'
+import { providerApi } from './index.js'
 import {
   type ResponsesProblemCode,
   type ResponsesRuleOptions,
@@ -28,7 +29,7 @@ export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] a
 
 /** Providers whose history must open with a user turn after the system prompt. */
 export function needsUserFirst(provider: Provider): boolean {
-  return provider === 'anthropic' || provider === 'gemini'
+  return providerApi(provider)?.userFirst ?? false
 }
 
 export type ProblemCode =
