@@ -1,12 +1,11 @@
 import { InvalidInputError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import { fromAnthropic, type Loss, toAnthropic } from '../providers/anthropic-messages/codec.js'
-import { encodeGemini, fromGemini } from '../providers/gemini/codec.js'
+import { type Loss, toAnthropic } from '../providers/anthropic-messages/codec.js'
+import { encodeGemini } from '../providers/gemini/codec.js'
 import { providerApiOfFormat } from '../providers/index.js'
-import { encodeOpenAIChat, fromOpenAIChat, toOpenAIChat } from '../providers/openai-chat/codec.js'
+import { encodeOpenAIChat } from '../providers/openai-chat/codec.js'
 import {
   encodeOpenAIResponses,
-  fromOpenAIResponses,
   type ToOpenAIResponsesOptions,
 } from '../providers/openai-responses/codec.js'
 import type { Provider } from '../providers/validate.js'
@@ -117,15 +116,9 @@ export function decode(
   format: Format | 'auto' = 'auto',
 ): { format: Format; messages: Message[] } {
   const f = format === 'auto' ? detectFormat(json) : format
+  const api = providerApiOfFormat(f)
+  if (api) return { format: f, messages: api.decode(json) }
   switch (f) {
-    case 'openai-chat':
-      return { format: f, messages: fromOpenAIChat(json) }
-    case 'openai-responses':
-      return { format: f, messages: fromOpenAIResponses(json) }
-    case 'gemini':
-      return { format: f, messages: fromGemini(json) }
-    case 'anthropic':
-      return { format: f, messages: fromAnthropic(json) }
     case 'ai-sdk':
       return { format: f, messages: fromAISDK(json) }
     case 'autogen':
