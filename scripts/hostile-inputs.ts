@@ -5,7 +5,7 @@ import { parseOverflowError } from '../src/context/retry.js'
 import { fitModelInput } from '../src/integrations/openai-agents.js'
 import { factsOfText } from '../src/messages/facts.js'
 import type { Message } from '../src/messages/message.js'
-import { repair } from '../src/messages/validate.js'
+import { repair } from '../src/providers/validate.js'
 import { textCounter } from '../src/tokens/encodings.js'
 
 const count = textCounter('o200k_base')

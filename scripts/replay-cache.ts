@@ -4,8 +4,8 @@
 // npm run replay:cache [-- --low-water 0.72]
 import { parseArgs } from 'node:util'
 import { ChatContext } from '../src/context/chat-context.js'
-import { fromOpenAIChat } from '../src/formats/openai-chat.js'
 import type { Message } from '../src/messages/message.js'
+import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
 import { type StableOptions, tokenLimited } from '../src/strategies/token-limited.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { readLocomo } from '../test/locomo-data.js'

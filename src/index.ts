@@ -49,16 +49,6 @@ export {
 export * from './messages/message.js'
 export { startsUserTurn, toUnits, type Unit, type UnitKind } from './messages/units.js'
 export {
-  errorsOf,
-  type Problem,
-  type ProblemCode,
-  type Provider,
-  type RepairResult,
-  repair,
-  type ValidateOptions,
-  validate,
-} from './messages/validate.js'
-export {
   ANTHROPIC_COMPACT_BETA,
   ANTHROPIC_CONTEXT_BETA,
   type AppliedEdit,
@@ -73,6 +63,16 @@ export {
   readContextManagement,
   withContextManagement,
 } from './native/context-management.js'
+export {
+  errorsOf,
+  type Problem,
+  type ProblemCode,
+  type Provider,
+  type RepairResult,
+  repair,
+  type ValidateOptions,
+  validate,
+} from './providers/validate.js'
 export { type ReportSettings, renderReport } from './report/html.js'
 export {
   type AppendOptions,

@@ -7,7 +7,7 @@ import {
   hits,
   leaveOneOut,
 } from '../scripts/eval-agent.js'
-import { fromOpenAIChat } from '../src/formats/openai-chat.js'
+import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { tauBench } from './tau-bench.js'
 

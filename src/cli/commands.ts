@@ -4,16 +4,17 @@ import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.j
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import { type Format, providerOfFormat } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
-import { PROVIDERS, type Provider, validate } from '../messages/validate.js'
 import {
   type ContextManagementPlan,
   type ContextPolicy,
   contextManagement,
   withContextManagement,
 } from '../native/context-management.js'
+import { providerApi } from '../providers/index.js'
+import { PROVIDERS, type Provider, validate } from '../providers/validate.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import type { Transform } from '../strategies/types.js'
-import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
+import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { truncateMessages } from '../transforms/truncate-messages.js'
@@ -85,7 +86,7 @@ export function count(positionals: string[], values: Values, io: Output): number
   // A Gemini file with no model is counted by Gemini's estimate, as fit counts it.
   const counter = model
     ? counterFor(model)
-    : (providerCounter(providerOf(input.format)) ?? exactCounter())
+    : (providerApi(providerOf(input.format))?.counter() ?? exactCounter())
   const tokens = input.messages.map((m) => counter.countMessage(m))
   // As countMessages counts it, from the counts above: each message is counted once.
   const total = tokens.reduce((n, t) => n + t, counter.replyPriming)

@@ -4,7 +4,6 @@ import { type FakeOpenAI, startFakeOpenAI } from '../../test/helpers/openai-serv
 import { tauBench } from '../../test/tau-bench.js'
 import { ChatContext } from '../context/chat-context.js'
 import { fitAsync } from '../context/fit.js'
-import { fromOpenAIChat } from '../formats/openai-chat.js'
 import {
   extractFacts,
   FACTS_HEADING,
@@ -15,7 +14,8 @@ import {
   renderFacts,
 } from '../messages/facts.js'
 import { contentText, type Message } from '../messages/message.js'
-import { errorsOf, validate } from '../messages/validate.js'
+import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
+import { errorsOf, validate } from '../providers/validate.js'
 import { renderReport } from '../report/html.js'
 import { exactCounter } from '../tokens/counters.js'
 import { openAICompatibleSummarizer } from './openai-compatible.js'

@@ -10,8 +10,8 @@ import {
   renderFacts,
 } from '../messages/facts.js'
 import { contentText, type Message, messageText } from '../messages/message.js'
-import { errorsOf, validate } from '../messages/validate.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import { errorsOf, validate } from '../providers/validate.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import {
   type PlanItem,

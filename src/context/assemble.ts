@@ -1,7 +1,7 @@
 import { ContextOverflowError, InvalidPlanError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
-import { needsUserFirst, requireUserTurn } from '../messages/validate.js'
+import { needsUserFirst, requireUserTurn } from '../providers/validate.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
 import { copyPlain } from './copy.js'

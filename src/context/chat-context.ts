@@ -3,11 +3,11 @@ import { summarizingFromOptions } from '../compress/index.js'
 import { supersede } from '../compress/summarizing.js'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { detectFormat, FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
-import { isModelItem } from '../formats/openai-responses.js'
 import { messageIssue } from '../messages/check.js'
 import { type Message, messageSchema } from '../messages/message.js'
-import { PROVIDERS, type Provider } from '../messages/validate.js'
 import { describeValue } from '../options-check.js'
+import { isModelItem } from '../providers/openai-responses/codec.js'
+import { PROVIDERS, type Provider } from '../providers/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../errors.js'
 import { decode, detectFormat, type Format } from '../formats/detect.js'
-import { fromGemini } from '../formats/gemini.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
+import { fromGemini } from '../providers/gemini/codec.js'
 
 /**
  * A message (or several) as an SDK returned it, in this library's shape. With a format,

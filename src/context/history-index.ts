@@ -9,7 +9,7 @@ import {
   repairState,
   repairsByUnit,
   repairUnit,
-} from '../messages/validate.js'
+} from '../providers/validate.js'
 import { countOnce, type TokenCounter } from '../tokens/counter.js'
 import { checkMessage } from './check.js'
 import { bytes, float64, int32 } from './column.js'

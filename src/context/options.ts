@@ -1,14 +1,15 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
-import { type ToolInput, toolSchemas } from '../messages/tool-shapes.js'
-import { PROVIDERS, type Provider } from '../messages/validate.js'
 import { describeValue, unknownOption } from '../options-check.js'
+import { PROVIDER_APIS, providerApi } from '../providers/index.js'
+import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
+import type { Provider } from '../providers/validate.js'
 import { checkLedgerOptions, type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { counterFor, exactCounter, providerCounter, requireModel } from '../tokens/counters.js'
+import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
 import { defaultStrategyOptions } from './default-strategy.js'
 import {
   makeStrategy,
@@ -185,16 +186,17 @@ export function resolveSetup(
     (limit === undefined && model
       ? Math.min(model.maxOutputTokens, Math.floor(model.contextWindow / 4))
       : 0)
-  const provider = (given.provider ?? 'openai') as Provider
-  if (typeof provider !== 'string' || !PROVIDERS.includes(provider)) {
+  const api = providerApi(given.provider ?? 'openai')
+  if (!api) {
     throw new InvalidOptionError(
       'provider',
-      `expected one of ${PROVIDERS.join(', ')}, got ${describeValue(provider)}`,
+      `expected one of ${Object.keys(PROVIDER_APIS).join(', ')}, got ${describeValue(given.provider)}`,
     )
   }
+  const provider = api.name
   const counter =
     (given.counter as TokenCounter | undefined) ??
-    (modelId ? counterFor(modelId) : providerCounter(provider)) ??
+    (modelId ? counterFor(modelId) : api.counter()) ??
     defaultCounter()
   const tools = toolSchemas((given.tools as readonly ToolInput[] | undefined) ?? told.tools)
   const transforms = given.transforms ?? []

@@ -1,7 +1,7 @@
 import type { FactReport } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
-import type { ProblemCode } from '../messages/validate.js'
 import type { ContextManagementReport } from '../native/context-management.js'
+import type { ProblemCode } from '../providers/validate.js'
 import type { ChangeReason } from '../strategies/types.js'
 
 export type Fate = 'kept' | 'changed' | 'dropped' | 'summarized' | 'invalid'

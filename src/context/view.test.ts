@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { openAIChatViolations } from '../../test/oracle/openai.js'
-import { toOpenAIChat } from '../formats/openai-chat.js'
 import { type Message, messageText } from '../messages/message.js'
+import { toOpenAIChat } from '../providers/openai-chat/codec.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, View } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'

@@ -4,9 +4,9 @@ import { meaning } from '../../test/meaning.js'
 import { tauBench } from '../../test/tau-bench.js'
 import { fit } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
-import { errorsOf, validate } from '../messages/validate.js'
+import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
+import { errorsOf, validate } from '../providers/validate.js'
 import { fromAISDK, toAISDK } from './ai-sdk.js'
-import { fromOpenAIChat } from './openai-chat.js'
 
 const fixture = JSON.parse(
   readFileSync(new URL('../../test/fixtures/formats/ai-sdk.json', import.meta.url), 'utf8'),

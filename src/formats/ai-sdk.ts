@@ -16,8 +16,8 @@ import {
   parseArguments,
   refuseDeep,
   requireList,
-} from './codec-kit.js'
-import { describe } from './openai-chat.js'
+} from '../providers/codec-kit.js'
+import { describe } from '../providers/openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const AI_SDK = 'ai-sdk'

@@ -1,8 +1,15 @@
 import { InvalidInputError } from '../errors.js'
 import { type ContentPart, contentText, type Message } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
-import { detach, fail, type Json, metadataFor, refuseDeep, requireList } from './codec-kit.js'
-import { describe } from './openai-chat.js'
+import {
+  detach,
+  fail,
+  type Json,
+  metadataFor,
+  refuseDeep,
+  requireList,
+} from '../providers/codec-kit.js'
+import { describe } from '../providers/openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const AUTOGEN = 'autogen'

@@ -1,19 +1,19 @@
 import { InvalidInputError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
-import type { Provider } from '../messages/validate.js'
 import { describeValue, requireOptions } from '../options-check.js'
-import { fromAISDK, toAISDK } from './ai-sdk.js'
-import { fromAnthropic, type Loss, toAnthropic } from './anthropic-messages.js'
-import { fromAutoGen, toAutoGen } from './autogen.js'
-import { encodeGemini, fromGemini } from './gemini.js'
-import { fromLangChain, toLangChain } from './langchain.js'
-import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js'
+import { type Loss, toAnthropic } from '../providers/anthropic-messages/codec.js'
+import { encodeGemini } from '../providers/gemini/codec.js'
+import { providerApiOfFormat } from '../providers/index.js'
+import { encodeOpenAIChat } from '../providers/openai-chat/codec.js'
 import {
   encodeOpenAIResponses,
-  fromOpenAIResponses,
   type ToOpenAIResponsesOptions,
-} from './openai-responses.js'
+} from '../providers/openai-responses/codec.js'
+import type { Provider } from '../providers/validate.js'
+import { fromAISDK, toAISDK } from './ai-sdk.js'
+import { fromAutoGen, toAutoGen } from './autogen.js'
+import { fromLangChain, toLangChain } from './langchain.js'
 
 export const FORMATS = [
   'openai-chat',
@@ -32,16 +32,7 @@ export type Format = (typeof FORMATS)[number]
  * provider the caller names, so they bring none.
  */
 export function providerOfFormat(format: Format | 'auto' | undefined): Provider | undefined {
-  switch (format) {
-    case 'openai-chat':
-      return 'openai'
-    case 'openai-responses':
-    case 'anthropic':
-    case 'gemini':
-      return format
-    default:
-      return undefined
-  }
+  return providerApiOfFormat(format)?.name
 }
 
 type Json = Record<string, unknown>
@@ -127,15 +118,9 @@ export function decode(
   format: Format | 'auto' = 'auto',
 ): { format: Format; messages: Message[] } {
   const f = format === 'auto' ? detectFormat(json) : format
+  const api = providerApiOfFormat(f)
+  if (api) return { format: f, messages: api.decode(json) }
   switch (f) {
-    case 'openai-chat':
-      return { format: f, messages: fromOpenAIChat(json) }
-    case 'openai-responses':
-      return { format: f, messages: fromOpenAIResponses(json) }
-    case 'gemini':
-      return { format: f, messages: fromGemini(json) }
-    case 'anthropic':
-      return { format: f, messages: fromAnthropic(json) }
     case 'ai-sdk':
       return { format: f, messages: fromAISDK(json) }
     case 'autogen':
@@ -159,32 +144,8 @@ export function encode(
   requireMessages(messages)
   requireOptions(options, 'encode')
   switch (format) {
-    case 'openai-chat': {
-      const lost: Loss[] = []
-      messages.forEach((m, index) => {
-        if (
-          m.role === 'assistant' &&
-          m.thought !== undefined &&
-          !m.providerMetadata?.['openai-chat']?.reasoningField
-        ) {
-          lost.push({
-            index,
-            what: 'reasoning text and any signature (OpenAI chat has no field for them)',
-          })
-        }
-        if (m.role !== 'user' && Array.isArray(m.content))
-          for (const p of m.content)
-            if (p.type !== 'text')
-              lost.push({
-                index,
-                what:
-                  m.role === 'assistant'
-                    ? `${p.type} part of an assistant message (OpenAI chat takes only text and refusal parts from the assistant)`
-                    : `${p.type} part of a ${m.role} message (OpenAI chat takes only text there; repair moves a tool result's to a user message)`,
-              })
-      })
-      return { output: toOpenAIChat(messages), lost }
-    }
+    case 'openai-chat':
+      return encodeOpenAIChat(messages)
     case 'anthropic': {
       const { lost, ...output } = toAnthropic(messages)
       return { output, lost }

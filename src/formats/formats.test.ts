@@ -4,11 +4,11 @@ import { meaning } from '../../test/meaning.js'
 import { tauBench } from '../../test/tau-bench.js'
 import { fit } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
-import { errorsOf, repair, validate } from '../messages/validate.js'
+import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
+import { errorsOf, repair, validate } from '../providers/validate.js'
 import { fromAutoGen, toAutoGen } from './autogen.js'
 import { convert, decode, detectFormat, encode, FORMATS } from './detect.js'
 import { fromLangChain, toLangChain } from './langchain.js'
-import { fromOpenAIChat } from './openai-chat.js'
 
 const load = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../test/fixtures/formats/${name}`, import.meta.url), 'utf8'))

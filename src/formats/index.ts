@@ -1,13 +1,10 @@
-export { AI_SDK, fromAISDK, type ModelMessageJson, toAISDK } from './ai-sdk.js'
 export {
   ANTHROPIC,
   type AnthropicRequest,
   fromAnthropic,
   type Loss,
   toAnthropic,
-} from './anthropic-messages.js'
-export { AUTOGEN, fromAutoGen, toAutoGen } from './autogen.js'
-export { convert, decode, detectFormat, encode, FORMATS, type Format } from './detect.js'
+} from '../providers/anthropic-messages/codec.js'
 export {
   encodeGemini,
   fromGemini,
@@ -16,9 +13,12 @@ export {
   type GeminiPart,
   type GeminiRequest,
   toGemini,
-} from './gemini.js'
-export { fromLangChain, LANGCHAIN, toLangChain } from './langchain.js'
-export { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from './openai-chat.js'
+} from '../providers/gemini/codec.js'
+export {
+  fromOpenAIChat,
+  type OpenAIChatMessage,
+  toOpenAIChat,
+} from '../providers/openai-chat/codec.js'
 export {
   encodeOpenAIResponses,
   fromOpenAIResponses,
@@ -27,4 +27,8 @@ export {
   type ResponsesRequest,
   type ToOpenAIResponsesOptions,
   toOpenAIResponses,
-} from './openai-responses.js'
+} from '../providers/openai-responses/codec.js'
+export { AI_SDK, fromAISDK, type ModelMessageJson, toAISDK } from './ai-sdk.js'
+export { AUTOGEN, fromAutoGen, toAutoGen } from './autogen.js'
+export { convert, decode, detectFormat, encode, FORMATS, type Format } from './detect.js'
+export { fromLangChain, LANGCHAIN, toLangChain } from './langchain.js'

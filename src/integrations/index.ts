@@ -1,8 +1,16 @@
 import type { FitResult } from '../context/fit.js'
 import { type ModelMessageJson, toAISDK } from '../formats/ai-sdk.js'
-import { type AnthropicRequest, fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
-import { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from '../formats/openai-chat.js'
 import { requireArgument } from '../options-check.js'
+import {
+  type AnthropicRequest,
+  fromAnthropic,
+  toAnthropic,
+} from '../providers/anthropic-messages/codec.js'
+import {
+  fromOpenAIChat,
+  type OpenAIChatMessage,
+  toOpenAIChat,
+} from '../providers/openai-chat/codec.js'
 import { decodeModelMessages, withExecutedResults } from './ai-sdk.js'
 import {
   type AdapterOptions,

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js'
-import { fromOpenAIResponses } from '../formats/openai-responses.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
+import { fromOpenAIResponses } from '../providers/openai-responses/codec.js'
 
 /**
  * Responses-style items grouped for the adapters that hand their caller's own items back:

@@ -2,9 +2,9 @@ import { type FitOptions, type FitResult, fit, resolveSetup } from '../context/f
 import { ProviderFeedback } from '../context/learned-limit.js'
 import { checkFitKeys } from '../context/options.js'
 import type { Message } from '../messages/message.js'
-import type { ToolInput } from '../messages/tool-shapes.js'
-import type { Provider } from '../messages/validate.js'
 import { requireArgument, requireOptions } from '../options-check.js'
+import type { ToolInput } from '../providers/tool-shapes.js'
+import type { Provider } from '../providers/validate.js'
 import { findModel } from '../tokens/models.js'
 import { countedTool, jsonSchemaOf } from './tool-schemas.js'
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tauBench } from '../../test/tau-bench.js'
 import { fit } from '../context/fit.js'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { fromOpenAIChat } from '../formats/openai-chat.js'
 import type { Message } from '../messages/message.js'
+import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import { renderReport } from '../report/html.js'
 import {
   type ContextPolicy,

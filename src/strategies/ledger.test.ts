@@ -5,9 +5,9 @@ import { tauBench } from '../../test/tau-bench.js'
 import { ChatContext } from '../context/chat-context.js'
 import { fit } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
-import { toAnthropic } from '../formats/anthropic-messages.js'
-import { fromOpenAIChat, toOpenAIChat } from '../formats/openai-chat.js'
 import { type Message, messageText } from '../messages/message.js'
+import { toAnthropic } from '../providers/anthropic-messages/codec.js'
+import { fromOpenAIChat, toOpenAIChat } from '../providers/openai-chat/codec.js'
 import { exactCounter } from '../tokens/counters.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { pipe } from '../transforms/pipe.js'
@@ -58,7 +58,7 @@ describe('the ledger of what was dropped', () => {
     )
     // Asked for, it lists what was dropped even without tool calls.
     const asked = fit(chat, { budget: 300, ledger: true })
-    const listed = (ledgerOf(asked)?.message.content as string).match(/ORD\d+/g) ?? []
+    const listed = ((ledgerOf(asked)?.message.content ?? '') as string).match(/ORD\d+/g) ?? []
     expect(listed.length).toBeGreaterThan(0)
     const droppedText = textOf(asked.dropped.map((i) => chat[i] as Message))
     for (const id of listed) expect(droppedText).toContain(id)

@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
-import type { ToolInput } from '../messages/tool-shapes.js'
 import { describeValue, requireOptions } from '../options-check.js'
+import type { ToolInput } from '../providers/tool-shapes.js'
 import { alignStart, assertMandatoryFits, keepFrom, type Mandatory, newestStart } from './budget.js'
 import { stableCut } from './stable-cut.js'
 import type { PlanItem, Strategy, View } from './types.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { fromOpenAIChat } from '../formats/openai-chat.js'
 import type { Message } from '../messages/message.js'
+import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import { counterFor, estimateCounter, exactCounter } from './counters.js'
 import { findModel } from './models.js'
 

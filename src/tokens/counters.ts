@@ -149,12 +149,3 @@ export function requireModel(model: string): ModelInfo {
   if (!info) throw new InvalidOptionError('model', `unknown model ${describeValue(model)}`)
   return info
 }
-
-/**
- * The counter a provider's rules imply when no model or counter is given: Gemini has no
- * public tokenizer, so an estimate with Gemini's safety factor and image rule; others
- * have none (the caller's default applies).
- */
-export function providerCounter(provider: string | undefined): TokenCounter | undefined {
-  return provider === 'gemini' ? counterFor('gemini-2.5-pro') : undefined
-}

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { fit } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
-import { fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
 import type { Message } from '../messages/message.js'
-import { errorsOf, validate } from '../messages/validate.js'
+import { fromAnthropic, toAnthropic } from '../providers/anthropic-messages/codec.js'
+import { errorsOf, validate } from '../providers/validate.js'
 import { clearThinking } from './clear-thinking.js'
 import { dropThoughts } from './drop-thoughts.js'
 

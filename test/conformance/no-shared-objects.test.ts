@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest'
 import { ChatContext } from '../../src/context/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { decode, encode, type Format, providerOfFormat } from '../../src/formats/detect.js'
-import { fromOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
-import { repair } from '../../src/messages/validate.js'
+import { fromOpenAIChat } from '../../src/providers/openai-chat/codec.js'
+import { repair } from '../../src/providers/validate.js'
 import { tauBench } from '../tau-bench.js'
 
 /**

@@ -7,8 +7,8 @@ import { parseOverflowError, withContextRetry } from '../../src/context/retry.js
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../../src/errors.js'
 import { detectFormat } from '../../src/formats/detect.js'
 import { fromLangChain } from '../../src/formats/langchain.js'
-import { fromOpenAIChat } from '../../src/formats/openai-chat.js'
 import type { Message } from '../../src/messages/message.js'
+import { fromOpenAIChat } from '../../src/providers/openai-chat/codec.js'
 import { memoryStore } from '../../src/store/memory-store.js'
 import { exactCounter } from '../../src/tokens/counters.js'
 

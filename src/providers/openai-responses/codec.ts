@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js'
+import { InvalidInputError } from '../../errors.js'
 import type {
   AssistantMessage,
   ContentPart,
@@ -6,11 +6,11 @@ import type {
   TextPart,
   ToolCall,
   ToolMessage,
-} from '../messages/message.js'
-import { describeValue, requireOptions } from '../options-check.js'
-import type { Loss } from './anthropic-messages.js'
-import { detach, fail, type Json, metadataFor, refuseDeep, requireList } from './codec-kit.js'
-import { describe } from './openai-chat.js'
+} from '../../messages/message.js'
+import { describeValue, requireOptions } from '../../options-check.js'
+import type { Loss } from '../anthropic-messages/codec.js'
+import { detach, fail, type Json, metadataFor, refuseDeep, requireList } from '../codec-kit.js'
+import { describe } from '../openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_RESPONSES = 'openai-responses'

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { geminiViolations } from '../../test/oracle/gemini.js'
-import { fit } from '../context/fit.js'
-import { InvalidInputError } from '../errors.js'
-import type { AssistantMessage, Message } from '../messages/message.js'
-import { dropThoughts } from '../transforms/drop-thoughts.js'
-import { decode, detectFormat, encode } from './detect.js'
-import { encodeGemini, fromGemini, toGemini } from './gemini.js'
+import { geminiViolations } from '../../../test/oracle/gemini.js'
+import { fit } from '../../context/fit.js'
+import { InvalidInputError } from '../../errors.js'
+import { decode, detectFormat, encode } from '../../formats/detect.js'
+import type { AssistantMessage, Message } from '../../messages/message.js'
+import { dropThoughts } from '../../transforms/drop-thoughts.js'
+import { encodeGemini, fromGemini, toGemini } from './codec.js'
 
 const fixture = JSON.parse(
-  readFileSync(new URL('../../test/fixtures/formats/gemini.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../test/fixtures/formats/gemini.json', import.meta.url), 'utf8'),
 )
 const { model: _model, ...request } = fixture
 

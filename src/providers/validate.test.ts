@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { Message } from './message.js'
-import { toUnits } from './units.js'
+import type { Message } from '../messages/message.js'
+import { toUnits } from '../messages/units.js'
 import { errorsOf, repair, validate } from './validate.js'
 
 const sys: Message = { role: 'system', content: 'policy' }

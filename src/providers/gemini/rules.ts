@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from '../message.js'
+import type { Message, ToolCall } from '../../messages/message.js'
 import type { Problem } from '../validate.js'
 
 /** Metadata key of the Gemini codec (kept here as data: this layer does not import codecs). */

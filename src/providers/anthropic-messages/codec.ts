@@ -1,7 +1,7 @@
-import { InvalidInputError } from '../errors.js'
-import { base64ToText, textToBase64 } from '../messages/base64.js'
-import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
-import { describeValue } from '../options-check.js'
+import { InvalidInputError } from '../../errors.js'
+import { base64ToText, textToBase64 } from '../../messages/base64.js'
+import type { AssistantMessage, ContentPart, Message, ToolCall } from '../../messages/message.js'
+import { describeValue } from '../../options-check.js'
 import {
   detach,
   fail,
@@ -10,8 +10,8 @@ import {
   parseArguments,
   refuseDeep,
   requireList,
-} from './codec-kit.js'
-import { describe } from './openai-chat.js'
+} from '../codec-kit.js'
+import { describe } from '../openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const ANTHROPIC = 'anthropic'

@@ -1,5 +1,5 @@
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { requireMessages } from './check.js'
+import { requireMessages } from '../messages/check.js'
 import type {
   AssistantMessage,
   Content,
@@ -7,28 +7,29 @@ import type {
   Message,
   ToolCall,
   ToolMessage,
-} from './message.js'
+} from '../messages/message.js'
+import { type Unit, unitsOf } from '../messages/units.js'
 import {
   emptyForGemini,
   type GeminiProblemCode,
   geminiRemovals,
   geminiRules,
   keepStepSignature,
-} from './rules/gemini.js'
+} from './gemini/rules.js'
+import { providerApi } from './index.js'
 import {
   type ResponsesProblemCode,
   type ResponsesRuleOptions,
   responsesRemovals,
   responsesRules,
-} from './rules/openai-responses.js'
-import { type Unit, unitsOf } from './units.js'
+} from './openai-responses/rules.js'
 
 export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
 export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
 
 /** Providers whose history must open with a user turn after the system prompt. */
 export function needsUserFirst(provider: Provider): boolean {
-  return provider === 'anthropic' || provider === 'gemini'
+  return providerApi(provider)?.userFirst ?? false
 }
 
 export type ProblemCode =

@@ -1,22 +1,18 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { responsesViolations } from '../../test/oracle/responses.js'
-import { fit } from '../context/fit.js'
-import { InvalidInputError } from '../errors.js'
-import type { AssistantMessage, Message } from '../messages/message.js'
-import { validate } from '../messages/validate.js'
-import { exactCounter } from '../tokens/counters.js'
-import { dropThoughts } from '../transforms/drop-thoughts.js'
-import { decode, detectFormat, encode } from './detect.js'
-import {
-  encodeOpenAIResponses,
-  fromOpenAIResponses,
-  toOpenAIResponses,
-} from './openai-responses.js'
+import { responsesViolations } from '../../../test/oracle/responses.js'
+import { fit } from '../../context/fit.js'
+import { InvalidInputError } from '../../errors.js'
+import { decode, detectFormat, encode } from '../../formats/detect.js'
+import type { AssistantMessage, Message } from '../../messages/message.js'
+import { exactCounter } from '../../tokens/counters.js'
+import { dropThoughts } from '../../transforms/drop-thoughts.js'
+import { validate } from '../validate.js'
+import { encodeOpenAIResponses, fromOpenAIResponses, toOpenAIResponses } from './codec.js'
 
 const fixture = JSON.parse(
   readFileSync(
-    new URL('../../test/fixtures/formats/openai-responses.json', import.meta.url),
+    new URL('../../../test/fixtures/formats/openai-responses.json', import.meta.url),
     'utf8',
   ),
 )

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { meaning } from '../../test/meaning.js'
-import { tauBench } from '../../test/tau-bench.js'
-import { fit } from '../context/fit.js'
-import { InvalidInputError } from '../errors.js'
-import { errorsOf, repair, validate } from '../messages/validate.js'
-import { dropThoughts } from '../transforms/drop-thoughts.js'
-import { fromAnthropic, toAnthropic } from './anthropic-messages.js'
-import { fromOpenAIChat } from './openai-chat.js'
+import { meaning } from '../../../test/meaning.js'
+import { tauBench } from '../../../test/tau-bench.js'
+import { fit } from '../../context/fit.js'
+import { InvalidInputError } from '../../errors.js'
+import { dropThoughts } from '../../transforms/drop-thoughts.js'
+import { fromOpenAIChat } from '../openai-chat/codec.js'
+import { errorsOf, repair, validate } from '../validate.js'
+import { fromAnthropic, toAnthropic } from './codec.js'
 
 const fixture = JSON.parse(
-  readFileSync(new URL('../../test/fixtures/formats/anthropic.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../test/fixtures/formats/anthropic.json', import.meta.url), 'utf8'),
 )
 
 describe('Anthropic Messages codec', () => {

@@ -1,13 +1,14 @@
-import { InvalidInputError } from '../errors.js'
+import { InvalidInputError } from '../../errors.js'
 import type {
   AssistantMessage,
   ContentPart,
   Message,
   ProviderMetadata,
   ToolCall,
-} from '../messages/message.js'
-import { describeValue } from '../options-check.js'
-import { detach, refuseDeep, requireList } from './codec-kit.js'
+} from '../../messages/message.js'
+import { describeValue } from '../../options-check.js'
+import type { Loss } from '../anthropic-messages/codec.js'
+import { detach, refuseDeep, requireList } from '../codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_CHAT = 'openai-chat'
@@ -486,4 +487,35 @@ function encodePart(p: ContentPart): Json {
   if (meta.fileId !== undefined) file.file_id = meta.fileId
   if (p.filename !== undefined) file.filename = p.filename
   return { type: 'file', file }
+}
+
+/** OpenAI chat messages and what they cannot carry (reasoning text, non-text parts where only text goes). */
+export function encodeOpenAIChat(messages: readonly Message[]): {
+  output: OpenAIChatMessage[]
+  lost: Loss[]
+} {
+  const lost: Loss[] = []
+  messages.forEach((m, index) => {
+    if (
+      m.role === 'assistant' &&
+      m.thought !== undefined &&
+      !m.providerMetadata?.['openai-chat']?.reasoningField
+    ) {
+      lost.push({
+        index,
+        what: 'reasoning text and any signature (OpenAI chat has no field for them)',
+      })
+    }
+    if (m.role !== 'user' && Array.isArray(m.content))
+      for (const p of m.content)
+        if (p.type !== 'text')
+          lost.push({
+            index,
+            what:
+              m.role === 'assistant'
+                ? `${p.type} part of an assistant message (OpenAI chat takes only text and refusal parts from the assistant)`
+                : `${p.type} part of a ${m.role} message (OpenAI chat takes only text there; repair moves a tool result's to a user message)`,
+          })
+  })
+  return { output: toOpenAIChat(messages), lost }
 }

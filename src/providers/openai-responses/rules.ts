@@ -1,4 +1,4 @@
-import type { Message } from '../message.js'
+import type { Message } from '../../messages/message.js'
 import type { Problem } from '../validate.js'
 
 /** Metadata key of the Responses codec (kept here as data: this layer does not import codecs). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { tauBench } from '../../test/tau-bench.js'
-import { InvalidInputError } from '../errors.js'
-import { errorsOf, validate } from '../messages/validate.js'
-import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js'
+import { tauBench } from '../../../test/tau-bench.js'
+import { InvalidInputError } from '../../errors.js'
+import { errorsOf, validate } from '../validate.js'
+import { fromOpenAIChat, toOpenAIChat } from './codec.js'
 
 describe('OpenAI chat codec', () => {
   it('decodes all 200 τ-bench trajectories, validates them clean, and encodes them back deep-equal', () => {

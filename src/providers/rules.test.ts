@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { fit } from '../../context/fit.js'
-import { fromGemini } from '../../formats/gemini.js'
-import { fromOpenAIResponses, toOpenAIResponses } from '../../formats/openai-responses.js'
-import { errorsOf, repair, validate } from '../validate.js'
+import { fit } from '../context/fit.js'
+import { fromGemini } from './gemini/codec.js'
+import { fromOpenAIResponses, toOpenAIResponses } from './openai-responses/codec.js'
+import { errorsOf, repair, validate } from './validate.js'
 
 const compacted = fromOpenAIResponses({
   instructions: 'policy',
@@ -149,7 +149,7 @@ describe('gemini rules', () => {
 
 describe('a ChatContext on the new providers repairs what their rules take out', () => {
   it('Responses: items superseded by a compaction item added later are not sent; the compaction is', async () => {
-    const { ChatContext } = await import('../../context/chat-context.js')
+    const { ChatContext } = await import('../context/chat-context.js')
     const ctx = new ChatContext({
       budget: 4000,
       provider: 'openai-responses',
@@ -171,7 +171,7 @@ describe('a ChatContext on the new providers repairs what their rules take out',
   })
 
   it('Gemini: a stored turn that would have no parts is not sent', async () => {
-    const { ChatContext } = await import('../../context/chat-context.js')
+    const { ChatContext } = await import('../context/chat-context.js')
     const ctx = new ChatContext({ budget: 4000, provider: 'gemini' })
     await ctx.addMessages([
       { role: 'user', content: 'hi' },

@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
-import type { ToolSchema } from './message.js'
-import { nestingProblem, shortPath } from './nesting.js'
+import type { ToolSchema } from '../messages/message.js'
+import { nestingProblem, shortPath } from '../messages/nesting.js'
 
 /**
  * A tool as any of the SDKs writes it, or as this library does: OpenAI chat

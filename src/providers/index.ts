@@ -1,0 +1,27 @@
+import { anthropicMessages } from './anthropic-messages/index.js'
+import { gemini } from './gemini/index.js'
+import { openaiChat } from './openai-chat/index.js'
+import { openaiResponses } from './openai-responses/index.js'
+import type { ProviderApi } from './types.js'
+
+export type { ProviderApi } from './types.js'
+
+/** The one table of provider APIs: adding one means a folder beside these and a line here. */
+export const PROVIDER_APIS: Readonly<Record<string, ProviderApi>> = Object.freeze({
+  openai: openaiChat,
+  anthropic: anthropicMessages,
+  'openai-responses': openaiResponses,
+  gemini,
+})
+
+/** The provider API of a `provider` name, or undefined for an unknown one. */
+export function providerApi(name: unknown): ProviderApi | undefined {
+  return typeof name === 'string' && Object.hasOwn(PROVIDER_APIS, name)
+    ? PROVIDER_APIS[name]
+    : undefined
+}
+
+/** The provider API whose wire codec is `format`, or undefined for a framework format. */
+export function providerApiOfFormat(format: unknown): ProviderApi | undefined {
+  return Object.values(PROVIDER_APIS).find((p) => p.format === format)
+}

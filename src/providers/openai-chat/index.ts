@@ -1,0 +1,12 @@
+import type { ProviderApi } from '../types.js'
+import { encodeOpenAIChat, fromOpenAIChat } from './codec.js'
+
+/** OpenAI Chat Completions. */
+export const openaiChat: ProviderApi = {
+  name: 'openai',
+  format: 'openai-chat',
+  userFirst: false,
+  decode: fromOpenAIChat,
+  encode: encodeOpenAIChat,
+  counter: () => undefined,
+}

@@ -1,0 +1,12 @@
+import type { ProviderApi } from '../types.js'
+import { encodeOpenAIResponses, fromOpenAIResponses } from './codec.js'
+
+/** OpenAI Responses. */
+export const openaiResponses: ProviderApi = {
+  name: 'openai-responses',
+  format: 'openai-responses',
+  userFirst: false,
+  decode: fromOpenAIResponses,
+  encode: (messages) => encodeOpenAIResponses(messages),
+  counter: () => undefined,
+}
