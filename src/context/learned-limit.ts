@@ -1,5 +1,7 @@
 import { ContextOverflowError } from '../errors.js'
 import { requireOptions } from '../options-check.js'
+import { tokenFigure } from '../providers/figures.js'
+import { PROVIDER_APIS } from '../providers/index.js'
 import { calibrate, MAX_RATIO, MIN_RATIO } from './calibration.js'
 import type { FitOptions, FitResult } from './fit.js'
 import { type OverflowReport, parseOverflowError } from './retry.js'
@@ -107,37 +109,28 @@ export interface UsageFigure {
 }
 
 /**
- * The prompt tokens a provider reported, from any SDK's response or usage object: OpenAI
- * chat `usage.prompt_tokens`, Responses `usage.input_tokens`, Anthropic `input_tokens` plus
- * cache reads and writes, Gemini `usageMetadata.promptTokenCount`, AI SDK `usage.inputTokens`
- * (a number, or `{ total }` in the provider interface). Undefined when none is found.
+ * The prompt tokens a provider reported, from any SDK's response or usage object, cached
+ * tokens included. Each provider API reads its own usage fields (`promptTokens` in its folder
+ * under `src/providers/`: OpenAI chat `prompt_tokens`, Responses `input_tokens`, Anthropic
+ * `input_tokens` plus cache reads and writes, Gemini `usageMetadata.promptTokenCount`); the AI
+ * SDK's `inputTokens` (a number, or `{ total }` in the provider interface) and `promptTokens`
+ * are read here. Undefined when none is found.
  */
 export function promptTokensOf(response: unknown): number | undefined {
   if (!response || typeof response !== 'object') return undefined
   const r = response as Record<string, unknown>
-  const gemini = r.usageMetadata as Record<string, unknown> | undefined
-  if (gemini && typeof gemini === 'object') return count(gemini.promptTokenCount)
-  const usage = (r.usage && typeof r.usage === 'object' ? r.usage : r) as Record<string, unknown>
-  if ('prompt_tokens' in usage) return count(usage.prompt_tokens)
-  if ('input_tokens' in usage) {
-    const base = count(usage.input_tokens)
-    if (base === undefined) return undefined
-    // Anthropic reports uncached input only; OpenAI Responses reports cached tokens inside input_tokens.
-    const read = count(usage.cache_read_input_tokens) ?? 0
-    const write = count(usage.cache_creation_input_tokens) ?? 0
-    return base + read + write
+  for (const api of Object.values(PROVIDER_APIS)) {
+    const n = api.promptTokens(r)
+    if (n !== undefined) return n
   }
+  const usage = (r.usage && typeof r.usage === 'object' ? r.usage : r) as Record<string, unknown>
   if ('inputTokens' in usage) {
     const v = usage.inputTokens
-    if (v && typeof v === 'object') return count((v as { total?: unknown }).total)
-    return count(v)
+    if (v && typeof v === 'object') return tokenFigure((v as { total?: unknown }).total)
+    return tokenFigure(v)
   }
-  if ('promptTokens' in usage) return count(usage.promptTokens)
+  if ('promptTokens' in usage) return tokenFigure(usage.promptTokens)
   return undefined
-}
-
-function count(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined
 }
 
 export interface ProviderFeedbackState {
@@ -235,7 +228,7 @@ export class ProviderFeedback {
     options: { margin?: number } = {},
   ): { ratio: number; factor: number; accepted: boolean } {
     const counted = this.lastCounted
-    const billed = count(usage.promptTokens)
+    const billed = tokenFigure(usage.promptTokens)
     // The bounds ChatContext.recordUsage uses: a figure can shrink the room, never widen it.
     const previous = { ratio: this.ratio, factor: this.factor }
     const next = calibrate(previous, billed, counted ?? 0, options.margin ?? 0.02)

@@ -1,26 +1,23 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import { PROVIDER_APIS } from '../providers/index.js'
+import type { OverflowFigures } from '../providers/types.js'
+import type { Provider } from '../providers/validate.js'
 import type { ChatContext } from './chat-context.js'
 import { fitWithin, promptTokensOf, windowAfterRejection } from './learned-limit.js'
 
 /** What a provider said when the request was too long. */
-export interface OverflowReport {
-  provider: 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'unknown'
-  /** The model's limit and the size of the rejected request, when the message gives them. */
-  limit?: number
-  actual?: number
-  /** The prompt's part of `actual` (without the completion asked for), when the message gives it. */
-  prompt?: number
+export interface OverflowReport extends OverflowFigures {
+  provider: Provider | 'unknown'
 }
 
 /**
- * Recognises a provider's "too long" error from its message or body: OpenAI
- * `context_length_exceeded` ("maximum context length is N tokens. However, your messages
- * resulted in M tokens", or "you requested T tokens (M in the messages, C in the
- * completion)"), Anthropic ("prompt is too long: M tokens > N maximum", "input length
- * and `max_tokens` exceed context limit: M + C > N") and Gemini ("The input token count (M)
- * exceeds the maximum number of tokens allowed (N)").
+ * Recognises a provider's "too long" error from its message or body. Each provider API reads
+ * its own messages (`overflow` in its folder under `src/providers/`); when several match, the
+ * one that gives the most figures wins. An API's error code (OpenAI's
+ * `context_length_exceeded`) is recognised when no API's message is, and a generic "too long"
+ * as provider `unknown`.
  */
 export function parseOverflowError(error: unknown): OverflowReport | undefined {
   let text: string
@@ -31,61 +28,20 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
     return undefined
   }
   if (!text) return undefined
-  // Each pattern starts with a literal and has no lazy gap: one linear scan per pattern.
-  const limit = /maximum context length is (\d+) tokens/i.exec(text)
-  const openai =
-    limit &&
-    /(resulted in|requested) (\d+) tokens(?: \((\d+) in the messages)?/i.exec(
-      text.slice(limit.index + limit[0].length),
-    )
-  if (limit && openai) {
-    const actual = Number(openai[2])
-    const prompt =
-      openai[3] !== undefined
-        ? Number(openai[3])
-        : /resulted/i.test(openai[1] ?? '')
-          ? actual
-          : undefined
-    return {
-      provider: 'openai',
-      limit: Number(limit[1]),
-      actual,
-      ...(prompt !== undefined && { prompt }),
+  let best: OverflowReport | undefined
+  let figures = -1
+  for (const api of Object.values(PROVIDER_APIS)) {
+    const read = api.overflow.read(text)
+    if (!read) continue
+    const n = Object.keys(read).length
+    if (n > figures) {
+      best = { provider: api.name, ...read }
+      figures = n
     }
   }
-  const anthropic = /prompt is too long:\s*(\d+) tokens\s*>\s*(\d+)/i.exec(text)
-  if (anthropic)
-    return {
-      provider: 'anthropic',
-      actual: Number(anthropic[1]),
-      limit: Number(anthropic[2]),
-      prompt: Number(anthropic[1]),
-    }
-  const withReply = /exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)/i.exec(text)
-  if (withReply)
-    return {
-      provider: 'anthropic',
-      actual: Number(withReply[1]) + Number(withReply[2]),
-      limit: Number(withReply[3]),
-      prompt: Number(withReply[1]),
-    }
-  const gemini =
-    /input token count \(?(\d+)\)? exceeds the maximum number of tokens allowed \(?(\d+)\)?/i.exec(
-      text,
-    )
-  if (gemini)
-    return {
-      provider: 'gemini',
-      actual: Number(gemini[1]),
-      limit: Number(gemini[2]),
-      prompt: Number(gemini[1]),
-    }
-  const limitOnly = /maximum context length is (\d+) tokens/i.exec(text)
-  if (limitOnly) return { provider: 'openai', limit: Number(limitOnly[1]) }
-  // The Responses API: "Your input exceeds the context window of this model." (no numbers).
-  if (/exceeds the context window|context window of this model/i.test(text))
-    return { provider: 'openai-responses' }
-  if (/context_length_exceeded/.test(text)) return { provider: 'openai' }
+  if (best) return best
+  for (const api of Object.values(PROVIDER_APIS))
+    if (api.overflow.code && text.includes(api.overflow.code)) return { provider: api.name }
   if (/prompt is too long|input is too long|too many tokens/i.test(text))
     return { provider: 'unknown' }
   return undefined

@@ -1,6 +1,6 @@
 import type { Message } from '../messages/message.js'
 import type { Unit, UnitKind } from '../messages/units.js'
-import type { Provider } from '../providers/validate.js'
+import { needsUserFirst, type Provider } from '../providers/validate.js'
 import type { Mandatory, PlanItem, SummaryLedger, View } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Column } from './column.js'
@@ -60,6 +60,7 @@ class SourceView implements View {
   readonly overhead: Readonly<{ tools: number; reserve: number; priming: number }>
   readonly counter: TokenCounter
   readonly provider: Provider
+  readonly userFirst: boolean
   readonly query: string | undefined
   readonly summaries?: SummaryLedger | undefined
   private readonly source: ViewSource
@@ -77,6 +78,7 @@ class SourceView implements View {
     this.overhead = settings.overhead
     this.counter = settings.counter
     this.provider = settings.provider
+    this.userFirst = needsUserFirst(settings.provider)
     this.query = settings.query
     if (settings.summaries) this.summaries = settings.summaries
   }

@@ -3,6 +3,8 @@ import { type SummarizingStrategy, summarizing } from '../compress/summarizing.j
 import type { FitResult } from '../context/fit.js'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { checkKeys, describeValue, requireArgument } from '../options-check.js'
+import { PROVIDER_APIS, providerApiOfFormat } from '../providers/index.js'
+import type { NativeParts, ProviderContextReport } from '../providers/types.js'
 import type { Transform } from '../strategies/types.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
@@ -66,8 +68,11 @@ export interface ContextManagementPlan {
   where: { clearToolResults?: Where; clearThinking?: Where; compact?: Where }
 }
 
-export const ANTHROPIC_CONTEXT_BETA = 'context-management-2025-06-27'
-export const ANTHROPIC_COMPACT_BETA = 'compact-2026-01-12'
+export {
+  ANTHROPIC_COMPACT_BETA,
+  ANTHROPIC_CONTEXT_BETA,
+} from '../providers/anthropic-messages/limits.js'
+
 const TOOL_TRIGGER = 100_000
 const COMPACT_TRIGGER = 150_000
 
@@ -123,9 +128,9 @@ export function contextManagement(
       'target',
       `expected anthropic, openai-responses, openai-chat, gemini or client, got ${describeValue(target)}`,
     )
-  const native = options.native !== false
-  const anthropic = native && target === 'anthropic'
-  const responses = native && target === 'openai-responses'
+  // What the target's API runs itself comes from its folder under src/providers/.
+  const api = options.native === false ? undefined : providerApiOfFormat(target)?.native
+  const runs = (part: keyof NativeParts) => api?.runs.includes(part) === true
   const plan: ContextManagementPlan = {
     target,
     body: {},
@@ -134,13 +139,13 @@ export function contextManagement(
     transforms: [],
     where: {},
   }
-  const edits: Record<string, unknown>[] = []
+  const parts: NativeParts = {}
 
   const thinking = policy.clearThinking
   if (thinking) {
     const transform = clearThinking(thinking.keep === undefined ? {} : { keep: thinking.keep })
-    if (anthropic) {
-      edits.push({ type: 'clear_thinking_20251015', keep: transform.options.keep })
+    if (runs('clearThinking')) {
+      parts.clearThinking = { keep: transform.options.keep }
       plan.where.clearThinking = 'provider'
     } else {
       plan.transforms.push(transform)
@@ -158,28 +163,18 @@ export function contextManagement(
       typeof tools.clearInputs === 'boolean'
         ? tools.clearInputs
         : names('clearToolResults.clearInputs', tools.clearInputs)
-    if (anthropic) {
-      edits.push({
-        type: 'clear_tool_uses_20250919',
-        trigger: { type: 'input_tokens', value: trigger },
-        keep: { type: 'tool_uses', value: keep },
-        ...(clearAtLeast !== undefined && {
-          clear_at_least: { type: 'input_tokens', value: clearAtLeast },
-        }),
-        ...(excludeTools && { exclude_tools: excludeTools }),
-        ...(clearInputs !== undefined && { clear_tool_inputs: clearInputs }),
-      })
+    const checked = {
+      trigger,
+      keep,
+      ...(clearAtLeast !== undefined && { clearAtLeast }),
+      ...(excludeTools && { excludeTools }),
+      ...(clearInputs !== undefined && { clearInputs }),
+    }
+    if (runs('clearToolResults')) {
+      parts.clearToolResults = checked
       plan.where.clearToolResults = 'provider'
     } else {
-      plan.transforms.push(
-        clearToolResults({
-          trigger,
-          keep,
-          ...(clearAtLeast !== undefined && { clearAtLeast }),
-          ...(excludeTools && { excludeTools }),
-          ...(clearInputs !== undefined && { clearInputs }),
-        }),
-      )
+      plan.transforms.push(clearToolResults(checked))
       plan.where.clearToolResults = 'client'
     }
   }
@@ -189,18 +184,14 @@ export function contextManagement(
     const trigger = count('compact.trigger', compact.trigger, 1) ?? COMPACT_TRIGGER
     if (compact.instructions !== undefined && typeof compact.instructions !== 'string')
       throw new InvalidOptionError('compact.instructions', 'expected a string')
-    if (anthropic) {
-      edits.push({
-        type: 'compact_20260112',
-        trigger: { type: 'input_tokens', value: trigger },
+    if (runs('compact')) {
+      parts.compact = {
+        trigger,
         ...(compact.instructions !== undefined && { instructions: compact.instructions }),
         ...(compact.pauseAfterCompaction !== undefined && {
-          pause_after_compaction: compact.pauseAfterCompaction,
+          pauseAfterCompaction: compact.pauseAfterCompaction,
         }),
-      })
-      plan.where.compact = 'provider'
-    } else if (responses) {
-      plan.body.context_management = [{ type: 'compaction', compact_threshold: trigger }]
+      }
       plan.where.compact = 'provider'
     } else {
       plan.strategy = summarizing({
@@ -211,37 +202,22 @@ export function contextManagement(
     }
   }
 
-  if (edits.length) {
-    plan.body.context_management = { edits }
-    if (edits.some((e) => e.type !== 'compact_20260112')) plan.betas.push(ANTHROPIC_CONTEXT_BETA)
-    if (edits.some((e) => e.type === 'compact_20260112')) plan.betas.push(ANTHROPIC_COMPACT_BETA)
-    plan.headers['anthropic-beta'] = plan.betas.join(',')
+  if (api) {
+    const { body, betas } = api.request(parts)
+    plan.body = body
+    plan.betas = betas
+    if (betas.length) plan.headers['anthropic-beta'] = betas.join(',')
   }
   return plan
 }
 
 /** One edit a provider says it applied. */
-export interface AppliedEdit {
-  type: string
-  clearedInputTokens?: number
-  clearedToolUses?: number
-  clearedThinkingTurns?: number
-}
+export type AppliedEdit = ProviderContextReport['applied'][number]
 
 /** A compaction the provider made: Anthropic's summary text, or OpenAI's opaque item. */
-export interface Compaction {
-  id?: string
-  /** Anthropic's summary (null when its compaction failed); absent for OpenAI's encrypted items. */
-  summary?: string | null
-  encrypted: boolean
-}
+export type Compaction = ProviderContextReport['compactions'][number]
 
-/** What the provider did to the context, read from its response. */
-export interface ProviderContextReport {
-  provider: 'anthropic' | 'openai'
-  applied: AppliedEdit[]
-  compactions: Compaction[]
-}
+export type { ProviderContextReport }
 
 /** The plan and what the provider reported: attach to a `FitResult` as `contextManagement`. */
 export interface ContextManagementReport {
@@ -253,77 +229,22 @@ export interface ContextManagementReport {
   provider?: ProviderContextReport
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  !!v && typeof v === 'object' && !Array.isArray(v)
-
-function tokenField(edit: Record<string, unknown>, k: number, field: string): number | undefined {
-  const v = edit[field]
-  if (v === undefined) return undefined
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-    throw new InvalidInputError(`expected a count >= 0, got ${describeValue(v)}`, {
-      field: `context_management.applied_edits.${k}.${field}`,
-    })
-  return v
-}
-
 /**
- * What the provider did, from its response: Anthropic's `context_management.applied_edits`
- * and `compaction` content blocks (Messages API), OpenAI's `compaction` output items
- * (Responses API, `/responses/compact`). A response with neither reports nothing done.
- * A malformed one is refused with `InvalidInputError` naming the field.
+ * What the provider did, from its response: each API with context management of its own
+ * reads its response (`native.read` in its folder under `src/providers/`): Anthropic's
+ * `context_management.applied_edits` and `compaction` content blocks, OpenAI's `compaction`
+ * output items (Responses API, `/responses/compact`). A response with none reports nothing
+ * done. A malformed one is refused with `InvalidInputError` naming the field.
  */
 export function readContextManagement(response: unknown): ProviderContextReport {
-  if (!isObject(response))
+  if (!response || typeof response !== 'object' || Array.isArray(response))
     throw new InvalidInputError('expected a provider response object', { field: 'response' })
-  if (Array.isArray(response.output)) {
-    const compactions: Compaction[] = []
-    response.output.forEach((item, k) => {
-      if (!isObject(item) || item.type !== 'compaction') return
-      if (typeof item.encrypted_content !== 'string')
-        throw new InvalidInputError('a compaction item has no encrypted_content', {
-          field: `output.${k}.encrypted_content`,
-        })
-      compactions.push({ ...(typeof item.id === 'string' && { id: item.id }), encrypted: true })
-    })
-    return { provider: 'openai', applied: [], compactions }
+  const body = response as Record<string, unknown>
+  for (const api of Object.values(PROVIDER_APIS)) {
+    const report = api.native?.read(body)
+    if (report) return report
   }
-  const applied: AppliedEdit[] = []
-  const cm = response.context_management
-  if (cm !== undefined && cm !== null) {
-    if (!isObject(cm) || !Array.isArray(cm.applied_edits))
-      throw new InvalidInputError('expected { applied_edits: [...] }', {
-        field: 'context_management',
-      })
-    cm.applied_edits.forEach((edit, k) => {
-      if (!isObject(edit) || typeof edit.type !== 'string')
-        throw new InvalidInputError('an applied edit has no type', {
-          field: `context_management.applied_edits.${k}.type`,
-        })
-      const out: AppliedEdit = { type: edit.type }
-      const tokens = tokenField(edit, k, 'cleared_input_tokens')
-      const uses = tokenField(edit, k, 'cleared_tool_uses')
-      const turns = tokenField(edit, k, 'cleared_thinking_turns')
-      if (tokens !== undefined) out.clearedInputTokens = tokens
-      if (uses !== undefined) out.clearedToolUses = uses
-      if (turns !== undefined) out.clearedThinkingTurns = turns
-      applied.push(out)
-    })
-  }
-  const compactions: Compaction[] = []
-  if (Array.isArray(response.content)) {
-    response.content.forEach((block, k) => {
-      if (!isObject(block) || block.type !== 'compaction') return
-      if (block.content !== null && typeof block.content !== 'string')
-        throw new InvalidInputError('a compaction block has no text content', {
-          field: `content.${k}.content`,
-        })
-      compactions.push({
-        summary: block.content as string | null,
-        encrypted: typeof block.encrypted_content === 'string',
-      })
-    })
-  }
-  return { provider: 'anthropic', applied, compactions }
+  throw new InvalidInputError('expected a provider response object', { field: 'response' })
 }
 
 /** The account a result and a report carry: where each part ran and what the provider said it did. */

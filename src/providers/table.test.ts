@@ -2,9 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { promptTokensOf } from '../context/learned-limit.js'
 import { resolveSetup } from '../context/options.js'
+import { parseOverflowError } from '../context/retry.js'
 import { InvalidOptionError } from '../errors.js'
+import { contextManagement, readContextManagement } from '../native/context-management.js'
 import { PROVIDER_APIS, providerApi, providerApiOfFormat } from './index.js'
+import { toolSchemas } from './tool-shapes.js'
 import { PROVIDERS } from './validate.js'
 
 const src = fileURLToPath(new URL('..', import.meta.url))
@@ -35,9 +39,8 @@ function nameSwitches(): string[] {
 
 /**
  * Places outside src/providers/ that still branch on a provider name, by file and count.
- * Each is a rule not yet carried by the provider object (native context management's
- * per-API fields, the codec dispatch of `encode` with per-format options, image pricing by
- * model family, the strategies' Anthropic-only head rule, the adapters' and CLI's choices).
+ * Each is a rule not yet carried by the provider object (the codec dispatch of `encode` with
+ * per-format options, image pricing by model family, the adapters' and CLI's choices).
  * The list may only shrink: a new switch on a name belongs in a provider's folder.
  */
 const ALLOWED: Record<string, number> = {
@@ -46,9 +49,6 @@ const ALLOWED: Record<string, number> = {
   'context/foreign.ts': 3,
   'formats/detect.ts': 4,
   'integrations/openai-agents.ts': 1,
-  'native/context-management.ts': 2,
-  'strategies/budget.ts': 1,
-  'strategies/token-limited.ts': 1,
   'tokens/counters.ts': 1,
   'tokens/images.ts': 2,
 }
@@ -68,6 +68,9 @@ describe('the provider table', () => {
     }
     const over = Object.entries(found).filter(([f, n]) => n > (ALLOWED[f] ?? 0))
     expect(over).toEqual([])
+    // The list only shrinks: an exception that no longer branches is taken off it.
+    const stale = Object.keys(ALLOWED).filter((f) => (found[f] ?? 0) < (ALLOWED[f] ?? 0))
+    expect(stale).toEqual([])
   })
 
   it('has one entry per provider name, each naming itself and a distinct wire format', () => {
@@ -108,5 +111,101 @@ describe('the provider table', () => {
       expect(JSON.stringify(back)).toContain('𝔸thens')
       expect(JSON.stringify(back)).toContain('21°C')
     }
+  })
+
+  // Each API's own words, as its docs and SDK errors give them (written here, apart from src/).
+  const TOO_LONG: Record<string, { text: string; figures: object }> = {
+    openai: {
+      text: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
+      figures: { limit: 128_000, actual: 130_512, prompt: 130_512 },
+    },
+    'openai-responses': {
+      text: 'Your input exceeds the context window of this model. Please adjust your input and try again.',
+      figures: {},
+    },
+    anthropic: {
+      text: 'prompt is too long: 215322 tokens > 200000 maximum',
+      figures: { limit: 200_000, actual: 215_322, prompt: 215_322 },
+    },
+    gemini: {
+      text: 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).',
+      figures: { limit: 1_048_576, actual: 1_200_000, prompt: 1_200_000 },
+    },
+  }
+
+  it("reads each API's too-long error through that API's own rule, and only that rule", () => {
+    for (const [name, api] of Object.entries(PROVIDER_APIS)) {
+      const sample = TOO_LONG[name]
+      expect(sample, name).toBeDefined()
+      const { text, figures } = sample as { text: string; figures: object }
+      expect(api.overflow.read(text)).toEqual(figures)
+      for (const [other, o] of Object.entries(PROVIDER_APIS))
+        if (other !== name) expect(o.overflow.read(text), `${other} on ${name}`).toBeUndefined()
+      // The Responses error carries OpenAI's code too: its words decide, not the code.
+      expect(parseOverflowError({ message: text, code: 'context_length_exceeded' })).toEqual({
+        provider: name,
+        ...figures,
+      })
+    }
+    expect(parseOverflowError({ code: 'context_length_exceeded' })).toEqual({ provider: 'openai' })
+  })
+
+  it('reads each API usage shape with cached tokens counted once', () => {
+    const usage: Record<string, [object, number]> = {
+      openai: [
+        { usage: { prompt_tokens: 900, prompt_tokens_details: { cached_tokens: 400 } } },
+        900,
+      ],
+      'openai-responses': [
+        { usage: { input_tokens: 900, input_tokens_details: { cached_tokens: 400 } } },
+        900,
+      ],
+      anthropic: [
+        {
+          usage: {
+            input_tokens: 20,
+            cache_read_input_tokens: 800,
+            cache_creation_input_tokens: 80,
+          },
+        },
+        900,
+      ],
+      gemini: [{ usageMetadata: { promptTokenCount: 900, cachedContentTokenCount: 400 } }, 900],
+    }
+    for (const [name, api] of Object.entries(PROVIDER_APIS)) {
+      const [response, expected] = usage[name] as [object, number]
+      expect(api.promptTokens(response as Record<string, unknown>), name).toBe(expected)
+      expect(promptTokensOf(response), name).toBe(expected)
+    }
+  })
+
+  it("runs natively what each API's folder says it runs, and the rest on the client", () => {
+    const policy = { clearToolResults: {}, clearThinking: {}, compact: {} }
+    for (const api of Object.values(PROVIDER_APIS)) {
+      const plan = contextManagement(policy, { target: api.format })
+      const native = new Set(api.native?.runs ?? [])
+      for (const part of ['clearToolResults', 'clearThinking', 'compact'] as const)
+        expect(plan.where[part], `${api.name} ${part}`).toBe(
+          native.has(part) ? 'provider' : 'client',
+        )
+      expect(Object.keys(plan.body).length > 0).toBe(native.size > 0)
+      const off = contextManagement(policy, { target: api.format, native: false })
+      expect(off.body).toEqual({})
+    }
+    expect(
+      readContextManagement({ output: [{ type: 'compaction', encrypted_content: 'x' }] }),
+    ).toMatchObject({ provider: 'openai', compactions: [{ encrypted: true }] })
+  })
+
+  it("adds each API's published tool overheads and knows its built-in tools", () => {
+    for (const api of Object.values(PROVIDER_APIS)) {
+      for (const [type, tokens] of Object.entries(api.tools.overhead ?? {})) {
+        const [schema] = toolSchemas([{ type: `${type}_20250124`, name: type }])
+        expect(schema?.tokens, `${api.name} ${type}`).toBe(tokens)
+      }
+    }
+    const [search] = toolSchemas([{ googleSearch: {} } as never])
+    expect(search?.name).toBe('googleSearch')
+    expect(() => toolSchemas([{ notATool: {} } as never])).toThrow(InvalidOptionError)
   })
 })

@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import { nestingProblem, shortPath } from '../messages/nesting.js'
+import { PROVIDER_APIS } from './index.js'
 
 /**
  * A tool as any of the SDKs writes it, or as this library does: OpenAI chat
@@ -109,20 +110,19 @@ function lowerTypes(v: unknown): unknown {
   return out
 }
 
-/**
- * Tokens a provider adds for one of its own tools beyond the tool's JSON, where it publishes
- * them (Anthropic: the bash tool 245, the text editor 700, computer use 735 per definition
- * plus up to 499 of system prompt). Matched on the tool type without its date.
- */
-const PUBLISHED_OVERHEAD: Record<string, number> = {
-  bash: 245,
-  text_editor: 700,
-  computer: 735 + 499,
+/** Each API's published overheads for its own tools, by tool type without its date. */
+function overheadOf(base: string): number | undefined {
+  for (const api of Object.values(PROVIDER_APIS)) {
+    const table = api.tools.overhead
+    if (table && Object.hasOwn(table, base)) return table[base]
+  }
+  return undefined
 }
 
-/** Keys of Gemini's built-in tools (`{ googleSearch: {} }` and the like). */
-const GEMINI_BUILT_IN =
-  /^(googleSearch|googleSearchRetrieval|codeExecution|urlContext|googleMaps|fileSearch|computerUse|enterpriseWebSearch|retrieval)$/
+/** Whether a key names a built-in tool of some API (`{ googleSearch: {} }`). */
+function isBuiltIn(key: string): boolean {
+  return Object.values(PROVIDER_APIS).some((api) => api.tools.builtIn?.test(key) === true)
+}
 
 /**
  * A provider-run tool (OpenAI's hosted tools, Anthropic's server and client-defined tools,
@@ -143,12 +143,12 @@ function hostedTool(t: Json): ToolSchema | undefined {
   if (type) name = typeof t.name === 'string' && t.name ? t.name : type
   else {
     const keys = Object.keys(t)
-    if (typeof t.name === 'string' || keys.length !== 1 || !GEMINI_BUILT_IN.test(keys[0] as string))
+    if (typeof t.name === 'string' || keys.length !== 1 || !isBuiltIn(keys[0] as string))
       return undefined
     name = keys[0]
   }
   const base = (type ?? '').replace(/_\d{8}$/, '')
-  const tokens = PUBLISHED_OVERHEAD[base]
+  const tokens = overheadOf(base)
   return {
     name: name as string,
     description: jsonText(t),

@@ -3,10 +3,72 @@ import type { TokenCounter } from '../tokens/counter.js'
 import type { Loss } from './anthropic-messages/codec.js'
 import type { Provider } from './validate.js'
 
+/** The figures of a "too long" error, when its message gives them. */
+export interface OverflowFigures {
+  /** The model's limit. */
+  limit?: number
+  /** The size of the rejected request. */
+  actual?: number
+  /** The prompt's part of `actual` (without the completion asked for). */
+  prompt?: number
+}
+
+/** How an API says a request was too long. */
+export interface OverflowRule {
+  /** The figures of this API's "too long" message, or undefined when `text` holds none. */
+  read(text: string): OverflowFigures | undefined
+  /** The error code it sends with one, recognised when no API's message is found. */
+  code?: string
+}
+
+/** What an API publishes about its own tools. */
+export interface ToolRules {
+  /** Tokens it adds for one of its tools beyond the tool's JSON, by tool type without its date. */
+  overhead?: Readonly<Record<string, number>>
+  /** Keys of its built-in tools written as `{ key: {...} }` (no `type`, no name). */
+  builtIn?: RegExp
+}
+
+/** The parts of a context-management policy, checked and with defaults applied. */
+export interface NativeParts {
+  clearThinking?: { keep: unknown }
+  clearToolResults?: {
+    trigger: number
+    keep: number
+    clearAtLeast?: number
+    excludeTools?: string[]
+    clearInputs?: boolean | string[]
+  }
+  compact?: { trigger: number; instructions?: string; pauseAfterCompaction?: boolean }
+}
+
+/** What the provider did to the context, read from its response. */
+export interface ProviderContextReport {
+  provider: 'anthropic' | 'openai'
+  applied: {
+    type: string
+    clearedInputTokens?: number
+    clearedToolUses?: number
+    clearedThinkingTurns?: number
+  }[]
+  compactions: { id?: string; summary?: string | null; encrypted: boolean }[]
+}
+
+/** Context management the API runs itself. */
+export interface NativeContext {
+  /** The parts of a policy it runs. */
+  runs: readonly (keyof NativeParts)[]
+  /** The request fields and beta flags for those parts (only parts it runs are passed). */
+  request(parts: NativeParts): { body: Record<string, unknown>; betas: string[] }
+  /** What it did, from its response; undefined when the response is not one of its own. */
+  read(response: Record<string, unknown>): ProviderContextReport | undefined
+}
+
 /**
- * One provider API as a unit: its wire codec, its validity rules and its default counter.
- * `src/providers/index.ts` holds the one table of these; the core resolves a `provider`
- * or `format` name through it once.
+ * One provider API as a unit: its wire codec, its validity rules, its default counter, how
+ * it says a request was too long, how it reports usage, its tools and the context management
+ * it runs itself. `src/providers/index.ts` holds the one table of these; the core resolves a
+ * `provider` or `format` name through it once.
  */
 export interface ProviderApi {
   /** The `provider` option's name. */
@@ -21,4 +83,15 @@ export interface ProviderApi {
   encode(messages: readonly Message[]): { output: unknown; lost: Loss[] }
   /** The counter used when no model is named (undefined: the library default, o200k). */
   counter(): TokenCounter | undefined
+  /** Its "too long" error. */
+  overflow: OverflowRule
+  /**
+   * The prompt tokens it billed, from its response or usage object, cached tokens included;
+   * undefined when the object is not in its shape.
+   */
+  promptTokens(response: Record<string, unknown>): number | undefined
+  /** Its own tools. */
+  tools: ToolRules
+  /** The context management it runs itself, if any. */
+  native?: NativeContext
 }

@@ -49,9 +49,9 @@ export function newestStart(view: View, m: Mandatory, room: number): number {
   return alignStart(view, m, lo)
 }
 
-/** Under Anthropic's rules the first message after the system prompt is the user's. */
+/** Under a user-first provider's rules (Anthropic, Gemini) the first message after the system prompt is the user's. */
 export function alignStart(view: View, m: Mandatory, start: number): number {
-  if (view.provider !== 'anthropic') return start
+  if (!view.userFirst) return start
   let s = start
   while (s < m.lastUser && view.role(s) !== 'user') s++
   return s

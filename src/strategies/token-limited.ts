@@ -116,7 +116,7 @@ function keepEnds(view: View, m: Mandatory, room: number): PlanItem[] {
   let head = first
   let tail = last // units (tail, last] kept; the mandatory `last` and `lastUser` are free here
   let left = room
-  let headOpen = view.provider !== 'anthropic' || (first <= last && view.role(first) === 'user')
+  let headOpen = !view.userFirst || (first <= last && view.role(first) === 'user')
   let tailOpen = true
   let fromTail = true
   const cost = (u: number) => (u === last || u === lastUser ? 0 : view.unitSize(u))

@@ -30,6 +30,8 @@ export interface View {
   readonly overhead: Readonly<{ tools: number; reserve: number; priming: number }>
   readonly counter: TokenCounter
   readonly provider: Provider
+  /** The provider's history opens with a user turn after the system prompt (Anthropic, Gemini). */
+  readonly userFirst: boolean
   /** What the next model call is about (relevance scorers); default: the newest user text. */
   readonly query?: string | undefined
   /** Summaries its owner keeps beside the history (a `ChatContext`), for strategies that summarize. */

@@ -1,5 +1,6 @@
 import type { ProviderApi } from '../types.js'
 import { fromAnthropic, toAnthropic } from './codec.js'
+import { native, overflow, promptTokens, tools } from './limits.js'
 
 /** Anthropic Messages. */
 export const anthropicMessages: ProviderApi = {
@@ -12,4 +13,8 @@ export const anthropicMessages: ProviderApi = {
     return { output, lost }
   },
   counter: () => undefined,
+  overflow,
+  promptTokens,
+  tools,
+  native,
 }

@@ -1,5 +1,6 @@
 import type { ProviderApi } from '../types.js'
 import { encodeOpenAIChat, fromOpenAIChat } from './codec.js'
+import { overflow, promptTokens } from './limits.js'
 
 /** OpenAI Chat Completions. */
 export const openaiChat: ProviderApi = {
@@ -9,4 +10,7 @@ export const openaiChat: ProviderApi = {
   decode: fromOpenAIChat,
   encode: encodeOpenAIChat,
   counter: () => undefined,
+  overflow,
+  promptTokens,
+  tools: {},
 }

@@ -1,5 +1,6 @@
 import type { ProviderApi } from '../types.js'
 import { encodeOpenAIResponses, fromOpenAIResponses } from './codec.js'
+import { native, overflow, promptTokens } from './limits.js'
 
 /** OpenAI Responses. */
 export const openaiResponses: ProviderApi = {
@@ -9,4 +10,8 @@ export const openaiResponses: ProviderApi = {
   decode: fromOpenAIResponses,
   encode: (messages) => encodeOpenAIResponses(messages),
   counter: () => undefined,
+  overflow,
+  promptTokens,
+  tools: {},
+  native,
 }

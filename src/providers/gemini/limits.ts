@@ -1,0 +1,27 @@
+import { tokenFigure } from '../figures.js'
+import type { OverflowRule, ToolRules } from '../types.js'
+
+/** "The input token count (M) exceeds the maximum number of tokens allowed (N)." */
+export const overflow: OverflowRule = {
+  read(text) {
+    const m =
+      /input token count \(?(\d+)\)? exceeds the maximum number of tokens allowed \(?(\d+)\)?/i.exec(
+        text,
+      )
+    return m ? { actual: Number(m[1]), limit: Number(m[2]), prompt: Number(m[1]) } : undefined
+  },
+}
+
+/** `usageMetadata.promptTokenCount` (cached content is inside it). */
+export function promptTokens(response: Record<string, unknown>): number | undefined {
+  const meta = response.usageMetadata
+  return meta && typeof meta === 'object'
+    ? tokenFigure((meta as Record<string, unknown>).promptTokenCount)
+    : undefined
+}
+
+/** Gemini's built-in tools, written `{ googleSearch: {} }` and the like. */
+export const tools: ToolRules = {
+  builtIn:
+    /^(googleSearch|googleSearchRetrieval|codeExecution|urlContext|googleMaps|fileSearch|computerUse|enterpriseWebSearch|retrieval)$/,
+}

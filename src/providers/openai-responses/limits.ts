@@ -1,0 +1,42 @@
+import { InvalidInputError } from '../../errors.js'
+import { tokenFigure, usageObject } from '../figures.js'
+import type { NativeContext, OverflowRule } from '../types.js'
+
+/** "Your input exceeds the context window of this model." It carries no numbers. */
+export const overflow: OverflowRule = {
+  read: (text) =>
+    /exceeds the context window|context window of this model/i.test(text) ? {} : undefined,
+  code: 'context_length_exceeded',
+}
+
+/** `usage.input_tokens` (cached tokens are inside it). */
+export function promptTokens(response: Record<string, unknown>): number | undefined {
+  const usage = usageObject(response)
+  return 'input_tokens' in usage ? tokenFigure(usage.input_tokens) : undefined
+}
+
+/** Server-side compaction (`context_management: [{ type: 'compaction', compact_threshold }]`). */
+export const native: NativeContext = {
+  runs: ['compact'],
+  request: (parts) => ({
+    body: parts.compact
+      ? { context_management: [{ type: 'compaction', compact_threshold: parts.compact.trigger }] }
+      : {},
+    betas: [],
+  }),
+  read(response) {
+    if (!Array.isArray(response.output)) return undefined
+    const compactions: { id?: string; encrypted: boolean }[] = []
+    response.output.forEach((item, k) => {
+      if (!item || typeof item !== 'object' || (item as { type?: unknown }).type !== 'compaction')
+        return
+      const c = item as Record<string, unknown>
+      if (typeof c.encrypted_content !== 'string')
+        throw new InvalidInputError('a compaction item has no encrypted_content', {
+          field: `output.${k}.encrypted_content`,
+        })
+      compactions.push({ ...(typeof c.id === 'string' && { id: c.id }), encrypted: true })
+    })
+    return { provider: 'openai', applied: [], compactions }
+  },
+}
