@@ -1,15 +1,10 @@
-import { InvalidInputError } from '../errors.js'
+import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireOptions } from '../options-check.js'
-import { type Loss, toAnthropic } from '../providers/anthropic-messages/codec.js'
-import { encodeGemini } from '../providers/gemini/codec.js'
+import type { Loss } from '../providers/anthropic-messages/codec.js'
 import { providerApiOfFormat } from '../providers/index.js'
-import { encodeOpenAIChat } from '../providers/openai-chat/codec.js'
-import {
-  encodeOpenAIResponses,
-  type ToOpenAIResponsesOptions,
-} from '../providers/openai-responses/codec.js'
+import type { EncodeOptions } from '../providers/types.js'
 import type { Provider } from '../providers/validate.js'
 import { fromAISDK, toAISDK } from './ai-sdk.js'
 import { fromAutoGen, toAutoGen } from './autogen.js'
@@ -139,25 +134,13 @@ export function decode(
 export function encode(
   messages: readonly Message[],
   format: Format,
-  options: ToOpenAIResponsesOptions & { request?: boolean } = {},
+  options: EncodeOptions = {},
 ): { output: unknown; lost: Loss[] } {
   requireMessages(messages)
   requireOptions(options, 'encode')
+  const api = providerApiOfFormat(format)
+  if (api) return api.encode(messages, options)
   switch (format) {
-    case 'openai-chat':
-      return encodeOpenAIChat(messages)
-    case 'anthropic': {
-      const { lost, ...output } = toAnthropic(messages)
-      return { output, lost }
-    }
-    case 'openai-responses':
-      return encodeOpenAIResponses(messages, options)
-    case 'gemini': {
-      const { output, lost } = encodeGemini(messages)
-      if (options.request !== false) return { output, lost }
-      // A bare list has no place for a system instruction: it becomes the first user turn's text.
-      return { output: encodeGemini(messages, { bare: true }).output.contents, lost }
-    }
     case 'ai-sdk':
       return { output: toAISDK(messages), lost: [] }
     case 'autogen': {
@@ -179,6 +162,11 @@ export function encode(
     }
     case 'langchain':
       return { output: toLangChain(messages), lost: [] }
+    default:
+      throw new InvalidOptionError(
+        'format',
+        `unknown format ${describeValue(format)} (known: ${FORMATS.join(', ')})`,
+      )
   }
 }
 

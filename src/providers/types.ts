@@ -1,7 +1,11 @@
 import type { Message } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Loss } from './anthropic-messages/codec.js'
+import type { ToOpenAIResponsesOptions } from './openai-responses/codec.js'
 import type { Provider } from './validate.js'
+
+/** Options of `encode`: the Responses API's, and whether to write a whole request. */
+export type EncodeOptions = ToOpenAIResponsesOptions & { request?: boolean }
 
 /** The figures of a "too long" error, when its message gives them. */
 export interface OverflowFigures {
@@ -79,8 +83,11 @@ export interface ProviderApi {
   userFirst: boolean
   /** Wire messages (a list or a request object) -> canonical messages; throws a typed error on bad input. */
   decode(input: unknown): Message[]
-  /** Canonical messages -> the wire request, and what the wire cannot carry. */
-  encode(messages: readonly Message[]): { output: unknown; lost: Loss[] }
+  /**
+   * Canonical messages -> the wire request, and what the wire cannot carry. `request: false`
+   * asks for the bare message list where the API's request object holds more (Gemini).
+   */
+  encode(messages: readonly Message[], options?: EncodeOptions): { output: unknown; lost: Loss[] }
   /** The counter used when no model is named (undefined: the library default, o200k). */
   counter(): TokenCounter | undefined
   /** Its "too long" error. */

@@ -9,7 +9,12 @@ export const gemini: ProviderApi = {
   format: 'gemini',
   userFirst: true,
   decode: (input) => fromGemini(input),
-  encode: (messages) => encodeGemini(messages),
+  encode(messages, options) {
+    const { output, lost } = encodeGemini(messages)
+    if (options?.request !== false) return { output, lost }
+    // A bare list has no place for a system instruction: it becomes the first user turn's text.
+    return { output: encodeGemini(messages, { bare: true }).output.contents, lost }
+  },
   counter: () => counterFor('gemini-2.5-pro'),
   overflow,
   promptTokens,

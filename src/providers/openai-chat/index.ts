@@ -8,7 +8,7 @@ export const openaiChat: ProviderApi = {
   format: 'openai-chat',
   userFirst: false,
   decode: fromOpenAIChat,
-  encode: encodeOpenAIChat,
+  encode: (messages) => encodeOpenAIChat(messages),
   counter: () => undefined,
   overflow,
   promptTokens,

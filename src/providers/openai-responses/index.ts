@@ -8,7 +8,7 @@ export const openaiResponses: ProviderApi = {
   format: 'openai-responses',
   userFirst: false,
   decode: fromOpenAIResponses,
-  encode: (messages) => encodeOpenAIResponses(messages),
+  encode: (messages, options) => encodeOpenAIResponses(messages, options),
   counter: () => undefined,
   overflow,
   promptTokens,
