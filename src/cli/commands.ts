@@ -10,7 +10,7 @@ import {
   contextManagement,
   withContextManagement,
 } from '../native/context-management.js'
-import { providerApi } from '../providers/index.js'
+import { PROVIDER_APIS, providerApi } from '../providers/index.js'
 import { PROVIDERS, type Provider, validate } from '../providers/validate.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import type { Transform } from '../strategies/types.js'
@@ -190,9 +190,13 @@ function ledgerOption(values: Values): { ledger?: boolean } {
 function nativePlan(values: Values): ContextManagementPlan | undefined {
   const target = values.native
   if (target === undefined) return undefined
-  if (target !== 'anthropic' && target !== 'openai-responses')
+  // The APIs that run context management themselves, by the format name `--native` takes.
+  const natives = Object.values(PROVIDER_APIS)
+    .filter((api) => api.native !== undefined)
+    .map((api) => api.format)
+  if (typeof target !== 'string' || !natives.includes(target as (typeof natives)[number]))
     throw new UsageError(
-      `option --native: expected anthropic or openai-responses, got ${JSON.stringify(target)}`,
+      `option --native: expected ${natives.join(' or ')}, got ${JSON.stringify(target)}`,
     )
   const policy: ContextPolicy = {}
   if (values['clear-tool-results'] !== undefined)
@@ -206,7 +210,7 @@ function nativePlan(values: Values): ContextManagementPlan | undefined {
   if (thinking) policy.clearThinking = { keep: thinking }
   const at = intOption(values, 'compact-at')
   if (at !== undefined) policy.compact = { trigger: at }
-  return contextManagement(policy, { target })
+  return contextManagement(policy, { target: target as (typeof natives)[number] })
 }
 
 function thinkingKeep(values: Values): ThinkingKeep | undefined {

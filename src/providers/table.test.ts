@@ -43,7 +43,7 @@ function nameSwitches(): string[] {
  * The list may only shrink: a new switch on a name belongs in a provider's folder.
  */
 const ALLOWED: Record<string, number> = {
-  'cli/commands.ts': 2,
+  'cli/commands.ts': 1,
   'context/chat-context.ts': 1,
   'context/foreign.ts': 3,
   'integrations/openai-agents.ts': 1,
