@@ -74,14 +74,34 @@ function decodeList(
   // An Anthropic turn or reply decodes from a message list; the others from their own lists.
   try {
     const messages = decode(format === 'anthropic' ? { messages: list } : list, format).messages
-    return format === 'anthropic' || format === 'openai-responses'
-      ? namedResults(messages, calls ?? callsOf(last))
-      : messages
+    if (format === 'anthropic')
+      return namedResults(turnsFrom(messages, firstIndex), calls ?? callsOf(last))
+    return format === 'openai-responses' ? namedResults(messages, calls ?? callsOf(last)) : messages
   } catch (e) {
     if (e instanceof InvalidInputError && e.index !== undefined)
       throw new InvalidInputError(e.detail, { index: firstIndex + e.index, field: e.field })
     throw e
   }
+}
+
+/**
+ * Anthropic turns added one at a time are numbered where they start in the history, as a
+ * whole conversation decoded at once numbers them: a tool-result turn and the user turn after
+ * it stay two turns (numbered alike, the encoder would send them as one).
+ */
+function turnsFrom(messages: Message[], firstIndex: number): Message[] {
+  if (firstIndex === 0) return messages
+  return messages.map((m) => {
+    const data = m.providerMetadata?.anthropic
+    if (typeof data?.turn !== 'number') return m
+    return {
+      ...m,
+      providerMetadata: {
+        ...m.providerMetadata,
+        anthropic: { ...data, turn: data.turn + firstIndex },
+      },
+    }
+  })
 }
 
 /** LangChain instances and other class objects, as the JSON they serialize to. */
