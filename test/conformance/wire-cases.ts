@@ -211,7 +211,7 @@ function responses(c: Conversation): WireCase {
       case 'calls': {
         if (s.thought !== undefined) reasoning(`${i}`, s)
         const list = ids(s, i, 'call')
-        list.forEach((id, k) =>
+        list.forEach((id, k) => {
           input.push({
             type: 'function_call',
             id: `fc_${i}_${k}`,
@@ -219,8 +219,8 @@ function responses(c: Conversation): WireCase {
             name: 'lookup',
             arguments: JSON.stringify(s.args[k]),
             status: 'completed',
-          }),
-        )
+          })
+        })
         list.forEach((id, k) => {
           if (s.answered[k])
             input.push({ type: 'function_call_output', call_id: id, output: s.results[k] })
