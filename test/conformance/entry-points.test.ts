@@ -38,6 +38,9 @@ import { wireTokens } from './wire-count.js'
  * the history, all entry points give the same request, and a refusal is a typed error.
  */
 
+/** Room for long runs (`PROPS_RUNS=20000`): about 200 ms a case. */
+const TIMEOUT = Math.max(600_000, RUNS * 200)
+
 const FORMATS: WireFormat[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini']
 
 const useRedis = requireInCI(hasRedisServer(), 'redis-server')
@@ -357,7 +360,7 @@ describe('every entry point gives the same valid request', () => {
         }),
         { numRuns: RUNS, seed: SEED },
       )
-    }, 600_000)
+    }, TIMEOUT)
   }
 
   it(`a context over a store whose counts another process wrote, lies among them, sends a valid request (${RUNS} runs)`, async () => {
@@ -402,5 +405,5 @@ describe('every entry point gives the same valid request', () => {
       ),
       { numRuns: RUNS, seed: SEED },
     )
-  }, 600_000)
+  }, TIMEOUT)
 })
