@@ -581,5 +581,6 @@ const BUILD: Record<WireFormat, (c: Conversation) => WireCase> = {
 
 /** A conversation in `format`, from the provider's whole vocabulary and hostile inputs. */
 export function wireCase(format: WireFormat): fc.Arbitrary<WireCase> {
-  return conversation.map((c) => BUILD[format](c as Conversation))
+  // A conversation has at least one item: an empty history is nothing to send, not a request.
+  return conversation.map((c) => BUILD[format](c as Conversation)).filter((c) => c.items.length > 0)
 }
