@@ -76,7 +76,9 @@ function decodeList(
     const messages = decode(format === 'anthropic' ? { messages: list } : list, format).messages
     if (format === 'anthropic')
       return namedResults(turnsFrom(messages, firstIndex), calls ?? callsOf(last))
-    return format === 'openai-responses' ? namedResults(messages, calls ?? callsOf(last)) : messages
+    return format === 'openai-responses' || format === 'openai-chat'
+      ? namedResults(messages, calls ?? callsOf(last))
+      : messages
   } catch (e) {
     if (e instanceof InvalidInputError && e.index !== undefined)
       throw new InvalidInputError(e.detail, { index: firstIndex + e.index, field: e.field })
@@ -118,7 +120,7 @@ function callsOf(last: Message | undefined): Map<string, string> {
 }
 
 /**
- * Anthropic's tool results (and Responses call outputs) carry no tool name: a turn decoded with the whole conversation
+ * Anthropic's tool results (and Responses call outputs, OpenAI chat tool messages) carry no tool name: a turn decoded with the whole conversation
  * takes it from the call; a turn added alone takes it from the calls of the message before,
  * so both count and clear the same result alike.
  */

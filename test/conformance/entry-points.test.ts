@@ -353,6 +353,32 @@ describe('every entry point gives the same valid request', () => {
     for (const budget of [150, 4000]) await check(structuredClone(c), { budget, truncate: false })
   })
 
+  it('OpenAI chat tool messages added one at a time take their tool names from the calls, as fit reads them', async () => {
+    // Found at 2,000 cases: unnamed, the results counted and cut otherwise (13 messages sent against 9).
+    const items = [
+      { role: 'user', content: 'Two lookups' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{}' } },
+          { id: 'call_2', type: 'function', function: { name: 'fares', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'one' },
+      { role: 'tool', tool_call_id: 'call_2', content: 'two' },
+    ]
+    const ctx = new ChatContext({ format: 'openai-chat' })
+    for (const item of items) await ctx.addMessage(item)
+    expect(ctx.history()).toEqual(decode(items, 'openai-chat').messages)
+    expect(ctx.history().map((m) => (m.role === 'tool' ? m.toolName : m.role))).toEqual([
+      'user',
+      'assistant',
+      'lookup',
+      'fares',
+    ])
+  })
+
   for (const format of FORMATS) {
     it(
       `${format}: fit, fitAsync, contexts (fed, restored, over stores) and adapters agree (${RUNS} runs)`,
