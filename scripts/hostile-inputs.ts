@@ -2,6 +2,7 @@
 // takes on this machine, against the target of linear work (at most ~1 s per MB of text).
 
 import { parseOverflowError } from '../src/context/retry.js'
+import { decode, encode, FORMATS, providerOfFormat } from '../src/formats/detect.js'
 import { fitModelInput } from '../src/integrations/openai-agents.js'
 import { factsOfText } from '../src/messages/facts.js'
 import type { Message } from '../src/messages/message.js'
@@ -95,6 +96,61 @@ rows.push([
   ms(() => factsOfText(csv)),
 ])
 
+// Every codec, one turn of 20,000 parallel calls against the same calls spread over 20,000
+// turns, and against one turn of 10,000: decode, encode and repair should cost about the same
+// for both layouts, and twice as much for twice the calls (linear work). Best of two runs.
+const oneTurn = (n: number): Message[] => [
+  { role: 'user', content: 'go' },
+  {
+    role: 'assistant',
+    toolCalls: Array.from({ length: n }, (_, k) => ({
+      id: `c${k}`,
+      name: `f${k % 7}`,
+      arguments: '{"q":1}',
+    })),
+  },
+  ...Array.from(
+    { length: n },
+    (_, k): Message => ({
+      role: 'tool',
+      toolCallId: `c${k}`,
+      toolName: `f${k % 7}`,
+      content: 'ok',
+    }),
+  ),
+]
+const spread = (n: number): Message[] => [
+  { role: 'user', content: 'go' },
+  ...Array.from({ length: n }, (_, k): Message[] => [
+    {
+      role: 'assistant',
+      toolCalls: [{ id: `c${k}`, name: `f${k % 7}`, arguments: '{"q":1}' }],
+    },
+    { role: 'tool', toolCallId: `c${k}`, toolName: `f${k % 7}`, content: 'ok' },
+  ]).flat(),
+]
+const best = (fn: () => unknown) => Math.min(ms(fn), ms(fn))
+const ratios: [string, number, number][] = []
+for (const format of FORMATS) {
+  const provider = providerOfFormat(format) ?? 'openai'
+  const times = (h: Message[]) => {
+    const wire = encode(h, format).output
+    return {
+      decode: best(() => decode(wire, format)),
+      encode: best(() => encode(h, format)),
+      repair: best(() => repair(h, { provider })),
+    }
+  }
+  const half = times(oneTurn(10_000))
+  const one = times(oneTurn(20_000))
+  const many = times(spread(20_000))
+  for (const step of ['decode', 'encode', 'repair'] as const) {
+    rows.push([`${format} ${step}, one turn of 20,000 parallel calls`, 0, one[step]])
+    rows.push([`${format} ${step}, the same calls over 20,000 turns`, 0, many[step]])
+    ratios.push([`${format} ${step}`, one[step] / many[step], one[step] / half[step]])
+  }
+}
+
 console.log('| input | size | time | per MB |')
 console.log('| --- | --- | --- | --- |')
 for (const [name, bytes, t] of rows) {
@@ -103,3 +159,6 @@ for (const [name, bytes, t] of rows) {
     `| ${name} | ${bytes ? `${(bytes / 1e6).toFixed(2)} MB` : ''} | ${t.toFixed(0)} ms | ${perMb} |`,
   )
 }
+console.log('\n| codec step | one turn ÷ spread over turns | 20,000 ÷ 10,000 in one turn |')
+console.log('| --- | --- | --- |')
+for (const [name, r, d] of ratios) console.log(`| ${name} | ${r.toFixed(2)} | ${d.toFixed(2)} |`)

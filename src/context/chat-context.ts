@@ -6,7 +6,7 @@ import { detectFormat, FORMATS, type Format, providerOfFormat } from '../formats
 import { messageIssue } from '../messages/check.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
-import { isModelItem } from '../providers/openai-responses/codec.js'
+import { providerApiOfFormat } from '../providers/index.js'
 import { PROVIDERS, type Provider } from '../providers/validate.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
@@ -209,6 +209,7 @@ export class ChatContext {
     this.stale = false
     // Every write of this context is in the store now: what it holds is read below.
     this.unread = 0
+    this.written = []
     if (length === this.index.length) return
     for (const e of await store.read(this.id, this.index.length)) {
       checkMessage(e.message, this.index.length)
@@ -335,10 +336,11 @@ export class ChatContext {
   addMessages(input: readonly (Message | object)[]): Promise<void> {
     checkList(input)
     let list: readonly (Message | object)[] = input
-    if (this.options.format === 'openai-responses') {
+    const inRun = providerApiOfFormat(this.options.format)?.inModelRun
+    if (inRun) {
       const all = [...this.heldRun, ...input]
       let cut = all.length
-      while (cut > 0 && isModelItem(all[cut - 1])) cut--
+      while (cut > 0 && inRun(all[cut - 1])) cut--
       const held = all.slice(cut)
       // Checked now, so a bad item is refused when it is added, not when the run is read.
       if (held.length > 0) this.decode(held, this.nextPosition)
@@ -375,15 +377,28 @@ export class ChatContext {
 
   private decode(input: readonly (Message | object)[], at: number): readonly Message[] {
     if (this.options.format === undefined) return input as readonly Message[]
-    return toMessages(input, this.options.format, at, this.index.input.at(-1), this.openCalls())
+    return toMessages(input, this.options.format, at, this.newest(0), this.openCalls())
+  }
+
+  /**
+   * Messages this context wrote to its store and has not read back yet: a turn added next
+   * answers their calls as it would in memory (read back, the index holds them).
+   */
+  private written: Message[] = []
+
+  /** The message `back` places before the newest, its own writes not read back yet included. */
+  private newest(back: number): Message | undefined {
+    const w = this.written
+    if (back < w.length) return w[w.length - 1 - back]
+    return this.index.input.at(-1 - (back - w.length))
   }
 
   /** Names of the calls the newest results may answer: those of the last assistant message. */
   private openCalls(): Map<string, string> {
     const calls = new Map<string, string>()
-    const input = this.index.input
-    for (let i = input.length - 1; i >= 0; i--) {
-      const m = input[i] as Message
+    const total = this.written.length + this.index.input.length
+    for (let back = 0; back < total; back++) {
+      const m = this.newest(back) as Message
       if (m.role === 'tool') continue
       if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.set(c.id, c.name)
       break
@@ -398,7 +413,11 @@ export class ChatContext {
     for (let k = 0; k < messages.length; k++)
       if (this.options.format === undefined) checkWithHint(messages[k], at + k)
       else checkMessage(messages[k], at + k)
-    if (this.store) return this.write(messages.map((m) => frozenCopy(m)))
+    if (this.store) {
+      const copies = messages.map((m) => frozenCopy(m))
+      this.written.push(...copies)
+      return this.write(copies)
+    }
     for (const m of messages) this.index.push(frozenCopy(m))
     return Promise.resolve()
   }
@@ -595,6 +614,7 @@ export class ChatContext {
     this.heldRun = []
     this.index = this.newIndex()
     this.unread = 0
+    this.written = []
     this.summaryList = []
     for (const m of messages) this.index.push(frozenCopy(m))
   }

@@ -1,8 +1,9 @@
 import { InvalidInputError } from '../errors.js'
 import { decode, detectFormat, type Format } from '../formats/detect.js'
 import { messageIssue } from '../messages/check.js'
-import type { Message } from '../messages/message.js'
-import { fromGemini } from '../providers/gemini/codec.js'
+import type { Message, ToolCall } from '../messages/message.js'
+import { decodedAt } from '../providers/codec-kit.js'
+import { providerApiOfFormat } from '../providers/index.js'
 
 /**
  * A message (or several) as an SDK returned it, in this library's shape. With a format,
@@ -65,23 +66,13 @@ function decodeList(
   last: Message | undefined,
   calls: ReadonlyMap<string, string> | undefined,
 ): Message[] {
-  // Gemini turns added one at a time: a response turn answers the calls of the turn before.
-  if (format === 'gemini')
-    return fromGemini(list, {
-      firstTurn: firstIndex,
-      openCalls: last?.role === 'assistant' ? (last.toolCalls ?? []) : [],
-    })
-  // An Anthropic turn or reply decodes from a message list; the others from their own lists.
-  try {
-    const messages = decode(format === 'anthropic' ? { messages: list } : list, format).messages
-    return format === 'anthropic' || format === 'openai-responses'
-      ? namedResults(messages, calls ?? callsOf(last))
-      : messages
-  } catch (e) {
-    if (e instanceof InvalidInputError && e.index !== undefined)
-      throw new InvalidInputError(e.detail, { index: firstIndex + e.index, field: e.field })
-    throw e
-  }
+  // A provider API decodes what is added after the history by its own rule (its folder's
+  // `decodeAdded`); the frameworks' formats decode a list alone.
+  const api = providerApiOfFormat(format)
+  const openCalls = last?.role === 'assistant' ? (last.toolCalls ?? []) : []
+  if (api)
+    return api.decodeAdded(list, { firstIndex, openCalls, calls: calls ?? callsOf(openCalls) })
+  return decodedAt(firstIndex, () => decode(list, format).messages)
 }
 
 /** LangChain instances and other class objects, as the JSON they serialize to. */
@@ -91,22 +82,6 @@ function plain(m: unknown): unknown {
   return m
 }
 
-function callsOf(last: Message | undefined): Map<string, string> {
-  const calls = new Map<string, string>()
-  for (const c of last?.role === 'assistant' ? (last.toolCalls ?? []) : []) calls.set(c.id, c.name)
-  return calls
-}
-
-/**
- * Anthropic's tool results (and Responses call outputs) carry no tool name: a turn decoded with the whole conversation
- * takes it from the call; a turn added alone takes it from the calls of the message before,
- * so both count and clear the same result alike.
- */
-function namedResults(messages: Message[], calls: ReadonlyMap<string, string>): Message[] {
-  if (calls.size === 0) return messages
-  return messages.map((m) => {
-    if (m.role !== 'tool' || m.toolName !== undefined) return m
-    const name = calls.get(m.toolCallId)
-    return name === undefined ? m : { ...m, toolName: name }
-  })
+function callsOf(calls: readonly ToolCall[]): Map<string, string> {
+  return new Map(calls.map((c) => [c.id, c.name]))
 }

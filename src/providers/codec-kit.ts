@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
-import type { ProviderMetadata } from '../messages/message.js'
+import type { Message, ProviderMetadata } from '../messages/message.js'
 import { nestingProblem, shortPath } from '../messages/nesting.js'
 
 export type Json = Record<string, unknown>
@@ -98,3 +98,31 @@ export function refuseDeep(input: unknown, at?: number): void {
 
 /** The messages an encoder was given are a list of messages, or a typed error names the one that is not. */
 export const requireList = requireMessages
+
+/**
+ * `decode` of messages that start at `firstIndex` in a history: a typed error names the
+ * message by its place in the history.
+ */
+export function decodedAt<T>(firstIndex: number, decode: () => T): T {
+  try {
+    return decode()
+  } catch (e) {
+    if (e instanceof InvalidInputError && e.index !== undefined)
+      throw new InvalidInputError(e.detail, { index: firstIndex + e.index, field: e.field })
+    throw e
+  }
+}
+
+/**
+ * Tool results that carry no tool name (Anthropic's, Responses call outputs, OpenAI chat tool
+ * messages) take it from the call: a turn added alone takes it from the calls before it, as
+ * the whole conversation decoded at once does, so both count and clear the same result alike.
+ */
+export function namedResults(messages: Message[], calls: ReadonlyMap<string, string>): Message[] {
+  if (calls.size === 0) return messages
+  return messages.map((m) => {
+    if (m.role !== 'tool' || m.toolName !== undefined) return m
+    const name = calls.get(m.toolCallId)
+    return name === undefined ? m : { ...m, toolName: name }
+  })
+}

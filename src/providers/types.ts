@@ -1,8 +1,18 @@
-import type { Message } from '../messages/message.js'
+import type { Message, ToolCall } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Loss } from './anthropic-messages/codec.js'
 import type { ToOpenAIResponsesOptions } from './openai-responses/codec.js'
 import type { Provider } from './validate.js'
+
+/** What a list added to a conversation follows. */
+export interface AddedAfter {
+  /** The place of the list's first message in the history. */
+  firstIndex: number
+  /** The calls of the newest assistant message, which the list's results may answer. */
+  openCalls: readonly ToolCall[]
+  /** Tool names by call id, for results that carry none. */
+  calls: ReadonlyMap<string, string>
+}
 
 /** Options of `encode`: the Responses API's, and whether to write a whole request. */
 export type EncodeOptions = ToOpenAIResponsesOptions & { request?: boolean }
@@ -83,6 +93,17 @@ export interface ProviderApi {
   userFirst: boolean
   /** Wire messages (a list or a request object) -> canonical messages; throws a typed error on bad input. */
   decode(input: unknown): Message[]
+  /**
+   * Wire messages added to a conversation one at a time (a `ChatContext` fed turn by turn)
+   * -> canonical messages, decoded as they would be inside the whole conversation; a typed
+   * error names the message by its place in the history.
+   */
+  decodeAdded(list: readonly unknown[], after: AddedAfter): Message[]
+  /**
+   * Items the model writes as one run that decodes to one message (Responses: reasoning, its
+   * message, its calls): added one at a time they are held until the run ends.
+   */
+  inModelRun?(item: unknown): boolean
   /**
    * Canonical messages -> the wire request, and what the wire cannot carry. `request: false`
    * asks for the bare message list where the API's request object holds more (Gemini).

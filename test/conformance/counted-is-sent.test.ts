@@ -1,5 +1,4 @@
 import fc from 'fast-check'
-import { encode } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
 import { fit } from '../../src/context/fit.js'
 import { decode, encode as encodeWire, type Format } from '../../src/formats/detect.js'
@@ -7,6 +6,7 @@ import { exactCounter } from '../../src/tokens/counters.js'
 import { clearToolResults } from '../../src/transforms/clear-tool-results.js'
 import { truncateMessages } from '../../src/transforms/truncate-messages.js'
 import { RUNS, SEED } from '../properties/generators.js'
+import { wireTokens } from './wire-count.js'
 
 /**
  * Counted is what is sent: the request body a codec writes, its texts counted apart from the
@@ -15,26 +15,6 @@ import { RUNS, SEED } from '../properties/generators.js'
  * items and their outputs, Anthropic server tool blocks, Gemini code execution parts), at a
  * size the budget cannot hold, with transforms that shorten what they may.
  */
-const SKIP = new Set([
-  'type',
-  'id',
-  'call_id',
-  'tool_use_id',
-  'role',
-  'status',
-  'signature',
-  'thoughtSignature',
-  'encrypted_content',
-])
-function wireTokens(value: unknown, key = ''): number {
-  if (typeof value === 'string')
-    return SKIP.has(key) ? 0 : encode(value, { disallowedSpecial: new Set() }).length
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + wireTokens(v), 0)
-  if (value && typeof value === 'object')
-    return Object.entries(value).reduce((n, [k, v]) => n + wireTokens(v, k), 0)
-  return 0
-}
-
 const big = (words: number, seed: string) =>
   Array.from({ length: words }, (_, k) => `${seed}${k % 97} result line ${k}`).join(' ')
 

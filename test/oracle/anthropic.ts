@@ -13,10 +13,21 @@
 // - system is a string or a list of non-empty text blocks
 // - a search_result block (user content, tool_result content) has a source and a title
 //   (strings) and content: a list of text blocks
+// - server tools: a server_tool_use block (id srvtoolu_...) and its result block
+//   (web_search_tool_result, web_fetch_tool_result, code_execution_tool_result, ...) sit in the
+//   same assistant message, the result after the use it names, each use answered once
 
 import { isObject, type Json, loneSurrogates } from './common.js'
 
 const TOOL_ID = /^[a-zA-Z0-9_-]+$/
+const SERVER_ID = /^srvtoolu_[a-zA-Z0-9_]+$/
+const SERVER_RESULTS = [
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+]
 const NON_SPACE = /\S/
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
 
@@ -69,6 +80,9 @@ export function anthropicViolations(request: unknown): string[] {
     if (owed && m.role !== 'user') out.push(`${at}: tool_use without tool_result right after it`)
     const answered = new Set<string>()
     let otherSeen = false
+    // Server tool uses of this message, and which of them have their result block.
+    const serverUses = new Set<string>()
+    const serverDone = new Set<string>()
     blocks.forEach((b, k) => {
       const bat = `${at}.content.${k}`
       if (!isObject(b)) {
@@ -141,11 +155,37 @@ export function anthropicViolations(request: unknown): string[] {
           if (m.role !== 'assistant') out.push(`${bat}: thinking outside an assistant message`)
           if (typeof b.signature !== 'string') out.push(`${bat}: thinking without signature`)
           break
+        case 'server_tool_use':
+          if (m.role !== 'assistant')
+            out.push(`${bat}: server_tool_use outside an assistant message`)
+          if (typeof b.id !== 'string' || !SERVER_ID.test(b.id))
+            out.push(
+              `${bat}: server_tool_use id ${JSON.stringify(b.id)} does not match ${SERVER_ID}`,
+            )
+          else if (seenIds.has(b.id)) out.push(`${bat}: server_tool_use id ${b.id} is not unique`)
+          else {
+            seenIds.add(b.id)
+            serverUses.add(b.id)
+          }
+          if (typeof b.name !== 'string' || b.name === '')
+            out.push(`${bat}: server_tool_use without name`)
+          if (!isObject(b.input)) out.push(`${bat}: server_tool_use input is not an object`)
+          break
         case 'redacted_thinking':
           if (m.role !== 'assistant')
             out.push(`${bat}: redacted_thinking outside an assistant message`)
           break
         default:
+          if (SERVER_RESULTS.includes(String(b.type))) {
+            if (m.role !== 'assistant') out.push(`${bat}: ${b.type} outside an assistant message`)
+            const use = String(b.tool_use_id)
+            if (!serverUses.has(use))
+              out.push(`${bat}: ${b.type} for ${use}, not a server_tool_use before it here`)
+            else if (serverDone.has(use)) out.push(`${bat}: a second result for ${use}`)
+            else serverDone.add(use)
+            if (b.content === undefined) out.push(`${bat}: ${b.type} without content`)
+            break
+          }
           out.push(`${bat}: unknown block type ${JSON.stringify(b.type)}`)
       }
     })

@@ -207,3 +207,30 @@ describe('the OpenAI chat oracle', () => {
     expect(openAIChatViolations(messages).join('\n')).toMatch(message)
   })
 })
+
+describe('the Anthropic oracle on server tools', () => {
+  const use = {
+    type: 'server_tool_use',
+    id: 'srvtoolu_1',
+    name: 'web_search',
+    input: { query: 'x' },
+  }
+  const result = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] }
+  const request = (content: unknown[]) => ({
+    messages: [
+      { role: 'user', content: 'search' },
+      { role: 'assistant', content },
+    ],
+  })
+  it('accepts a server tool use and its result in one assistant message', () => {
+    expect(anthropicViolations(request([use, result, { type: 'text', text: 'done' }]))).toEqual([])
+  })
+  it.each([
+    ['a result without its use', [result], /not a server_tool_use before it/],
+    ['a result before its use', [result, use], /not a server_tool_use before it/],
+    ['two results for one use', [use, result, result], /a second result/],
+    ['an id that is not a server tool id', [{ ...use, id: 'toolu_1' }], /does not match/],
+  ])('refuses %s', (_name, content, rule) => {
+    expect(anthropicViolations(request(content)).join()).toMatch(rule)
+  })
+})

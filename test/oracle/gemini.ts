@@ -147,11 +147,20 @@ export function geminiViolations(
         bare.add(`${role}${key(rest)}`)
       }
     }
+    // Gemini validates the signatures of function calls only; on other parts they are
+    // returned but not checked, so a shortened text may keep the signature it came with.
+    const sourceSignatures = new Set<unknown>()
+    for (const c of source as Json[])
+      for (const p of (c.parts as Json[] | undefined) ?? [])
+        if (!p.functionCall && p.thoughtSignature !== undefined)
+          sourceSignatures.add(p.thoughtSignature)
+    const textSignature = (p: Json) =>
+      typeof p.text === 'string' && sourceSignatures.has(p.thoughtSignature)
     contents.forEach((c, i) => {
       for (const p of (c.parts as Json[] | undefined) ?? []) {
         const k = `${String(c.role)}${key(p)}`
         if (typeof p.thoughtSignature === 'string') {
-          if (!signed.has(k))
+          if (!signed.has(k) && !movedSignature(c, p, source as Json[]) && !textSignature(p))
             out.push(`content ${i}: a signed part that is not the source's part, byte for byte`)
           continue
         }
@@ -162,4 +171,28 @@ export function geminiViolations(
     })
   }
   return out
+}
+
+/**
+ * Gemini 3 wants a signature on the first function call of each step. When the signed first
+ * call of a parallel step is not sent (no response for it), its signature may go on the first
+ * call that is: the part is that step's own call, unsigned there, and the step's signed call
+ * is not in the turn sent.
+ */
+function movedSignature(turn: Json, part: Json, source: Json[]): boolean {
+  if (!part.functionCall) return false
+  const parts = (turn.parts as Json[]).filter((q) => q.functionCall)
+  if (parts[0] !== part) return false
+  const { thoughtSignature: sig, ...bare } = part
+  return source.some((c) => {
+    const calls = ((c.parts as Json[] | undefined) ?? []).filter((q) => q.functionCall)
+    const signer = calls[0]
+    return (
+      c.role === 'model' &&
+      signer !== undefined &&
+      signer.thoughtSignature === sig &&
+      calls.some((q) => q.thoughtSignature === undefined && key(q) === key(bare)) &&
+      !parts.some((q) => key(q.functionCall) === key(signer.functionCall))
+    )
+  })
 }

@@ -148,3 +148,61 @@ describe('Gemini oracle', () => {
     ).toMatch(/not the source's part/)
   })
 })
+
+describe('oracle rules the entry-point matrix needs', () => {
+  it('Gemini: a parallel step whose signed call is not sent may carry its signature on the first call kept', () => {
+    const user = { role: 'user', parts: [{ text: 'hi' }] }
+    const step = {
+      role: 'model',
+      parts: [
+        { functionCall: { name: 'f', args: {} }, thoughtSignature: 'sig' },
+        { functionCall: { name: 'g', args: {} } },
+      ],
+    }
+    const kept = {
+      role: 'model',
+      parts: [{ functionCall: { name: 'g', args: {} }, thoughtSignature: 'sig' }],
+    }
+    const answer = { role: 'user', parts: [{ functionResponse: { name: 'g', response: {} } }] }
+    const source = [user, step, answer]
+    expect(geminiViolations({ contents: [user, kept, answer] }, source)).toEqual([])
+    // Another signature, or one no call of that step carried: not the source's.
+    const forged = { role: 'model', parts: [{ ...kept.parts[0], thoughtSignature: 'other' }] }
+    expect(geminiViolations({ contents: [user, forged, answer] }, source).join()).toMatch(
+      /not the source's part/,
+    )
+  })
+
+  it("Gemini: a shortened text keeps its signature; a signature the source's texts never had is refused", () => {
+    const user = { role: 'user', parts: [{ text: 'hi' }] }
+    const reply = { role: 'model', parts: [{ text: 'a long answer', thoughtSignature: 'sig' }] }
+    const cut = { role: 'model', parts: [{ text: 'a long…', thoughtSignature: 'sig' }] }
+    expect(geminiViolations({ contents: [user, cut] }, [user, reply])).toEqual([])
+    const forged = { role: 'model', parts: [{ text: 'a long…', thoughtSignature: 'nope' }] }
+    expect(geminiViolations({ contents: [user, forged] }, [user, reply]).join()).toMatch(
+      /not the source's part/,
+    )
+  })
+
+  it('Responses: a built-in tool output answers an earlier call of its tool', () => {
+    const call = {
+      type: 'computer_call',
+      id: 'cu_1',
+      call_id: 'c1',
+      action: { type: 'screenshot' },
+    }
+    const output = {
+      type: 'computer_call_output',
+      call_id: 'c1',
+      output: { type: 'computer_screenshot' },
+    }
+    expect(responsesViolations([{ role: 'user', content: 'go' }, call, output])).toEqual([])
+    expect(responsesViolations([{ role: 'user', content: 'go' }, output]).join()).toMatch(
+      /No computer_call found/,
+    )
+    const shell = { type: 'local_shell_call_output', call_id: 'c1', output: 'ok' }
+    expect(responsesViolations([{ role: 'user', content: 'go' }, call, shell]).join()).toMatch(
+      /No local_shell_call found/,
+    )
+  })
+})

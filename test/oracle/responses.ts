@@ -8,6 +8,14 @@ export interface ResponsesOracleOptions {
   store?: boolean
 }
 
+/** The client-side built-in tools: each output item and the call item it answers. */
+const BUILT_IN_OUTPUT: Record<string, string> = {
+  computer_call_output: 'computer_call',
+  local_shell_call_output: 'local_shell_call',
+  shell_call_output: 'shell_call',
+  apply_patch_call_output: 'apply_patch_call',
+}
+
 const MODEL_ITEM = (x: Item) =>
   (x.type === 'message' || x.type === undefined) && x.role === 'assistant'
     ? true
@@ -78,6 +86,12 @@ export function responsesViolations(
       if (x.type === 'function_call' && typeof x.arguments !== 'string')
         out.push(`item ${i}: function_call arguments must be a string`)
       open.push(`${x.type}:${String(x.call_id)}`)
+    }
+    // Built-in tool outputs the client sends back answer a call of their tool before them.
+    if (typeof x.type === 'string' && BUILT_IN_OUTPUT[x.type]) {
+      const call = BUILT_IN_OUTPUT[x.type] as string
+      if (!list.slice(0, i).some((y) => y?.type === call && y.call_id === x.call_id))
+        out.push(`item ${i}: No ${call} found for ${x.type} with call_id ${String(x.call_id)}`)
     }
     if (x.type === 'function_call_output' || x.type === 'custom_tool_call_output') {
       const kind = x.type === 'function_call_output' ? 'function_call' : 'custom_tool_call'

@@ -1,3 +1,5 @@
+import type { Message } from '../../messages/message.js'
+import { decodedAt, namedResults } from '../codec-kit.js'
 import type { ProviderApi } from '../types.js'
 import { fromAnthropic, toAnthropic } from './codec.js'
 import { native, overflow, promptTokens, tools } from './limits.js'
@@ -8,6 +10,11 @@ export const anthropicMessages: ProviderApi = {
   format: 'anthropic',
   userFirst: true,
   decode: fromAnthropic,
+  // A turn or reply decodes from a message list.
+  decodeAdded: (list, after) =>
+    decodedAt(after.firstIndex, () =>
+      namedResults(turnsFrom(fromAnthropic({ messages: list }), after.firstIndex), after.calls),
+    ),
   encode: (messages) => {
     const { lost, ...output } = toAnthropic(messages)
     return { output, lost }
@@ -17,4 +24,24 @@ export const anthropicMessages: ProviderApi = {
   promptTokens,
   tools,
   native,
+}
+
+/**
+ * Turns added one at a time are numbered where they start in the history, as a whole
+ * conversation decoded at once numbers them: a tool-result turn and the user turn after it
+ * stay two turns (numbered alike, the encoder would send them as one).
+ */
+function turnsFrom(messages: Message[], firstIndex: number): Message[] {
+  if (firstIndex === 0) return messages
+  return messages.map((m) => {
+    const data = m.providerMetadata?.anthropic
+    if (typeof data?.turn !== 'number') return m
+    return {
+      ...m,
+      providerMetadata: {
+        ...m.providerMetadata,
+        anthropic: { ...data, turn: data.turn + firstIndex },
+      },
+    }
+  })
 }

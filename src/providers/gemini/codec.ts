@@ -558,8 +558,10 @@ function encodeModel(m: AssistantMessage): Json[] {
   const out: Json[] = []
   for (const slot of (data.layout as Slot[] | undefined) ?? []) {
     if (slot.t === 'thought') {
-      // A dropped thought is not sent; a kept one goes back as it came, signature and all.
-      if (m.thought !== undefined) out.push(slot.part)
+      // A dropped thought is not sent; a kept one goes back as it came, signature and all,
+      // but for an empty one without a signature, which Gemini refuses and which says nothing.
+      const empty = !slot.part.text && slot.part.thoughtSignature === undefined
+      if (m.thought !== undefined && !empty) out.push(slot.part)
     } else if (slot.t === 'call') {
       const c = calls.shift()
       if (c) out.push(encodeCall(c))

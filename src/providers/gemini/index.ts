@@ -9,6 +9,9 @@ export const gemini: ProviderApi = {
   format: 'gemini',
   userFirst: true,
   decode: (input) => fromGemini(input),
+  // A response turn answers the calls of the turn before.
+  decodeAdded: (list, after) =>
+    fromGemini(list, { firstTurn: after.firstIndex, openCalls: after.openCalls }),
   encode(messages, options) {
     const { output, lost } = encodeGemini(messages)
     if (options?.request !== false) return { output, lost }
