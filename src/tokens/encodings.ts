@@ -1,23 +1,69 @@
-import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base'
-import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base'
+import { EncodingNotLoadedError, InvalidOptionError } from '../errors.js'
+import { bpeCounter, PATTERNS, readRankTable } from './bpe.js'
 
 export type EncodingName = 'o200k_base' | 'cl100k_base'
 
-type CountFn = (text: string, options?: { disallowedSpecial?: Set<string> }) => number
+export const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base']
 
 /**
- * The encodings are plain ESM imports, so every bundler and runtime resolves them (no
- * `require`, no `node:` module). Counting is synchronous, so they are imported statically:
- * their rank tables are read when this module loads; the BPE state is built on first use.
+ * The rank tables are loaded when first needed, never at import: an app that only estimates
+ * (Claude, Gemini) or brings its own counter loads none. A table arrives either from the
+ * synchronous loader an entry for a runtime with one installs (Node: `context-window` under
+ * the `node` export condition), or from `loadEncoding`, a dynamic import every bundler
+ * splits into a chunk of its own. Once loaded, counting is synchronous.
  */
-const encodings: Record<EncodingName, CountFn> = { o200k_base: o200k, cl100k_base: cl100k }
+const loaded = new Map<EncodingName, (text: string) => number>()
+let syncLoader: ((name: EncodingName) => string) | undefined
 
-function load(name: EncodingName): CountFn {
-  return encodings[name]
+function install(name: EncodingName, table: string): (text: string) => number {
+  let count = loaded.get(name)
+  if (!count) {
+    count = bpeCounter(readRankTable(table), PATTERNS[name])
+    loaded.set(name, count)
+  }
+  return count
 }
 
-/** Text inside a message is text: `<|endoftext|>` typed by a user is counted, not refused. */
-const NO_SPECIAL = { disallowedSpecial: new Set<string>() }
+function checkName(name: unknown): EncodingName {
+  if (!ENCODINGS.includes(name as EncodingName))
+    throw new InvalidOptionError(
+      'encoding',
+      `expected one of ${ENCODINGS.join(', ')}, got ${JSON.stringify(name)}`,
+    )
+  return name as EncodingName
+}
+
+/**
+ * Loads an encoding's rank table (default `o200k_base`); exact counts with it are
+ * synchronous once the promise resolves. Needed where no synchronous loader exists (a
+ * browser, a worker, Deno, a bundle for any of them); harmless elsewhere.
+ */
+export async function loadEncoding(name: EncodingName = 'o200k_base'): Promise<void> {
+  checkName(name)
+  if (loaded.has(name)) return
+  const table =
+    name === 'o200k_base'
+      ? (await import('./data/o200k_base.js')).default
+      : (await import('./data/cl100k_base.js')).default
+  install(name, table)
+}
+
+/** Whether an encoding can count now (loaded, or loadable synchronously). */
+export function encodingReady(name: EncodingName): boolean {
+  return loaded.has(name) || syncLoader !== undefined
+}
+
+/** Installs the loader a runtime with synchronous module loading offers (an entry's job). */
+export function setEncodingLoader(loader: (name: EncodingName) => string): void {
+  syncLoader = loader
+}
+
+function encoding(name: EncodingName): (text: string) => number {
+  const count = loaded.get(name)
+  if (count) return count
+  if (!syncLoader) throw new EncodingNotLoadedError(name)
+  return install(name, syncLoader(name))
+}
 
 /**
  * BPE on one pre-tokenizer piece is quadratic in its length, and a piece is a run of one
@@ -105,8 +151,12 @@ export function countInRuns(text: string, count: (slice: string) => number): num
   return total + count(text.slice(segment))
 }
 
+/** Counts text in `name`, loading its table on the first count. */
 export function textCounter(name: EncodingName): (text: string) => number {
-  const count = load(name)
-  const one = (slice: string) => count(slice, NO_SPECIAL)
-  return (text) => (text.length === 0 ? 0 : countInRuns(text, one))
+  let count: ((text: string) => number) | undefined
+  return (text) => {
+    if (text.length === 0) return 0
+    count ??= encoding(name)
+    return countInRuns(text, count)
+  }
 }
