@@ -13,7 +13,7 @@ export const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base']
  * splits into a chunk of its own. Once loaded, counting is synchronous.
  */
 const loaded = new Map<EncodingName, (text: string) => number>()
-let syncLoader: ((name: EncodingName) => string) | undefined
+let syncLoader: ((name: EncodingName) => string | undefined) | undefined
 
 function install(name: EncodingName, table: string): (text: string) => number {
   let count = loaded.get(name)
@@ -48,21 +48,17 @@ export async function loadEncoding(name: EncodingName = 'o200k_base'): Promise<v
   install(name, table)
 }
 
-/** Whether an encoding can count now (loaded, or loadable synchronously). */
-export function encodingReady(name: EncodingName): boolean {
-  return loaded.has(name) || syncLoader !== undefined
-}
-
 /** Installs the loader a runtime with synchronous module loading offers (an entry's job). */
-export function setEncodingLoader(loader: (name: EncodingName) => string): void {
+export function setEncodingLoader(loader: (name: EncodingName) => string | undefined): void {
   syncLoader = loader
 }
 
 function encoding(name: EncodingName): (text: string) => number {
   const count = loaded.get(name)
   if (count) return count
-  if (!syncLoader) throw new EncodingNotLoadedError(name)
-  return install(name, syncLoader(name))
+  const table = syncLoader?.(name)
+  if (table === undefined) throw new EncodingNotLoadedError(name)
+  return install(name, table)
 }
 
 /**

@@ -1,18 +1,23 @@
 /**
- * Node's synchronous loader for the encodings' rank tables: `require` of the table module
- * beside this one, on the first exact count. Imported by the Node entries only (the `node`
- * export condition, the CLI); bundlers for Node follow the two literal paths.
+ * Node's synchronous loader for the encodings' rank tables: `require` of the table module on
+ * the first exact count. Imported by the Node entries only (the `node` export condition, the
+ * CLI). The path is written from this folder's parent so that it holds both here
+ * (`dist/tokens/`) and in the Node bundle (`dist/node/`). Where the module is not beside the
+ * code (an app bundled again for Node), the typed error asks for `loadEncoding`.
  */
 import { createRequire } from 'node:module'
 import { setEncodingLoader } from './encodings.js'
 
 const load = createRequire(import.meta.url)
 
-setEncodingLoader(
-  (name) =>
-    (
-      (name === 'o200k_base' ? load('./data/o200k_base.js') : load('./data/cl100k_base.js')) as {
-        default: string
-      }
-    ).default,
-)
+setEncodingLoader((name) => {
+  try {
+    return (
+      (name === 'o200k_base'
+        ? load('../tokens/data/o200k_base.js')
+        : load('../tokens/data/cl100k_base.js')) as { default: string }
+    ).default
+  } catch {
+    return undefined
+  }
+})
