@@ -59,7 +59,7 @@ export interface EstimateCounterOptions {
   factor?: number
   /**
    * What is scaled: `pieces` (default) prices o200k's pre-tokenizer pieces by kind and length
-   * and loads no rank table (about 1.25 times the o200k count on chat and tool text);
+   * and loads no rank table (about 1.17 times the o200k count on chat and tool text);
    * `o200k` tokenizes exactly (loads the o200k table); `chars` divides the length by 3.
    */
   base?: 'pieces' | 'o200k' | 'chars'

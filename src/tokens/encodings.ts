@@ -13,7 +13,7 @@ export const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base']
  * splits into a chunk of its own. Once loaded, counting is synchronous.
  */
 const loaded = new Map<EncodingName, (text: string) => number>()
-let syncLoader: ((name: EncodingName) => string | undefined) | undefined
+const syncLoaders: ((name: EncodingName) => string | undefined)[] = []
 
 function install(name: EncodingName, table: string): (text: string) => number {
   let count = loaded.get(name)
@@ -48,15 +48,22 @@ export async function loadEncoding(name: EncodingName = 'o200k_base'): Promise<v
   install(name, table)
 }
 
-/** Installs the loader a runtime with synchronous module loading offers (an entry's job). */
-export function setEncodingLoader(loader: (name: EncodingName) => string | undefined): void {
-  syncLoader = loader
+/**
+ * Adds a synchronous loader (an entry's job, where the runtime offers one). The newest is
+ * asked first; one that cannot find the table returns undefined and the next is asked.
+ */
+export function addEncodingLoader(loader: (name: EncodingName) => string | undefined): void {
+  syncLoaders.unshift(loader)
 }
 
 function encoding(name: EncodingName): (text: string) => number {
   const count = loaded.get(name)
   if (count) return count
-  const table = syncLoader?.(name)
+  let table: string | undefined
+  for (const loader of syncLoaders) {
+    table = loader(name)
+    if (table !== undefined) break
+  }
   if (table === undefined) throw new EncodingNotLoadedError(name)
   return install(name, table)
 }

@@ -6,11 +6,11 @@
  * code (an app bundled again for Node), the typed error asks for `loadEncoding`.
  */
 import { createRequire } from 'node:module'
-import { setEncodingLoader } from './encodings.js'
+import { addEncodingLoader } from './encodings.js'
 
 const load = createRequire(import.meta.url)
 
-setEncodingLoader((name) => {
+addEncodingLoader((name) => {
   try {
     return (
       (name === 'o200k_base'

@@ -4,9 +4,9 @@
  * reads the built modules: lazily, synchronously.
  */
 import { readFileSync } from 'node:fs'
-import { setEncodingLoader } from '../../src/tokens/encodings.js'
+import { addEncodingLoader } from '../../src/tokens/encodings.js'
 
-setEncodingLoader((name) => {
+addEncodingLoader((name) => {
   const text = readFileSync(new URL(`../../src/tokens/data/${name}.ts`, import.meta.url), 'utf8')
   const table = /'([A-Za-z0-9+/=]+)'/.exec(text)?.[1]
   if (!table) throw new Error(`src/tokens/data/${name}.ts holds no table`)
