@@ -3,6 +3,7 @@
 // contains itself, a symbol) and prints each export that answers with something other than
 // one of the library's typed errors, with the first arguments that showed it.
 // Run: npx tsx scripts/export-probe.ts   (exit 1 when any export crashes)
+import '../src/tokens/node-encodings.js'
 import * as api from '../src/index.js'
 
 const { ContextWindowError } = api

@@ -1,23 +1,27 @@
 /**
- * Node's synchronous loader for the encodings' rank tables: `require` of the table module on
- * the first exact count. Imported by the Node entries only (the `node` export condition, the
- * CLI). The path is written from this folder's parent so that it holds both here
- * (`dist/tokens/`) and in the Node bundle (`dist/node/`). Where the module is not beside the
- * code (an app bundled again for Node), the typed error asks for `loadEncoding`.
+ * Node's synchronous loader for the encodings' rank tables, used on the first exact count:
+ * the table module's text is read and its string literal taken (no JavaScript parse of
+ * 2 MB). Imported by the Node entries only (the `node` export condition, the CLI). The path
+ * is written from this folder's parent so that it holds both here (`dist/tokens/`) and in
+ * the Node bundle (`dist/node/`); the TypeScript source is read when running from source.
+ * Where no table is beside the code (an app bundled again), the typed error asks for
+ * `loadEncoding`.
  */
-import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
 import { addEncodingLoader } from './encodings.js'
 
-const load = createRequire(import.meta.url)
-
 addEncodingLoader((name) => {
-  try {
-    return (
-      (name === 'o200k_base'
-        ? load('../tokens/data/o200k_base.js')
-        : load('../tokens/data/cl100k_base.js')) as { default: string }
-    ).default
-  } catch {
-    return undefined
+  for (const ext of ['.js', '.ts']) {
+    let text: string
+    try {
+      text = readFileSync(new URL(`../tokens/data/${name}${ext}`, import.meta.url), 'latin1')
+    } catch {
+      continue
+    }
+    // `const ranks = '…'`: the literal after the first `= '`.
+    const from = text.indexOf("= '")
+    const to = text.indexOf("'", from + 3)
+    if (from >= 0 && to > from) return text.slice(from + 3, to)
   }
+  return undefined
 })
