@@ -12,8 +12,8 @@ import {
   trimMessages,
 } from '@langchain/core/messages'
 import { measure as measureSize } from '../scripts/size.js'
-import { coldStarts } from './cold-start-runs.js'
 import type { Message } from '../src/messages/message.js'
+import { coldStarts } from './cold-start-runs.js'
 import { lib, messageText } from './lib.js'
 import { history } from './traffic.js'
 
