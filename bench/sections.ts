@@ -25,7 +25,8 @@ function agentLoop() {
   const t0 = performance.now()
   for (const m of fresh) once.countMessage(m)
   const tokenizeOnceMs = performance.now() - t0
-  const ctx = new ChatContext({ budget: 8_000, initialMessages: [system] })
+  // Newest messages only, as the peers keep: the ledger's cost is measured apart (agent-ledger).
+  const ctx = new ChatContext({ budget: 8_000, initialMessages: [system], ledger: false })
   const per: number[] = []
   const start = performance.now()
   for (const m of loop) {
@@ -48,7 +49,7 @@ function agentLoop() {
 function growing() {
   const pool = history(100_400)
   const grown = pool.slice(0, 100_000)
-  fit(grown, { budget: 8_000 }) // the first call indexes the whole array
+  fit(grown, { budget: 8_000, ledger: false }) // the first call indexes the whole array
   const perPush: number[] = []
   const perCopy: number[] = []
   for (let k = 100_000; k < pool.length; k++) {
@@ -56,12 +57,12 @@ function growing() {
     grown.push(next)
     if (next.role === 'assistant' && next.toolCalls?.length) continue
     let s = performance.now()
-    fit(grown, { budget: 8_000 })
+    fit(grown, { budget: 8_000, ledger: false })
     perPush.push(performance.now() - s)
     // As the AI SDK's prepareStep: a new array each step, holding the same message objects.
     const copy = [...grown]
     s = performance.now()
-    fit(copy, { budget: 8_000 })
+    fit(copy, { budget: 8_000, ledger: false })
     perCopy.push(performance.now() - s)
   }
   return {
@@ -71,6 +72,45 @@ function growing() {
     pushedMs: median(perPush),
     newArrayMs: median(perCopy),
   }
+}
+
+/**
+ * The default for agents: one new turn over a 1,000-message agent history (counts cached),
+ * with the ledger of what is dropped and without it, each call a fit of the whole history.
+ */
+function agentLedger() {
+  const pool = history(1_300)
+  let n = 1_000
+  while (pool[n]?.role !== 'user') n++
+  const out: Record<string, number> = {}
+  for (const [name, ledger] of [
+    ['ledgerMs', 'auto'],
+    ['withoutMs', false],
+  ] as const) {
+    for (const [how, make] of [
+      ['context', () => new ChatContext({ budget: 8_000, initialMessages: [system], ledger })],
+      ['fit', undefined],
+    ] as const) {
+      const grown = pool.slice(0, n)
+      const ctx = make?.()
+      ctx?.addMessages(grown.slice(1))
+      if (ctx) ctx.getMessagesSync()
+      else fit(grown, { budget: 8_000, ledger })
+      const per: number[] = []
+      for (let k = n; k < pool.length; k++) {
+        const m = pool[k] as Message
+        if (ctx) ctx.addMessage(m)
+        else grown.push(m)
+        if (m.role === 'assistant' && m.toolCalls?.length) continue
+        const s = performance.now()
+        if (ctx) ctx.getMessagesSync()
+        else fit(grown, { budget: 8_000, ledger })
+        per.push(performance.now() - s)
+      }
+      out[`${how}${name[0]?.toUpperCase()}${name.slice(1)}`] = median(per)
+    }
+  }
+  return { workload: 'agent-ledger', messages: n, ...out }
 }
 
 /** Our message accounting against raw countTokens on the same text, both warm. */
@@ -100,6 +140,7 @@ const sections: Record<string, () => unknown> = {
   'agent-loop': agentLoop,
   growing,
   counting,
+  'agent-ledger': agentLedger,
 }
 const run = which === undefined ? undefined : sections[which]
 if (!run) throw new Error(`unknown section ${which}: ${Object.keys(sections).join(', ')}`)

@@ -1,54 +1,22 @@
-// Calls every function and class the root entry exports with arguments of the wrong type
-// (null, numbers, strings, empty objects and lists, lists of non-messages, a value that
-// contains itself, a symbol) and prints each export that answers with something other than
-// one of the library's typed errors, with the first arguments that showed it.
-// Run: npx tsx scripts/export-probe.ts   (exit 1 when any export crashes)
+// Calls every function and class of every entry (the root and the subpath entries) with
+// arguments of the wrong type and prints each export that answers with something other than
+// one of the library's typed errors, with the first arguments that showed it. The generators
+// and the check are test/bad-inputs/probe.ts, which test/bad-inputs/exports.test.ts holds to.
+// Run: npx tsx scripts/export-probe.ts [samples]   (exit 1 when any export crashes)
 import '../src/tokens/node-encodings.js'
-import * as api from '../src/index.js'
+import fc from 'fast-check'
+import { call, callables, shown, untyped, wrongArguments } from '../test/bad-inputs/probe.js'
 
-const { ContextWindowError } = api
-const cyclic: Record<string, unknown> = { role: 'user' }
-cyclic.content = cyclic
-const tries: unknown[][] = [
-  [],
-  [null],
-  [5],
-  ['x'],
-  [{}],
-  [[null]],
-  [[1]],
-  [{ role: 'user', content: 5 }],
-  [[{ role: 'user', content: 5 }]],
-  [cyclic],
-  [Symbol('s')],
-  [[], null],
-  [[], 5],
-  [{}, null],
-]
-const describe = (a: unknown) => (Array.isArray(a) ? 'list' : a === null ? 'null' : typeof a)
-
+const samples = Number(process.argv[2] ?? 300)
+const tries = fc.sample(wrongArguments, { numRuns: samples, seed: 1 })
+tries.unshift([], [null], [[], null], [[{ role: 'user', content: 'hi' }], null])
 let crashes = 0
-for (const [name, f] of Object.entries(api)) {
-  if (typeof f !== 'function' || (f as { prototype?: unknown }).prototype instanceof Error) continue
-  const isClass = /^class\b/.test(Function.prototype.toString.call(f))
+for (const c of callables()) {
   for (const args of tries) {
-    let out: unknown
-    try {
-      out = isClass
-        ? new (f as new (...a: unknown[]) => unknown)(...args)
-        : (f as (...a: unknown[]) => unknown)(...args)
-    } catch (e) {
-      out = e
-    }
-    if (out instanceof Promise) {
-      out.catch(() => {})
-      continue
-    }
-    if (out instanceof Error && !(out instanceof ContextWindowError)) {
+    const why = untyped(await call(c, args))
+    if (why) {
       crashes++
-      console.log(
-        `${name}(${args.map(describe).join(', ')}): ${out.name}: ${out.message.split('\n')[0]}`,
-      )
+      console.log(`${c.entry} ${c.name}(${args.map(shown).join(', ')}): ${why}`)
       break
     }
   }

@@ -7,6 +7,7 @@
  * or in this package.
  */
 import { InvalidOptionError } from './errors.js'
+import { describeValue } from './options-check.js'
 import { createCounter, type TokenCounter } from './tokens/counter.js'
 import { type MergeBpe, mergeBpe } from './tokens/merge-bpe.js'
 
@@ -35,10 +36,7 @@ export function geminiCounter(
     throw new InvalidOptionError('options', 'expected an object')
   const { model } = options
   if (model !== undefined && (typeof model !== 'string' || !/^gemini-/.test(model)))
-    throw new InvalidOptionError(
-      'model',
-      `expected a Gemini model id, got ${JSON.stringify(model)}`,
-    )
+    throw new InvalidOptionError('model', `expected a Gemini model id, got ${describeValue(model)}`)
   const bpe = isEncoder(tokenizer) ? tokenizer : mergeBpe(tokenizer)
   return createCounter({
     name: `gemma3${model ? `:${model}` : ''}`,

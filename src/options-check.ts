@@ -63,3 +63,54 @@ export function checkKeys(options: unknown, known: readonly string[], where: str
   for (const key of Object.keys(options))
     if (!known.includes(key)) throw unknownOption(key, known, where)
 }
+
+/**
+ * A value named for an error message without reading into it: a value that contains itself,
+ * is nested thousands deep or is a big integer is named by its kind, never serialized.
+ */
+export function describeValue(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'a list'
+  switch (typeof v) {
+    case 'string':
+      return v.length > 40 ? `a string of ${v.length} characters` : JSON.stringify(v)
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return String(v)
+    case 'object':
+      return 'an object'
+    default:
+      return `a ${typeof v}`
+  }
+}
+
+/**
+ * The check at the top of a function taking an options object: `undefined` is no options
+ * (unless `required`);
+ * anything that is not an object (null, a number, a list) is refused, and so is any own key
+ * not in `known`, naming the closest. `name` is the argument's name in the error.
+ */
+export function requireOptions(
+  options: unknown,
+  where: string,
+  known?: readonly string[],
+  { name = 'options', required = false }: { name?: string; required?: boolean } = {},
+): void {
+  if (options === undefined && !required) return
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new InvalidOptionError(name, `${where} expects an object, got ${describeValue(options)}`)
+  if (known) checkKeys(options, known, where)
+}
+
+/** Refuses an argument that fails its test, naming the function, the argument and what it expects. */
+export function requireArgument(
+  ok: boolean,
+  where: string,
+  name: string,
+  expected: string,
+  value: unknown,
+): void {
+  if (!ok)
+    throw new InvalidOptionError(name, `${where} expects ${expected}, got ${describeValue(value)}`)
+}

@@ -169,10 +169,20 @@ function fitOptions(values: Values, input: Input): FitOptions {
       dropFrom: values['drop-from'] as 'oldest' | 'middle',
     }),
     ...(typeof values.query === 'string' && { query: values.query }),
+    ...ledgerOption(values),
     provider: providerOption(values) ?? providerOf(input.format),
     ...transformOptions(values),
     ...(strategy === 'summarizing' && summarizerOptions(values)),
   } as FitOptions
+}
+
+/** `--ledger` / `--no-ledger`: both at once is a usage error. */
+function ledgerOption(values: Values): { ledger?: boolean } {
+  if (values.ledger && values['no-ledger'])
+    throw new UsageError('options --ledger and --no-ledger: give one of them')
+  if (values.ledger) return { ledger: true }
+  if (values['no-ledger']) return { ledger: false }
+  return {}
 }
 
 /** `--native TARGET`: the policy from the clearing and compaction flags, split between provider and client. */

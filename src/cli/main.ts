@@ -38,6 +38,9 @@ Options:
   --turns N           userTurns: user turns to keep
   --drop-from WHERE   tokenLimited: oldest (default) or middle
   --query TEXT        what the next call is about (relevance strategies)
+  --ledger / --no-ledger
+                      list the facts of dropped messages in one message (default:
+                      on for the default strategy when the history has tool calls)
   --provider P        openai, anthropic, openai-responses or gemini: whose rules the output
                       passes (default: the input's own provider, else openai)
   --format F          auto (default), openai-chat, openai-responses, anthropic, gemini,
@@ -104,6 +107,8 @@ const OPTIONS = {
   turns: { type: 'string' },
   'drop-from': { type: 'string' },
   query: { type: 'string' },
+  ledger: { type: 'boolean' },
+  'no-ledger': { type: 'boolean' },
   provider: { type: 'string' },
   out: { type: 'string' },
   format: { type: 'string' },

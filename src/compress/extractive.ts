@@ -1,4 +1,5 @@
 import { contentText, type Message } from '../messages/message.js'
+import { requireArgument, requireOptions } from '../options-check.js'
 import { terms_ } from '../strategies/scorers.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -35,6 +36,14 @@ interface Kept {
  * default, so compression works with no server.
  */
 export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarizer {
+  requireOptions(options, 'extractiveSummarizer', ['counter'])
+  requireArgument(
+    options.counter === undefined || typeof options.counter?.countText === 'function',
+    'extractiveSummarizer',
+    'counter',
+    'a token counter',
+    options.counter,
+  )
   const counter = options.counter ?? exactCounter()
   return {
     name: 'extractive',

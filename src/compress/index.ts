@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { requireOptions } from '../options-check.js'
 import { extractiveSummarizer } from './extractive.js'
 import { type OpenAICompatibleOptions, openAICompatibleSummarizer } from './openai-compatible.js'
 import type { Summarizer } from './summarizer.js'
@@ -67,6 +68,7 @@ function describeSpec(spec: unknown): string {
 
 /** The summarizing strategy from plain options (JSON configs, saved states, the CLI). */
 export function summarizingFromOptions(o: Record<string, unknown>) {
+  requireOptions(o, 'summarizingFromOptions', undefined, { required: true })
   const keys = [
     'trigger',
     'leaveLastN',

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { requireArgument, requireOptions } from '../options-check.js'
 import { redact } from './redact.js'
 import { errorText, type Summarizer, SummarizerError, transcript } from './summarizer.js'
 
@@ -19,6 +20,17 @@ export interface OpenAICompatibleOptions {
   backoffMs?: number
 }
 
+const OPENAI_COMPATIBLE_OPTIONS = [
+  'baseURL',
+  'apiKey',
+  'model',
+  'prompt',
+  'maxTokens',
+  'timeoutMs',
+  'retries',
+  'backoffMs',
+]
+
 export const DEFAULT_PROMPT = `You compress the earlier part of a conversation so that an assistant can continue it
 without the original messages. Write a faithful summary of the transcript below.
 Keep exactly: figures, amounts, dates, names, identifiers, links, decisions and commitments.
@@ -32,6 +44,25 @@ failed, the key result). Do not invent anything. Write plain text, no preamble.`
  * logged, never in an error message.
  */
 export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Summarizer {
+  requireOptions(options, 'openAICompatibleSummarizer', OPENAI_COMPATIBLE_OPTIONS, {
+    required: true,
+  })
+  for (const k of ['baseURL', 'apiKey', 'model', 'prompt'] as const)
+    requireArgument(
+      options[k] === undefined || typeof options[k] === 'string',
+      'openAICompatibleSummarizer',
+      k,
+      'a string',
+      options[k],
+    )
+  for (const k of ['maxTokens', 'timeoutMs', 'retries', 'backoffMs'] as const)
+    requireArgument(
+      options[k] === undefined || (typeof options[k] === 'number' && options[k] >= 0),
+      'openAICompatibleSummarizer',
+      k,
+      'a number >= 0',
+      options[k],
+    )
   const {
     baseURL,
     apiKey,

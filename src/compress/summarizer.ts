@@ -1,4 +1,5 @@
 import { ContextWindowError } from '../errors.js'
+import { requireMessages } from '../messages/check.js'
 import { contentText, type Message } from '../messages/message.js'
 
 export interface SummarizeRequest {
@@ -39,6 +40,7 @@ export class SummarizerError extends ContextWindowError {
  * FUNCTION_RETURN (tool name and status), with the speaker's name where there is one.
  */
 export function transcript(messages: readonly Message[]): string {
+  requireMessages(messages)
   const lines: string[] = []
   for (const m of messages) {
     const who = m.name ? ` (${m.name})` : ''

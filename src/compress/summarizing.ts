@@ -11,7 +11,7 @@ import {
 } from '../messages/facts.js'
 import { contentText, type Message, messageText } from '../messages/message.js'
 import { errorsOf, validate } from '../messages/validate.js'
-import { checkKeys } from '../options-check.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import {
   type PlanItem,
@@ -117,6 +117,13 @@ interface Current {
  * ledger holds one summary (with its facts) however long the conversation.
  */
 export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLedger {
+  requireArgument(
+    Array.isArray(initial) && initial.every(isSummaryEntry),
+    'summaryLedger',
+    'initial',
+    'a list of summaries { replaces: [from, to), message }',
+    initial,
+  )
   let entries = supersede([], initial)
   return {
     list: () => entries,
@@ -124,6 +131,18 @@ export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLed
       entries = supersede(entries, more)
     },
   }
+}
+
+function isSummaryEntry(e: unknown): boolean {
+  const r = (e as SummaryEntry | null)?.replaces
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    Array.isArray(r) &&
+    typeof r[0] === 'number' &&
+    typeof r[1] === 'number' &&
+    messageIssue((e as SummaryEntry).message) === undefined
+  )
 }
 
 /**
@@ -150,7 +169,7 @@ export function supersede(
  * in with the newer messages (a running summary) instead of reading the whole history.
  */
 export function summarizing(options: SummarizingOptions = {}): SummarizingStrategy {
-  checkKeys(options, SUMMARIZING_OPTIONS, 'summarizing')
+  requireOptions(options, 'summarizing', SUMMARIZING_OPTIONS)
   const {
     summarizer = extractiveSummarizer(),
     trigger = 0.8,
@@ -168,13 +187,13 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
   if (!Number.isInteger(leaveLastN) || leaveLastN < 0) {
     throw new InvalidOptionError(
       'leaveLastN',
-      `expected a whole number >= 0, got ${JSON.stringify(leaveLastN)}`,
+      `expected a whole number >= 0, got ${describeValue(leaveLastN)}`,
     )
   }
   if (mode !== 'compress' && mode !== 'terminate' && mode !== 'custom') {
     throw new InvalidOptionError(
       'mode',
-      `expected compress, terminate or custom, got ${JSON.stringify(mode)}`,
+      `expected compress, terminate or custom, got ${describeValue(mode)}`,
     )
   }
   if (mode === 'custom' && typeof options.compress !== 'function') {
@@ -477,20 +496,17 @@ function checkSummarizingOptions(options: SummarizingOptions): void {
   const o = options as Record<string, unknown>
   const fn = (key: string) => {
     if (o[key] !== undefined && typeof o[key] !== 'function')
-      throw new InvalidOptionError(
-        key,
-        `expected a function, got ${JSON.stringify(o[key]) ?? typeof o[key]}`,
-      )
+      throw new InvalidOptionError(key, `expected a function, got ${describeValue(o[key])}`)
   }
   const flag = (key: string) => {
     if (o[key] !== undefined && typeof o[key] !== 'boolean')
-      throw new InvalidOptionError(key, `expected true or false, got ${JSON.stringify(o[key])}`)
+      throw new InvalidOptionError(key, `expected true or false, got ${describeValue(o[key])}`)
   }
   const s = o.summarizer as { summarize?: unknown; name?: unknown } | undefined
   if (s !== undefined && (s === null || typeof s !== 'object' || typeof s.summarize !== 'function'))
     throw new InvalidOptionError(
       'summarizer',
-      `expected a summarizer (an object with summarize(), such as extractiveSummarizer()), got ${JSON.stringify(s) ?? typeof s}`,
+      `expected a summarizer (an object with summarize(), such as extractiveSummarizer()), got ${describeValue(s)}`,
     )
   fn('onEvent')
   fn('compress')
@@ -501,7 +517,7 @@ function checkSummarizingOptions(options: SummarizingOptions): void {
   if (max !== undefined && !(typeof max === 'number' && Number.isFinite(max) && max >= 1))
     throw new InvalidOptionError(
       'maxSummaryTokens',
-      `expected a number >= 1, got ${JSON.stringify(max)}`,
+      `expected a number >= 1, got ${describeValue(max)}`,
     )
   const signal = o.signal as { aborted?: unknown } | undefined
   if (

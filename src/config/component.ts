@@ -7,6 +7,7 @@ import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../er
 import { fromAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { PROVIDERS } from '../messages/validate.js'
+import { describeValue, requireArgument } from '../options-check.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { createTransform, transformNames } from './transforms.js'
 
@@ -78,12 +79,19 @@ const envelopeSchema = z.object({
 
 /** JSON Schema of a component's `config`, by provider name. */
 export function componentJsonSchema(provider: string): Record<string, unknown> {
+  requireArgument(
+    typeof provider === 'string',
+    'componentJsonSchema',
+    'provider',
+    'a component provider name',
+    provider,
+  )
   if (provider === `${PREFIX}.ChatContext`)
     return z.toJSONSchema(contextConfigSchema, { unrepresentable: 'any' })
   const name = provider.replace(`${PREFIX}.strategies.`, '')
   const schema = strategyConfigSchemas[name]
   if (schema) return z.toJSONSchema(schema)
-  throw new InvalidStateError(`no JSON schema for component ${JSON.stringify(provider)}`)
+  throw new InvalidStateError(`no JSON schema for component ${describeValue(provider)}`)
 }
 
 /** The component JSON of a context, a strategy or a transform. */

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import type { Transform } from '../strategies/types.js'
 import { clearThinking } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
@@ -16,6 +17,20 @@ const factories: Record<string, (options: never) => Transform> = {
 
 /** Registers a transform under a name, so configs can name it. */
 export function registerTransform(name: string, factory: (options: never) => Transform): void {
+  requireArgument(
+    typeof name === 'string' && name !== '__proto__',
+    'registerTransform',
+    'name',
+    'a transform name',
+    name,
+  )
+  requireArgument(
+    typeof factory === 'function',
+    'registerTransform',
+    'factory',
+    'a function',
+    factory,
+  )
   factories[name] = factory
 }
 
@@ -25,11 +40,13 @@ export function transformNames(): string[] {
 
 /** A transform from its name and options (an allow-list: unknown names are refused). */
 export function createTransform(name: string, options: Record<string, unknown> = {}): Transform {
+  requireArgument(typeof name === 'string', 'createTransform', 'name', 'a transform name', name)
+  requireOptions(options, 'createTransform')
   const factory = Object.hasOwn(factories, name) ? factories[name] : undefined
   if (!factory) {
     throw new InvalidOptionError(
       'transform',
-      `unknown transform ${JSON.stringify(name)} (known: ${transformNames().join(', ')})`,
+      `unknown transform ${describeValue(name)} (known: ${transformNames().join(', ')})`,
     )
   }
   return (factory as (o: unknown) => Transform)(options)

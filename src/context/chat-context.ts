@@ -7,6 +7,7 @@ import { isModelItem } from '../formats/openai-responses.js'
 import { messageIssue } from '../messages/check.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { PROVIDERS, type Provider } from '../messages/validate.js'
+import { describeValue } from '../options-check.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,
@@ -552,7 +553,7 @@ export class ChatContext {
     if (w === undefined)
       throw new InvalidOptionError(
         'window',
-        `expected a whole number of tokens >= 1, got ${JSON.stringify(window)}`,
+        `expected a whole number of tokens >= 1, got ${describeValue(window)}`,
       )
     this.setLimit(mergeLimits(this.learned, w))
     await this.store?.putLimit?.(this.id, this.learned ?? null)
@@ -733,7 +734,7 @@ function providerFromFormat(options: ChatContextOptions): Provider | undefined {
   )
     throw new InvalidOptionError(
       'format',
-      `expected one of ${FORMATS.join(', ')} or auto, got ${JSON.stringify(format)}`,
+      `expected one of ${FORMATS.join(', ')} or auto, got ${describeValue(format)}`,
     )
   const implied = providerOfFormat(format as Format | undefined)
   if (implied && given !== undefined && given !== implied)

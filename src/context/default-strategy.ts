@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { describeValue } from '../options-check.js'
 import type { TokenLimitedOptions } from '../strategies/token-limited.js'
 
 /**
@@ -16,7 +17,7 @@ export function defaultStrategyOptions(options: {
     if (options.dropFrom !== 'oldest' && options.dropFrom !== 'middle')
       throw new InvalidOptionError(
         'dropFrom',
-        `expected "oldest" or "middle", got ${JSON.stringify(options.dropFrom)}`,
+        `expected "oldest" or "middle", got ${describeValue(options.dropFrom)}`,
       )
     out.dropFrom = options.dropFrom
   }

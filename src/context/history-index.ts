@@ -1,5 +1,5 @@
 import type { Message } from '../messages/message.js'
-import { toUnits, type Unit, UnitBuilder } from '../messages/units.js'
+import { type Unit, UnitBuilder, unitsOf } from '../messages/units.js'
 import {
   type Provider,
   type RepairResult,
@@ -187,7 +187,7 @@ export class HistoryIndex {
       this.messages.push(m)
       this.origin.push(r.origin[k] ?? -1)
     })
-    for (const u of toUnits(r.messages)) {
+    for (const u of unitsOf(r.messages)) {
       this.extendUnits(u.start, u.kind === 'system', u.end)
     }
   }

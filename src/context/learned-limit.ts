@@ -1,4 +1,5 @@
 import { ContextOverflowError } from '../errors.js'
+import { requireOptions } from '../options-check.js'
 import { calibrate, MAX_RATIO, MIN_RATIO } from './calibration.js'
 import type { FitOptions, FitResult } from './fit.js'
 import { type OverflowReport, parseOverflowError } from './retry.js'
@@ -156,12 +157,15 @@ export class ProviderFeedback {
   private lastCounted: number | undefined
 
   constructor(state: ProviderFeedbackState = {}) {
+    requireOptions(state, 'ProviderFeedback', ['limit', 'ratio'], { name: 'state' })
     this.learned = checkedLimit(state.limit)
     if (typeof state.ratio === 'number') this.setRatio(state.ratio)
   }
 
   static from(state: unknown): ProviderFeedback {
-    return new ProviderFeedback(state && typeof state === 'object' ? state : {})
+    if (!state || typeof state !== 'object') return new ProviderFeedback()
+    const { limit, ratio } = state as ProviderFeedbackState
+    return new ProviderFeedback({ limit, ratio })
   }
 
   /** The window learnt from a rejection, until `forget`. */

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import { type ToolInput, toolSchemas } from '../messages/tool-shapes.js'
 import { PROVIDERS, type Provider } from '../messages/validate.js'
-import { unknownOption } from '../options-check.js'
+import { describeValue, unknownOption } from '../options-check.js'
 import { checkLedgerOptions, type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
@@ -81,6 +81,35 @@ const requestKeys = [
 ] as const
 const defaultStrategyKeys = ['stable', 'dropFrom'] as const
 
+/**
+ * Refuses what cannot be `fit`'s options: a value that is not an object, or an own key that
+ * is neither a request option, one of `extraKeys`, nor an option of the strategy named (the
+ * default's when none is), naming the closest known one.
+ */
+export function checkFitKeys(options: unknown, extraKeys: readonly string[] = []): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new InvalidOptionError('options', `expected an object, got ${describeValue(options)}`)
+  const given = options as Record<string, unknown>
+  const named = typeof given.strategy === 'string' ? given.strategy : undefined
+  const own = named !== undefined ? strategyOptionNames(named) : []
+  const known = [
+    ...requestKeys,
+    ...extraKeys,
+    ...(given.strategy === undefined ? defaultStrategyKeys : own),
+  ]
+  for (const key of Object.keys(given)) {
+    if (!known.includes(key)) {
+      const where =
+        named !== undefined
+          ? `fit with strategy ${named}`
+          : given.strategy === undefined
+            ? 'fit'
+            : 'fit with a strategy object'
+      throw unknownOption(key, known, where)
+    }
+  }
+}
+
 /** Options resolved once: what every fit of a history with these options shares. */
 export interface Setup {
   strategy: Strategy
@@ -114,28 +143,10 @@ export function resolveSetup(
   extraKeys: readonly string[] = [],
   summarize?: SummarizingFactory,
 ): Setup {
-  if (options === null || typeof options !== 'object')
-    throw new InvalidOptionError('options', `expected an object, got ${JSON.stringify(options)}`)
+  checkFitKeys(options, extraKeys)
   const given = options as Record<string, unknown>
   const named = typeof given.strategy === 'string' ? given.strategy : undefined
   const own = named !== undefined ? strategyOptionNames(named) : []
-  const known = [
-    ...requestKeys,
-    ...extraKeys,
-    ...(given.strategy === undefined ? defaultStrategyKeys : own),
-  ]
-  for (const key of Object.keys(given)) {
-    if (!known.includes(key)) {
-      const where =
-        named !== undefined
-          ? `fit with strategy ${named}`
-          : given.strategy === undefined
-            ? 'fit'
-            : 'fit with a strategy object'
-      throw unknownOption(key, known, where)
-    }
-  }
-
   const modelOption = checkString('model', given.model)
   let limitOption = given.budget
   if (limitOption !== undefined) checkCount('budget', limitOption, 1)
@@ -178,7 +189,7 @@ export function resolveSetup(
   if (typeof provider !== 'string' || !PROVIDERS.includes(provider)) {
     throw new InvalidOptionError(
       'provider',
-      `expected one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}`,
+      `expected one of ${PROVIDERS.join(', ')}, got ${describeValue(provider)}`,
     )
   }
   const counter =
@@ -218,7 +229,7 @@ function resolveLedger(
     return checkLedgerOptions(value as LedgerOptions)
   throw new InvalidOptionError(
     'ledger',
-    `expected true, false, "auto" or { share, maxTokens, when }, got ${JSON.stringify(value)}`,
+    `expected true, false, "auto" or { share, maxTokens, when }, got ${describeValue(value)}`,
   )
 }
 
@@ -244,14 +255,14 @@ function defaultCounter(): TokenCounter {
 
 function checkString(option: string, value: unknown): string | undefined {
   if (value === undefined || typeof value === 'string') return value
-  throw new InvalidOptionError(option, `expected a string, got ${JSON.stringify(value)}`)
+  throw new InvalidOptionError(option, `expected a string, got ${describeValue(value)}`)
 }
 
 function checkCount(option: string, value: unknown, min: number): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
     throw new InvalidOptionError(
       option,
-      `expected a finite number >= ${min}, got ${JSON.stringify(value)}`,
+      `expected a finite number >= ${min}, got ${describeValue(value)}`,
     )
   }
 }

@@ -2,7 +2,7 @@ import type { OpenAICompatibleOptions } from '../compress/openai-compatible.js'
 import type { Summarizer } from '../compress/summarizer.js'
 import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
-import { closest, unknownOption } from '../options-check.js'
+import { closest, describeValue, requireArgument, unknownOption } from '../options-check.js'
 import { type BufferedOptions, buffered } from '../strategies/buffered.js'
 import { type HeadAndTailOptions, headAndTail } from '../strategies/head-and-tail.js'
 import {
@@ -96,8 +96,23 @@ export function registerStrategy(
   factory: (options: never) => Strategy,
   options: readonly string[] = [],
 ): void {
+  requireArgument(typeof name === 'string', 'registerStrategy', 'name', 'a strategy name', name)
+  requireArgument(
+    typeof factory === 'function',
+    'registerStrategy',
+    'factory',
+    'a function',
+    factory,
+  )
+  requireArgument(
+    Array.isArray(options) && options.every((o) => typeof o === 'string'),
+    'registerStrategy',
+    'options',
+    'a list of option names',
+    options,
+  )
   if (Object.hasOwn(builtIn, name) || Object.hasOwn(aliases, name))
-    throw new InvalidOptionError('strategy', `${JSON.stringify(name)} is a built-in strategy`)
+    throw new InvalidOptionError('strategy', `${describeValue(name)} is a built-in strategy`)
   added.set(name, { options, create: factory as (o: Record<string, unknown>) => Strategy })
 }
 
@@ -115,7 +130,7 @@ function entry(name: string): Entry {
     const near = closest(name, strategyNames())
     throw new InvalidOptionError(
       'strategy',
-      `unknown strategy ${JSON.stringify(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ''}; known: ${strategyNames().join(', ')}`,
+      `unknown strategy ${describeValue(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ''}; known: ${strategyNames().join(', ')}`,
     )
   }
   return found

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import type { ChatContext } from './chat-context.js'
 import { fitWithin, promptTokensOf, windowAfterRejection } from './learned-limit.js'
 
@@ -165,12 +166,27 @@ export async function withContextRetry<T>(
   options: ContextRetryOptions = {},
 ): Promise<ContextRetryResult<T>> {
   // Checked before the first call: a bad option must not wait for an overflow to be found.
+  requireArgument(typeof call === 'function', 'withContextRetry', 'call', 'a function', call)
+  requireArgument(
+    typeof (ctx as ChatContext | null)?.getMessages === 'function',
+    'withContextRetry',
+    'ctx',
+    'a ChatContext',
+    ctx,
+  )
+  requireOptions(options, 'withContextRetry', ['margin', 'budget'])
   const margin = options.margin ?? 0
   if (!Number.isInteger(margin) || margin < 0)
-    throw new InvalidOptionError('margin', `expected whole tokens >= 0, got ${String(margin)}`)
+    throw new InvalidOptionError(
+      'margin',
+      `expected whole tokens >= 0, got ${describeValue(margin)}`,
+    )
   const fallback = options.budget
   if (fallback !== undefined && (!Number.isInteger(fallback) || fallback < 1))
-    throw new InvalidOptionError('budget', `expected whole tokens >= 1, got ${String(fallback)}`)
+    throw new InvalidOptionError(
+      'budget',
+      `expected whole tokens >= 1, got ${describeValue(fallback)}`,
+    )
   const first = await ctx.getMessages()
   try {
     return { value: observed(ctx, await call(first)) }

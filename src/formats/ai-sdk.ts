@@ -7,6 +7,7 @@ import {
   type Message,
   type ToolCall,
 } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 import {
   detach,
   fail,
@@ -93,7 +94,7 @@ export function fromAISDK(input: unknown): Message[] {
         fail(
           i,
           'role',
-          `unknown role ${JSON.stringify(m.role)} (expected system, user, assistant or tool)`,
+          `unknown role ${describeValue(m.role)} (expected system, user, assistant or tool)`,
         )
     }
   })
@@ -127,7 +128,7 @@ function mediaPart(p: Part, i: number, field: string): ContentPart {
     if (typeof p.filename === 'string') part.filename = p.filename
     return withMeta(part, opts(p))
   }
-  return fail(i, `${field}.type`, `unknown part type ${JSON.stringify(p.type)}`)
+  return fail(i, `${field}.type`, `unknown part type ${describeValue(p.type)}`)
 }
 
 function decodeAssistant(m: Json, i: number, base: Json): AssistantMessage {

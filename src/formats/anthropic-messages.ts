@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js'
 import { base64ToText, textToBase64 } from '../messages/base64.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 import {
   detach,
   fail,
@@ -132,7 +133,7 @@ export function fromAnthropic(input: unknown): Message[] {
       fail(i, 'message', `expected an object, got ${describe(raw)}`)
     const m = raw as Json
     if (m.role !== 'user' && m.role !== 'assistant')
-      fail(i, 'role', `expected "user" or "assistant", got ${JSON.stringify(m.role)}`)
+      fail(i, 'role', `expected "user" or "assistant", got ${describeValue(m.role)}`)
     if (typeof m.content === 'string') {
       out.push(withMeta({ role: m.role as 'user', content: m.content }, { turn: i }))
       return
@@ -205,7 +206,7 @@ function mediaPart(b: Block, i: number, field: string): ContentPart {
   return fail(
     i,
     `${field}.type`,
-    `unsupported block type ${JSON.stringify(b.type)} in a user message`,
+    `unsupported block type ${describeValue(b.type)} in a user message`,
   )
 }
 

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import { type ContentPart, contentText, type Message } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 import { detach, fail, type Json, metadataFor, refuseDeep, requireList } from './codec-kit.js'
 import { describe } from './openai-chat.js'
 
@@ -116,7 +117,7 @@ export function fromAutoGen(input: unknown): Message[] {
         fail(
           i,
           'type',
-          `unknown message type ${JSON.stringify(m.type)} (expected SystemMessage, UserMessage, AssistantMessage or FunctionExecutionResultMessage)`,
+          `unknown message type ${describeValue(m.type)} (expected SystemMessage, UserMessage, AssistantMessage or FunctionExecutionResultMessage)`,
         )
     }
   }

@@ -1,6 +1,8 @@
 import { InvalidInputError } from '../errors.js'
+import { requireMessages } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import type { Provider } from '../messages/validate.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import { fromAISDK, toAISDK } from './ai-sdk.js'
 import { fromAnthropic, type Loss, toAnthropic } from './anthropic-messages.js'
 import { fromAutoGen, toAutoGen } from './autogen.js'
@@ -142,7 +144,7 @@ export function decode(
       return { format: f, messages: fromLangChain(json) }
     default:
       throw new InvalidInputError(
-        `unknown format ${JSON.stringify(format)} (known: ${FORMATS.join(', ')})`,
+        `unknown format ${describeValue(format)} (known: ${FORMATS.join(', ')})`,
         { field: 'format' },
       )
   }
@@ -154,6 +156,8 @@ export function encode(
   format: Format,
   options: ToOpenAIResponsesOptions & { request?: boolean } = {},
 ): { output: unknown; lost: Loss[] } {
+  requireMessages(messages)
+  requireOptions(options, 'encode')
   switch (format) {
     case 'openai-chat': {
       const lost: Loss[] = []
@@ -220,7 +224,9 @@ export function encode(
 /** Converts a conversation between formats: `convert(json, { to: 'anthropic' })`. */
 export function convert(
   json: unknown,
-  { from = 'auto', to }: { from?: Format | 'auto'; to: Format },
+  options: { from?: Format | 'auto'; to: Format },
 ): { output: unknown; lost: Loss[] } {
+  requireOptions(options ?? null, 'convert', ['from', 'to'])
+  const { from = 'auto', to } = options
   return encode(decode(json, from).messages, to)
 }

@@ -7,6 +7,7 @@ import type {
   ToolCall,
   ToolMessage,
 } from '../messages/message.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import type { Loss } from './anthropic-messages.js'
 import {
   detach,
@@ -79,6 +80,24 @@ export interface FromGeminiOptions {
  * with its call by id, else by name and position. Throws `InvalidInputError` naming the turn.
  */
 export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Message[] {
+  requireOptions(options, 'fromGemini', ['firstTurn', 'openCalls'])
+  requireArgument(
+    options.openCalls === undefined ||
+      (Array.isArray(options.openCalls) &&
+        options.openCalls.every((c) => typeof c?.id === 'string' && typeof c.name === 'string')),
+    'fromGemini',
+    'openCalls',
+    'a list of { id, name }',
+    options.openCalls,
+  )
+  requireArgument(
+    options.firstTurn === undefined ||
+      (Number.isSafeInteger(options.firstTurn) && options.firstTurn >= 0),
+    'fromGemini',
+    'firstTurn',
+    'a whole number >= 0',
+    options.firstTurn,
+  )
   refuseDeep(input)
   const out: Message[] = []
   let contents: unknown
@@ -111,7 +130,7 @@ export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Mes
     const c = raw as Json
     const role = c.role
     if (role !== undefined && role !== 'user' && role !== 'model')
-      fail(i, 'role', `expected "user" or "model", got ${JSON.stringify(role)}`)
+      fail(i, 'role', `expected "user" or "model", got ${describeValue(role)}`)
     if (!Array.isArray(c.parts)) fail(i, 'parts', `expected a list, got ${describe(c.parts)}`)
     const { role: _r, parts: _p, ...extra } = c
     const turn: Json = { turn: i, ...(Object.keys(extra).length && { extra }) }
@@ -377,6 +396,7 @@ export function encodeGemini(
   lost: Loss[]
 } {
   requireList(messages)
+  requireOptions(options, 'encodeGemini', ['bare'])
   const lost: Loss[] = []
   let k = 0
   const lead: Message[] = []

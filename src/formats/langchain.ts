@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import type { ContentPart, Message, ToolCall } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 import {
   detach,
   fail,
@@ -64,7 +65,7 @@ export function fromLangChain(input: unknown): Message[] {
       fail(
         i,
         'type',
-        `unknown message type ${JSON.stringify(r.lc === 1 && r.type === 'constructor' ? r.id : r.type)} (expected human, ai, system or tool)`,
+        `unknown message type ${describeValue(r.lc === 1 && r.type === 'constructor' ? r.id : r.type)} (expected human, ai, system or tool)`,
       )
     const extra: Json = {}
     for (const k of Object.keys(body)) if (!KNOWN.includes(k)) extra[k] = body[k]

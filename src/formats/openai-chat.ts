@@ -6,6 +6,7 @@ import type {
   ProviderMetadata,
   ToolCall,
 } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 import { detach, refuseDeep, requireList } from './codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
@@ -132,6 +133,7 @@ export function describe(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'a list'
   if (v === undefined) return 'undefined'
+  if (typeof v === 'bigint' || typeof v === 'symbol') return `a ${typeof v}`
   return typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`
 }
 
@@ -150,7 +152,7 @@ function decodeOne(
     fail(
       i,
       'role',
-      `unknown role ${JSON.stringify(role)} (expected one of ${Object.keys(KNOWN).join(', ')})`,
+      `unknown role ${describeValue(role)} (expected one of ${Object.keys(KNOWN).join(', ')})`,
     )
   }
   const meta: Meta = {}
@@ -347,7 +349,7 @@ function decodePart(raw: unknown, i: number, field: string): ContentPart {
       }
     }
     default:
-      return fail(i, `${field}.type`, `unknown content part type ${JSON.stringify(p.type)}`)
+      return fail(i, `${field}.type`, `unknown content part type ${describeValue(p.type)}`)
   }
 }
 

@@ -7,6 +7,7 @@ import type {
   ToolCall,
   ToolMessage,
 } from '../messages/message.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import type { Loss } from './anthropic-messages.js'
 import { detach, fail, type Json, metadataFor, refuseDeep, requireList } from './codec-kit.js'
 import { describe } from './openai-chat.js'
@@ -234,11 +235,7 @@ export function fromOpenAIResponses(input: unknown): Message[] {
         return
       }
       if (role !== 'user' && role !== 'system' && role !== 'developer')
-        fail(
-          i,
-          'role',
-          `expected user, assistant, system or developer, got ${JSON.stringify(role)}`,
-        )
+        fail(i, 'role', `expected user, assistant, system or developer, got ${describeValue(role)}`)
       close()
       const { role: _r, content, ...extra } = item
       const data: Json = Object.keys(extra).length ? { extra } : {}
@@ -504,6 +501,7 @@ export function toOpenAIResponses(
   options: ToOpenAIResponsesOptions = {},
 ): ResponsesInputItem[] {
   requireList(messages)
+  requireOptions(options, 'toOpenAIResponses', ['ids', 'store'])
   return detach(encodeItems(messages, options, []).items)
 }
 
@@ -513,6 +511,7 @@ export function encodeOpenAIResponses(
   options: ToOpenAIResponsesOptions & { request?: boolean } = {},
 ): { output: ResponsesRequest | ResponsesInputItem[]; lost: Loss[] } {
   requireList(messages)
+  requireOptions(options, 'encodeOpenAIResponses', ['ids', 'store', 'request'])
   const lost: Loss[] = []
   if (!options.request) return { output: detach(encodeItems(messages, options, lost).items), lost }
   const first = messages[0]

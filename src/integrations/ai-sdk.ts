@@ -3,6 +3,7 @@ import { fromAISDK, toAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
+  checkAdapterOptions,
   decodeEach,
   fitWithFeedback,
   functionTools,
@@ -44,6 +45,7 @@ function toPrompt(messages: readonly Message[]): unknown[] {
  * fitted to it; the usage each reply reports calibrates later counts.
  */
 export function fitMiddleware(options: AdapterOptions = {}) {
+  checkAdapterOptions(options, 'fitMiddleware')
   const feedback = options.feedback ?? new ProviderFeedback()
   const fitParams = <P extends CallOptionsLike>(params: P, model: ModelLike): P => {
     const { feedback: _f, ...rest } = options
@@ -117,6 +119,7 @@ export type FitEachStepOptions = AdapterOptions & {
  * the next one and a window learnt from a rejection is kept.
  */
 export function fitEachStep(options: FitEachStepOptions = {}) {
+  checkAdapterOptions(options, 'fitEachStep', ['system'])
   const { system, ...rest } = options
   // One object for the whole loop, so the fitted prefix is recognised from step to step.
   const systemMessage: Message | undefined =

@@ -2,7 +2,8 @@ import type { FitResult } from '../context/fit.js'
 import { fromAISDK, type ModelMessageJson, toAISDK } from '../formats/ai-sdk.js'
 import { type AnthropicRequest, fromAnthropic, toAnthropic } from '../formats/anthropic-messages.js'
 import { fromOpenAIChat, type OpenAIChatMessage, toOpenAIChat } from '../formats/openai-chat.js'
-import { type AdapterOptions, fitWithFeedback } from './shared.js'
+import { requireArgument } from '../options-check.js'
+import { type AdapterOptions, checkAdapterOptions, fitWithFeedback } from './shared.js'
 
 /**
  * Thin adapters: the SDKs' own message shapes in, the same shapes out, fitted. They depend
@@ -15,6 +16,7 @@ export function fitOpenAIMessages<M extends object>(
   messages: readonly M[],
   options: AdapterOptions = {},
 ): { messages: M[]; result: FitResult } {
+  checkAdapterOptions(options, 'fitOpenAIMessages')
   const result = fitWithFeedback(fromOpenAIChat(messages), { provider: 'openai', ...options })
   return { messages: toOpenAIChat(result.messages) as unknown as M[], result }
 }
@@ -27,6 +29,14 @@ export function fitOpenAIMessages<M extends object>(
 export function fitAnthropicRequest<
   R extends { system?: unknown; messages: unknown[]; tools?: unknown; max_tokens?: unknown },
 >(request: R, options: AdapterOptions = {}): { request: R; result: FitResult } {
+  requireArgument(
+    typeof request === 'object' && request !== null && !Array.isArray(request),
+    'fitAnthropicRequest',
+    'request',
+    'a messages.create request',
+    request,
+  )
+  checkAdapterOptions(options, 'fitAnthropicRequest')
   const { tools, max_tokens: maxTokens } = request
   const own = {
     ...(Array.isArray(tools) && { tools: tools as AdapterOptions['tools'] }),
@@ -47,6 +57,7 @@ export function fitAISDKMessages<M>(
   messages: readonly M[],
   options: AdapterOptions = {},
 ): { messages: M[]; result: FitResult } {
+  checkAdapterOptions(options, 'fitAISDKMessages')
   const result = fitWithFeedback(fromAISDK(messages), options)
   return { messages: toAISDK(result.messages) as unknown as M[], result }
 }

@@ -3,7 +3,13 @@ import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidInputError } from '../errors.js'
 import { fromLangChain, toLangChain } from '../formats/langchain.js'
 import type { Message, ToolSchema } from '../messages/message.js'
-import { type AdapterOptions, fitWithFeedback, knownModel, providerFromId } from './shared.js'
+import {
+  type AdapterOptions,
+  checkAdapterOptions,
+  fitWithFeedback,
+  knownModel,
+  providerFromId,
+} from './shared.js'
 
 /** The parts of a LangChain `BaseMessage` instance the adapter reads. */
 interface BaseMessageLike {
@@ -102,6 +108,7 @@ function usageOf(message: unknown): number | undefined {
  * on each reply calibrates later counts. The agent's state keeps the whole history.
  */
 export function fitAgentMessages(options: AdapterOptions = {}) {
+  checkAdapterOptions(options, 'fitAgentMessages')
   const feedback = options.feedback ?? new ProviderFeedback()
   const { feedback: _f, ...rest } = options
   const fitRequest = <R extends ModelRequestLike>(request: R): R => {

@@ -1,6 +1,6 @@
 import { ProviderFeedback } from '../context/learned-limit.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
-import { type AdapterOptions, fitWithFeedback } from './shared.js'
+import { type AdapterOptions, checkAdapterOptions, fitWithFeedback } from './shared.js'
 
 /** The parts of a Mastra message (`MastraMessageV2`, content format 2) the processor reads. */
 interface MastraMessageLike {
@@ -76,6 +76,7 @@ let written = 0
 export function fitInputProcessor(
   options: AdapterOptions & { instructions?: string; name?: string } = {},
 ) {
+  checkAdapterOptions(options, 'fitInputProcessor', ['instructions', 'name'])
   const { instructions, name = 'context-window', ...rest } = options
   const feedback = rest.feedback ?? new ProviderFeedback()
   return {

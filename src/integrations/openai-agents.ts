@@ -1,8 +1,10 @@
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import type { Message } from '../messages/message.js'
+import { requireArgument } from '../options-check.js'
 import { decodeItemsWithCodec, plainItems } from './responses-items.js'
 import {
   type AdapterOptions,
+  checkAdapterOptions,
   fitWithFeedback,
   functionTools,
   knownModel,
@@ -60,6 +62,7 @@ function fitItems<I>(
  * call; `filter.feedback.observe(result.rawResponses.at(-1))` calibrates from usage.
  */
 export function fitModelInput(options: AdapterOptions = {}) {
+  checkAdapterOptions(options, 'fitModelInput')
   const feedback = options.feedback ?? new ProviderFeedback()
   const filter = <
     D extends { input: readonly unknown[]; instructions?: string | undefined },
@@ -103,6 +106,14 @@ export function fittedSession<I>(
   session: SessionLike<I>,
   options: FittedSessionOptions = {},
 ): SessionLike<I> & { allItems(): Promise<I[]>; feedback: ProviderFeedback } {
+  checkAdapterOptions(options, 'fittedSession', ['instructions', 'agent'])
+  requireArgument(
+    typeof (session as SessionLike<I> | null)?.getItems === 'function',
+    'fittedSession',
+    'session',
+    'a session with getItems',
+    session,
+  )
   const { instructions, agent, ...rest } = options
   const feedback = rest.feedback ?? new ProviderFeedback()
   return {
@@ -154,6 +165,14 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
   model: AgentModelLike<Q, R, E>,
   options: AdapterOptions = {},
 ): AgentModelLike<Q, R, E> & { feedback: ProviderFeedback } {
+  checkAdapterOptions(options, 'fitAgentModel')
+  requireArgument(
+    typeof model === 'object' && model !== null,
+    'fitAgentModel',
+    'model',
+    'an Agents SDK model',
+    model,
+  )
   const feedback = options.feedback ?? new ProviderFeedback()
   const fitRequest = (request: Q): Q => {
     if (typeof request.input === 'string' || request.previousResponseId || request.conversationId)

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.js'
 import { fromOpenAIResponses } from '../formats/openai-responses.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 
 /**
  * Responses-style items grouped for the adapters that hand their caller's own items back:
@@ -71,7 +72,7 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
     const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined)
     if (type === 'message' && item.role !== 'assistant') {
       if (item.role !== 'user' && item.role !== 'system' && item.role !== 'developer')
-        throw new InvalidInputError(`unknown role ${JSON.stringify(item.role)}`, {
+        throw new InvalidInputError(`unknown role ${describeValue(item.role)}`, {
           index: i,
           field: 'role',
         })

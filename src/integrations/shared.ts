@@ -1,7 +1,9 @@
 import { type FitOptions, type FitResult, fit, resolveSetup } from '../context/fit.js'
-import type { ProviderFeedback } from '../context/learned-limit.js'
+import { ProviderFeedback } from '../context/learned-limit.js'
+import { checkFitKeys } from '../context/options.js'
 import type { Message, ToolSchema } from '../messages/message.js'
 import type { Provider } from '../messages/validate.js'
+import { requireArgument, requireOptions } from '../options-check.js'
 import { findModel } from '../tokens/models.js'
 
 /** Options every framework adapter takes: the fit's own, and what the provider taught. */
@@ -11,6 +13,37 @@ export type AdapterOptions = FitOptions & {
    * that see the model's reply or error feed it themselves; share one across calls.
    */
   feedback?: ProviderFeedback
+}
+
+/**
+ * The check every adapter makes when it is made, not at its first call: an options object
+ * whose keys are `fit`'s (a misspelt one is refused, naming the closest), `feedback`, and the
+ * adapter's own `extra` ones, whose values are strings; `feedback` a `ProviderFeedback`.
+ */
+export function checkAdapterOptions(
+  options: unknown,
+  where: string,
+  extra: readonly string[] = [],
+): void {
+  requireOptions(options, where)
+  if (options === undefined) return
+  checkFitKeys(options, ['feedback', ...extra])
+  const given = options as Record<string, unknown>
+  requireArgument(
+    given.feedback === undefined || given.feedback instanceof ProviderFeedback,
+    where,
+    'feedback',
+    'a ProviderFeedback',
+    given.feedback,
+  )
+  for (const key of extra)
+    requireArgument(
+      given[key] === undefined || typeof given[key] === 'string' || key === 'agent',
+      where,
+      key,
+      'a string',
+      given[key],
+    )
 }
 
 /** Fits with what `feedback` learnt, and notes what was sent so usage can be compared with it. */

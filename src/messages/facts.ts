@@ -1,3 +1,6 @@
+import { InvalidInputError } from '../errors.js'
+import { requireArgument } from '../options-check.js'
+import { requireMessages } from './check.js'
 import type { Fact, FactKind } from './fact.js'
 import { contentText, type Message } from './message.js'
 
@@ -80,7 +83,7 @@ function fromText(text: string, out: Fact[], label?: string): void {
   claim(EMAIL_RE, 'email')
   claim(PATH_RE, 'path', 1)
   claim(DATE_RE, 'date')
-  claim(MONEY_RE, 'amount')
+  claim(MONEY_RE, 'amount', 0, (v) => v.replace(/,+$/, ''))
   claim(QUANTITY_RE, 'quantity')
   taken.sort((a, b) => a[0] - b[0])
   // Identifiers outside what the patterns above already took (no id inside a URL or a date).
@@ -149,6 +152,26 @@ function fromStructured(text: string, out: Fact[]): void {
   fromText(text, out)
 }
 
+/** A list of facts as `extractFacts` makes them, or a typed error naming the first that is not one. */
+function requireFacts(facts: unknown, where: string): asserts facts is readonly Fact[] {
+  if (!Array.isArray(facts))
+    throw new InvalidInputError(`${where} expects a list of facts`, { field: 'facts' })
+  for (let i = 0; i < facts.length; i++) {
+    const f = facts[i] as Partial<Fact> | null
+    if (
+      typeof f !== 'object' ||
+      f === null ||
+      typeof f.value !== 'string' ||
+      !Object.hasOwn(ORDER, f.kind as string) ||
+      (f.label !== undefined && typeof f.label !== 'string')
+    )
+      throw new InvalidInputError(`${where} expects a fact { kind, value, label? }`, {
+        index: i,
+        field: 'facts',
+      })
+  }
+}
+
 const keyOf = (f: Fact) => `${f.kind}\u0000${f.value}`
 
 /**
@@ -158,6 +181,7 @@ const keyOf = (f: Fact) => `${f.kind}\u0000${f.value}`
  * a value is labelled by its key. One entry per distinct value, the newest occurrence last.
  */
 export function extractFacts(messages: readonly Message[]): Fact[] {
+  requireMessages(messages)
   const all: Fact[] = []
   const names = new Map<string, string>()
   for (const m of messages) {
@@ -235,6 +259,8 @@ export function checkFacts(
   facts: readonly Fact[],
   text: string,
 ): { present: Fact[]; missing: Fact[] } {
+  requireFacts(facts, 'checkFacts')
+  requireArgument(typeof text === 'string', 'checkFacts', 'text', 'a string', text)
   const present: Fact[] = []
   const missing: Fact[] = []
   for (const f of facts) (mentions(text, f) ? present : missing).push(f)
@@ -245,6 +271,7 @@ export const FACTS_HEADING = '[Facts from the summarized messages, verbatim]'
 
 /** The facts section: one line per label or kind, values comma-separated. */
 export function renderFacts(facts: readonly Fact[]): string {
+  requireFacts(facts, 'renderFacts')
   const groups = new Map<string, string[]>()
   for (const f of facts) {
     const name = f.kind === 'tool' ? 'tools' : (f.label ?? f.kind)
@@ -276,6 +303,21 @@ export function fitFacts(
   maxTokens: number,
   counter: TextCounter,
 ): { text: string; included: Fact[]; left: Fact[] } {
+  requireFacts(facts, 'fitFacts')
+  requireArgument(
+    typeof maxTokens === 'number' && !Number.isNaN(maxTokens),
+    'fitFacts',
+    'maxTokens',
+    'a number',
+    maxTokens,
+  )
+  requireArgument(
+    typeof (counter as TextCounter | null)?.countText === 'function',
+    'fitFacts',
+    'counter',
+    'an object with countText',
+    counter,
+  )
   const ranked = rankFacts(facts)
   const cost = (n: number) => (n === 0 ? 0 : counter.countText(`\n\n${renderFacts(inOrder(n))}`))
   const inOrder = (n: number) => {

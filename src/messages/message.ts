@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js'
 import type { Content, Message } from './schema.js'
 
 export * from './schema.js'
@@ -6,8 +7,10 @@ export * from './schema.js'
 export function contentText(content: Content | undefined): string {
   if (content === undefined) return ''
   if (typeof content === 'string') return content
+  if (!Array.isArray(content)) throw notContent(content)
   let out = ''
   for (const part of content) {
+    if (typeof part !== 'object' || part === null) throw notContent(part)
     if (part.type === 'text') out += out ? `\n${part.text}` : part.text
   }
   return out
@@ -15,8 +18,23 @@ export function contentText(content: Content | undefined): string {
 
 /** Everything a reader would call the message's text, tool calls included. */
 export function messageText(message: Message): string {
+  if (typeof message !== 'object' || message === null || Array.isArray(message))
+    throw new InvalidInputError('expected a message', { field: 'message' })
+  if (message.role === 'assistant' && message.toolCalls !== undefined) {
+    if (
+      !Array.isArray(message.toolCalls) ||
+      message.toolCalls.some((c) => typeof c !== 'object' || c === null)
+    )
+      throw new InvalidInputError('expected a list of tool calls', { field: 'toolCalls' })
+  }
   const text = contentText(message.content)
   if (message.role !== 'assistant' || !message.toolCalls?.length) return text
   const calls = message.toolCalls.map((c) => `${c.name}(${c.arguments})`).join('\n')
   return text ? `${text}\n${calls}` : calls
 }
+
+const notContent = (v: unknown) =>
+  new InvalidInputError(
+    `expected a string or a list of content parts, got ${v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v}`,
+    { field: 'content' },
+  )

@@ -3,7 +3,7 @@ export const MAX_NESTING = 100
 
 /**
  * Where a value stops being plain data a message can hold: nested deeper than `MAX_NESTING`
- * levels, or containing itself. One pass over the value, no recursion (so a hostile value
+ * levels, containing itself, or holding a big integer (which JSON cannot write). One pass over the value, no recursion (so a hostile value
  * cannot overflow the stack here either); a value shared by two fields is fine.
  */
 export function nestingProblem(value: unknown): { path: string[]; detail: string } | undefined {
@@ -32,6 +32,8 @@ export function nestingProblem(value: unknown): { path: string[]; detail: string
     }
     const key = frame.keys[frame.next++] as string
     const child = (frame.item as Record<string, unknown>)[key]
+    if (typeof child === 'bigint')
+      return { path: [...path, key], detail: 'a big integer (not plain data)' }
     if (child === null || typeof child !== 'object' || done.has(child) || ArrayBuffer.isView(child))
       continue
     path.push(key)
@@ -57,6 +59,7 @@ function quickClear(value: object, depth: number): boolean {
   const record = value as Record<string, unknown>
   for (const key of Object.keys(value)) {
     const child = record[key]
+    if (typeof child === 'bigint') return false
     if (child === null || typeof child !== 'object' || ArrayBuffer.isView(child)) continue
     if (!quickClear(child, depth + 1)) return false
   }

@@ -1,3 +1,5 @@
+import { requireArgument } from '../options-check.js'
+import { requireMessages } from './check.js'
 import type { Message } from './message.js'
 
 /**
@@ -62,8 +64,14 @@ export class UnitBuilder {
   }
 }
 
-/** Splits a history into units, in one pass. */
+/** Splits a history into units, in one pass; a value that is not a message list is refused. */
 export function toUnits(messages: readonly Message[]): Unit[] {
+  requireMessages(messages)
+  return unitsOf(messages)
+}
+
+/** `toUnits` for messages already checked. */
+export function unitsOf(messages: readonly Message[]): Unit[] {
   const builder = new UnitBuilder()
   for (const m of messages) builder.push(m)
   return builder.units
@@ -71,5 +79,19 @@ export function toUnits(messages: readonly Message[]): Unit[] {
 
 /** The unit opens a user turn: its first message is from the user. */
 export function startsUserTurn(messages: readonly Message[], unit: Unit): boolean {
+  requireArgument(
+    Array.isArray(messages),
+    'startsUserTurn',
+    'messages',
+    'a list of messages',
+    messages,
+  )
+  requireArgument(
+    typeof unit === 'object' && unit !== null && Number.isSafeInteger(unit.start),
+    'startsUserTurn',
+    'unit',
+    'a unit with a whole start',
+    unit,
+  )
   return messages[unit.start]?.role === 'user'
 }

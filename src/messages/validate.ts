@@ -21,7 +21,7 @@ import {
   responsesRemovals,
   responsesRules,
 } from './rules/openai-responses.js'
-import { toUnits, type Unit } from './units.js'
+import { type Unit, unitsOf } from './units.js'
 
 export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
 export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
@@ -75,7 +75,7 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
   const problems: Problem[] = []
   const seenIds = new Map<string, number>()
 
-  for (const unit of toUnits(messages)) {
+  for (const unit of unitsOf(messages)) {
     const first = messages[unit.start] as Message
     if (unit.kind === 'orphan' && first.role === 'tool') {
       const callAt = seenIds.get(first.toolCallId)
@@ -308,6 +308,8 @@ function anthropicRules(messages: readonly Message[], problems: Problem[]): void
 
 /** Problems that make the provider reject the request. */
 export function errorsOf(problems: readonly Problem[]): Problem[] {
+  if (!Array.isArray(problems) || problems.some((p) => typeof p !== 'object' || p === null))
+    throw new InvalidOptionError('problems', 'errorsOf expects the list validate returned')
   return problems.filter((p) => p.severity === 'error')
 }
 
@@ -340,7 +342,7 @@ export function repair(messages: readonly Message[], options: ValidateOptions = 
       : state.provider === 'gemini'
         ? geminiRemovals(messages)
         : undefined
-  for (const unit of toUnits(messages)) repairUnit(messages, unit, state, out)
+  for (const unit of unitsOf(messages)) repairUnit(messages, unit, state, out)
   return out
 }
 

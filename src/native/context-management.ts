@@ -2,7 +2,7 @@ import type { Summarizer } from '../compress/summarizer.js'
 import { type SummarizingStrategy, summarizing } from '../compress/summarizing.js'
 import type { FitResult } from '../context/fit.js'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { checkKeys } from '../options-check.js'
+import { checkKeys, describeValue, requireArgument } from '../options-check.js'
 import type { Transform } from '../strategies/types.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
@@ -76,7 +76,7 @@ function count(field: string, v: unknown, min = 0): number | undefined {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min)
     throw new InvalidOptionError(
       field,
-      `expected a whole number >= ${min}, got ${JSON.stringify(v)}`,
+      `expected a whole number >= ${min}, got ${describeValue(v)}`,
     )
   return v
 }
@@ -84,7 +84,7 @@ function count(field: string, v: unknown, min = 0): number | undefined {
 function names(field: string, v: unknown): string[] | undefined {
   if (v === undefined) return undefined
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
-    throw new InvalidOptionError(field, `expected a list of tool names, got ${JSON.stringify(v)}`)
+    throw new InvalidOptionError(field, `expected a list of tool names, got ${describeValue(v)}`)
   return v as string[]
 }
 
@@ -121,7 +121,7 @@ export function contextManagement(
   if (!['anthropic', 'openai-responses', 'openai-chat', 'gemini', 'client'].includes(target))
     throw new InvalidOptionError(
       'target',
-      `expected anthropic, openai-responses, openai-chat, gemini or client, got ${JSON.stringify(target)}`,
+      `expected anthropic, openai-responses, openai-chat, gemini or client, got ${describeValue(target)}`,
     )
   const native = options.native !== false
   const anthropic = native && target === 'anthropic'
@@ -260,7 +260,7 @@ function tokenField(edit: Record<string, unknown>, k: number, field: string): nu
   const v = edit[field]
   if (v === undefined) return undefined
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-    throw new InvalidInputError(`expected a count >= 0, got ${JSON.stringify(v)}`, {
+    throw new InvalidInputError(`expected a count >= 0, got ${describeValue(v)}`, {
       field: `context_management.applied_edits.${k}.${field}`,
     })
   return v
@@ -331,6 +331,13 @@ export function contextManagementReport(
   plan: ContextManagementPlan,
   response?: unknown,
 ): ContextManagementReport {
+  requireArgument(
+    typeof plan === 'object' && plan !== null && typeof plan.target === 'string',
+    'contextManagementReport',
+    'plan',
+    'the plan contextManagement returned',
+    plan,
+  )
   return {
     target: plan.target,
     where: plan.where,
@@ -346,11 +353,12 @@ export function withContextManagement(
   plan: ContextManagementPlan,
   response?: unknown,
 ): FitResult {
+  requireArgument(
+    typeof result === 'object' && result !== null && Array.isArray(result.messages),
+    'withContextManagement',
+    'result',
+    'a fit result',
+    result,
+  )
   return { ...result, contextManagement: contextManagementReport(plan, response) }
-}
-
-function describeValue(v: unknown): string {
-  if (v === null) return 'null'
-  if (Array.isArray(v)) return 'a list'
-  return typeof v === 'string' ? JSON.stringify(v) : typeof v
 }

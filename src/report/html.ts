@@ -2,7 +2,7 @@ import type { FitResult } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
 import { type Message, messageText } from '../messages/message.js'
-import { toUnits } from '../messages/units.js'
+import { unitsOf } from '../messages/units.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { exactCounter } from '../tokens/counters.js'
 
@@ -101,7 +101,7 @@ export function renderReport(
     )
     .join('')
 
-  const units = toUnits(input)
+  const units = unitsOf(input)
   const rows: string[] = []
   for (const unit of units) {
     const group = unit.kind === 'exchange'

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Redis as RedisClient, RedisOptions } from 'ioredis'
 import { InvalidOptionError } from '../errors.js'
 import { messageSchema } from '../messages/message.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import {
   type AppendOptions,
   checkEntries,
@@ -81,13 +82,37 @@ return {1, version}
  * contents never appear in an error. `ioredis` is an optional peer dependency, loaded here.
  */
 export async function redisStore(options: RedisStoreOptions = {}): Promise<HistoryStore> {
+  requireOptions(options, 'redisStore', [
+    'url',
+    'client',
+    'prefix',
+    'ttl',
+    'redisOptions',
+    'timeoutMs',
+  ])
+  for (const k of ['url', 'prefix'] as const)
+    requireArgument(
+      options[k] === undefined || typeof options[k] === 'string',
+      'redisStore',
+      k,
+      'a string',
+      options[k],
+    )
+  for (const k of ['client', 'redisOptions'] as const)
+    requireArgument(
+      options[k] === undefined || (typeof options[k] === 'object' && options[k] !== null),
+      'redisStore',
+      k,
+      k === 'client' ? 'an ioredis client' : 'ioredis options',
+      options[k],
+    )
   const { prefix = 'cw:', ttl = 0, timeoutMs = 10_000 } = options
   if (!Number.isInteger(ttl) || ttl < 0)
-    throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${JSON.stringify(ttl)}`)
+    throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
     throw new InvalidOptionError(
       'timeoutMs',
-      `expected a positive number of ms, got ${JSON.stringify(timeoutMs)}`,
+      `expected a positive number of ms, got ${describeValue(timeoutMs)}`,
     )
   let client = options.client
   let owned = false

@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
-import { checkKeys } from '../options-check.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import { newestByCount } from './budget.js'
 import type { Strategy } from './types.js'
 
@@ -14,7 +14,7 @@ export interface BufferedOptions {
  * inside a tool exchange, the exchange is left out and fewer messages are kept.
  */
 export function buffered(options: BufferedOptions): Strategy<'buffered', BufferedOptions> {
-  checkKeys(options, ['size'], 'buffered')
+  requireOptions(options, 'buffered', ['size'])
   const size = positiveInt('size', options?.size)
   return {
     name: 'buffered',
@@ -34,7 +34,7 @@ export function positiveInt(option: string, value: unknown, allowZero = false): 
   if (typeof value !== 'number' || !Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
     throw new InvalidOptionError(
       option,
-      `expected a whole number ${allowZero ? '>= 0' : '>= 1'}, got ${JSON.stringify(value)}`,
+      `expected a whole number ${allowZero ? '>= 0' : '>= 1'}, got ${describeValue(value)}`,
     )
   }
   return value

@@ -1,5 +1,5 @@
 import type { Message } from '../messages/message.js'
-import { checkKeys } from '../options-check.js'
+import { requireOptions } from '../options-check.js'
 import { newestByCount, oldestByCount } from './budget.js'
 import { positiveInt } from './buffered.js'
 import type { PlanItem, Strategy } from './types.js'
@@ -24,7 +24,7 @@ const DEFAULT_PLACEHOLDER = 'Skipped {count} messages.'
 export function headAndTail(
   options: HeadAndTailOptions,
 ): Strategy<'headAndTail', HeadAndTailOptions> {
-  checkKeys(options, ['head', 'tail', 'placeholder'], 'headAndTail')
+  requireOptions(options, 'headAndTail', ['head', 'tail', 'placeholder'])
   const head = positiveInt('head', options?.head, true)
   const tail = positiveInt('tail', options?.tail, true)
   const placeholder = options.placeholder ?? DEFAULT_PLACEHOLDER

@@ -1,5 +1,6 @@
 export { type BufferedOptions, buffered } from './buffered.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
+export { LEDGER_HEADING, type LedgerOptions, withLedger } from './ledger.js'
 export {
   MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,
@@ -15,6 +16,7 @@ export {
 export {
   type AsyncScorer,
   combine,
+  entities,
   identifiers,
   type NearbyOptions,
   nearby,

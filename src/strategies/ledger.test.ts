@@ -22,7 +22,7 @@ const ledgerOf = (r: ReturnType<typeof fit>) => r.inserted.find((i) => i.reason 
 const textOf = (ms: readonly Message[]) => ms.map(messageText).join('\n')
 
 describe('the ledger of what was dropped', () => {
-  it('keeps the identifiers of dropped turns, counted, within budget, with turn and source', () => {
+  it('keeps the identifiers of dropped turns, counted, within budget, with the message and source', () => {
     const h = trajectory(3)
     const budget = 2200
     const before = fit(h, { budget, ledger: false })
@@ -39,7 +39,7 @@ describe('the ledger of what was dropped', () => {
     const sentAfter = textOf(after.messages)
     const recovered = ids.filter((id) => !sentBefore.includes(id) && sentAfter.includes(id))
     expect(recovered.length).toBeGreaterThan(0)
-    expect(ledger?.message.content).toMatch(/^\[Earlier messages.*\]\nturn \d+, \w+/)
+    expect(ledger?.message.content).toMatch(/^\[Earlier messages.*\]\nmessage \d+, \w+/)
     // Every message it stands for is accounted as summarized by it.
     for (const k of ledger?.replaces ?? [])
       expect(after.fates[k]).toMatchObject({ fate: 'summarized', reason: 'ledger' })
@@ -215,4 +215,16 @@ it('the heading tests look for is the one the library writes', () => {
   expect(
     LEDGER_HEADING.startsWith('[Earlier messages were left out to fit the context window.'),
   ).toBe(true)
+})
+
+it('the ledger shown in docs/strategies.md is the one the bundled example gets at 3,000 tokens', async () => {
+  const { readFileSync } = await import('node:fs')
+  const { decode } = await import('../formats/detect.js')
+  const doc = readFileSync(new URL('../../docs/strategies.md', import.meta.url), 'utf8')
+  const shown = /## Agents[\s\S]*?```\n([\s\S]*?)\n```/.exec(doc)?.[1]
+  const example = JSON.parse(
+    readFileSync(new URL('../../examples/airline-booking.json', import.meta.url), 'utf8'),
+  )
+  const r = fit(decode(example).messages, { budget: 3000 })
+  expect(ledgerOf(r)?.message.content).toBe(shown)
 })

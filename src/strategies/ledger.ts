@@ -1,8 +1,7 @@
-import { InvalidOptionError } from '../errors.js'
 import type { Fact, FactKind } from '../messages/fact.js'
 import { extractFacts } from '../messages/facts.js'
 import type { Message } from '../messages/message.js'
-import { checkKeys } from '../options-check.js'
+import { requireArgument, requireOptions } from '../options-check.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { whenReady } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
@@ -16,11 +15,16 @@ export interface LedgerOptions {
   when?: 'always' | 'tool-calls'
 }
 
+/** Dropped messages read for the ledger, nearest the kept ones first, in times its size. */
+const WINDOW = 16
+/** ... and never more than this many tokens of them. */
+const WINDOW_MAX = 6_000
+
 /** Chosen by leave-one-out on τ-bench (`npm run eval:agent`). */
 export const LEDGER_SHARE = 0.5
 
 export const LEDGER_HEADING =
-  '[Earlier messages were left out to fit the context window. Facts they held, verbatim, by turn and source:]'
+  '[Earlier messages were left out to fit the context window. Facts they held, verbatim, by message and source:]'
 
 /** Values under these keys, or of these shapes, are credentials: a ledger never repeats them. */
 const SECRET_KEY =
@@ -52,20 +56,21 @@ interface Sourced {
   order: number
 }
 
-/** Facts of one message, computed once per message object. */
-const factCache = new WeakMap<Message, Fact[]>()
+/** Facts of one message and their keys, computed once per message object. */
+const factCache = new WeakMap<Message, { facts: Fact[]; keys: string[] }>()
 
-function factsOf(m: Message, toolName: string | undefined): Fact[] {
-  let facts = factCache.get(m)
-  if (!facts) {
+function factsOf(m: Message, toolName: string | undefined): { facts: Fact[]; keys: string[] } {
+  let entry = factCache.get(m)
+  if (!entry) {
     const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
-    facts = extractFacts([named]).filter(
+    const facts = extractFacts([named]).filter(
       (f) =>
         f.kind !== 'tool' && !(f.label && SECRET_KEY.test(f.label)) && !SECRET_VALUE.test(f.value),
     )
-    factCache.set(m, facts)
+    entry = { facts, keys: facts.map((f) => `${f.kind}\u0000${f.value}`) }
+    factCache.set(m, entry)
   }
-  return facts
+  return entry
 }
 
 /** Where a message came from, as the ledger names it. */
@@ -78,30 +83,65 @@ function sourceOf(m: Message, toolName: string | undefined): string {
 
 /**
  * The ledger's text for the facts of the dropped view positions, within `maxTokens`:
- * identifiers first, newer before older, each fact once, listed under the turn and source
+ * identifiers first, newer before older, each fact once, listed under the place and source
  * of the message that first held it. `undefined` when nothing fits or there is nothing.
  */
 export function ledgerText(
   view: View,
   dropped: readonly number[],
   maxTokens: number,
-): string | undefined {
+): Made | undefined {
+  // Only the dropped messages nearest the kept ones, up to WINDOW times the ledger's size:
+  // the work per call does not grow with the history.
+  let from = dropped.length
+  let volume = 0
+  const limit = Math.min(WINDOW * maxTokens, WINDOW_MAX)
+  while (from > 0 && volume < limit) volume += view.messageTokens(dropped[--from] as number)
+  const window = dropped.slice(from)
+  // The same window and size give the same ledger: a stable cut asks for it again each call.
+  let key = `${maxTokens}:${window[0]}`
+  for (const i of window) key += `:${idOf(view.message(i))}`
+  let cache = ledgerCache.get(view.counter)
+  if (!cache) {
+    cache = new Map()
+    ledgerCache.set(view.counter, cache)
+  }
+  if (cache.has(key)) return cache.get(key)
+  const made = buildLedger(view, window, maxTokens)
+  if (cache.size >= 64) cache.delete(cache.keys().next().value as string)
+  cache.set(key, made)
+  return made
+}
+
+/** Objects numbered once, so a cache key can name a message. */
+const ids = new WeakMap<object, number>()
+let nextId = 0
+function idOf(o: object): number {
+  let id = ids.get(o)
+  if (id === undefined) {
+    id = nextId++
+    ids.set(o, id)
+  }
+  return id
+}
+
+const ledgerCache = new WeakMap<TokenCounter, Map<string, Made | undefined>>()
+
+function buildLedger(view: View, window: readonly number[], maxTokens: number): Made | undefined {
   const seen = new Map<string, Sourced>()
   const sources = new Map<number, string>()
-  let turn = 0
-  let next = 0
   const callNames = new Map<string, string>()
-  for (const i of dropped) {
-    // Turns are counted by user messages from the start, so a turn's number never changes.
-    for (; next <= i; next++) if (view.message(next).role === 'user') turn++
+  for (const i of window) {
     const m = view.message(i)
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) callNames.set(c.id, c.name)
     const toolName = m.role === 'tool' ? callNames.get(m.toolCallId) : undefined
-    const facts = factsOf(m, toolName)
+    const { facts, keys } = factsOf(m, toolName)
     if (facts.length === 0) continue
-    sources.set(i, `turn ${turn}, ${sourceOf(m, toolName)}`)
-    for (const fact of facts) {
-      const key = `${fact.kind}\u0000${fact.value}`
+    // Numbered by its place in the history, which a message keeps as the history grows.
+    sources.set(i, `message ${i + 1}, ${sourceOf(m, toolName)}`)
+    for (let f = 0; f < facts.length; f++) {
+      const fact = facts[f] as Fact
+      const key = keys[f] as string
       const before = seen.get(key)
       if (before) {
         before.newest = i
@@ -145,21 +185,51 @@ export function ledgerText(
   let total = headingTokens(counter)
   const opened = new Set<number>()
   let chosen: Sourced[] = []
+  let misses = 0
   for (const s of ranked) {
     const cost =
       pieceTokens(counter, ` ${s.fact.label ?? ''} ${s.fact.value},`) +
       (opened.has(s.at) ? 0 : pieceTokens(counter, `\n${sources.get(s.at)}:`))
-    if (total + cost > maxTokens) continue
+    if (total + cost > maxTokens) {
+      // Full: a few smaller facts may still go in, not a scan of every one.
+      if (++misses >= 16) break
+      continue
+    }
     total += cost
     opened.add(s.at)
     chosen.push(s)
   }
   while (chosen.length > 0) {
     const text = render(chosen)
-    if (counter.countMessage({ role: 'user', content: text }) <= maxTokens) return text
+    const made = ledgerMessage(counter, text)
+    if (made.tokens <= maxTokens) return made
     chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
   }
   return undefined
+}
+
+/** A ledger: its message (one object per text, so the counter's own cache knows it) and tokens. */
+interface Made {
+  message: Message
+  tokens: number
+}
+
+/** The ledger message for a text, kept for the last texts (a stable cut makes the same one each call). */
+const ledgerMessages = new WeakMap<TokenCounter, Map<string, Made>>()
+function ledgerMessage(counter: TokenCounter, text: string): Made {
+  let made = ledgerMessages.get(counter)
+  if (!made) {
+    made = new Map()
+    ledgerMessages.set(counter, made)
+  }
+  let m = made.get(text)
+  if (!m) {
+    const message: Message = { role: 'user', content: text }
+    m = { message, tokens: counter.countMessage(message) }
+    if (made.size >= 64) made.delete(made.keys().next().value as string)
+    made.set(text, m)
+  }
+  return m
 }
 
 /** A user message holding the heading alone, counted once per counter. */
@@ -198,8 +268,9 @@ function droppedBy(view: View, plan: readonly PlanItem[]): number[] {
     else covered[item.index] = 1
   }
   const out: number[] = []
+  const messages = view.messages
   for (let i = 0; i < covered.length; i++)
-    if (!covered[i] && view.message(i).role !== 'system') out.push(i)
+    if (!covered[i] && messages[i]?.role !== 'system') out.push(i)
   return out
 }
 
@@ -209,25 +280,74 @@ function hasToolCalls(view: View): boolean {
   return false
 }
 
+/** The plan with the ledger of what it drops after the system prompt, and the ledger's tokens (0: none). */
+function withEntry(
+  view: View,
+  plan: PlanItem[],
+  maxTokens: number,
+): { plan: PlanItem[]; tokens: number } {
+  const dropped = droppedBy(view, plan)
+  const made = dropped.length > 0 ? ledgerText(view, dropped, maxTokens) : undefined
+  if (!made) return { plan, tokens: 0 }
+  const at = plan.findIndex(
+    (item) => 'synthetic' in item || view.message(item.index).role !== 'system',
+  )
+  const ledger: PlanItem = {
+    synthetic: made.message,
+    replaces: dropped,
+    reason: 'ledger',
+  }
+  return {
+    plan: at < 0 ? [...plan, ledger] : [...plan.slice(0, at), ledger, ...plan.slice(at)],
+    tokens: made.tokens,
+  }
+}
+
+/** Tokens of what a plan sends. */
+function planTokens(view: View, plan: readonly PlanItem[]): number {
+  let total = 0
+  for (const item of plan)
+    total +=
+      'synthetic' in item
+        ? view.counter.countMessage(item.synthetic)
+        : item.message
+          ? view.counter.countMessage(item.message)
+          : view.messageTokens(item.index)
+  return total
+}
+
 /** The view with `less` tokens fewer available: the inner strategy leaves the ledger its room. */
 function narrowed(view: View, less: number): View {
   return Object.create(view, { available: { value: view.available - less } }) as View
 }
 
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {
-  if (options === null || typeof options !== 'object')
-    throw new InvalidOptionError('ledger', `expected true, false or an object, got ${options}`)
-  checkKeys(options, ['share', 'maxTokens', 'when'], 'ledger')
+  requireOptions(options, 'ledger', ['share', 'maxTokens', 'when'], {
+    name: 'ledger',
+    required: true,
+  })
   const { share = LEDGER_SHARE, maxTokens = 1000, when = 'always' } = options
-  if (typeof share !== 'number' || !(share > 0 && share < 1))
-    throw new InvalidOptionError('ledger.share', `expected a fraction in (0, 1), got ${share}`)
-  if (typeof maxTokens !== 'number' || !(Number.isInteger(maxTokens) && maxTokens > 0))
-    throw new InvalidOptionError('ledger.maxTokens', `expected a token count > 0, got ${maxTokens}`)
-  if (when !== 'always' && when !== 'tool-calls')
-    throw new InvalidOptionError(
-      'ledger.when',
-      `expected "always" or "tool-calls", got ${JSON.stringify(when)}`,
-    )
+  requireArgument(
+    typeof share === 'number' && share > 0 && share < 1,
+    'ledger',
+    'ledger.share',
+    'a fraction in (0, 1)',
+    share,
+  )
+  requireArgument(
+    Number.isInteger(maxTokens) && maxTokens > 0,
+    'ledger',
+    'ledger.maxTokens',
+    'a token count > 0',
+    maxTokens,
+  )
+  requireArgument(
+    when === 'always' || when === 'tool-calls',
+    'ledger',
+    'ledger.when',
+    '"always" or "tool-calls"',
+    when,
+  )
   return { share, maxTokens, when }
 }
 
@@ -235,10 +355,17 @@ export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptio
  * `inner` with a ledger of what it drops: the inner strategy selects within the room less
  * the ledger's share; the identifiers, dates, amounts and other facts of the messages it
  * left out are then listed in one user message, in place of them (after the system
- * prompt), each under the turn and source that held it, within that share. The ledger
+ * prompt), each under the message (by its place) and source that held it, within that share. The ledger
  * depends only on what was dropped, so it changes when the cut moves and not otherwise.
  */
 export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions = {}): S {
+  requireArgument(
+    !!inner && typeof inner === 'object' && typeof (inner as Strategy).select === 'function',
+    'withLedger',
+    'strategy',
+    'a strategy object such as tokenLimited()',
+    inner,
+  )
   const { share, maxTokens, when } = checkLedgerOptions(options)
   const select = (view: View): PlanItem[] | Promise<PlanItem[]> => {
     // Nothing is dropped for the budget when everything fits; an agent's history only, when asked.
@@ -258,22 +385,20 @@ export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions 
     )
     if (!Number.isFinite(size) || size < 32) return inner.select(view)
     // A strategy that does not count drops by its own rule; the budget then comes after.
-    const selected = inner.select(inner.budgetAware ? narrowed(view, size) : view)
-    return whenReady(selected, (plan) => {
-      const dropped = droppedBy(view, plan)
-      if (dropped.length === 0) return plan
-      const text = ledgerText(view, dropped, size)
-      if (text === undefined) return plan
-      const at = plan.findIndex(
-        (item) => 'synthetic' in item || view.message(item.index).role !== 'system',
-      )
-      const ledger: PlanItem = {
-        synthetic: { role: 'user', content: text },
-        replaces: dropped,
-        reason: 'ledger',
-      }
-      return at < 0 ? [...plan, ledger] : [...plan.slice(0, at), ledger, ...plan.slice(at)]
-    })
+    if (!inner.budgetAware)
+      return whenReady(inner.select(view), (plan) => withEntry(view, plan, size).plan)
+    // The room the ledger did not use goes back to messages: the strategy selects again with
+    // the ledger's real size, and the ledger of that (smaller) drop takes what room is left.
+    return whenReady(inner.select(narrowed(view, size)), (first) => {
+      const made = withEntry(view, first, size)
+      // Worth a second selection only when a real share of the room is left.
+      if (made.tokens === 0 || size - made.tokens < Math.max(32, size / 8)) return made.plan
+      return whenReady(inner.select(narrowed(view, made.tokens)), (second) => {
+        const room = Math.min(size, view.available - planTokens(view, second))
+        const again = withEntry(view, second, room)
+        return again.tokens > 0 ? again.plan : second
+      }) as PlanItem[] | Promise<PlanItem[]>
+    }) as PlanItem[] | Promise<PlanItem[]>
   }
   return { ...inner, select }
 }

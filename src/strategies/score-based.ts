@@ -1,7 +1,7 @@
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
-import { checkKeys } from '../options-check.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import { assertMandatoryFits } from './budget.js'
 import {
   type AsyncScorer,
@@ -44,16 +44,19 @@ export const OMITTED_RESULT = '[tool result omitted to fit the context window]'
 export function scoreBased(
   options: ScoreBasedOptions = {},
 ): Strategy<'scoreBased', ScoreBasedOptions> {
-  checkKeys(
-    options,
-    ['limit', 'model', 'keepRate', 'scorer', 'neighbours', 'partial'],
-    'scoreBased',
-  )
+  requireOptions(options, 'scoreBased', [
+    'limit',
+    'model',
+    'keepRate',
+    'scorer',
+    'neighbours',
+    'partial',
+  ])
   const { keepRate = 0.9, neighbours = false, partial = true } = options
   if (!(keepRate > 0 && keepRate <= 1)) {
     throw new InvalidOptionError(
       'keepRate',
-      `expected a number in (0, 1], got ${JSON.stringify(keepRate)}`,
+      `expected a number in (0, 1], got ${describeValue(keepRate)}`,
     )
   }
   const scorer = options.scorer ?? recency({ keepRate })
@@ -97,13 +100,20 @@ export interface RelevanceScorerOptions {
 export function relevanceScorer(options?: Omit<RelevanceScorerOptions, 'embed'>): Scorer
 export function relevanceScorer(options: RelevanceScorerOptions): AsyncScorer
 export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScorer {
+  requireOptions(options, 'relevanceScorer', [
+    'query',
+    'embed',
+    'nearby',
+    'identifiers',
+    'entities',
+  ])
   const { query, embed, identifiers: idWeight = 0.5, entities: entityWeight = 1 } = options
   for (const [name, w] of [
     ['identifiers', idWeight],
     ['entities', entityWeight],
   ] as const)
     if (!(typeof w === 'number' && Number.isFinite(w) && w >= 0))
-      throw new InvalidOptionError(name, `expected a finite number >= 0, got ${JSON.stringify(w)}`)
+      throw new InvalidOptionError(name, `expected a finite number >= 0, got ${describeValue(w)}`)
   const lexical = relevance(query !== undefined ? { query } : {})
   const matched: AsyncScorer = embed
     ? fuse([
@@ -127,7 +137,7 @@ export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScor
 export function mostRelevant(
   options: MostRelevantOptions = {},
 ): Strategy<'mostRelevant', MostRelevantOptions> {
-  checkKeys(options, MOST_RELEVANT_OPTIONS, 'mostRelevant')
+  requireOptions(options, 'mostRelevant', MOST_RELEVANT_OPTIONS)
   const { query, embed, nearby: near, identifiers: ids, entities: ents, ...rest } = options
   const scorer = relevanceScorer({
     ...(query !== undefined && { query }),

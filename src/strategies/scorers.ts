@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import type { View } from './types.js'
 
 /** One score per unit of the view: higher is kept first. */
@@ -34,7 +35,16 @@ export function eachUnit(view: View, score: (u: number) => number): number[] {
 }
 
 /** Newest unit 1.0, each older one `keepRate` times the next (CAMEL's default). */
-export function recency({ keepRate = 0.9 }: { keepRate?: number } = {}): Scorer {
+export function recency(options: { keepRate?: number } = {}): Scorer {
+  requireOptions(options, 'recency', ['keepRate'])
+  const { keepRate = 0.9 } = options
+  requireArgument(
+    typeof keepRate === 'number' && keepRate > 0 && keepRate <= 1,
+    'recency',
+    'keepRate',
+    'a number in (0, 1]',
+    keepRate,
+  )
   return (view) => {
     const n = view.unitCount
     const out = new Array<number>(n)
@@ -102,6 +112,27 @@ export interface RelevanceOptions {
  * out. Runs offline, no model: a unit that shares rare words with the query scores high.
  */
 export function relevance(options: RelevanceOptions = {}): Scorer {
+  requireOptions(options, 'relevance', ['query', 'k1', 'b', 'feedback'])
+  requireArgument(
+    options.query === undefined || typeof options.query === 'string',
+    'relevance',
+    'query',
+    'a string',
+    options.query,
+  )
+  requireArgument(
+    options.feedback === undefined ||
+      typeof options.feedback === 'boolean' ||
+      (typeof options.feedback === 'object' && options.feedback !== null),
+    'relevance',
+    'feedback',
+    'true, false or { docs, terms, weight }',
+    options.feedback,
+  )
+  if (typeof options.feedback === 'object')
+    requireOptions(options.feedback, 'relevance feedback', ['docs', 'terms', 'weight'], {
+      name: 'feedback',
+    })
   const base = bm25(options)
   const fb = options.feedback === true ? {} : options.feedback
   if (!fb) return base
@@ -199,6 +230,7 @@ export const NEARBY_DEFAULTS: Required<NearbyOptions> = {
 export function nearby(scorer: Scorer, options?: NearbyOptions): Scorer
 export function nearby(scorer: AsyncScorer, options?: NearbyOptions): AsyncScorer
 export function nearby(scorer: AsyncScorer, options: NearbyOptions = {}): AsyncScorer {
+  requireArgument(typeof scorer === 'function', 'nearby', 'scorer', 'a scorer function', scorer)
   checkNearby(options)
   return (view) =>
     whenReady(scorer(view), (scores) => {
@@ -212,6 +244,7 @@ export function nearby(scorer: AsyncScorer, options: NearbyOptions = {}): AsyncS
 }
 
 function checkNearby(options: NearbyOptions): void {
+  requireOptions(options, 'nearby', ['next', 'weight', 'reach', 'decay'])
   for (const key of ['next', 'weight', 'reach', 'decay'] as const) {
     const v = options[key]
     if (v === undefined) continue
@@ -228,7 +261,7 @@ function checkNearby(options: NearbyOptions): void {
           : key === 'reach'
             ? 'an integer in [0, 1000]'
             : 'a finite number >= 0'
-      throw new InvalidOptionError(`nearby.${key}`, `expected ${want}, got ${JSON.stringify(v)}`)
+      throw new InvalidOptionError(`nearby.${key}`, `expected ${want}, got ${describeValue(v)}`)
     }
   }
 }
@@ -242,6 +275,21 @@ export function spreadScores(
   options: NearbyOptions = {},
   silent: ReadonlySet<number> = new Set(),
 ): number[] {
+  requireArgument(
+    (Array.isArray(scores) && scores.every((v) => typeof v === 'number')) ||
+      ArrayBuffer.isView(scores),
+    'spreadScores',
+    'scores',
+    'a list of scores',
+    scores,
+  )
+  requireArgument(
+    typeof (silent as ReadonlySet<number> | null)?.has === 'function',
+    'spreadScores',
+    'silent',
+    'a set of unit indices',
+    silent,
+  )
   checkNearby(options)
   const next = options.next ?? NEARBY_DEFAULTS.next
   const weight = options.weight ?? NEARBY_DEFAULTS.weight
@@ -351,6 +399,16 @@ function unitTerms(view: View, unit: Unit): string[] {
 
 /** The text of the newest user message: the default query. */
 export function newestUserText(view: View): string {
+  requireArgument(
+    typeof view === 'object' &&
+      view !== null &&
+      Array.isArray(view.messages) &&
+      typeof view.message === 'function',
+    'newestUserText',
+    'view',
+    'a view',
+    view,
+  )
   for (let i = view.messages.length - 1; i >= 0; i--) {
     const m = view.message(i)
     if (m.role === 'user') return messageText(m)

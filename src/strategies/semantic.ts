@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import {
   type AsyncScorer,
   allScores,
@@ -36,6 +37,14 @@ export function semantic(
 ): Scorer
 export function semantic(options: SemanticOptions): AsyncScorer
 export function semantic(options: SemanticOptions): AsyncScorer {
+  requireOptions(options, 'semantic', ['embed', 'query', 'batchSize'], { required: true })
+  requireArgument(
+    options.query === undefined || typeof options.query === 'string',
+    'semantic',
+    'query',
+    'a string',
+    options.query,
+  )
   const { embed, batchSize = 256 } = options
   if (typeof embed !== 'function') {
     throw new InvalidOptionError('embed', 'expected a function from texts to vectors')
@@ -43,7 +52,7 @@ export function semantic(options: SemanticOptions): AsyncScorer {
   if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
     throw new InvalidOptionError(
       'batchSize',
-      `expected an integer >= 1, got ${JSON.stringify(batchSize)}`,
+      `expected an integer >= 1, got ${describeValue(batchSize)}`,
     )
   }
   const vectors = new WeakMap<Message, Float64Array | null>()
@@ -179,13 +188,25 @@ export function fuse(
 ): AsyncScorer
 export function fuse(
   parts: readonly (readonly [AsyncScorer, number])[],
-  { k = 60, depth = 50 }: FuseOptions = {},
+  options: FuseOptions = {},
 ): AsyncScorer {
+  requireArgument(
+    Array.isArray(parts) &&
+      parts.every(
+        (p) => Array.isArray(p) && typeof p[0] === 'function' && typeof p[1] === 'number',
+      ),
+    'fuse',
+    'parts',
+    'a list of [scorer, weight] pairs',
+    parts,
+  )
+  requireOptions(options, 'fuse', ['k', 'depth'])
+  const { k = 60, depth = 50 } = options
   if (!(typeof k === 'number' && k >= 0 && Number.isFinite(k))) {
-    throw new InvalidOptionError('k', `expected a finite number >= 0, got ${JSON.stringify(k)}`)
+    throw new InvalidOptionError('k', `expected a finite number >= 0, got ${describeValue(k)}`)
   }
   if (!(Number.isInteger(depth) && depth >= 1)) {
-    throw new InvalidOptionError('depth', `expected an integer >= 1, got ${JSON.stringify(depth)}`)
+    throw new InvalidOptionError('depth', `expected an integer >= 1, got ${describeValue(depth)}`)
   }
   return (view) =>
     whenReady(allScores(parts.map(([scorer]) => scorer(view))), (lists) => {

@@ -1,3 +1,4 @@
+import { requireArgument } from '../options-check.js'
 import type { View } from './types.js'
 
 /**
@@ -30,6 +31,23 @@ export function stableCut(
   room: number,
   lowWater: number,
 ): number {
+  requireArgument(
+    typeof prefix === 'object' &&
+      prefix !== null &&
+      (isArray(prefix) ||
+        (typeof prefix.rangeTokens === 'function' && Array.isArray(prefix.messages))),
+    'stableCut',
+    'prefix',
+    'running sums or a view',
+    prefix,
+  )
+  for (const [name, v] of [
+    ['first', first],
+    ['end', end],
+    ['room', room],
+    ['lowWater', lowWater],
+  ] as const)
+    requireArgument(typeof v === 'number' && !Number.isNaN(v), 'stableCut', name, 'a number', v)
   const sums = prefix
   const at = isArray(sums)
     ? (k: number) => sums[k] ?? Number.NaN

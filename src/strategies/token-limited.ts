@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolInput } from '../messages/tool-shapes.js'
-import { checkKeys } from '../options-check.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import { alignStart, assertMandatoryFits, keepFrom, type Mandatory, newestStart } from './budget.js'
 import { stableCut } from './stable-cut.js'
 import type { PlanItem, Strategy, View } from './types.js'
@@ -44,12 +44,19 @@ export interface StableOptions {
 export function tokenLimited(
   options: TokenLimitedOptions = {},
 ): Strategy<'tokenLimited', TokenLimitedOptions> {
-  checkKeys(options, ['limit', 'model', 'tools', 'reserve', 'dropFrom', 'stable'], 'tokenLimited')
+  requireOptions(options, 'tokenLimited', [
+    'limit',
+    'model',
+    'tools',
+    'reserve',
+    'dropFrom',
+    'stable',
+  ])
   const { dropFrom = 'oldest' } = options
   if (dropFrom !== 'oldest' && dropFrom !== 'middle') {
     throw new InvalidOptionError(
       'dropFrom',
-      `expected "oldest" or "middle", got ${JSON.stringify(dropFrom)}`,
+      `expected "oldest" or "middle", got ${describeValue(dropFrom)}`,
     )
   }
   if (options.stable && options.stable !== true) {
@@ -57,12 +64,12 @@ export function tokenLimited(
     if (lowWater !== undefined && !(lowWater > 0 && lowWater < 1))
       throw new InvalidOptionError(
         'stable.lowWater',
-        `expected a fraction in (0, 1), got ${JSON.stringify(lowWater)}`,
+        `expected a fraction in (0, 1), got ${describeValue(lowWater)}`,
       )
     if (evictAtLeast !== undefined && !(Number.isFinite(evictAtLeast) && evictAtLeast > 0))
       throw new InvalidOptionError(
         'stable.evictAtLeast',
-        `expected a token count > 0, got ${JSON.stringify(evictAtLeast)}`,
+        `expected a token count > 0, got ${describeValue(evictAtLeast)}`,
       )
   }
   return {

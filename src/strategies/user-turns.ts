@@ -1,5 +1,5 @@
 import type { Message } from '../messages/message.js'
-import { checkKeys } from '../options-check.js'
+import { requireOptions } from '../options-check.js'
 import { positiveInt } from './buffered.js'
 import type { PlanItem, Strategy } from './types.js'
 
@@ -19,7 +19,7 @@ export interface UserTurnsOptions {
  * the history, in their place.
  */
 export function userTurns(options: UserTurnsOptions): Strategy<'userTurns', UserTurnsOptions> {
-  checkKeys(options, ['maxTurns', 'removeToolExchanges'], 'userTurns')
+  requireOptions(options, 'userTurns', ['maxTurns', 'removeToolExchanges'])
   const maxTurns = positiveInt('maxTurns', options?.maxTurns)
   const removeToolExchanges = options.removeToolExchanges ?? false
   return {

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
 import { estimateText } from './estimate-text.js'
@@ -32,6 +33,23 @@ export interface ExactCounterOptions {
 
 /** Exact counts for OpenAI models: their tokenizer and their published message accounting. */
 export function exactCounter(options: ExactCounterOptions = {}): TokenCounter {
+  requireOptions(options, 'exactCounter', ['model', 'encoding'])
+  requireArgument(
+    options.model === undefined || typeof options.model === 'string',
+    'exactCounter',
+    'model',
+    'a model id',
+    options.model,
+  )
+  requireArgument(
+    options.encoding === undefined ||
+      options.encoding === 'o200k_base' ||
+      options.encoding === 'cl100k_base',
+    'exactCounter',
+    'encoding',
+    "'o200k_base' or 'cl100k_base'",
+    options.encoding,
+  )
   const info = options.model ? findModel(options.model) : undefined
   if (options.model && (!info || info.tokenizer === 'estimate')) {
     throw new InvalidOptionError(
@@ -71,10 +89,28 @@ export interface EstimateCounterOptions {
  * usage can calibrate it.
  */
 export function estimateCounter(options: EstimateCounterOptions = {}): TokenCounter {
+  requireOptions(options, 'estimateCounter', ['model', 'factor', 'base'])
+  requireArgument(
+    options.model === undefined || typeof options.model === 'string',
+    'estimateCounter',
+    'model',
+    'a model id',
+    options.model,
+  )
+  requireArgument(
+    options.base === undefined || options.base === 'o200k' || options.base === 'chars',
+    'estimateCounter',
+    'base',
+    "'o200k' or 'chars'",
+    options.base,
+  )
   const info = options.model ? findModel(options.model) : undefined
   const factor = options.factor ?? info?.estimateFactor ?? 1.3
   if (!(factor >= 1) || !Number.isFinite(factor)) {
-    throw new InvalidOptionError('factor', `must be a finite number >= 1, got ${factor}`)
+    throw new InvalidOptionError(
+      'factor',
+      `must be a finite number >= 1, got ${describeValue(factor)}`,
+    )
   }
   const base = options.base ?? 'pieces'
   if (!['pieces', 'o200k', 'chars'].includes(base))
@@ -126,7 +162,7 @@ const byModel = new Map<string, TokenCounter>()
 
 export function requireModel(model: string): ModelInfo {
   const info = findModel(model)
-  if (!info) throw new InvalidOptionError('model', `unknown model ${JSON.stringify(model)}`)
+  if (!info) throw new InvalidOptionError('model', `unknown model ${describeValue(model)}`)
   return info
 }
 

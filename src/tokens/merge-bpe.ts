@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { describeValue } from '../options-check.js'
 
 /**
  * A byte-pair encoder for tokenizers published in the Hugging Face `tokenizer.json` form
@@ -51,7 +52,7 @@ export function mergeBpe(source: unknown): MergeBpe {
   if (!json || typeof json !== 'object') bad('root', 'expected an object')
   const { model, added_tokens: added = [] } = json as TokenizerJson
   if (!model || typeof model !== 'object') bad('model', 'missing')
-  if (model.type !== 'BPE') bad('model.type', `expected "BPE", got ${JSON.stringify(model.type)}`)
+  if (model.type !== 'BPE') bad('model.type', `expected "BPE", got ${describeValue(model.type)}`)
   if (!model.vocab || typeof model.vocab !== 'object') bad('model.vocab', 'missing')
   if (!Array.isArray(model.merges)) bad('model.merges', 'missing')
   if (!Array.isArray(added)) bad('added_tokens', 'expected a list')

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { describeValue } from '../options-check.js'
 import type { ImageModel } from './images.js'
 
 export type Tokenizer = 'o200k_base' | 'cl100k_base' | 'estimate'
@@ -165,7 +166,7 @@ export function registerModel(info: {
   if (!['openai', 'anthropic', 'google', 'meta'].includes(info.provider))
     bad(
       'provider',
-      `expected openai, anthropic, google or meta, got ${JSON.stringify(info.provider)}`,
+      `expected openai, anthropic, google or meta, got ${describeValue(info.provider)}`,
     )
   for (const field of ['contextWindow', 'maxOutputTokens'] as const)
     if (!Number.isInteger(info[field]) || info[field] < 1)

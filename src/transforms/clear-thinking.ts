@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import type { Transform } from '../strategies/types.js'
 
 /** How much reasoning stays: that of the newest N assistant turns, or all of it. */
@@ -26,6 +27,7 @@ const ANTHROPIC = 'anthropic'
 export function clearThinking(
   options: ClearThinkingOptions = {},
 ): Transform<'clearThinking', ClearThinkingOptions> {
+  requireOptions(options, 'clearThinking', ['keep'])
   const keep = options.keep ?? { type: 'thinking_turns', value: 1 }
   if (
     keep !== 'all' &&
@@ -41,7 +43,7 @@ export function clearThinking(
   ) {
     throw new InvalidOptionError(
       'keep',
-      `expected 'all' or { type: 'thinking_turns', value: N } with N a whole number >= 0, got ${JSON.stringify(keep)}`,
+      `expected 'all' or { type: 'thinking_turns', value: N } with N a whole number >= 0, got ${describeValue(keep)}`,
     )
   }
   return {

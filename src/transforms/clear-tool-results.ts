@@ -4,6 +4,7 @@ import { extractFacts, rankFacts } from '../messages/facts.js'
 import type { ContentPart, Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { isMovedMediaHeader } from '../messages/validate.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
@@ -33,6 +34,16 @@ export interface ClearToolResultsOptions {
 /** Facts kept of one cleared result, at most. */
 const FACTS_PER_RESULT = 24
 
+const CLEAR_TOOL_RESULTS_OPTIONS = [
+  'trigger',
+  'keep',
+  'clearAtLeast',
+  'excludeTools',
+  'clearInputs',
+  'placeholder',
+  'facts',
+]
+
 export const CLEARED = '[tool result cleared to save context]'
 
 /**
@@ -44,15 +55,39 @@ export const CLEARED = '[tool result cleared to save context]'
 export function clearToolResults(
   options: ClearToolResultsOptions = {},
 ): Transform<'clearToolResults', ClearToolResultsOptions> {
+  requireOptions(options, 'clearToolResults', CLEAR_TOOL_RESULTS_OPTIONS)
   const keep = positiveInt('keep', options.keep ?? 3, true)
   const trigger = positiveInt('trigger', options.trigger ?? 0, true)
   const clearAtLeast = positiveInt('clearAtLeast', options.clearAtLeast ?? 0, true)
-  const exclude = new Set(options.excludeTools ?? [])
-  const placeholder = options.placeholder ?? CLEARED
+  const { excludeTools = [], clearInputs, placeholder = CLEARED } = options
+  requireArgument(
+    Array.isArray(excludeTools) && excludeTools.every((t) => typeof t === 'string'),
+    'clearToolResults',
+    'excludeTools',
+    'a list of tool names',
+    excludeTools,
+  )
+  requireArgument(
+    clearInputs === undefined ||
+      typeof clearInputs === 'boolean' ||
+      (Array.isArray(clearInputs) && clearInputs.every((t) => typeof t === 'string')),
+    'clearToolResults',
+    'clearInputs',
+    'true, false or a list of tool names',
+    clearInputs,
+  )
+  requireArgument(
+    typeof placeholder === 'string',
+    'clearToolResults',
+    'placeholder',
+    'a string',
+    placeholder,
+  )
+  const exclude = new Set(excludeTools)
   if (options.facts !== undefined && typeof options.facts !== 'boolean')
     throw new InvalidOptionError(
       'facts',
-      `expected true or false, got ${JSON.stringify(options.facts)}`,
+      `expected true or false, got ${describeValue(options.facts)}`,
     )
   return {
     name: 'clearToolResults',

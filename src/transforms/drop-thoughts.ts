@@ -1,5 +1,6 @@
 import type { Message } from '../messages/message.js'
 import { isEmpty } from '../messages/validate.js'
+import { requireOptions } from '../options-check.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
@@ -15,6 +16,7 @@ export interface DropThoughtsOptions {
 export function dropThoughts(
   options: DropThoughtsOptions = {},
 ): Transform<'dropThoughts', DropThoughtsOptions> {
+  requireOptions(options, 'dropThoughts', ['keepLast'])
   const keepLast = positiveInt('keepLast', options.keepLast ?? 0, true)
   return {
     name: 'dropThoughts',

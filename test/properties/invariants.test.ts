@@ -52,7 +52,7 @@ function checkResult(
 
 /**
  * A ledger invents nothing: past its heading, every word is in the messages it stands for
- * (a value, the key it was under, a tool name, a role), or names a turn.
+ * (a value, the key it was under, a tool name, a role), or numbers a message.
  */
 function checkLedger(input: readonly Message[], ins: FitResult['inserted'][number]) {
   expect(ins.message.role).toBe('user')
@@ -61,7 +61,7 @@ function checkLedger(input: readonly Message[], ins: FitResult['inserted'][numbe
   expect(heading).toMatch(/^\[Earlier messages were left out/)
   const source = JSON.stringify(ins.replaces.map((k) => input[k]))
   for (const line of lines) {
-    const m = /^turn (\d+), ([^:]+):(.*)$/.exec(line)
+    const m = /^message (\d+), ([^:]+):(.*)$/.exec(line)
     expect(m, line).not.toBeNull()
     for (const word of (m?.[3] ?? '').split(/[\s,]+/).filter(Boolean)) {
       const json = JSON.stringify(word).slice(1, -1)
