@@ -380,7 +380,6 @@ async function main() {
     onDemandGzipBytes: size.onDemand,
   })
 
-
   // 6. the default for agents
   console.log(
     '## 6. The default for agents: one new turn over a 1,000-message agent history with the ledger of what is dropped (8,000 tokens, counts cached)\n',

@@ -7,14 +7,12 @@
  * pattern; a piece that is itself a token counts 1; otherwise its bytes start as one part
  * each, and the adjacent pair whose bytes form the token of lowest rank is merged (the
  * leftmost on a tie) until no pair is a token. The count is the number of parts left.
+ * Browsers load this module with the tables (`loadEncoding`), Node with its loader.
  */
+import { PATTERNS } from './patterns.js'
+import { countInRuns } from './runs.js'
 
-/** The pre-tokenizer patterns OpenAI publishes for each encoding (contractions spelled out for JavaScript). */
-const CONTRACTION = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])"
-export const PATTERNS = {
-  o200k_base: String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:${CONTRACTION})?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?:${CONTRACTION})?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
-  cl100k_base: String.raw`${CONTRACTION}|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s`,
-} as const
+export { PATTERNS } from './patterns.js'
 
 export interface RankTable {
   /** Token bytes, in rank order. */
@@ -160,4 +158,16 @@ export function bpeCounter(table: RankTable, pattern: string): (text: string) =>
     }
     return n
   }
+}
+
+/**
+ * The counter of an encoding from its table as scripts/encodings.ts writes it, with long
+ * runs counted in slices (`countInRuns`).
+ */
+export function encodingCounter(
+  name: keyof typeof PATTERNS,
+  table: string,
+): (text: string) => number {
+  const count = bpeCounter(readRankTable(table), PATTERNS[name])
+  return (text) => countInRuns(text, count)
 }

@@ -46,9 +46,10 @@ describe('encodings load when first needed', () => {
     const { exactCounter, addEncodingLoader } = await fresh()
     const asked: string[] = []
     const real = (await import('./data/o200k_base.js')).default
+    const { encodingCounter } = await import('./bpe.js')
     addEncodingLoader((name) => {
       asked.push(`real:${name}`)
-      return name === 'o200k_base' ? real : undefined
+      return name === 'o200k_base' ? encodingCounter(name, real) : undefined
     })
     addEncodingLoader((name) => {
       asked.push(`empty:${name}`)

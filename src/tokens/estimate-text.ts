@@ -1,4 +1,4 @@
-import { PATTERNS } from './bpe.js'
+import { PATTERNS } from './patterns.js'
 
 /**
  * An estimate of a text's o200k token count that needs no rank table: the text is cut by

@@ -8,6 +8,7 @@
  * `loadEncoding`.
  */
 import { readFileSync } from 'node:fs'
+import { encodingCounter } from './bpe.js'
 import { addEncodingLoader } from './encodings.js'
 
 addEncodingLoader((name) => {
@@ -21,7 +22,7 @@ addEncodingLoader((name) => {
     // `const ranks = '…'`: the literal after the first `= '`.
     const from = text.indexOf("= '")
     const to = text.indexOf("'", from + 3)
-    if (from >= 0 && to > from) return text.slice(from + 3, to)
+    if (from >= 0 && to > from) return encodingCounter(name, text.slice(from + 3, to))
   }
   return undefined
 })
