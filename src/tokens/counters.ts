@@ -98,10 +98,13 @@ export function estimateCounter(options: EstimateCounterOptions = {}): TokenCoun
     options.model,
   )
   requireArgument(
-    options.base === undefined || options.base === 'o200k' || options.base === 'chars',
+    options.base === undefined ||
+      options.base === 'pieces' ||
+      options.base === 'o200k' ||
+      options.base === 'chars',
     'estimateCounter',
     'base',
-    "'o200k' or 'chars'",
+    "'pieces', 'o200k' or 'chars'",
     options.base,
   )
   const info = options.model ? findModel(options.model) : undefined
@@ -113,11 +116,6 @@ export function estimateCounter(options: EstimateCounterOptions = {}): TokenCoun
     )
   }
   const base = options.base ?? 'pieces'
-  if (!['pieces', 'o200k', 'chars'].includes(base))
-    throw new InvalidOptionError(
-      'base',
-      `expected "pieces", "o200k" or "chars", got ${JSON.stringify(base)}`,
-    )
   const text =
     base === 'chars'
       ? (t: string) => Math.ceil(t.length / 3)

@@ -1,4 +1,5 @@
 import { EncodingNotLoadedError, InvalidOptionError } from '../errors.js'
+import { describeValue } from '../options-check.js'
 
 export type EncodingName = 'o200k_base' | 'cl100k_base'
 
@@ -21,7 +22,7 @@ function checkName(name: unknown): EncodingName {
   if (!ENCODINGS.includes(name as EncodingName))
     throw new InvalidOptionError(
       'encoding',
-      `expected one of ${ENCODINGS.join(', ')}, got ${JSON.stringify(name)}`,
+      `expected one of ${ENCODINGS.join(', ')}, got ${describeValue(name)}`,
     )
   return name as EncodingName
 }
