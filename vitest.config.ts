@@ -20,6 +20,7 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    setupFiles: ['test/helpers/encodings.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -14,7 +14,8 @@ if (!existsSync(fileURLToPath(new URL('index.js', dist))))
 
 const load = async <T>(path: string): Promise<T> => (await import(new URL(path, dist).href)) as T
 
-export const lib = await load<typeof import('../src/index.js')>('index.js')
+// The entry Node gets (the `node` export condition): it loads the encodings on first need.
+export const lib = await load<typeof import('../src/index.js')>('node/index.js')
 export const { copyPlain } = await load<typeof import('../src/context/copy.js')>('context/copy.js')
 export const { messageText } =
   await load<typeof import('../src/messages/message.js')>('messages/message.js')

@@ -10,6 +10,7 @@
 // trajectories: each group is scored with the setting that did best on the other groups.
 //
 // npm run eval:agent [-- --budgets 0.1,0.25] [--folds 5] [--json]
+import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'

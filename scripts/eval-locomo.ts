@@ -1,6 +1,7 @@
 // Evidence recall of each strategy on LoCoMo-format data: pooled, and leave-one-conversation-out.
 // npm run eval:locomo [-- --data PATH (default: the bundled LoCoMo dev file)] [--budgets 0.1,0.25,0.5]
 //                        [--strategies relevance,tokenLimited] [--ideas (the ideas measured on the way)] [--json]
+import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'

@@ -1,5 +1,6 @@
 // How often the identifiers the next tool call uses are still in the kept context, on τ-bench.
 // npm run eval:tau [-- --budgets 0.1,0.25] [--json]
+import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'

@@ -3,6 +3,7 @@
 // one of the library's typed errors, with the first arguments that showed it. The generators
 // and the check are test/bad-inputs/probe.ts, which test/bad-inputs/exports.test.ts holds to.
 // Run: npx tsx scripts/export-probe.ts [samples]   (exit 1 when any export crashes)
+import '../src/tokens/node-encodings.js'
 import fc from 'fast-check'
 import { call, callables, shown, untyped, wrongArguments } from '../test/bad-inputs/probe.js'
 

@@ -4,6 +4,7 @@
 // user and payment ids, emails, dates, amounts), written apart from the library's fact
 // extractor so the library is not graded by its own reading.
 // npm run eval:facts [-- --budget 2500 --count 40 --no-ledger --verbose]
+import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { extractiveSummarizer } from '../src/compress/extractive.js'
 import { summarizing } from '../src/compress/summarizing.js'

@@ -1,6 +1,7 @@
 // npx tsx scripts/hostile-inputs.ts: the time each hostile input of the reliability tests
 // takes on this machine, against the target of linear work (at most ~1 s per MB of text).
 
+import '../src/tokens/node-encodings.js'
 import { parseOverflowError } from '../src/context/retry.js'
 import { decode, encode, FORMATS, providerOfFormat } from '../src/formats/detect.js'
 import { fitModelInput } from '../src/integrations/openai-agents.js'

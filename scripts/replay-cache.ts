@@ -2,6 +2,7 @@
 // how often the sent list starts with the previous one, the tokens billed uncached (those
 // after the longest prefix shared with the previous call), and the room left unused.
 // npm run replay:cache [-- --low-water 0.72]
+import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { ChatContext } from '../src/context/chat-context.js'
 import type { Message } from '../src/messages/message.js'

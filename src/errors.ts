@@ -57,6 +57,19 @@ export class InvalidOptionError extends ContextWindowError {
   }
 }
 
+/**
+ * Exact counting needs an encoding's rank table, and this runtime has no synchronous way to
+ * load it: `await loadEncoding(name)` once before counting.
+ */
+export class EncodingNotLoadedError extends ContextWindowError {
+  override name = 'EncodingNotLoadedError'
+  constructor(readonly encoding: string) {
+    super(
+      `encoding ${encoding} is not loaded: call \`await loadEncoding(${JSON.stringify(encoding)})\` before counting exactly (browsers, workers and their bundles load it asynchronously)`,
+    )
+  }
+}
+
 export interface OverflowNumbers {
   /** Tokens the mandatory part needs (system preamble, newest turn, tools, reserve). */
   required: number

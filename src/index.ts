@@ -93,6 +93,7 @@ export {
   estimateCounter,
   exactCounter,
 } from './tokens/counters.js'
+export { type EncodingName, loadEncoding } from './tokens/encodings.js'
 export { findModel, type ModelInfo, models, registerModel } from './tokens/models.js'
 export {
   type ClearThinkingOptions,

@@ -1,8 +1,11 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { countTokens as cl100kReference } from 'gpt-tokenizer/encoding/cl100k_base'
+import { countTokens as o200kReference } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
+import { fit, fromOpenAIChat } from '../src/index.js'
 import { run } from './browser/entry.js'
 import { requireInCI } from './helpers/ci.js'
 
@@ -102,6 +105,85 @@ try { window.result = run() } catch (e) { window.result = { error: String(e && e
         expect(await tab.evaluate(() => typeof (globalThis as { Buffer?: unknown }).Buffer)).toBe(
           'undefined',
         )
+      } finally {
+        await browser.close()
+        server.close()
+      }
+    },
+    180_000,
+  )
+
+  it.runIf(requireInCI(existsSync(CHROMIUM), 'chromium'))(
+    'exact counting in Chromium: a typed error before loadEncoding, the reference counts after, from a split-off chunk',
+    async () => {
+      const texts = [
+        'Héllo 👩‍👩‍👧 𝒳𝒴 <|endoftext|> done',
+        "I'm sure WE'LL fly HAT170 on 2024-05-16 for $1,234.56",
+        '日本語のテキストと русский текст',
+        '  \n\n\t indented\r\n',
+        '',
+      ]
+      const conversation = JSON.parse(
+        readFileSync(new URL('../examples/airline-booking.json', import.meta.url), 'utf8'),
+      )
+      const asText = { disallowedSpecial: new Set<string>() }
+      const node = fit(fromOpenAIChat(conversation), { model: 'gpt-4o', budget: 3000 })
+      const result = await build({
+        entryPoints: { exact: fileURLToPath(new URL('./browser/exact.ts', import.meta.url)) },
+        bundle: true,
+        splitting: true,
+        outdir: 'browser-out',
+        platform: 'browser',
+        format: 'esm',
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+        absWorkingDir: root,
+      })
+      const files = new Map(result.outputFiles.map((f) => [`/${f.path.split('/').at(-1)}`, f]))
+      // The tables are chunks of their own, which the entry reaches only by dynamic import.
+      const outputs = Object.entries(result.metafile.outputs)
+      const tableChunks = outputs
+        .filter(([, o]) => Object.keys(o.inputs).some((i) => /tokens\/data\//.test(i)))
+        .map(([f]) => f)
+      expect(tableChunks).toHaveLength(2)
+      for (const [, o] of outputs)
+        for (const i of o.imports)
+          if (tableChunks.includes(i.path)) expect(i.kind).toBe('dynamic-import')
+      const page = `<!doctype html><meta charset="utf-8"><script type="module">
+import { exact } from '/exact.js'
+exact(${JSON.stringify(texts)}, ${JSON.stringify(conversation)}).then(
+  (r) => { window.result = r },
+  (e) => { window.result = { error: String(e && e.stack || e) } },
+)
+</script>`
+      const server: Server = createServer((req, res) => {
+        const file = files.get(req.url ?? '')
+        res.writeHead(200, { 'content-type': file ? 'text/javascript' : 'text/html' })
+        res.end(file ? file.contents : page)
+      })
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+      const port = (server.address() as { port: number }).port
+      const { chromium } = await import('playwright-core')
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+      })
+      try {
+        const tab = await browser.newPage()
+        const errors: string[] = []
+        tab.on('pageerror', (e) => errors.push(e.message))
+        await tab.goto(`http://127.0.0.1:${port}/`)
+        await tab.waitForFunction(() => 'result' in globalThis, undefined, { timeout: 60_000 })
+        const got = await tab.evaluate(() => (globalThis as unknown as { result: unknown }).result)
+        expect(errors).toEqual([])
+        expect(got).toEqual({
+          before: 'EncodingNotLoadedError',
+          o200k: texts.map((t) => o200kReference(t, asText)),
+          cl100k: texts.map((t) => cl100kReference(t, asText)),
+          kept: node.kept,
+          total: node.tokens.total,
+        })
       } finally {
         await browser.close()
         server.close()

@@ -103,7 +103,7 @@ describe('the CLI reads and writes Responses and Gemini files in their own shape
     const r = await run('count', example('airline-booking.gemini.json'), '--json')
     expect(r.code).toBe(0)
     const report = JSON.parse(r.out)
-    expect(report.counter).toMatch(/^estimate:o200kx1.2:gemini/)
+    expect(report.counter).toMatch(/^estimate:piecesx1.2:gemini/)
     expect(report.exact).toBe(false)
   })
 })

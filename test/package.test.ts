@@ -28,10 +28,14 @@ const example = readFileSync(join(repo, 'examples', 'airline-booking.json'), 'ut
 // emoji, a special token typed by a user (counted as text).
 const NASTY = 'Héllo 👩‍👩‍👧 𝒳𝒴 <|endoftext|> done'
 
-/** One module that every runtime runs: fits the example and counts a few texts. */
+/**
+ * One module that every runtime runs: fits the example and counts a few texts. Node loads
+ * the encoding on the first exact count; other runtimes call \`ready\` (loadEncoding) first.
+ */
 const ENTRY = `
-import { exactCounter, fit, fromOpenAIChat, tokenLimited, toOpenAIChat } from 'context-window'
+import { exactCounter, fit, fromOpenAIChat, loadEncoding, tokenLimited, toOpenAIChat } from 'context-window'
 const convo = ${example}
+export const ready = () => loadEncoding('o200k_base')
 export function run() {
   const history = fromOpenAIChat(convo)
   const r = fit(history, { model: 'gpt-4o', budget: 3000, strategy: tokenLimited() })
@@ -90,6 +94,9 @@ describe('the packed package, installed', () => {
       for (const f of [
         'dist/index.js',
         'dist/index.d.ts',
+        'dist/node/index.js',
+        'dist/tokens/data/o200k_base.js',
+        'dist/tokens/data/cl100k_base.js',
         'dist/redis.js',
         'dist/ai-sdk.js',
         'dist/langchain.js',
@@ -210,11 +217,20 @@ require('context-window/redis').redisStore({ url: 'redis://127.0.0.1:9' }).then(
         for (let d = far; d !== dirname(d); d = dirname(d))
           expect(existsSync(join(d, 'node_modules')), d).toBe(false)
         writeFileSync(join(far, 'bundle.mjs'), result.outputFiles[0]?.contents ?? '')
+        // A neutral bundle has no synchronous loader: a typed error until the table is loaded.
         writeFileSync(
           join(far, 'main.mjs'),
-          `import { run } from './bundle.mjs'\nconsole.log(JSON.stringify(run()))\n`,
+          `import { ready, run } from './bundle.mjs'
+let before = 'counted'
+try { run() } catch (e) { before = e.name }
+await ready()
+console.log(JSON.stringify({ before, ...run() }))
+`,
         )
-        expect(JSON.parse(sh('node', ['main.mjs'], far))).toEqual(expected)
+        expect(JSON.parse(sh('node', ['main.mjs'], far))).toEqual({
+          before: 'EncodingNotLoadedError',
+          ...expected,
+        })
       } finally {
         rmSync(far, { recursive: true, force: true })
       }
@@ -237,8 +253,8 @@ require('context-window/redis').redisStore({ url: 'redis://127.0.0.1:9' }).then(
       })
       const bundle = result.outputFiles[0]?.contents ?? new Uint8Array()
       const page = `<!doctype html><meta charset="utf-8"><script type="module">
-import { run } from '/bundle.js'
-try { window.result = run() } catch (e) { window.result = { error: String(e) } }
+import { ready, run } from '/bundle.js'
+ready().then(() => { window.result = run() }).catch((e) => { window.result = { error: String(e) } })
 </script>`
       const server: Server = createServer((req, res) => {
         if (req.url === '/bundle.js') {

@@ -2,6 +2,7 @@
 import { readFileSync, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import '../tokens/node-encodings.js'
 import { ContextWindowError } from '../errors.js'
 import { count, fitCommand, type Output, type Values, validateCommand } from './commands.js'
 import { UsageError } from './io.js'

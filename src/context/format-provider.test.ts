@@ -30,7 +30,7 @@ describe('a format brings its provider', () => {
       const request = anthropicRequest(k)
       const decoded = fromAnthropic(request)
       const system = decoded[0]?.role === 'system' ? [decoded[0]] : []
-      for (const budget of [2500, 4000, 8000]) {
+      for (const budget of [3000, 4000, 8000]) {
         const ctx = new ChatContext({ format: 'anthropic', model, budget, initialMessages: system })
         for (const turn of request.messages) await ctx.addMessage(turn)
         const incremental = toAnthropic(await ctx.getMessages())

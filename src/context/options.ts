@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import { describeValue, unknownOption } from '../options-check.js'
-import { PROVIDER_APIS, providerApi } from '../providers/index.js'
+import { PROVIDER_RULES, providerRules } from '../providers/table.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import type { Provider } from '../providers/validate.js'
 import { checkLedgerOptions, type LedgerOptions, withLedger } from '../strategies/ledger.js'
@@ -186,11 +186,11 @@ export function resolveSetup(
     (limit === undefined && model
       ? Math.min(model.maxOutputTokens, Math.floor(model.contextWindow / 4))
       : 0)
-  const api = providerApi(given.provider ?? 'openai')
+  const api = providerRules(given.provider ?? 'openai')
   if (!api) {
     throw new InvalidOptionError(
       'provider',
-      `expected one of ${Object.keys(PROVIDER_APIS).join(', ')}, got ${describeValue(given.provider)}`,
+      `expected one of ${Object.keys(PROVIDER_RULES).join(', ')}, got ${describeValue(given.provider)}`,
     )
   }
   const provider = api.name

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import { PROVIDER_APIS } from '../providers/index.js'
+import { PROVIDER_RULES } from '../providers/table.js'
 import type { OverflowFigures } from '../providers/types.js'
 import type { Provider } from '../providers/validate.js'
 import type { ChatContext } from './chat-context.js'
@@ -30,7 +30,7 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
   if (!text) return undefined
   let best: OverflowReport | undefined
   let figures = -1
-  for (const api of Object.values(PROVIDER_APIS)) {
+  for (const api of Object.values(PROVIDER_RULES)) {
     const read = api.overflow.read(text)
     if (!read) continue
     const n = Object.keys(read).length
@@ -40,7 +40,7 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
     }
   }
   if (best) return best
-  for (const api of Object.values(PROVIDER_APIS))
+  for (const api of Object.values(PROVIDER_RULES))
     if (api.overflow.code && text.includes(api.overflow.code)) return { provider: api.name }
   if (/prompt is too long|input is too long|too many tokens/i.test(text))
     return { provider: 'unknown' }

@@ -189,12 +189,13 @@ function apiItem(item: Item): Item | undefined {
     return {
       type: 'reasoning',
       id: typeof item.id === 'string' ? item.id : 'rs',
-      summary: [],
+      // An item in the API's own dialect keeps its summary and encrypted content.
+      summary: Array.isArray(item.summary) ? item.summary : [],
       ...(Array.isArray(item.content) && {
         content: (item.content as Item[]).map((c) => ({ type: 'reasoning_text', text: text([c]) })),
       }),
-      ...(typeof data.encrypted_content === 'string' && {
-        encrypted_content: data.encrypted_content,
+      ...(typeof (item.encrypted_content ?? data.encrypted_content) === 'string' && {
+        encrypted_content: item.encrypted_content ?? data.encrypted_content,
       }),
     }
   }

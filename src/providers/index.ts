@@ -4,9 +4,13 @@ import { openaiChat } from './openai-chat/index.js'
 import { openaiResponses } from './openai-responses/index.js'
 import type { ProviderApi } from './types.js'
 
-export type { ProviderApi } from './types.js'
+export { PROVIDER_RULES, providerRules, providerRulesOfFormat } from './table.js'
+export type { ProviderApi, ProviderRules } from './types.js'
 
-/** The one table of provider APIs: adding one means a folder beside these and a line here. */
+/**
+ * The one table of provider APIs with their codecs: adding one means a folder beside these,
+ * a line here and a line in `table.ts` (its rules).
+ */
 export const PROVIDER_APIS: Readonly<Record<string, ProviderApi>> = Object.freeze({
   openai: openaiChat,
   anthropic: anthropicMessages,

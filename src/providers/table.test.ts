@@ -7,7 +7,7 @@ import { resolveSetup } from '../context/options.js'
 import { parseOverflowError } from '../context/retry.js'
 import { InvalidOptionError } from '../errors.js'
 import { contextManagement, readContextManagement } from '../native/context-management.js'
-import { PROVIDER_APIS, providerApi, providerApiOfFormat } from './index.js'
+import { PROVIDER_APIS, PROVIDER_RULES, providerApi, providerApiOfFormat } from './index.js'
 import { toolSchemas } from './tool-shapes.js'
 import { PROVIDERS } from './validate.js'
 
@@ -71,6 +71,13 @@ describe('the provider table', () => {
 
   it('has one entry per provider name, each naming itself and a distinct wire format', () => {
     expect(Object.keys(PROVIDER_APIS).sort()).toEqual([...PROVIDERS].sort())
+    // The rules table (what the core reads, without codecs) holds the same APIs' own rules.
+    expect(Object.keys(PROVIDER_RULES)).toEqual(Object.keys(PROVIDER_APIS))
+    for (const [name, api] of Object.entries(PROVIDER_APIS)) {
+      const rules = PROVIDER_RULES[name] as unknown as Record<string, unknown>
+      for (const [key, value] of Object.entries(rules))
+        expect((api as unknown as Record<string, unknown>)[key], `${name}.${key}`).toBe(value)
+    }
     for (const [name, api] of Object.entries(PROVIDER_APIS)) {
       expect(api.name).toBe(name)
       expect(providerApiOfFormat(api.format)).toBe(api)

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import { nestingProblem, shortPath } from '../messages/nesting.js'
-import { PROVIDER_APIS } from './index.js'
+import { PROVIDER_RULES } from './table.js'
 
 /**
  * A tool as any of the SDKs writes it, or as this library does: OpenAI chat
@@ -112,7 +112,7 @@ function lowerTypes(v: unknown): unknown {
 
 /** Each API's published overheads for its own tools, by tool type without its date. */
 function overheadOf(base: string): number | undefined {
-  for (const api of Object.values(PROVIDER_APIS)) {
+  for (const api of Object.values(PROVIDER_RULES)) {
     const table = api.tools.overhead
     if (table && Object.hasOwn(table, base)) return table[base]
   }
@@ -121,7 +121,7 @@ function overheadOf(base: string): number | undefined {
 
 /** Whether a key names a built-in tool of some API (`{ googleSearch: {} }`). */
 function isBuiltIn(key: string): boolean {
-  return Object.values(PROVIDER_APIS).some((api) => api.tools.builtIn?.test(key) === true)
+  return Object.values(PROVIDER_RULES).some((api) => api.tools.builtIn?.test(key) === true)
 }
 
 /**

@@ -79,18 +79,39 @@ export interface NativeContext {
 }
 
 /**
- * One provider API as a unit: its wire codec, its validity rules, its default counter, how
- * it says a request was too long, how it reports usage, its tools and the context management
- * it runs itself. `src/providers/index.ts` holds the one table of these; the core resolves a
- * `provider` or `format` name through it once.
+ * A provider API's rules without its codec: what fitting, validation, learned limits, tool
+ * counting and native context management need. Kept apart from the codec so an app that
+ * fits canonical messages loads no wire codec it does not use.
  */
-export interface ProviderApi {
+export interface ProviderRules {
   /** The `provider` option's name. */
   name: Provider
   /** The `format` name of its wire codec. */
   format: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini'
   /** Its history must open with a user turn after the system prompt. */
   userFirst: boolean
+  /** The counter used when no model is named (undefined: the library default, o200k). */
+  counter(): TokenCounter | undefined
+  /** Its "too long" error. */
+  overflow: OverflowRule
+  /**
+   * The prompt tokens it billed, from its response or usage object, cached tokens included;
+   * undefined when the object is not in its shape.
+   */
+  promptTokens(response: Record<string, unknown>): number | undefined
+  /** Its own tools. */
+  tools: ToolRules
+  /** The context management it runs itself, if any. */
+  native?: NativeContext
+}
+
+/**
+ * One provider API as a unit: its rules (`ProviderRules`, in its folder's `provider.ts`) and
+ * its wire codec (its folder's `codec.ts`), brought together in its folder's `index.ts`.
+ * `src/providers/index.ts` holds the one table of these; the core resolves a `provider` or
+ * `format` name through it once.
+ */
+export interface ProviderApi extends ProviderRules {
   /** Wire messages (a list or a request object) -> canonical messages; throws a typed error on bad input. */
   decode(input: unknown): Message[]
   /**
@@ -109,17 +130,4 @@ export interface ProviderApi {
    * asks for the bare message list where the API's request object holds more (Gemini).
    */
   encode(messages: readonly Message[], options?: EncodeOptions): { output: unknown; lost: Loss[] }
-  /** The counter used when no model is named (undefined: the library default, o200k). */
-  counter(): TokenCounter | undefined
-  /** Its "too long" error. */
-  overflow: OverflowRule
-  /**
-   * The prompt tokens it billed, from its response or usage object, cached tokens included;
-   * undefined when the object is not in its shape.
-   */
-  promptTokens(response: Record<string, unknown>): number | undefined
-  /** Its own tools. */
-  tools: ToolRules
-  /** The context management it runs itself, if any. */
-  native?: NativeContext
 }

@@ -16,20 +16,20 @@ import {
   geminiRules,
   keepStepSignature,
 } from './gemini/rules.js'
-import { providerApi } from './index.js'
 import {
   type ResponsesProblemCode,
   type ResponsesRuleOptions,
   responsesRemovals,
   responsesRules,
 } from './openai-responses/rules.js'
+import { providerRules } from './table.js'
 
 export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
 export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
 
 /** Providers whose history must open with a user turn after the system prompt. */
 export function needsUserFirst(provider: Provider): boolean {
-  return providerApi(provider)?.userFirst ?? false
+  return providerRules(provider)?.userFirst ?? false
 }
 
 export type ProblemCode =

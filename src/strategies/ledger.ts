@@ -378,9 +378,17 @@ function planTokens(view: View, plan: readonly PlanItem[]): number {
   return total
 }
 
-/** The view with `less` tokens fewer available: the inner strategy leaves the ledger its room. */
+/**
+ * The view with `less` tokens fewer available: the inner strategy leaves the ledger its room.
+ * The ledger is a user message right after the system prompt, so the kept history need not
+ * open with a user turn of its own (a user-first provider's rule is met by the ledger; when no
+ * ledger is written after all, assembly still holds the plan to the rule).
+ */
 function narrowed(view: View, less: number): View {
-  return Object.create(view, { available: { value: view.available - less } }) as View
+  return Object.create(view, {
+    available: { value: view.available - less },
+    userFirst: { value: false },
+  }) as View
 }
 
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {

@@ -379,6 +379,31 @@ describe('every entry point gives the same valid request', () => {
     ])
   })
 
+  it('the Agents SDK filter counts the summary of a reasoning item given in the API dialect', async () => {
+    // Found at 1,000 cases (seed 20261125): the filter read the item as the SDK's own shape,
+    // dropped its summary from the count and sent 207 tokens against a budget of 150.
+    const items = [
+      {
+        type: 'reasoning',
+        id: 'rs_0',
+        summary: [{ type: 'summary_text', text: 'Zx'.repeat(150) }],
+        encrypted_content: 'Sig0==',
+      },
+      {
+        type: 'message',
+        id: 'msg_0',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'refusal', refusal: '<|endoftext|>' }],
+      },
+    ]
+    const filter = fitModelInput({ budget: 150, transforms: [] })
+    expect(() => filter({ modelData: { input: items } } as never)).toThrow(ContextWindowError)
+    const roomy = fitModelInput({ budget: 2000, transforms: [] })
+    const sent = roomy({ modelData: { input: items } } as never).input as unknown[]
+    expect(sent).toEqual(items)
+  })
+
   for (const format of FORMATS) {
     it(
       `${format}: fit, fitAsync, contexts (fed, restored, over stores) and adapters agree (${RUNS} runs)`,

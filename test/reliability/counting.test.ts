@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
-import { countInRuns, MAX_RUN, textCounter } from '../../src/tokens/encodings.js'
+import { textCounter } from '../../src/tokens/encodings.js'
+import { countInRuns, MAX_RUN } from '../../src/tokens/runs.js'
 
 const plain = (t: string) => countTokens(t, { disallowedSpecial: new Set() })
 const count = textCounter('o200k_base')

@@ -2,13 +2,11 @@ import type { Message } from '../../messages/message.js'
 import { decodedAt, namedResults } from '../codec-kit.js'
 import type { ProviderApi } from '../types.js'
 import { fromAnthropic, toAnthropic } from './codec.js'
-import { native, overflow, promptTokens, tools } from './limits.js'
+import { anthropicMessagesProvider } from './provider.js'
 
 /** Anthropic Messages. */
 export const anthropicMessages: ProviderApi = {
-  name: 'anthropic',
-  format: 'anthropic',
-  userFirst: true,
+  ...anthropicMessagesProvider,
   decode: fromAnthropic,
   // A turn or reply decodes from a message list.
   decodeAdded: (list, after) =>
@@ -19,11 +17,6 @@ export const anthropicMessages: ProviderApi = {
     const { lost, ...output } = toAnthropic(messages)
     return { output, lost }
   },
-  counter: () => undefined,
-  overflow,
-  promptTokens,
-  tools,
-  native,
 }
 
 /**

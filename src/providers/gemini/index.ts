@@ -1,13 +1,10 @@
-import { counterFor } from '../../tokens/counters.js'
 import type { ProviderApi } from '../types.js'
 import { encodeGemini, fromGemini } from './codec.js'
-import { overflow, promptTokens, tools } from './limits.js'
+import { geminiProvider } from './provider.js'
 
 /** Gemini generateContent; counted with Gemini's own tokenizer when no model is named. */
 export const gemini: ProviderApi = {
-  name: 'gemini',
-  format: 'gemini',
-  userFirst: true,
+  ...geminiProvider,
   decode: (input) => fromGemini(input),
   // A response turn answers the calls of the turn before.
   decodeAdded: (list, after) =>
@@ -18,8 +15,4 @@ export const gemini: ProviderApi = {
     // A bare list has no place for a system instruction: it becomes the first user turn's text.
     return { output: encodeGemini(messages, { bare: true }).output.contents, lost }
   },
-  counter: () => counterFor('gemini-2.5-pro'),
-  overflow,
-  promptTokens,
-  tools,
 }

@@ -1,0 +1,55 @@
+/**
+ * The Node entries (`dist/node/*.js`, picked by the `node` export condition) as one esbuild
+ * bundle split across them: a Node process then loads a few files where the compiled
+ * modules are some two hundred (zod's included), which is most of an import's cost. Every
+ * other package stays external; minified (with source maps), as parsing is the rest of the
+ * cost. The rank tables stay the modules `tsc` wrote
+ * (`dist/tokens/data/`), loaded on demand. Run by `npm run build` after `tsc`.
+ */
+import { readdirSync, rmSync } from 'node:fs'
+import { build, type Plugin } from 'esbuild'
+
+const entries = [
+  'index',
+  'ai-sdk',
+  'langchain',
+  'openai-agents',
+  'mastra',
+  'redis',
+  'gemini-tokenizer',
+]
+
+const external: Plugin = {
+  name: 'external',
+  setup(b) {
+    // Packages other than zod (a dependency only this package's code uses) stay imports.
+    b.onResolve({ filter: /^[^./]/ }, (a) =>
+      /^zod(\/|$)/.test(a.path) ? undefined : { path: a.path, external: true },
+    )
+    // The tables: the modules beside the unbundled code, not copies in the bundle.
+    b.onResolve({ filter: /\/data\/(o200k|cl100k)_base\.js$/ }, (a) => ({
+      path: `../tokens/data/${a.path.split('/').at(-1)}`,
+      external: true,
+    }))
+  },
+}
+
+const out = new URL('../dist/node/', import.meta.url)
+// Chunks of an earlier build: their names change with their contents.
+for (const f of readdirSync(out)) if (f.startsWith('chunk-')) rmSync(new URL(f, out))
+
+await build({
+  entryPoints: Object.fromEntries(
+    entries.map((e) => [e, new URL(`../src/node/${e}.ts`, import.meta.url).pathname]),
+  ),
+  outdir: out.pathname,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  minify: true,
+  plugins: [external],
+  logLevel: 'warning',
+})

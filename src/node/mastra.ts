@@ -1,0 +1,4 @@
+/** `context-window/mastra` under Node: the same exports, with exact counting loading its encoding on first use. */
+import '../tokens/node-encodings.js'
+
+export * from '../mastra.js'

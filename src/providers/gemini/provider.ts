@@ -1,0 +1,14 @@
+import { counterFor } from '../../tokens/counters.js'
+import type { ProviderRules } from '../types.js'
+import { overflow, promptTokens, tools } from './limits.js'
+
+/** Gemini generateContent, counted with Gemini's own tokenizer when no model is named: its rules (the codec is in index.ts). */
+export const geminiProvider: ProviderRules = {
+  name: 'gemini',
+  format: 'gemini',
+  userFirst: true,
+  counter: () => counterFor('gemini-2.5-pro'),
+  overflow,
+  promptTokens,
+  tools,
+}

@@ -1,0 +1,29 @@
+import { anthropicMessagesProvider } from './anthropic-messages/provider.js'
+import { geminiProvider } from './gemini/provider.js'
+import { openaiChatProvider } from './openai-chat/provider.js'
+import { openaiResponsesProvider } from './openai-responses/provider.js'
+import type { ProviderRules } from './types.js'
+
+/**
+ * The one table of provider APIs' rules, by `provider` name: what fitting, validation,
+ * learned limits, tool counting and native context management read. `index.ts` adds each
+ * API's codec to the same names (its test holds the two tables to the same entries).
+ */
+export const PROVIDER_RULES: Readonly<Record<string, ProviderRules>> = Object.freeze({
+  openai: openaiChatProvider,
+  anthropic: anthropicMessagesProvider,
+  'openai-responses': openaiResponsesProvider,
+  gemini: geminiProvider,
+})
+
+/** The rules of a `provider` name, or undefined for an unknown one. */
+export function providerRules(name: unknown): ProviderRules | undefined {
+  return typeof name === 'string' && Object.hasOwn(PROVIDER_RULES, name)
+    ? PROVIDER_RULES[name]
+    : undefined
+}
+
+/** The rules of the provider API whose wire codec is `format`, or undefined for a framework format. */
+export function providerRulesOfFormat(format: unknown): ProviderRules | undefined {
+  return Object.values(PROVIDER_RULES).find((p) => p.format === format)
+}

@@ -1,0 +1,26 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+describe('npm run size', () => {
+  it('a browser app of fit + tokenLimited + the OpenAI codec loads at most 32.5 KB gzipped at start (the target is 30 KB: see docs/performance.md); the rank tables come only on demand', () => {
+    // What `npm run size` runs, with --json to read the figures.
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/size.ts', '--max', '32.5', '--json'],
+      { cwd: root, encoding: 'utf8' },
+    )
+    expect(r.status, r.stderr).toBe(0)
+    const m = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as {
+      gzip: number
+      onDemandGzip: number
+      inputs: Record<string, number>
+    }
+    expect(m.gzip).toBeLessThanOrEqual(32.5 * 1024)
+    // The tables (over 1.5 MB gzipped) are split off, reached by loadEncoding only.
+    expect(m.onDemandGzip).toBeGreaterThan(1024 * 1024)
+    expect(Object.keys(m.inputs).filter((p) => p !== 'context-window' && p !== 'zod')).toEqual([])
+  })
+})
