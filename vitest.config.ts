@@ -20,7 +20,7 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    setupFiles: ['test/helpers/encodings.ts'],
+    setupFiles: ['test/helpers/encodings.ts', 'test/helpers/props-time-limit.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
