@@ -442,7 +442,7 @@ async function main() {
   )
   rows.push({ workload: 'agent-ledger', ...agent })
 
-  // 7. cold start
+  // 8. cold start
   console.log(
     '## 8. Cold start: a fresh Node process imports the package and fits the bundled example to 3,000 tokens once\n',
   )

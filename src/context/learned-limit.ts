@@ -1,7 +1,7 @@
 import { ContextOverflowError } from '../errors.js'
 import { requireOptions } from '../options-check.js'
 import { tokenFigure } from '../providers/figures.js'
-import { PROVIDER_RULES } from '../providers/table.js'
+import { PROVIDER_REPLIES } from '../providers/replies.js'
 import { calibrate, MAX_RATIO, MIN_RATIO } from './calibration.js'
 import type { FitOptions, FitResult } from './fit.js'
 import { type OverflowReport, parseOverflowError } from './retry.js'
@@ -119,7 +119,7 @@ export interface UsageFigure {
 export function promptTokensOf(response: unknown): number | undefined {
   if (!response || typeof response !== 'object') return undefined
   const r = response as Record<string, unknown>
-  for (const api of Object.values(PROVIDER_RULES)) {
+  for (const api of Object.values(PROVIDER_REPLIES)) {
     const n = api.promptTokens(r)
     if (n !== undefined) return n
   }

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import { PROVIDER_RULES } from '../providers/table.js'
+import { providerReplies } from '../providers/replies.js'
 import type { OverflowFigures } from '../providers/types.js'
 import type { Provider } from '../providers/validate.js'
 import type { ChatContext } from './chat-context.js'
@@ -30,18 +30,18 @@ export function parseOverflowError(error: unknown): OverflowReport | undefined {
   if (!text) return undefined
   let best: OverflowReport | undefined
   let figures = -1
-  for (const api of Object.values(PROVIDER_RULES)) {
+  for (const [provider, api] of providerReplies()) {
     const read = api.overflow.read(text)
     if (!read) continue
     const n = Object.keys(read).length
     if (n > figures) {
-      best = { provider: api.name, ...read }
+      best = { provider, ...read }
       figures = n
     }
   }
   if (best) return best
-  for (const api of Object.values(PROVIDER_RULES))
-    if (api.overflow.code && text.includes(api.overflow.code)) return { provider: api.name }
+  for (const [provider, api] of providerReplies())
+    if (api.overflow.code && text.includes(api.overflow.code)) return { provider }
   if (/prompt is too long|input is too long|too many tokens/i.test(text))
     return { provider: 'unknown' }
   return undefined

@@ -186,17 +186,22 @@ function apiItem(item: Item): Item | undefined {
     return { type: 'function_call_output', call_id: item.callId, output: text(item.output) }
   if (type === 'reasoning') {
     const data = (item.providerData ?? {}) as Item
+    const encrypted = [item.encrypted_content, data.encrypted_content, data.encryptedContent].find(
+      (v) => typeof v === 'string',
+    )
+    // The API's own dialect carries `summary` (and `content` as reasoning text); the Agents
+    // SDK's carries the summary as `content` (input_text parts), which it sends as `summary`.
+    const own = Array.isArray(item.summary)
     return {
       type: 'reasoning',
       id: typeof item.id === 'string' ? item.id : 'rs',
-      // An item in the API's own dialect keeps its summary and encrypted content.
-      summary: Array.isArray(item.summary) ? item.summary : [],
-      ...(Array.isArray(item.content) && {
-        content: (item.content as Item[]).map((c) => ({ type: 'reasoning_text', text: text([c]) })),
-      }),
-      ...(typeof (item.encrypted_content ?? data.encrypted_content) === 'string' && {
-        encrypted_content: item.encrypted_content ?? data.encrypted_content,
-      }),
+      summary: own
+        ? item.summary
+        : Array.isArray(item.content)
+          ? (item.content as Item[]).map((c) => ({ type: 'summary_text', text: text([c]) }))
+          : [],
+      ...(own && Array.isArray(item.content) && { content: item.content }),
+      ...(encrypted !== undefined && { encrypted_content: encrypted }),
     }
   }
   if (type === 'compaction') return item.providerData === undefined ? item : withoutData(item)

@@ -3,7 +3,7 @@ import { type SummarizingStrategy, summarizing } from '../compress/summarizing.j
 import type { FitResult } from '../context/fit.js'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { checkKeys, describeValue, requireArgument } from '../options-check.js'
-import { PROVIDER_RULES, providerRulesOfFormat } from '../providers/table.js'
+import { PROVIDER_REPLIES, providerRepliesOfFormat } from '../providers/replies.js'
 import type { NativeParts, ProviderContextReport } from '../providers/types.js'
 import type { Transform } from '../strategies/types.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
@@ -129,7 +129,7 @@ export function contextManagement(
       `expected anthropic, openai-responses, openai-chat, gemini or client, got ${describeValue(target)}`,
     )
   // What the target's API runs itself comes from its folder under src/providers/.
-  const api = options.native === false ? undefined : providerRulesOfFormat(target)?.native
+  const api = options.native === false ? undefined : providerRepliesOfFormat(target)?.native
   const runs = (part: keyof NativeParts) => api?.runs.includes(part) === true
   const plan: ContextManagementPlan = {
     target,
@@ -240,7 +240,7 @@ export function readContextManagement(response: unknown): ProviderContextReport 
   if (!response || typeof response !== 'object' || Array.isArray(response))
     throw new InvalidInputError('expected a provider response object', { field: 'response' })
   const body = response as Record<string, unknown>
-  for (const api of Object.values(PROVIDER_RULES)) {
+  for (const api of Object.values(PROVIDER_REPLIES)) {
     const report = api.native?.read(body)
     if (report) return report
   }

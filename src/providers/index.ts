@@ -4,8 +4,9 @@ import { openaiChat } from './openai-chat/index.js'
 import { openaiResponses } from './openai-responses/index.js'
 import type { ProviderApi } from './types.js'
 
+export { PROVIDER_REPLIES, providerReplies, providerRepliesOfFormat } from './replies.js'
 export { PROVIDER_RULES, providerRules, providerRulesOfFormat } from './table.js'
-export type { ProviderApi, ProviderRules } from './types.js'
+export type { ProviderApi, ProviderReplies, ProviderRules } from './types.js'
 
 /**
  * The one table of provider APIs with their codecs: adding one means a folder beside these,

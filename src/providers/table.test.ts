@@ -7,7 +7,14 @@ import { resolveSetup } from '../context/options.js'
 import { parseOverflowError } from '../context/retry.js'
 import { InvalidOptionError } from '../errors.js'
 import { contextManagement, readContextManagement } from '../native/context-management.js'
-import { PROVIDER_APIS, PROVIDER_RULES, providerApi, providerApiOfFormat } from './index.js'
+import {
+  PROVIDER_APIS,
+  PROVIDER_REPLIES,
+  PROVIDER_RULES,
+  providerApi,
+  providerApiOfFormat,
+  providerRepliesOfFormat,
+} from './index.js'
 import { toolSchemas } from './tool-shapes.js'
 import { PROVIDERS } from './validate.js'
 
@@ -73,10 +80,22 @@ describe('the provider table', () => {
     expect(Object.keys(PROVIDER_APIS).sort()).toEqual([...PROVIDERS].sort())
     // The rules table (what the core reads, without codecs) holds the same APIs' own rules.
     expect(Object.keys(PROVIDER_RULES)).toEqual(Object.keys(PROVIDER_APIS))
+    // So does the table of what each sends back (read after a call, not by fitting).
+    expect(Object.keys(PROVIDER_REPLIES)).toEqual(Object.keys(PROVIDER_APIS))
     for (const [name, api] of Object.entries(PROVIDER_APIS)) {
-      const rules = PROVIDER_RULES[name] as unknown as Record<string, unknown>
-      for (const [key, value] of Object.entries(rules))
+      const own = {
+        ...(PROVIDER_RULES[name] as unknown as Record<string, unknown>),
+        ...(PROVIDER_REPLIES[name as keyof typeof PROVIDER_REPLIES] as unknown as Record<
+          string,
+          unknown
+        >),
+      }
+      for (const [key, value] of Object.entries(own))
         expect((api as unknown as Record<string, unknown>)[key], `${name}.${key}`).toBe(value)
+      // The API object is its rules, its replies and its codec: nothing of its own beside them.
+      const codec = ['decode', 'decodeAdded', 'encode', 'inModelRun']
+      expect(Object.keys(api).filter((k) => !(k in own) && !codec.includes(k))).toEqual([])
+      expect(providerRepliesOfFormat(api.format)?.native).toBe(api.native)
     }
     for (const [name, api] of Object.entries(PROVIDER_APIS)) {
       expect(api.name).toBe(name)

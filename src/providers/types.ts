@@ -79,9 +79,10 @@ export interface NativeContext {
 }
 
 /**
- * A provider API's rules without its codec: what fitting, validation, learned limits, tool
- * counting and native context management need. Kept apart from the codec so an app that
- * fits canonical messages loads no wire codec it does not use.
+ * A provider API's rules without its codec: what fitting, validation and tool counting
+ * need. Kept apart from the codec so an app that fits canonical messages loads no wire codec
+ * it does not use, and apart from what the API sends back (`ProviderReplies`) so it loads no
+ * reader of errors, usage or context-management reports either.
  */
 export interface ProviderRules {
   /** The `provider` option's name. */
@@ -92,6 +93,16 @@ export interface ProviderRules {
   userFirst: boolean
   /** The counter used when no model is named (undefined: the library default, o200k). */
   counter(): TokenCounter | undefined
+  /** Its own tools. */
+  tools: ToolRules
+}
+
+/**
+ * What a provider API sends back, as the code that reads its responses needs it (learned
+ * limits, `parseOverflowError`, `promptTokensOf`, native context management): its "too long"
+ * error, its usage, the context management it runs itself.
+ */
+export interface ProviderReplies {
   /** Its "too long" error. */
   overflow: OverflowRule
   /**
@@ -99,19 +110,18 @@ export interface ProviderRules {
    * undefined when the object is not in its shape.
    */
   promptTokens(response: Record<string, unknown>): number | undefined
-  /** Its own tools. */
-  tools: ToolRules
   /** The context management it runs itself, if any. */
   native?: NativeContext
 }
 
 /**
- * One provider API as a unit: its rules (`ProviderRules`, in its folder's `provider.ts`) and
- * its wire codec (its folder's `codec.ts`), brought together in its folder's `index.ts`.
+ * One provider API as a unit: its rules and what it sends back (`ProviderRules` and
+ * `ProviderReplies`, in its folder's `provider.ts`) and its wire codec (its folder's
+ * `codec.ts`), brought together in its folder's `index.ts`.
  * `src/providers/index.ts` holds the one table of these; the core resolves a `provider` or
  * `format` name through it once.
  */
-export interface ProviderApi extends ProviderRules {
+export interface ProviderApi extends ProviderRules, ProviderReplies {
   /** Wire messages (a list or a request object) -> canonical messages; throws a typed error on bad input. */
   decode(input: unknown): Message[]
   /**

@@ -53,7 +53,9 @@ export function newestStart(view: View, m: Mandatory, room: number): number {
 export function alignStart(view: View, m: Mandatory, start: number): number {
   if (!view.userFirst) return start
   let s = start
-  while (s < m.lastUser && view.role(s) !== 'user') s++
+  // A system message on the way stays (it goes to the system prompt): assembly drops what
+  // stands between it and the user turn.
+  while (s < m.lastUser && view.role(s) !== 'user' && view.role(s) !== 'system') s++
   return s
 }
 

@@ -1,4 +1,4 @@
-import type { ProviderRules } from '../types.js'
+import type { ProviderReplies, ProviderRules } from '../types.js'
 import { native, overflow, promptTokens, tools } from './limits.js'
 
 /** Anthropic Messages: its rules (the codec is in index.ts). */
@@ -7,8 +7,8 @@ export const anthropicMessagesProvider: ProviderRules = {
   format: 'anthropic',
   userFirst: true,
   counter: () => undefined,
-  overflow,
-  promptTokens,
   tools,
-  native,
 }
+
+/** What Anthropic Messages sends back: its "too long" error, its usage, its context management. */
+export const anthropicMessagesReplies: ProviderReplies = { overflow, promptTokens, native }

@@ -1,10 +1,11 @@
 import type { ProviderApi } from '../types.js'
 import { encodeGemini, fromGemini } from './codec.js'
-import { geminiProvider } from './provider.js'
+import { geminiProvider, geminiReplies } from './provider.js'
 
 /** Gemini generateContent; counted with Gemini's own tokenizer when no model is named. */
 export const gemini: ProviderApi = {
   ...geminiProvider,
+  ...geminiReplies,
   decode: (input) => fromGemini(input),
   // A response turn answers the calls of the turn before.
   decodeAdded: (list, after) =>

@@ -1,5 +1,5 @@
 import { counterFor } from '../../tokens/counters.js'
-import type { ProviderRules } from '../types.js'
+import type { ProviderReplies, ProviderRules } from '../types.js'
 import { overflow, promptTokens, tools } from './limits.js'
 
 /** Gemini generateContent, counted with Gemini's own tokenizer when no model is named: its rules (the codec is in index.ts). */
@@ -8,7 +8,8 @@ export const geminiProvider: ProviderRules = {
   format: 'gemini',
   userFirst: true,
   counter: () => counterFor('gemini-2.5-pro'),
-  overflow,
-  promptTokens,
   tools,
 }
+
+/** What Gemini sends back: its "too long" error, its usage. */
+export const geminiReplies: ProviderReplies = { overflow, promptTokens }

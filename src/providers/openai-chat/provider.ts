@@ -1,4 +1,4 @@
-import type { ProviderRules } from '../types.js'
+import type { ProviderReplies, ProviderRules } from '../types.js'
 import { overflow, promptTokens } from './limits.js'
 
 /** OpenAI Chat Completions: its rules (the codec is in index.ts). */
@@ -7,7 +7,8 @@ export const openaiChatProvider: ProviderRules = {
   format: 'openai-chat',
   userFirst: false,
   counter: () => undefined,
-  overflow,
-  promptTokens,
   tools: {},
 }
+
+/** What OpenAI Chat Completions sends back: its "too long" error, its usage. */
+export const openaiChatReplies: ProviderReplies = { overflow, promptTokens }

@@ -1,11 +1,12 @@
 import { decodedAt, namedResults } from '../codec-kit.js'
 import type { ProviderApi } from '../types.js'
 import { encodeOpenAIResponses, fromOpenAIResponses, isModelItem } from './codec.js'
-import { openaiResponsesProvider } from './provider.js'
+import { openaiResponsesProvider, openaiResponsesReplies } from './provider.js'
 
 /** OpenAI Responses. */
 export const openaiResponses: ProviderApi = {
   ...openaiResponsesProvider,
+  ...openaiResponsesReplies,
   decode: fromOpenAIResponses,
   decodeAdded: (list, after) =>
     decodedAt(after.firstIndex, () => namedResults(fromOpenAIResponses(list), after.calls)),

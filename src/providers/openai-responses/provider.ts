@@ -1,4 +1,4 @@
-import type { ProviderRules } from '../types.js'
+import type { ProviderReplies, ProviderRules } from '../types.js'
 import { native, overflow, promptTokens } from './limits.js'
 
 /** OpenAI Responses: its rules (the codec is in index.ts). */
@@ -7,8 +7,8 @@ export const openaiResponsesProvider: ProviderRules = {
   format: 'openai-responses',
   userFirst: false,
   counter: () => undefined,
-  overflow,
-  promptTokens,
   tools: {},
-  native,
 }
+
+/** What OpenAI Responses sends back: its "too long" error, its usage, its compaction. */
+export const openaiResponsesReplies: ProviderReplies = { overflow, promptTokens, native }
