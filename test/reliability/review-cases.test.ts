@@ -39,7 +39,7 @@ describe('a user-first provider keeps a system message met on the way to a user 
 describe('the Agents SDK filter reads a reasoning item in either dialect', () => {
   const big = 'word '.repeat(500)
   const turn = (reasoning: object) => [
-    { type: 'message', role: 'user', content: 'old question ' + 'x '.repeat(50) },
+    { type: 'message', role: 'user', content: `old question ${'x '.repeat(50)}` },
     {
       type: 'message',
       role: 'assistant',
