@@ -4,6 +4,7 @@ import type { Message } from '../messages/message.js'
 import { describeValue, requireOptions } from '../options-check.js'
 import type { Loss } from '../providers/anthropic-messages/codec.js'
 import { providerApiOfFormat } from '../providers/index.js'
+import { nameOfFormat } from '../providers/table.js'
 import type { EncodeOptions } from '../providers/types.js'
 import type { Provider } from '../providers/validate.js'
 import { fromAISDK, toAISDK } from './ai-sdk.js'
@@ -27,7 +28,7 @@ export type Format = (typeof FORMATS)[number]
  * provider the caller names, so they bring none.
  */
 export function providerOfFormat(format: Format | 'auto' | undefined): Provider | undefined {
-  return providerApiOfFormat(format)?.name
+  return nameOfFormat(format)
 }
 
 type Json = Record<string, unknown>

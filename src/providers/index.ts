@@ -2,6 +2,7 @@ import { anthropicMessages } from './anthropic-messages/index.js'
 import { gemini } from './gemini/index.js'
 import { openaiChat } from './openai-chat/index.js'
 import { openaiResponses } from './openai-responses/index.js'
+import { entryOf, nameOfFormat } from './table.js'
 import type { ProviderApi } from './types.js'
 
 export { PROVIDER_REPLIES, providerReplies, providerRepliesOfFormat } from './replies.js'
@@ -21,12 +22,10 @@ export const PROVIDER_APIS: Readonly<Record<string, ProviderApi>> = Object.freez
 
 /** The provider API of a `provider` name, or undefined for an unknown one. */
 export function providerApi(name: unknown): ProviderApi | undefined {
-  return typeof name === 'string' && Object.hasOwn(PROVIDER_APIS, name)
-    ? PROVIDER_APIS[name]
-    : undefined
+  return entryOf(PROVIDER_APIS, name)
 }
 
 /** The provider API whose wire codec is `format`, or undefined for a framework format. */
 export function providerApiOfFormat(format: unknown): ProviderApi | undefined {
-  return Object.values(PROVIDER_APIS).find((p) => p.format === format)
+  return entryOf(PROVIDER_APIS, nameOfFormat(format))
 }

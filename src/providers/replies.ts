@@ -2,7 +2,7 @@ import { anthropicMessagesReplies } from './anthropic-messages/provider.js'
 import { geminiReplies } from './gemini/provider.js'
 import { openaiChatReplies } from './openai-chat/provider.js'
 import { openaiResponsesReplies } from './openai-responses/provider.js'
-import { providerRulesOfFormat } from './table.js'
+import { entryOf, nameOfFormat } from './table.js'
 import type { ProviderReplies } from './types.js'
 import type { Provider } from './validate.js'
 
@@ -25,6 +25,5 @@ export function providerReplies(): [Provider, ProviderReplies][] {
 
 /** What the provider API whose wire codec is `format` sends back, or undefined for a framework format. */
 export function providerRepliesOfFormat(format: unknown): ProviderReplies | undefined {
-  const name = providerRulesOfFormat(format)?.name
-  return name === undefined ? undefined : PROVIDER_REPLIES[name]
+  return entryOf(PROVIDER_REPLIES, nameOfFormat(format))
 }

@@ -3,6 +3,7 @@ import { geminiProvider } from './gemini/provider.js'
 import { openaiChatProvider } from './openai-chat/provider.js'
 import { openaiResponsesProvider } from './openai-responses/provider.js'
 import type { ProviderRules } from './types.js'
+import type { Provider } from './validate.js'
 
 /**
  * The one table of provider APIs' rules, by `provider` name: what fitting, validation,
@@ -16,14 +17,25 @@ export const PROVIDER_RULES: Readonly<Record<string, ProviderRules>> = Object.fr
   gemini: geminiProvider,
 })
 
+/**
+ * The entry of a `provider` name in one of the provider tables (rules, replies, whole APIs:
+ * all keyed by the same names), or undefined for an unknown name, `__proto__` included.
+ */
+export function entryOf<T>(table: Readonly<Record<string, T>>, name: unknown): T | undefined {
+  return typeof name === 'string' && Object.hasOwn(table, name) ? table[name] : undefined
+}
+
+/** The `provider` name whose wire codec is `format`, or undefined for a framework format. */
+export function nameOfFormat(format: unknown): Provider | undefined {
+  return Object.values(PROVIDER_RULES).find((p) => p.format === format)?.name
+}
+
 /** The rules of a `provider` name, or undefined for an unknown one. */
 export function providerRules(name: unknown): ProviderRules | undefined {
-  return typeof name === 'string' && Object.hasOwn(PROVIDER_RULES, name)
-    ? PROVIDER_RULES[name]
-    : undefined
+  return entryOf(PROVIDER_RULES, name)
 }
 
 /** The rules of the provider API whose wire codec is `format`, or undefined for a framework format. */
 export function providerRulesOfFormat(format: unknown): ProviderRules | undefined {
-  return Object.values(PROVIDER_RULES).find((p) => p.format === format)
+  return entryOf(PROVIDER_RULES, nameOfFormat(format))
 }
