@@ -160,16 +160,7 @@ export function ledgerText(
   // The same window and size give the same ledger: a stable cut asks for it again each call.
   let key = `${maxTokens}:${window[0]}`
   for (const i of window) key += `:${idOf(view.message(i))}@${placeOf(view, i)}`
-  let cache = ledgerCache.get(view.counter)
-  if (!cache) {
-    cache = new Map()
-    ledgerCache.set(view.counter, cache)
-  }
-  if (cache.has(key)) return cache.get(key)
-  const made = buildLedger(view, window, maxTokens)
-  if (cache.size >= 64) cache.delete(cache.keys().next().value as string)
-  cache.set(key, made)
-  return made
+  return ledgerCache(view.counter, key, () => buildLedger(view, window, maxTokens))
 }
 
 /** The place in the caller's history of view position `i` (the view's own when it does not say). */
@@ -187,7 +178,28 @@ function idOf(o: object): number {
   return id
 }
 
-const ledgerCache = new WeakMap<TokenCounter, Map<string, Made | undefined>>()
+/**
+ * A bounded memo per counter (what a text costs depends on who counts it): `key` -> value,
+ * made once, the oldest entry let go past `max`. A stable cut asks the same again each call.
+ */
+function memoPerCounter<V>(max: number) {
+  const byCounter = new WeakMap<TokenCounter, Map<string, V>>()
+  return (counter: TokenCounter, key: string, make: () => V): V => {
+    let map = byCounter.get(counter)
+    if (!map) {
+      map = new Map()
+      byCounter.set(counter, map)
+    }
+    if (map.has(key)) return map.get(key) as V
+    const value = make()
+    if (map.size >= max) map.delete(map.keys().next().value as string)
+    map.set(key, value)
+    return value
+  }
+}
+
+/** Ledgers by window and size. */
+const ledgerCache = memoPerCounter<Made | undefined>(64)
 
 function buildLedger(view: View, window: readonly number[], maxTokens: number): Made | undefined {
   const seen = new Map<string, Sourced>()
@@ -277,49 +289,26 @@ interface Made {
 }
 
 /** The ledger message for a text, kept for the last texts (a stable cut makes the same one each call). */
-const ledgerMessages = new WeakMap<TokenCounter, Map<string, Made>>()
+const ledgerMessages = memoPerCounter<Made>(64)
 function ledgerMessage(counter: TokenCounter, text: string): Made {
-  let made = ledgerMessages.get(counter)
-  if (!made) {
-    made = new Map()
-    ledgerMessages.set(counter, made)
-  }
-  let m = made.get(text)
-  if (!m) {
+  return ledgerMessages(counter, text, () => {
     const message: Message = { role: 'user', content: text }
-    m = { message, tokens: counter.countMessage(message) }
-    if (made.size >= 64) made.delete(made.keys().next().value as string)
-    made.set(text, m)
-  }
-  return m
+    return { message, tokens: counter.countMessage(message) }
+  })
 }
 
 /** A user message holding the heading alone, counted once per counter. */
-const overheads = new WeakMap<TokenCounter, number>()
+const overheads = memoPerCounter<number>(1)
 function headingTokens(counter: TokenCounter): number {
-  let t = overheads.get(counter)
-  if (t === undefined) {
-    t = counter.countMessage({ role: 'user', content: LEDGER_HEADING })
-    overheads.set(counter, t)
-  }
-  return t
+  return overheads(counter, LEDGER_HEADING, () =>
+    counter.countMessage({ role: 'user', content: LEDGER_HEADING }),
+  )
 }
 
 /** Tokens of a piece of ledger text, counted once per counter and text. */
-const pieceCounts = new WeakMap<TokenCounter, Map<string, number>>()
+const pieceCounts = memoPerCounter<number>(100_000)
 function pieceTokens(counter: TokenCounter, text: string): number {
-  let counts = pieceCounts.get(counter)
-  if (!counts) {
-    counts = new Map()
-    pieceCounts.set(counter, counts)
-  }
-  let t = counts.get(text)
-  if (t === undefined) {
-    t = counter.countText(text)
-    if (counts.size >= 100_000) counts.clear()
-    counts.set(text, t)
-  }
-  return t
+  return pieceCounts(counter, text, () => counter.countText(text))
 }
 
 /** The view positions a plan neither sends nor stands for, system messages aside. */
