@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
+import { copyData } from '../messages/copy.js'
 import type { Message, ProviderMetadata } from '../messages/message.js'
 import { nestingProblem, shortPath } from '../messages/nesting.js'
 
@@ -39,30 +40,11 @@ export function parseArguments(
  * such as `__proto__` stay own data properties.
  */
 export function detach<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) {
-    const out = new Array(value.length)
-    for (let i = 0; i < value.length; i++) out[i] = detach(value[i])
-    return out as T
-  }
-  if (value instanceof Uint8Array) return value.slice() as T
-  // A class instance (a URL, a Date) is not JSON data: it goes out as it came.
-  const proto = Object.getPrototypeOf(value)
-  if (proto !== Object.prototype && proto !== null) return value
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) {
-    const v = detach((value as Record<string, unknown>)[key])
-    if (key === '__proto__')
-      Object.defineProperty(out, key, {
-        value: v,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      })
-    else out[key] = v
-  }
-  return out as T
+  return copyData(value, false, keepOther)
 }
+
+/** Bytes are copied; a class instance (a URL, a Date) is not JSON data: it goes out as it came. */
+const keepOther = (value: object): unknown => (value instanceof Uint8Array ? value.slice() : value)
 
 /**
  * Refuses input that nests deeper than any message a provider sends, or contains itself,
