@@ -1,7 +1,7 @@
 import { ContextOverflowError, InvalidPlanError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
-import { needsUserFirst, requireUserTurn } from '../providers/validate.js'
+import { requireUserTurn } from '../providers/validate.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
 import { copyPlain } from './copy.js'
@@ -142,7 +142,7 @@ function outputCopy(m: Message, share: boolean): Message {
 function arrange(view: View, plan: PlanItem[], setup: Setup): PlanItem[] {
   checkPlan(view, plan, setup.strategy.name)
   const enforce = !setup.strategy.budgetAware && Number.isFinite(view.available)
-  const userFirst = needsUserFirst(setup.provider)
+  const userFirst = setup.provider.userFirst
   if (enforce) return withinBudget(view, plan, userFirst)
   return userFirst ? alignToUser(view, withUserTurn(view, plan)) : plan
 }

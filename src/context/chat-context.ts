@@ -650,7 +650,7 @@ export class ChatContext {
         name: strategy.name,
         options: JSON.parse(JSON.stringify(strategy.options ?? {})),
       },
-      provider: this.setup.provider,
+      provider: this.setup.provider.name,
     }
     if (Number.isFinite(this.setup.budget) && this.options.budget !== undefined)
       settings.budget = this.setup.budget

@@ -2,7 +2,7 @@ import { summarizingFromOptions } from '../compress/index.js'
 import { summaryLedger } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import type { Provider } from '../providers/validate.js'
+import type { ProviderRules } from '../providers/types.js'
 import type { SummaryLedger } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { assemble } from './assemble.js'
@@ -29,7 +29,7 @@ function reusable(
   list: readonly HistoryIndex[] | undefined,
   messages: readonly Message[],
   counter: TokenCounter,
-  provider: Provider,
+  provider: ProviderRules,
 ): HistoryIndex | undefined {
   if (!list) return undefined
   for (const x of list)
@@ -63,7 +63,7 @@ function remember(map: WeakMap<object, HistoryIndex[]>, key: object, index: Hist
 export function indexOf(
   messages: readonly Message[],
   counter: TokenCounter,
-  provider: Provider,
+  provider: ProviderRules,
 ): HistoryIndex {
   checkList(messages)
   const head = messages[0]

@@ -1,11 +1,11 @@
 import type { Message } from '../messages/message.js'
 import { type Unit, UnitBuilder, unitsOf } from '../messages/units.js'
+import type { ProviderRules } from '../providers/types.js'
 import {
-  type Provider,
   type RepairResult,
   type RepairSink,
   type RepairState,
-  repair,
+  repairFor,
   repairState,
   repairsByUnit,
   repairUnit,
@@ -92,7 +92,7 @@ export class HistoryIndex {
 
   constructor(
     readonly counter: TokenCounter,
-    readonly provider: Provider,
+    readonly provider: ProviderRules,
     /** Messages already checked (a transform's output): skip the schema check. */
     private readonly trusted = false,
     /**
@@ -103,7 +103,7 @@ export class HistoryIndex {
     private readonly ownsCounts = false,
   ) {
     this.unitPrefix.push(0)
-    this.state = repairState({ provider })
+    this.state = repairState(provider)
     this.byUnit = repairsByUnit(provider)
     this.out = {
       messages: this.messages,
@@ -171,7 +171,7 @@ export class HistoryIndex {
   /** The whole input repaired again, for a provider whose rules are not unit by unit. */
   private repairWhole(): void {
     this.dirty = false
-    const r = repair(this.input, { provider: this.provider })
+    const r = repairFor(this.input, this.provider)
     this.messages.length = 0
     for (const c of [this.origin, this.tokens, this.unitStart, this.unitEnd, this.unitKind])
       c.truncate(0)

@@ -1,9 +1,9 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import { describeValue, unknownOption } from '../options-check.js'
-import { PROVIDER_RULES, providerRules } from '../providers/table.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
-import type { Provider } from '../providers/validate.js'
+import type { ProviderRules } from '../providers/types.js'
+import { type Provider, rulesOf } from '../providers/validate.js'
 import { checkLedgerOptions, type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
@@ -119,7 +119,8 @@ export interface Setup {
   reserve: number
   tools: ToolSchema[]
   toolTokens: number
-  provider: Provider
+  /** The provider API whose rules the request follows (the `provider` option, resolved once). */
+  provider: ProviderRules
   transforms: Transform[]
   query: string | undefined
   summaries?: SummaryLedger | undefined
@@ -186,17 +187,10 @@ export function resolveSetup(
     (limit === undefined && model
       ? Math.min(model.maxOutputTokens, Math.floor(model.contextWindow / 4))
       : 0)
-  const api = providerRules(given.provider ?? 'openai')
-  if (!api) {
-    throw new InvalidOptionError(
-      'provider',
-      `expected one of ${Object.keys(PROVIDER_RULES).join(', ')}, got ${describeValue(given.provider)}`,
-    )
-  }
-  const provider = api.name
+  const provider = rulesOf(given.provider as Provider | undefined)
   const counter =
     (given.counter as TokenCounter | undefined) ??
-    (modelId ? counterFor(modelId) : api.counter()) ??
+    (modelId ? counterFor(modelId) : provider.counter()) ??
     defaultCounter()
   const tools = toolSchemas((given.tools as readonly ToolInput[] | undefined) ?? told.tools)
   const transforms = given.transforms ?? []

@@ -1,6 +1,7 @@
 import type { Message } from '../messages/message.js'
 import type { Unit, UnitKind } from '../messages/units.js'
-import { needsUserFirst, type Provider } from '../providers/validate.js'
+import type { ProviderRules } from '../providers/types.js'
+import type { Provider } from '../providers/validate.js'
 import type { Mandatory, PlanItem, SummaryLedger, View } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Column } from './column.js'
@@ -26,7 +27,7 @@ export interface ViewSettings {
   available: number
   overhead: Readonly<{ tools: number; reserve: number; priming: number }>
   counter: TokenCounter
-  provider: Provider
+  provider: ProviderRules
   query: string | undefined
   summaries?: SummaryLedger | undefined
 }
@@ -77,8 +78,8 @@ class SourceView implements View {
     this.available = settings.available
     this.overhead = settings.overhead
     this.counter = settings.counter
-    this.provider = settings.provider
-    this.userFirst = needsUserFirst(settings.provider)
+    this.provider = settings.provider.name
+    this.userFirst = settings.provider.userFirst
     this.query = settings.query
     if (settings.summaries) this.summaries = settings.summaries
   }

@@ -7,6 +7,7 @@ import { resolveSetup } from '../context/options.js'
 import { parseOverflowError } from '../context/retry.js'
 import { InvalidOptionError } from '../errors.js'
 import { contextManagement, readContextManagement } from '../native/context-management.js'
+import { PROVIDER_CHECKS } from './checks.js'
 import {
   PROVIDER_APIS,
   PROVIDER_REPLIES,
@@ -31,10 +32,16 @@ function sources(dir: string): string[] {
 const NAMES = '(openai|openai-chat|openai-responses|anthropic|gemini)'
 const SWITCH = new RegExp(`(?:[!=]==\\s*'${NAMES}'|case\\s+'${NAMES}'\\s*:)`)
 
-/** `file: line` of every comparison with, or case on, a provider or format name outside src/providers/. */
+/** A provider API's own folder (`src/providers/<api>/`): the one place that may name it. */
+const OWN_FOLDER = /^providers[\\/][^\\/]+[\\/]/
+
+/**
+ * `file: line` of every comparison with, or case on, a provider or format name outside the
+ * provider APIs' own folders (the shared `validate`, tables and codec kit included).
+ */
 function nameSwitches(): string[] {
   return sources(src)
-    .filter((f) => !relative(src, f).startsWith('providers'))
+    .filter((f) => !OWN_FOLDER.test(relative(src, f)))
     .flatMap((f) =>
       readFileSync(f, 'utf8')
         .split('\n')
@@ -45,7 +52,7 @@ function nameSwitches(): string[] {
 }
 
 /**
- * Places outside src/providers/ that still branch on a provider name, by file and count.
+ * Places outside the provider folders that still branch on a provider name, by file and count.
  * Each is a rule not yet carried by the provider object (image pricing by model family, the adapters' and CLI's choices).
  * The list may only shrink: a new switch on a name belongs in a provider's folder.
  */
@@ -61,6 +68,9 @@ describe('the provider table', () => {
     expect(SWITCH.test("if (p === 'gemini') return")).toBe(true)
     expect(SWITCH.test("    case 'anthropic':")).toBe(true)
     expect(SWITCH.test("const f = 'gemini-2.5-pro'")).toBe(false)
+    // The shared rule code is scanned; only an API's own folder may name it.
+    expect(OWN_FOLDER.test('providers/validate.ts')).toBe(false)
+    expect(OWN_FOLDER.test('providers/gemini/rules.ts')).toBe(true)
   })
 
   it('is the only place outside the known exceptions that branches on a provider name', () => {
@@ -82,6 +92,8 @@ describe('the provider table', () => {
     expect(Object.keys(PROVIDER_RULES)).toEqual(Object.keys(PROVIDER_APIS))
     // So does the table of what each sends back (read after a call, not by fitting).
     expect(Object.keys(PROVIDER_REPLIES)).toEqual(Object.keys(PROVIDER_APIS))
+    // And the table of their own whole-list checks, which only validate reads.
+    expect(Object.keys(PROVIDER_CHECKS)).toEqual(Object.keys(PROVIDER_APIS))
     for (const [name, api] of Object.entries(PROVIDER_APIS)) {
       const own = {
         ...(PROVIDER_RULES[name] as unknown as Record<string, unknown>),

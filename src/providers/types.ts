@@ -1,8 +1,8 @@
-import type { Message, ToolCall } from '../messages/message.js'
+import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Loss } from './anthropic-messages/codec.js'
 import type { ToOpenAIResponsesOptions } from './openai-responses/codec.js'
-import type { Provider } from './validate.js'
+import type { Problem, ProblemCode, Provider, ValidateOptions } from './validate.js'
 
 /** What a list added to a conversation follows. */
 export interface AddedAfter {
@@ -79,6 +79,70 @@ export interface NativeContext {
 }
 
 /**
+ * An API's own rules over a whole message list, after the shared ones: what `validate` adds
+ * to its problems. Kept in a table of their own (`src/providers/checks.ts`), which only
+ * `validate` reads, so an app that fits and never validates carries none of them.
+ */
+export type ListCheck = (
+  messages: readonly Message[],
+  problems: Problem[],
+  options: ValidateOptions,
+) => void
+
+/**
+ * What an API refuses or changes in a message list: all `validate`, `repair` and the fit
+ * read of it. The shared rules (every call answered right after it, no result without its
+ * call) hold for every API; these say where one differs. A flag left out is the common case.
+ */
+export interface MessageRules {
+  /** Its name in problem messages ("OpenAI chat", "Anthropic"). */
+  label: string
+  /**
+   * Tool call ids must match this pattern and be unique across the whole history: repair
+   * renames the others in the call and its results (otherwise an id reused by a later
+   * exchange is a warning).
+   */
+  callId?: RegExp
+  /** Image and file parts from the assistant: refused (`error`) or left out by the codec (`warning`). */
+  assistantMedia?: 'error' | 'warning'
+  /** A tool result takes only text: repair moves its images and files to a user message after the results. */
+  toolResultTextOnly?: boolean
+  /** The system prompt takes only text: why, as the problem says it. */
+  systemTextOnly?: string
+  /**
+   * Reasoning of its own goes back in a part or item of its own (in the message's
+   * `providerMetadata[key].layout` as a `slot` entry): reasoning from another format is not sent.
+   */
+  ownReasoning?: { key: string; slot: string; noun: string }
+  /** Assistant messages its own rules judge (`check`, `removals`) instead of the empty-content rule. */
+  judgesOwn?(m: AssistantMessage): boolean
+  /** Text of white space only is no text, and a blank text part is refused even beside others. */
+  blankIsEmpty?: boolean
+  /** An assistant message's reasoning or refusal is content: it goes as an item of its own. */
+  reasoningIsContent?: boolean
+  /** An empty message of any role is refused (otherwise only an empty assistant message is). */
+  emptyRefused?: boolean
+  /**
+   * An empty text part is refused even beside other parts; one carrying the API's own fields
+   * (`providerMetadata[own]`, a Gemini thought signature) goes back as it came.
+   */
+  emptyTextPart?: { own: string }
+  /**
+   * What a request must hold: a message (`message`), a user message (`user`, said as the
+   * problem), or what its own rules say (`own`).
+   */
+  needs: 'message' | 'user' | 'own'
+  /**
+   * Units its own rules take out before the shared repair, by the input index of their first
+   * message. An API with these is repaired whole again when its history grows; one without
+   * is repaired unit by unit.
+   */
+  removals?(messages: readonly Message[]): ReadonlyMap<number, ProblemCode>
+  /** The calls a step keeps when repair takes some out (Gemini keeps its thought signature). */
+  keepCalls?(original: readonly ToolCall[], kept: ToolCall[]): ToolCall[]
+}
+
+/**
  * A provider API's rules without its codec: what fitting, validation and tool counting
  * need. Kept apart from the codec so an app that fits canonical messages loads no wire codec
  * it does not use, and apart from what the API sends back (`ProviderReplies`) so it loads no
@@ -95,6 +159,8 @@ export interface ProviderRules {
   counter(): TokenCounter | undefined
   /** Its own tools. */
   tools: ToolRules
+  /** What it refuses or changes in a message list. */
+  messages: MessageRules
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Message } from '../messages/message.js'
 import { toUnits } from '../messages/units.js'
+import { InvalidOptionError } from '../errors.js'
 import { errorsOf, repair, validate } from './validate.js'
 
 const sys: Message = { role: 'system', content: 'policy' }
@@ -72,6 +73,13 @@ describe('validate', () => {
       [5, 'consecutive-same-role', 'warning'],
     ])
   })
+  it('refuses a provider that is not in the table, as validate and repair alike', () => {
+    for (const bad of ['__proto__', 'toString', 'OpenAI', 'claude', 7, null, {}]) {
+      expect(() => validate([], { provider: bad as never })).toThrow(InvalidOptionError)
+      expect(() => repair([], { provider: bad as never })).toThrow(InvalidOptionError)
+    }
+  })
+
   it('flags empty content', () => {
     expect(validate([user('')], { provider: 'anthropic' })[0]).toMatchObject({
       code: 'empty-content',

@@ -9,27 +9,34 @@ import type {
   ToolMessage,
 } from '../messages/message.js'
 import { type Unit, unitsOf } from '../messages/units.js'
-import {
-  emptyForGemini,
-  type GeminiProblemCode,
-  geminiRemovals,
-  geminiRules,
-  keepStepSignature,
-} from './gemini/rules.js'
-import {
-  type ResponsesProblemCode,
-  type ResponsesRuleOptions,
-  responsesRemovals,
-  responsesRules,
-} from './openai-responses/rules.js'
-import { providerRules } from './table.js'
+import { describeValue } from '../options-check.js'
+import { PROVIDER_CHECKS } from './checks.js'
+import type { GeminiProblemCode } from './gemini/rules.js'
+import type { ResponsesProblemCode, ResponsesRuleOptions } from './openai-responses/rules.js'
+import { PROVIDER_RULES, providerRules } from './table.js'
+import type { MessageRules, ProviderRules } from './types.js'
 
 export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
 export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
 
-/** Providers whose history must open with a user turn after the system prompt. */
-export function needsUserFirst(provider: Provider): boolean {
-  return providerRules(provider)?.userFirst ?? false
+/**
+ * The rules of the provider a `provider` option names (default OpenAI chat), or of the
+ * provider object the core already holds; a typed error for any other value.
+ */
+export function rulesOf(provider: Provider | ProviderRules | undefined): ProviderRules {
+  if (provider === undefined) return PROVIDER_RULES.openai as ProviderRules
+  if (
+    typeof provider === 'object' &&
+    provider !== null &&
+    provider === providerRules(provider.name)
+  )
+    return provider
+  const rules = providerRules(provider)
+  if (rules) return rules
+  throw new InvalidOptionError(
+    'provider',
+    `expected one of ${Object.keys(PROVIDER_RULES).join(', ')}, got ${describeValue(provider)}`,
+  )
 }
 
 export type ProblemCode =
@@ -58,9 +65,6 @@ export interface Problem {
   message: string
 }
 
-/** Anthropic's pattern for tool_use ids. */
-const ANTHROPIC_ID = /^[a-zA-Z0-9_-]+$/
-
 export interface ValidateOptions extends ResponsesRuleOptions {
   /** Whose rules to check. Default `openai`. */
   provider?: Provider
@@ -72,7 +76,16 @@ export interface ValidateOptions extends ResponsesRuleOptions {
  */
 export function validate(messages: readonly Message[], options: ValidateOptions = {}): Problem[] {
   checkArguments(messages, options)
-  const provider = options.provider ?? 'openai'
+  return problemsOf(messages, rulesOf(options.provider), options)
+}
+
+/** `validate` for the provider the core holds. */
+export function problemsOf(
+  messages: readonly Message[],
+  provider: ProviderRules,
+  options: ResponsesRuleOptions = {},
+): Problem[] {
+  const r = provider.messages
   const problems: Problem[] = []
   const seenIds = new Map<string, number>()
 
@@ -106,7 +119,7 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
         problems.push({
           index: unit.start,
           code: 'duplicate-tool-call-id',
-          severity: sameMessage || provider === 'anthropic' ? 'error' : 'warning',
+          severity: sameMessage || r.callId ? 'error' : 'warning',
           message: sameMessage
             ? `tool call id ${call.id} is used twice in this message`
             : `tool call id ${call.id} was already used at message ${earlier}`,
@@ -115,12 +128,12 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
         seenIds.set(call.id, unit.start)
       }
       inMessage.add(call.id)
-      if (provider === 'anthropic' && !ANTHROPIC_ID.test(call.id)) {
+      if (r.callId && !r.callId.test(call.id)) {
         problems.push({
           index: unit.start,
           code: 'invalid-tool-call-id',
           severity: 'error',
-          message: `tool call id ${JSON.stringify(call.id)} must match ${ANTHROPIC_ID}`,
+          message: `tool call id ${JSON.stringify(call.id)} must match ${r.callId}`,
         })
       }
       if (!answered.has(call.id)) {
@@ -136,67 +149,58 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Message
-    if (mediaRule(provider) && assistantMedia(m) > 0)
+    if (r.assistantMedia && assistantMedia(m) > 0)
       problems.push({
         index: i,
         code: 'unsupported-part',
         // Chat refuses the request; the Responses codec leaves the part out.
-        severity: provider === 'openai' ? 'error' : 'warning',
-        message: `assistant message has an image or file part: OpenAI ${provider === 'openai' ? 'chat' : 'Responses'} takes only text and refusal parts from the assistant`,
+        severity: r.assistantMedia,
+        message: `assistant message has an image or file part: ${r.label} takes only text and refusal parts from the assistant`,
       })
-    if (provider === 'openai' && m.role === 'tool' && mediaParts(m) > 0)
+    if (r.toolResultTextOnly && m.role === 'tool' && mediaParts(m) > 0)
       problems.push({
         index: i,
         code: 'media-moved',
         severity: 'error',
-        message:
-          'tool result has an image or file part: OpenAI chat takes only text in a tool message (repair moves it to a user message after the results)',
+        message: `tool result has an image or file part: ${r.label} takes only text in a tool message (repair moves it to a user message after the results)`,
       })
-    if (systemMediaRule(provider) && m.role === 'system' && mediaParts(m) > 0)
+    if (r.systemTextOnly && m.role === 'system' && mediaParts(m) > 0)
       problems.push({
         index: i,
         code: 'unsupported-part',
         severity: 'error',
-        message: `system message has an image or file part: ${provider === 'openai' ? 'OpenAI chat takes only text in a system or developer message' : "Anthropic's system prompt takes only text blocks"}`,
+        message: `system message has an image or file part: ${r.systemTextOnly}`,
       })
     if (
-      (provider === 'openai-responses' || provider === 'gemini') &&
+      r.ownReasoning &&
       m.role === 'assistant' &&
       m.thought !== undefined &&
-      !ownThought(m, provider)
+      !ownThought(m, r.ownReasoning)
     )
       problems.push({
         index: i,
         code: 'thought-not-sendable',
         severity: 'warning',
-        message: `reasoning from another format has no ${provider === 'gemini' ? 'thought part' : 'reasoning item'} to go back in: it is not sent`,
+        message: `reasoning from another format has no ${r.ownReasoning.noun} to go back in: it is not sent`,
       })
     // Gemini's and Responses' own rules judge a model turn that holds only reasoning.
-    if (provider === 'gemini' && m.role === 'assistant' && emptyForGemini(m)) continue
-    if (provider === 'openai-responses' && m.role === 'assistant' && m.thought !== undefined)
-      continue
-    if (isEmpty(m, provider) || emptyList(m)) {
+    if (m.role === 'assistant' && r.judgesOwn?.(m)) continue
+    if (isEmpty(m, r) || emptyList(m)) {
       problems.push({
         index: i,
         code: 'empty-content',
-        severity:
-          provider === 'anthropic' ||
-          provider === 'gemini' ||
-          m.role === 'assistant' ||
-          emptyList(m)
-            ? 'error'
-            : 'warning',
+        severity: r.emptyRefused || m.role === 'assistant' || emptyList(m) ? 'error' : 'warning',
         message: `${m.role} message has no content`,
       })
-    } else if (provider === 'gemini' && emptyGeminiParts(m) > 0) {
+    } else if (r.emptyTextPart && emptyTextParts(m, r.emptyTextPart.own) > 0) {
       problems.push({
         index: i,
         code: 'empty-text-part',
         severity: 'error',
-        message: `${m.role} message has an empty text part (Gemini refuses one)`,
+        message: `${m.role} message has an empty text part (${r.label} refuses one)`,
       })
     } else if (
-      provider === 'anthropic' &&
+      r.blankIsEmpty &&
       (blankParts(m) > 0 ||
         (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content)))
     ) {
@@ -209,38 +213,36 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
     }
   }
 
-  if (provider === 'anthropic') anthropicRules(messages, problems)
-  if (provider === 'openai-responses') responsesRules(messages, problems, options)
-  if (provider === 'gemini') geminiRules(messages, problems)
+  PROVIDER_CHECKS[provider.name]?.(messages, problems, options)
   return problems.sort((a, b) => a.index - b.index)
 }
 
 /**
- * No content a provider counts: a thought or a refusal is not content (OpenAI needs `content`
- * unless there are tool calls; Anthropic sends neither), and for Anthropic a text that is
- * empty or only white space is not either ("text content blocks must contain non-whitespace text").
+ * No content a provider counts: a thought or a refusal is not content (OpenAI chat needs
+ * `content` unless there are tool calls; Anthropic sends neither), and where white space is
+ * no text (Anthropic) a text of only white space is not either. Without `rules`, the shared
+ * reading (OpenAI chat's).
  */
-export function isEmpty(m: Message, provider: Provider = 'openai'): boolean {
+export function isEmpty(m: Message, rules?: MessageRules): boolean {
   if (m.role === 'tool') return false
   if (m.role === 'assistant' && m.toolCalls?.length) return false
   // In the Responses API reasoning is an item of its own; its rules say when it may go. A
   // refusal is sent there too, as a refusal part.
   if (
     m.role === 'assistant' &&
-    provider === 'openai-responses' &&
+    rules?.reasoningIsContent &&
     (m.thought !== undefined || !!m.refusal)
   )
     return false
-  return !hasContent(m.content, provider)
+  return !hasContent(m.content, rules?.blankIsEmpty === true)
 }
 
-function hasContent(content: Content | undefined, provider: Provider): boolean {
+function hasContent(content: Content | undefined, blankIsEmpty: boolean): boolean {
   if (content === undefined) return false
-  if (typeof content === 'string')
-    return provider === 'anthropic' ? hasText(content) : content.length > 0
+  if (typeof content === 'string') return blankIsEmpty ? hasText(content) : content.length > 0
   for (const part of content) {
     if (part.type !== 'text') return true
-    if (provider === 'anthropic' ? hasText(part.text) : part.text.length > 0) return true
+    if (blankIsEmpty ? hasText(part.text) : part.text.length > 0) return true
   }
   return false
 }
@@ -256,55 +258,6 @@ function blankParts(m: Message): number {
   let n = 0
   for (const part of m.content) if (part.type === 'text' && !hasText(part.text)) n++
   return n
-}
-
-function anthropicRules(messages: readonly Message[], problems: Problem[]): void {
-  let i = 0
-  while (i < messages.length && messages[i]?.role === 'system') i++
-  const firstIndex = i
-  const first = messages[firstIndex]
-  if (!messages.some((m) => m.role === 'user')) {
-    problems.push({
-      index: Math.min(firstIndex, Math.max(0, messages.length - 1)),
-      code: 'no-user-turn',
-      severity: 'error',
-      message: 'there is no user message: Anthropic needs at least one',
-    })
-  }
-  if (first && first.role !== 'user') {
-    problems.push({
-      index: firstIndex,
-      code: 'first-not-user',
-      severity: 'error',
-      message: `the first message after the system prompt must be from the user, not ${first.role}`,
-    })
-  }
-  let previousSide: 'user' | 'assistant' | undefined
-  for (let k = firstIndex; k < messages.length; k++) {
-    const m = messages[k] as Message
-    if (m.role === 'system') {
-      problems.push({
-        index: k,
-        code: 'system-not-leading',
-        severity: 'warning',
-        message: 'a system message after the start is sent as user text',
-      })
-      continue
-    }
-    // Tool results travel inside a user turn; consecutive results are one turn.
-    const side = m.role === 'assistant' ? 'assistant' : 'user'
-    const continuesToolTurn =
-      m.role === 'tool' || (m.role === 'user' && messages[k - 1]?.role === 'tool')
-    if (side === previousSide && !continuesToolTurn) {
-      problems.push({
-        index: k,
-        code: 'consecutive-same-role',
-        severity: 'warning',
-        message: `two ${side} turns in a row are merged into one`,
-      })
-    }
-    previousSide = side
-  }
 }
 
 /** Problems that make the provider reject the request. */
@@ -335,37 +288,34 @@ export type RepairSink = Omit<RepairResult, 'origin'> & { origin: { push(index: 
  */
 export function repair(messages: readonly Message[], options: ValidateOptions = {}): RepairResult {
   checkArguments(messages, options)
+  return repairFor(messages, rulesOf(options.provider))
+}
+
+/** `repair` for the provider the core holds. */
+export function repairFor(messages: readonly Message[], provider: ProviderRules): RepairResult {
   const out: RepairResult = { messages: [], removed: [], changed: [], origin: [] }
-  const state = repairState(options)
-  state.drop =
-    state.provider === 'openai-responses'
-      ? responsesRemovals(messages)
-      : state.provider === 'gemini'
-        ? geminiRemovals(messages)
-        : undefined
+  const state = repairState(provider)
+  state.drop = provider.messages.removals?.(messages)
   for (const unit of unitsOf(messages)) repairUnit(messages, unit, state, out)
   return out
 }
 
 /** What repair carries from one unit to the next, so a growing history is repaired unit by unit. */
 export interface RepairState {
-  readonly provider: Provider
-  readonly strictIds: boolean
+  readonly rules: MessageRules
   usedIds: Set<string>
   needUser: boolean
   /** Units the provider's own rules take out, by the input index of their first message. */
   drop?: ReadonlyMap<number, ProblemCode> | undefined
 }
 
-export function repairState(options: ValidateOptions = {}): RepairState {
-  const provider = options.provider ?? 'openai'
-  const strictIds = provider === 'anthropic'
-  return { provider, strictIds, usedIds: new Set(), needUser: strictIds || provider === 'gemini' }
+export function repairState(provider: ProviderRules): RepairState {
+  return { rules: provider.messages, usedIds: new Set(), needUser: provider.userFirst }
 }
 
-/** Providers whose repair is unit by unit from the start (`repairUnit` with no `drop` map). */
-export function repairsByUnit(provider: Provider): boolean {
-  return provider === 'openai' || provider === 'anthropic'
+/** Whether a provider's repair goes unit by unit from the start (`repairUnit` with no `drop` map). */
+export function repairsByUnit(provider: ProviderRules): boolean {
+  return provider.messages.removals === undefined
 }
 
 /**
@@ -379,12 +329,13 @@ export function repairUnit(
   out: RepairSink,
 ): string[] {
   const { removed, changed } = out
-  const provider = state.provider
+  const r = state.rules
+  const strictIds = r.callId
   const push = (m: Message, index: number) => {
     out.messages.push(m)
     out.origin.push(index)
   }
-  const { usedIds, strictIds } = state
+  const { usedIds } = state
   const added: string[] = []
   // Only Anthropic's rules read the ids used so far: for others the set stays empty.
   const use = (id: string) => {
@@ -405,19 +356,19 @@ export function repairUnit(
     let m = input
     let code: ProblemCode = 'empty-text-part'
     // OpenAI (chat and Responses) takes only text and refusal parts from the assistant.
-    if (mediaRule(provider) && assistantMedia(m) > 0) {
+    if (r.assistantMedia && assistantMedia(m) > 0) {
       m = withoutMedia(m)
       code = 'unsupported-part'
     }
     // OpenAI chat and Anthropic's system prompt take only text: there is no user turn to
     // move a system message's image to that would keep its place and authority.
-    if (systemMediaRule(provider) && m.role === 'system' && mediaParts(m) > 0) {
+    if (r.systemTextOnly && m.role === 'system' && mediaParts(m) > 0) {
       m = withoutMedia(m)
       code = 'unsupported-part'
     }
     // OpenAI chat takes only text in a tool message: its text stays, its images and files
     // go in a user message right after the results of the exchange (`pushMoved`).
-    if (provider === 'openai' && m.role === 'tool' && mediaParts(m) > 0) {
+    if (r.toolResultTextOnly && m.role === 'tool' && mediaParts(m) > 0) {
       const parts = m.content as ContentPart[]
       moved.push({ at: k, from: m, media: parts.filter((p) => p.type !== 'text') })
       const text = parts.filter((p) => p.type === 'text')
@@ -426,12 +377,8 @@ export function repairUnit(
     }
     // Gemini and Responses send reasoning as parts or items of their own: their rules judge
     // it. Reasoning from another format has none to go in: it is not sent, so not counted.
-    if (
-      (provider === 'openai-responses' || provider === 'gemini') &&
-      m.role === 'assistant' &&
-      m.thought !== undefined
-    ) {
-      if (ownThought(m, provider)) {
+    if (r.ownReasoning && m.role === 'assistant' && m.thought !== undefined) {
+      if (ownThought(m, r.ownReasoning)) {
         if (m !== input) changed.push({ index: k, code })
         return m
       }
@@ -439,15 +386,15 @@ export function repairUnit(
       code = 'thought-not-sendable'
     }
     let cleaned =
-      provider === 'anthropic' && blankParts(m) > 0
+      r.blankIsEmpty && blankParts(m) > 0
         ? withoutBlankParts(m)
-        : provider === 'gemini' && emptyGeminiParts(m) > 0
-          ? withoutEmptyGeminiParts(m)
+        : r.emptyTextPart && emptyTextParts(m, r.emptyTextPart.own) > 0
+          ? withoutEmptyTextParts(m, r.emptyTextPart.own)
           : m
     // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
     if (
-      provider === 'anthropic' &&
+      r.blankIsEmpty &&
       isCallOnly(cleaned) &&
       typeof cleaned.content === 'string' &&
       cleaned.content !== '' &&
@@ -460,11 +407,7 @@ export function repairUnit(
       cleaned = { ...cleaned, content: '' }
       code = 'empty-content'
     }
-    if (
-      emptyList(cleaned) ||
-      (isEmpty(cleaned, provider) &&
-        (provider === 'anthropic' || provider === 'gemini' || m.role === 'assistant'))
-    ) {
+    if (emptyList(cleaned) || (isEmpty(cleaned, r) && (r.emptyRefused || m.role === 'assistant'))) {
       // A reply that held only an image, or only reasoning it cannot send, goes as an empty
       // one would, for that reason.
       removed.push({
@@ -522,7 +465,7 @@ export function repairUnit(
   if (
     unit.complete &&
     distinct(calls0) &&
-    (!strictIds || calls0.every((c) => !usedIds.has(c.id) && ANTHROPIC_ID.test(c.id)))
+    (!strictIds || calls0.every((c) => !usedIds.has(c.id) && strictIds.test(c.id)))
   ) {
     for (const c of calls0) use(c.id)
     for (let k = unit.start; k < unit.end; k++) push(rest(k), k)
@@ -549,7 +492,7 @@ export function repairUnit(
       continue
     }
     const reused = usedIds.has(c.id)
-    if (strictIds && (reused || !ANTHROPIC_ID.test(c.id))) {
+    if (strictIds && (reused || !strictIds.test(c.id))) {
       const id = freshId(c.id, usedIds)
       renamed.set(c.id, id)
       calls.push({ ...c, id })
@@ -566,9 +509,9 @@ export function repairUnit(
   }
   const { toolCalls: _dropped, ...plain } = first
   // A Gemini step that lost its first call keeps its thought signature on the first call left.
-  const keptCalls = provider === 'gemini' ? keepStepSignature(first.toolCalls ?? [], calls) : calls
+  const keptCalls = r.keepCalls ? r.keepCalls(first.toolCalls ?? [], calls) : calls
   const head: Message = keptCalls.length ? { ...plain, toolCalls: keptCalls } : plain
-  if (calls.length === 0 && isEmpty(head, provider)) {
+  if (calls.length === 0 && isEmpty(head, r)) {
     if (first !== messages[unit.start]) changed.pop()
     removed.push({ index: unit.start, code })
     for (let k = unit.start + 1; k < unit.end; k++)
@@ -597,9 +540,10 @@ function emptyList(m: Message): boolean {
 }
 
 /** Reasoning the provider can take back: a Responses reasoning item, a Gemini thought part. */
-function ownThought(m: AssistantMessage, provider: Provider): boolean {
-  const key = provider === 'gemini' ? 'gemini' : 'openai-responses'
-  const slot = provider === 'gemini' ? 'thought' : 'reasoning'
+function ownThought(
+  m: AssistantMessage,
+  { key, slot }: NonNullable<MessageRules['ownReasoning']>,
+): boolean {
   const layout = m.providerMetadata?.[key]?.layout
   return Array.isArray(layout) && layout.some((s) => (s as { t?: unknown })?.t === slot)
 }
@@ -616,20 +560,6 @@ function isCallOnly(m: Message): boolean {
 function withoutContent(m: AssistantMessage): Message {
   const { content: _content, ...rest } = m
   return rest
-}
-
-/** Providers that take only text and refusal parts from the assistant. */
-function mediaRule(provider: Provider): boolean {
-  return provider === 'openai' || provider === 'openai-responses'
-}
-
-/**
- * Providers whose system prompt takes only text: OpenAI chat ("for system messages, only type
- * `text` is supported", developer alike) and Anthropic (`system`: a string or text blocks). A
- * later system message is judged the same way: once older messages are dropped it may lead.
- */
-function systemMediaRule(provider: Provider): boolean {
-  return provider === 'openai' || provider === 'anthropic'
 }
 
 /** Image and file parts of a message. */
@@ -687,20 +617,21 @@ function withoutMedia(m: Message): Message {
 }
 
 /**
- * Gemini refuses an empty text part ("empty text parameter"), even beside other parts. A part
- * that carries Gemini's own fields (a thought signature) goes back as it came.
+ * Empty text parts, where the API refuses one even beside other parts (Gemini: "empty text
+ * parameter"). A part that carries the API's own fields (a Gemini thought signature) goes
+ * back as it came.
  */
-function emptyGeminiParts(m: Message): number {
+function emptyTextParts(m: Message, own: string): number {
   if (m.content === undefined || typeof m.content === 'string') return 0
   let n = 0
   for (const p of m.content)
-    if (p.type === 'text' && p.text === '' && !p.providerMetadata?.gemini) n++
+    if (p.type === 'text' && p.text === '' && !p.providerMetadata?.[own]) n++
   return n
 }
 
-function withoutEmptyGeminiParts(m: Message): Message {
+function withoutEmptyTextParts(m: Message, own: string): Message {
   const parts = (m.content as Exclude<Content, string>).filter(
-    (p) => p.type !== 'text' || p.text !== '' || p.providerMetadata?.gemini !== undefined,
+    (p) => p.type !== 'text' || p.text !== '' || p.providerMetadata?.[own] !== undefined,
   )
   return { ...m, content: parts } as Message
 }
@@ -720,16 +651,17 @@ function withoutBlankParts(m: Message): Message {
  */
 export function requireUserTurn(
   messages: readonly Message[],
-  provider: Provider,
+  provider: ProviderRules,
   inputLength = messages.length,
 ): void {
+  const r = provider.messages
   // An empty history gives an empty list: nothing was asked for yet.
   if (inputLength === 0) return
-  // Responses histories follow their own rules (src/messages/rules).
-  if (provider === 'openai-responses') return
+  // Responses histories follow their own rules (src/providers/openai-responses/rules.ts).
+  if (r.needs === 'own') return
   // Anthropic and Gemini both need a user turn: Gemini refuses empty `contents`, and its
   // repair already makes the first turn a user's.
-  if (provider !== 'anthropic' && provider !== 'gemini') {
+  if (r.needs === 'message') {
     if (messages.length > 0) return
     throw new InvalidInputError(
       'nothing to send: every message is empty or invalid for the provider',
@@ -738,12 +670,12 @@ export function requireUserTurn(
   }
   for (const m of messages) if (m.role === 'user') return
   throw new InvalidInputError(
-    `no user message to send: ${provider === 'gemini' ? 'Gemini' : 'Anthropic'} needs at least one (add one, or fit for openai)`,
+    `no user message to send: ${r.label} needs at least one (add one, or fit for openai)`,
     { field: 'role' },
   )
 }
 
-/** An id no call in the list uses yet, in Anthropic's alphabet. */
+/** An id no call in the list uses yet, in the alphabet every API's call ids take. */
 function freshId(id: string, used: ReadonlySet<string>): string {
   const base = id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'call'
   if (!used.has(base) && base !== id) return base

@@ -142,7 +142,7 @@ describe('scoreBased (CAMEL ScoreBasedContextCreator)', () => {
 
 describe('scorers', () => {
   const view = (messages: Message[], query?: string): View => {
-    const index = new HistoryIndex(exactCounter(), 'openai')
+    const index = new HistoryIndex(exactCounter(), resolveSetup({}).provider)
     index.pushAll(messages)
     return createView(index, { ...viewSettings(resolveSetup({})), query })
   }

@@ -1,5 +1,6 @@
 import type { ProviderReplies, ProviderRules } from '../types.js'
 import { native, overflow, promptTokens, tools } from './limits.js'
+import { anthropicMessages } from './rules.js'
 
 /** Anthropic Messages: its rules (the codec is in index.ts). */
 export const anthropicMessagesProvider: ProviderRules = {
@@ -8,6 +9,7 @@ export const anthropicMessagesProvider: ProviderRules = {
   userFirst: true,
   counter: () => undefined,
   tools,
+  messages: anthropicMessages,
 }
 
 /** What Anthropic Messages sends back: its "too long" error, its usage, its context management. */

@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from '../../messages/message.js'
+import type { MessageRules } from '../types.js'
 import type { Problem } from '../validate.js'
 
 /** Metadata key of the Gemini codec (kept here as data: this layer does not import codecs). */
@@ -121,4 +122,21 @@ export function keepStepSignature(original: readonly ToolCall[], kept: ToolCall[
     { ...first, providerMetadata: { ...first.providerMetadata, [KEY]: { ...data, partExtra } } },
     ...kept.slice(1),
   ]
+}
+
+/**
+ * Gemini's message rules: roles are user and model (a later system message goes as user
+ * text), the history opens with a user turn, a turn without parts and an empty text part are
+ * refused, reasoning goes back as thought parts of its own, and a step of calls keeps its
+ * thought signature.
+ */
+export const geminiMessages: MessageRules = {
+  label: 'Gemini',
+  ownReasoning: { key: KEY, slot: 'thought', noun: 'thought part' },
+  judgesOwn: emptyForGemini,
+  emptyRefused: true,
+  emptyTextPart: { own: KEY },
+  needs: 'user',
+  removals: geminiRemovals,
+  keepCalls: keepStepSignature,
 }

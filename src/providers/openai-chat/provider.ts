@@ -1,5 +1,6 @@
 import type { ProviderReplies, ProviderRules } from '../types.js'
 import { overflow, promptTokens } from './limits.js'
+import { openaiChatMessages } from './rules.js'
 
 /** OpenAI Chat Completions: its rules (the codec is in index.ts). */
 export const openaiChatProvider: ProviderRules = {
@@ -8,6 +9,7 @@ export const openaiChatProvider: ProviderRules = {
   userFirst: false,
   counter: () => undefined,
   tools: {},
+  messages: openaiChatMessages,
 }
 
 /** What OpenAI Chat Completions sends back: its "too long" error, its usage. */

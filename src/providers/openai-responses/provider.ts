@@ -1,5 +1,6 @@
 import type { ProviderReplies, ProviderRules } from '../types.js'
 import { native, overflow, promptTokens } from './limits.js'
+import { responsesMessages } from './rules.js'
 
 /** OpenAI Responses: its rules (the codec is in index.ts). */
 export const openaiResponsesProvider: ProviderRules = {
@@ -8,6 +9,7 @@ export const openaiResponsesProvider: ProviderRules = {
   userFirst: false,
   counter: () => undefined,
   tools: {},
+  messages: responsesMessages,
 }
 
 /** What OpenAI Responses sends back: its "too long" error, its usage, its compaction. */

@@ -1,4 +1,5 @@
 import type { Message } from '../../messages/message.js'
+import type { MessageRules } from '../types.js'
 import type { Problem } from '../validate.js'
 
 /** Metadata key of the Responses codec (kept here as data: this layer does not import codecs). */
@@ -103,4 +104,20 @@ export function responsesRemovals(messages: readonly Message[]): Map<number, Res
     if (reasoningOnly(m)) out.set(i, 'reasoning-without-following-item')
   })
   return out
+}
+
+/**
+ * OpenAI Responses' message rules: an output message takes only text and refusal parts (the
+ * codec leaves others out), reasoning and a refusal are items of their own that its rules
+ * judge (a reasoning item needs the item it produced; a compaction supersedes what is
+ * before it), and an empty input list is its own affair.
+ */
+export const responsesMessages: MessageRules = {
+  label: 'OpenAI Responses',
+  assistantMedia: 'warning',
+  ownReasoning: { key: KEY, slot: 'reasoning', noun: 'reasoning item' },
+  judgesOwn: (m) => m.thought !== undefined,
+  reasoningIsContent: true,
+  needs: 'own',
+  removals: responsesRemovals,
 }
