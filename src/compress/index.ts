@@ -1,5 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import { requireOptions } from '../options-check.js'
+import { type MostRelevantOptions, mostRelevant } from '../strategies/score-based.js'
+import type { Strategy } from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
 import { type OpenAICompatibleOptions, openAICompatibleSummarizer } from './openai-compatible.js'
 import type { Summarizer } from './summarizer.js'
@@ -64,6 +66,19 @@ function describeSpec(spec: unknown): string {
   const hint =
     'baseUrl' in spec ? ' (did you mean baseURL?)' : !('model' in spec) ? ' (no model)' : ''
   return `an object with keys ${keys.join(', ') || '(none)'}${hint}`
+}
+
+/**
+ * The strategies only an asynchronous caller runs, from plain options (JSON configs, saved
+ * states, the CLI, a name in code): summarizing, and `mostRelevant` with an `embed` function.
+ */
+export function asyncStrategyFromOptions(
+  name: 'summarizing' | 'mostRelevant',
+  o: Record<string, unknown>,
+): Strategy {
+  return name === 'mostRelevant'
+    ? mostRelevant(o as MostRelevantOptions)
+    : summarizingFromOptions(o)
 }
 
 /** The summarizing strategy from plain options (JSON configs, saved states, the CLI). */

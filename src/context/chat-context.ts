@@ -1,5 +1,5 @@
 import * as z from 'zod/mini'
-import { summarizingFromOptions } from '../compress/index.js'
+import { asyncStrategyFromOptions } from '../compress/index.js'
 import { supersede } from '../compress/summarizing.js'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { detectFormat, FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
@@ -146,7 +146,7 @@ export class ChatContext {
     this.baseSetup = resolveSetup(
       { ...options, provider: providerFromFormat(options), summaries: this.ledger } as FitOptions,
       CONTEXT_OPTIONS,
-      summarizingFromOptions,
+      asyncStrategyFromOptions,
     )
     this.setup = this.baseSetup
     this.index = this.newIndex()

@@ -1,4 +1,4 @@
-import { summarizingFromOptions } from '../compress/index.js'
+import { asyncStrategyFromOptions } from '../compress/index.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Strategy } from '../strategies/types.js'
 import { makeStrategy } from './registry.js'
@@ -12,5 +12,5 @@ export function createStrategy(name: string, options: Record<string, unknown> = 
     throw new InvalidOptionError('strategy', `expected a strategy name, got ${typeof name}`)
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new InvalidOptionError('options', 'expected an object of the strategy options')
-  return makeStrategy(name, options, summarizingFromOptions)
+  return makeStrategy(name, options, asyncStrategyFromOptions)
 }

@@ -1,4 +1,4 @@
-import { summarizingFromOptions } from '../compress/index.js'
+import { asyncStrategyFromOptions } from '../compress/index.js'
 import { summaryLedger } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
@@ -99,7 +99,7 @@ export async function fitAsync(
   messages: readonly Message[],
   options: FitOptions = {},
 ): Promise<FitResult> {
-  const resolved = resolveSetup(options, [], summarizingFromOptions)
+  const resolved = resolveSetup(options, [], asyncStrategyFromOptions)
   const index = indexOf(messages, resolved.counter, resolved.provider)
   // Summaries belong to the conversation: without a ledger given, each history keeps its own
   // (released with it), so a strategy shared by many conversations never serves one's

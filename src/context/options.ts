@@ -12,10 +12,10 @@ import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
 import { defaultStrategyOptions } from './default-strategy.js'
 import {
+  type AsyncFactory,
   makeStrategy,
   type StrategyName,
   type StrategyOptionsByName,
-  type SummarizingFactory,
   strategyOptionNames,
 } from './registry.js'
 
@@ -134,16 +134,15 @@ export interface Setup {
  * The one place options are read: the strategy (built from its name, or the default), and
  * the budget, model, reserve, tools and provider, from `fit`'s options first and then from
  * what the strategy was told. Unknown options are refused, naming the closest known one.
- * `extraKeys` are options the caller reads itself (a `ChatContext`'s `store`, ...).
- */
-/**
- * `summarize` makes the summarizing strategy when it is named (the callers that can run it
- * pass it; without it, naming it is refused as asynchronous).
+ * `extraKeys` are options the caller reads itself (a `ChatContext`'s `store`, ...). `make`
+ * makes the strategies only asynchronous callers run (summarizing, `mostRelevant` with an
+ * `embed` function) when named: the callers that can run them pass it; without it, naming
+ * summarizing is refused as asynchronous.
  */
 export function resolveSetup(
   options: FitOptions,
   extraKeys: readonly string[] = [],
-  summarize?: SummarizingFactory,
+  make?: AsyncFactory,
 ): Setup {
   checkFitKeys(options, extraKeys)
   const given = options as Record<string, unknown>
@@ -157,7 +156,7 @@ export function resolveSetup(
   if (named !== undefined) {
     const picked: Record<string, unknown> = {}
     for (const key of own) if (given[key] !== undefined) picked[key] = given[key]
-    strategy = makeStrategy(named, picked, summarize)
+    strategy = makeStrategy(named, picked, make)
   } else if (given.strategy !== undefined) {
     strategy = checkStrategy(given.strategy)
   } else {

@@ -8,7 +8,7 @@ import { type HeadAndTailOptions, headAndTail } from '../strategies/head-and-tai
 import {
   MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,
-  mostRelevant,
+  namedMostRelevant,
   type ScoreBasedOptions,
   scoreBased,
 } from '../strategies/score-based.js'
@@ -35,16 +35,20 @@ export interface StrategyOptionsByName {
 export type StrategyName = keyof StrategyOptionsByName
 
 /**
- * Makes the summarizing strategy from plain options. Given only by the callers that can run
- * it (`fitAsync`, `ChatContext`, `createStrategy`), so a synchronous `fit` bundle does not
- * carry the summarizers and the fact ledger.
+ * Makes the strategies only an asynchronous caller runs, from plain options: summarizing,
+ * and `mostRelevant` with an `embed` function. Given only by the callers that can run them
+ * (`fitAsync`, `ChatContext`, `createStrategy`), so a synchronous `fit` bundle does not carry
+ * the summarizers, the fact ledger or the embedding code.
  */
-export type SummarizingFactory = (options: Record<string, unknown>) => Strategy
+export type AsyncFactory = (
+  name: 'summarizing' | 'mostRelevant',
+  options: Record<string, unknown>,
+) => Strategy
 
 interface Entry {
   /** Every option the strategy reads: anything else given with its name is refused. */
   options: readonly string[]
-  create(options: Record<string, unknown>, summarize?: SummarizingFactory): Strategy
+  create(options: Record<string, unknown>, make?: AsyncFactory): Strategy
 }
 
 const scoreKeys = ['limit', 'model', 'keepRate', 'neighbours', 'partial'] as const
@@ -70,14 +74,17 @@ const builtIn: { [K in StrategyName]: Entry } = {
   },
   mostRelevant: {
     options: MOST_RELEVANT_OPTIONS,
-    create: (o) => mostRelevant(o as MostRelevantOptions),
+    create: (o, make) =>
+      o.embed !== undefined && make
+        ? make('mostRelevant', o)
+        : namedMostRelevant(o as MostRelevantOptions),
   },
   summarizing: {
     options: SUMMARIZING_OPTIONS,
-    create: (o, summarize) => {
-      if (!summarize)
+    create: (o, make) => {
+      if (!make)
         throw new InvalidOptionError('strategy', 'summarizing is asynchronous: use fitAsync')
-      return summarize(o)
+      return make('summarizing', o)
     },
   },
 }
@@ -143,13 +150,14 @@ export function strategyOptionNames(name: string): readonly string[] {
 
 /**
  * A strategy from its name and options (an allow-list: unknown names are refused). Options
- * it does not read are refused too, naming the closest one it does. Without `summarize`,
- * the summarizing strategy is refused as asynchronous (what a synchronous `fit` says of it).
+ * it does not read are refused too, naming the closest one it does. Without `make`, the
+ * summarizing strategy is refused as asynchronous (what a synchronous `fit` says of it), and
+ * so is an `embed` function given to `mostRelevant` by name.
  */
 export function makeStrategy(
   name: string,
   options: Record<string, unknown> = {},
-  summarize?: SummarizingFactory,
+  make?: AsyncFactory,
 ): Strategy {
   const e = entry(name)
   const picked: Record<string, unknown> = {}
@@ -157,5 +165,5 @@ export function makeStrategy(
     if (!e.options.includes(key)) throw unknownOption(key, e.options, `strategy ${name}`)
     if (options[key] !== undefined) picked[key] = options[key]
   }
-  return e.create(picked, summarize)
+  return e.create(picked, make)
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { toUnits } from '../messages/units.js'
-import { InvalidOptionError } from '../errors.js'
 import { errorsOf, repair, validate } from './validate.js'
 
 const sys: Message = { role: 'system', content: 'policy' }

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { hashedNgrams } from '../../scripts/ngram-embed.js'
+import { ChatContext } from '../context/chat-context.js'
 import { bytes, float64, int32 } from '../context/column.js'
 import { fit, fitAsync } from '../context/fit.js'
 import { resolveSetup } from '../context/options.js'
@@ -247,6 +248,35 @@ describe('semantic', () => {
     expect(fused.kept).toContain(1)
     expect(fused.tokens.total).toBeLessThanOrEqual(budget)
     expect(() => fit(h, { strategy: relevant({ embed }), budget, counter })).toThrow(/fitAsync/)
+  })
+
+  it('named by a string, mostRelevant embeds in fitAsync and a ChatContext; fit says how to embed there', async () => {
+    const embed = (texts: string[]) => conceptEmbed(texts)
+    const h = [
+      sys,
+      user('We adopted a puppy from the shelter'),
+      ...filler(20),
+      user('Where did the dog come from?'),
+    ]
+    const budget = counter.countMessages([sys, h[1] as Message, h[22] as Message]) + 3
+    const options = { strategy: 'mostRelevant', embed, budget, counter } as const
+    const named = await fitAsync(h, options)
+    expect(named.kept).toContain(1)
+    expect(named.kept).toEqual(
+      (await fitAsync(h, { strategy: relevant({ embed }), budget, counter })).kept,
+    )
+    const context = new ChatContext(options)
+    context.addMessages(h)
+    expect((await context.getMessages()).length).toBe(named.messages.length)
+    // A synchronous fit makes the strategy from its name without the embedding code: it says
+    // where embedding by name works, and how to embed in fit (the object, with a sync embed).
+    expect(() => fit(h, options)).toThrow(InvalidOptionError)
+    expect(() => fit(h, options)).toThrow(/mostRelevant\(\{ embed \}\)/)
+    expect(fit(h, { strategy: relevant({ embed }), budget, counter }).kept).toEqual(named.kept)
+    // Without embed, the named strategy is the lexical one, in fit and fitAsync alike.
+    const lexical = { strategy: 'mostRelevant', budget, counter } as const
+    expect(fit(h, lexical).kept).toEqual((await fitAsync(h, lexical)).kept)
+    expect(fit(h, lexical).kept).toEqual(fit(h, { strategy: relevant(), budget, counter }).kept)
   })
 })
 

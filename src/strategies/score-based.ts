@@ -100,6 +100,20 @@ export interface RelevanceScorerOptions {
 export function relevanceScorer(options?: Omit<RelevanceScorerOptions, 'embed'>): Scorer
 export function relevanceScorer(options: RelevanceScorerOptions): AsyncScorer
 export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScorer {
+  return relevanceWith(options, embedded)
+}
+
+/** The embedding part of the relevance score: cosine similarity fused with BM25 by rank. */
+type EmbedPart = (lexical: Scorer, embed: Embed, query: string | undefined) => AsyncScorer
+
+const embedded: EmbedPart = (lexical, embed, query) =>
+  fuse([
+    [lexical, 1],
+    [semantic({ embed, ...(query !== undefined && { query }) }), 1],
+  ])
+
+/** `relevanceScorer`, with the embedding part given apart (none: `embed` is refused). */
+function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): AsyncScorer {
   requireOptions(options, 'relevanceScorer', [
     'query',
     'embed',
@@ -115,12 +129,12 @@ export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScor
     if (!(typeof w === 'number' && Number.isFinite(w) && w >= 0))
       throw new InvalidOptionError(name, `expected a finite number >= 0, got ${describeValue(w)}`)
   const lexical = relevance(query !== undefined ? { query } : {})
-  const matched: AsyncScorer = embed
-    ? fuse([
-        [lexical, 1],
-        [semantic({ embed, ...(query !== undefined && { query }) }), 1],
-      ])
-    : lexical
+  if (embed !== undefined && !embedPart)
+    throw new InvalidOptionError(
+      'embed',
+      'mostRelevant named by a string embeds only in fitAsync or a ChatContext: in fit, pass mostRelevant({ embed }) as the strategy',
+    )
+  const matched: AsyncScorer = embed && embedPart ? embedPart(lexical, embed, query) : lexical
   const spread = options.nearby === false ? matched : nearby(matched, options.nearby)
   const parts: [AsyncScorer, number][] = [[spread, 1]]
   if (idWeight > 0) parts.push([identifiers(), idWeight])
@@ -137,15 +151,37 @@ export function relevanceScorer(options: RelevanceScorerOptions = {}): AsyncScor
 export function mostRelevant(
   options: MostRelevantOptions = {},
 ): Strategy<'mostRelevant', MostRelevantOptions> {
+  return mostRelevantWith(options, embedded)
+}
+
+/**
+ * `mostRelevant` as a name makes it in a synchronous `fit`: the same strategy without the
+ * embedding code, so a bundle that fits carries none of it (an `embed` function never comes
+ * from a config; in code, `mostRelevant({ embed })` is the strategy). `fitAsync`, a
+ * `ChatContext` and `createStrategy` make the whole one.
+ */
+export function namedMostRelevant(
+  options: MostRelevantOptions = {},
+): Strategy<'mostRelevant', MostRelevantOptions> {
+  return mostRelevantWith(options)
+}
+
+function mostRelevantWith(
+  options: MostRelevantOptions,
+  embedPart?: EmbedPart,
+): Strategy<'mostRelevant', MostRelevantOptions> {
   requireOptions(options, 'mostRelevant', MOST_RELEVANT_OPTIONS)
   const { query, embed, nearby: near, identifiers: ids, entities: ents, ...rest } = options
-  const scorer = relevanceScorer({
-    ...(query !== undefined && { query }),
-    ...(embed !== undefined && { embed }),
-    ...(near !== undefined && { nearby: near }),
-    ...(ids !== undefined && { identifiers: ids }),
-    ...(ents !== undefined && { entities: ents }),
-  })
+  const scorer = relevanceWith(
+    {
+      ...(query !== undefined && { query }),
+      ...(embed !== undefined && { embed }),
+      ...(near !== undefined && { nearby: near }),
+      ...(ids !== undefined && { identifiers: ids }),
+      ...(ents !== undefined && { entities: ents }),
+    },
+    embedPart,
+  )
   const inner = scoreBased({ ...rest, scorer })
   return { ...inner, name: 'mostRelevant', options, ...(embed === undefined && { async: false }) }
 }
