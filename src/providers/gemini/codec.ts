@@ -10,6 +10,7 @@ import type {
 import { describeValue, requireArgument, requireOptions } from '../../options-check.js'
 import type { Loss } from '../anthropic-messages/codec.js'
 import {
+  decodedAt,
   detach,
   fail,
   type Json,
@@ -98,7 +99,9 @@ export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Mes
     'a whole number >= 0',
     options.firstTurn,
   )
-  refuseDeep(input)
+  const first = options.firstTurn ?? 0
+  // A turn nested too deep is named by its place in the history, as every other error is.
+  decodedAt(first, () => refuseDeep(input))
   const out: Message[] = []
   let contents: unknown
   if (Array.isArray(input)) contents = input
@@ -122,7 +125,6 @@ export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Mes
     })
   // Calls of the last model turn not answered yet, for responses that carry no id.
   let pending: { id: string; name: string }[] = [...(options.openCalls ?? [])]
-  const first = options.firstTurn ?? 0
   contents.forEach((raw, k) => {
     const i = first + k
     if (!raw || typeof raw !== 'object' || Array.isArray(raw))
