@@ -1,7 +1,9 @@
 import { createAnthropic } from '@ai-sdk/anthropic'
+import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createOpenAI } from '@ai-sdk/openai'
 import Anthropic from '@anthropic-ai/sdk'
 import { GoogleGenAI } from '@google/genai'
+import { ChatAnthropic } from '@langchain/anthropic'
 import { ChatOpenAI } from '@langchain/openai'
 import { Agent as MastraAgent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
@@ -192,6 +194,15 @@ describe('AI SDK', () => {
       () => createAnthropic({ apiKey: 'k', baseURL: server.url })('claude-sonnet-4-5'),
       'claude-sonnet-4-5',
     ],
+    [
+      'Gemini',
+      () =>
+        createGoogleGenerativeAI({
+          apiKey: 'k',
+          baseURL: `${server.url.replace(/\/v1$/, '')}/v1beta`,
+        })('gemini-2.5-flash'),
+      'gemini-2.5-flash',
+    ],
   ]
 
   it.each(models)('fitMiddleware, %s', async (_name, make) => {
@@ -257,21 +268,35 @@ describe('LangChain createAgent middleware', () => {
     description: 'Look up a reservation',
     schema: z.object({ query: z.string() }),
   })
-  it.each([
-    ['chat completions', false],
-    ['Responses', true],
-  ])('fitAgentMessages, %s', async (_name, useResponsesApi) => {
+  const models: [string, () => ChatOpenAI | ChatAnthropic][] = [
+    ['chat completions', () => chatOpenAI(false)],
+    ['Responses', () => chatOpenAI(true)],
+    [
+      'Anthropic',
+      () =>
+        new ChatAnthropic({
+          model: 'claude-sonnet-4-5',
+          apiKey: 'k',
+          maxTokens: REPLY,
+          maxRetries: 0,
+          anthropicApiUrl: server.url.replace(/\/v1$/, ''),
+        }),
+    ],
+  ]
+  const chatOpenAI = (useResponsesApi: boolean) =>
+    new ChatOpenAI({
+      model: 'gpt-4o',
+      apiKey: 'k',
+      maxTokens: REPLY,
+      maxRetries: 0,
+      useResponsesApi,
+      configuration: { baseURL: server.url },
+    })
+  it.each(models)('fitAgentMessages, %s', async (_name, make) => {
     fresh()
     const feedback = new CountingFeedback(server)
     const agent = createAgent({
-      model: new ChatOpenAI({
-        model: 'gpt-4o',
-        apiKey: 'k',
-        maxTokens: REPLY,
-        maxRetries: 0,
-        useResponsesApi,
-        configuration: { baseURL: server.url },
-      }),
+      model: make(),
       tools: [lookup],
       systemPrompt: SYSTEM_PROMPT,
       middleware: [fitAgentMessages({ reserve: REPLY, feedback })],
