@@ -338,18 +338,8 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
   const items = plan as unknown[]
   const n = view.messages.length
   let last = -1
-  // The tool exchange the items from `from` on take from (-1: none), how many of its messages
-  // they name, and whether they replace one: an exchange taken whole and as it is was whole
-  // in the repaired view, so only one taken in part or rewritten is checked call by call.
-  let unit = -1
-  let unitEnd = 0
-  let from = 0
-  let taken = 0
-  let replaced = false
-  const settle = (to: number) => {
-    if (unit >= 0 && (replaced || taken !== unitEnd - view.start(unit)))
-      checkExchange(view, items, from, to, unit, fail)
-  }
+  /** For each tool exchange the plan takes from: the calls it sends and the results it sends. */
+  const exchanges = new Map<number, { calls: Set<string>; results: Set<string> }>()
   for (let k = 0; k < items.length; k++) {
     const item = items[k] as Record<string, unknown> | null
     if (!item || typeof item !== 'object')
@@ -378,46 +368,25 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
       const issue = messageIssue(it.message)
       if (issue) fail(k, `replaces message ${i} with one that is not valid: ${issue.message}`)
     }
-    // Items come in order: the unit is the one before unless the item is past its end.
-    if (i >= unitEnd) {
-      settle(k)
-      const u = view.unitOf(i)
-      unit = view.kind(u) === 'exchange' ? u : -1
-      unitEnd = view.end(u)
-      from = k
-      taken = 0
-      replaced = false
+    const u = view.unitOf(i)
+    if (view.kind(u) !== 'exchange') continue
+    let ex = exchanges.get(u)
+    if (!ex) {
+      ex = { calls: new Set(), results: new Set() }
+      exchanges.set(u, ex)
     }
-    if (unit < 0) continue
-    taken++
-    if (it.message !== undefined) replaced = true
+    const sent = (it.message ?? view.message(i)) as Message
+    if (sent.role === 'assistant') for (const c of sent.toolCalls ?? []) ex.calls.add(c.id)
+    else if (sent.role === 'tool') ex.results.add(sent.toolCallId)
   }
-  settle(items.length)
-}
-
-/** A call goes with its result: the calls and the results that items `from..to` send of exchange `u` match. */
-function checkExchange(
-  view: View,
-  items: readonly unknown[],
-  from: number,
-  to: number,
-  u: number,
-  fail: (item: number | undefined, detail: string) => never,
-): void {
-  const calls = new Set<string>()
-  const results = new Set<string>()
-  for (let k = from; k < to; k++) {
-    const it = items[k] as { index?: number; message?: Message }
-    if (it.index === undefined) continue
-    const sent = it.message ?? view.message(it.index)
-    if (sent.role === 'assistant') for (const c of sent.toolCalls ?? []) calls.add(c.id)
-    else if (sent.role === 'tool') results.add(sent.toolCallId)
+  // A call goes with its result: in each exchange, the calls sent and the results sent match.
+  for (const [u, { calls, results }] of exchanges) {
+    const lost = [...calls].filter((id) => !results.has(id))
+    const orphaned = [...results].filter((id) => !calls.has(id))
+    if (lost.length || orphaned.length)
+      fail(
+        undefined,
+        `that cuts the tool exchange at messages ${view.start(u)} to ${view.end(u) - 1} apart (${lost.length ? `call ${lost[0]} without its result` : `result ${orphaned[0]} without its call`})`,
+      )
   }
-  const lost = [...calls].filter((id) => !results.has(id))
-  const orphaned = [...results].filter((id) => !calls.has(id))
-  if (lost.length || orphaned.length)
-    fail(
-      undefined,
-      `that cuts the tool exchange at messages ${view.start(u)} to ${view.end(u) - 1} apart (${lost.length ? `call ${lost[0]} without its result` : `result ${orphaned[0]} without its call`})`,
-    )
 }
