@@ -4,6 +4,7 @@ import { createOpenAI } from '@ai-sdk/openai'
 import Anthropic from '@anthropic-ai/sdk'
 import { GoogleGenAI } from '@google/genai'
 import { ChatAnthropic } from '@langchain/anthropic'
+import { ChatGoogleGenerativeAI } from '@langchain/google-genai'
 import { ChatOpenAI } from '@langchain/openai'
 import { Agent as MastraAgent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
@@ -268,7 +269,7 @@ describe('LangChain createAgent middleware', () => {
     description: 'Look up a reservation',
     schema: z.object({ query: z.string() }),
   })
-  const models: [string, () => ChatOpenAI | ChatAnthropic][] = [
+  const models: [string, () => ChatOpenAI | ChatAnthropic | ChatGoogleGenerativeAI][] = [
     ['chat completions', () => chatOpenAI(false)],
     ['Responses', () => chatOpenAI(true)],
     [
@@ -280,6 +281,17 @@ describe('LangChain createAgent middleware', () => {
           maxTokens: REPLY,
           maxRetries: 0,
           anthropicApiUrl: server.url.replace(/\/v1$/, ''),
+        }),
+    ],
+    [
+      'Gemini',
+      () =>
+        new ChatGoogleGenerativeAI({
+          model: 'gemini-2.5-flash',
+          apiKey: 'k',
+          maxOutputTokens: REPLY,
+          maxRetries: 0,
+          baseUrl: server.url.replace(/\/v1$/, ''),
         }),
     ],
   ]
