@@ -338,6 +338,10 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
   const items = plan as unknown[]
   const n = view.messages.length
   let last = -1
+  // The unit of the item before, and where it ends: items come in order, so the next item is
+  // most often in it or in the unit after, and only a jump is searched for.
+  let u = -1
+  let unitEnd = 0
   /** For each tool exchange the plan takes from: the calls it sends and the results it sends. */
   const exchanges = new Map<number, { calls: Set<string>; results: Set<string> }>()
   for (let k = 0; k < items.length; k++) {
@@ -368,7 +372,10 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
       const issue = messageIssue(it.message)
       if (issue) fail(k, `replaces message ${i} with one that is not valid: ${issue.message}`)
     }
-    const u = view.unitOf(i)
+    if (i >= unitEnd) {
+      u = u + 1 < view.unitCount && i < view.end(u + 1) ? u + 1 : view.unitOf(i)
+      unitEnd = view.end(u)
+    }
     if (view.kind(u) !== 'exchange') continue
     let ex = exchanges.get(u)
     if (!ex) {

@@ -3,7 +3,7 @@ import type { ProblemCode } from '../providers/validate.js'
 import type { ChangeReason, View } from '../strategies/types.js'
 import { HistoryIndex } from './history-index.js'
 import type { Setup } from './options.js'
-import { createView, snapshot, type ViewSettings } from './view.js'
+import { createView, snapshot, type ViewSettings, type ViewSource } from './view.js'
 
 /** A history made ready for a strategy: the view, and how it maps back to the input. */
 export interface Prepared {
@@ -65,9 +65,10 @@ export function prepare(
     return repairs
   }
   if (frozen || setup.transforms.length > 0) repaired()
-  let view = createView(frozen ? snapshot(index) : index, settings)
+  let source: ViewSource = frozen ? snapshot(index) : index
   let origin: ArrayLike<number> = frozen ? index.origin.values().slice() : index.origin.values()
   for (const transform of setup.transforms) {
+    const view = createView(source, settings)
     const changes = transform.apply(view)
     if (changes.size === 0) continue
     const nextMessages: Message[] = []
@@ -91,11 +92,13 @@ export function prepare(
     for (const r of next.removed) {
       repaired().removed.set(nextOrigin[r.index] ?? -1, { fate: 'dropped', reason: r.code })
     }
-    view = createView(next, settings)
+    source = next
   }
   return {
-    // The view knows where its messages came from, so what it says about them names the caller's places.
-    view: Object.create(view, { origin: { value: origin } }) as View,
+    // The view knows where its messages came from, so what it says about them names the
+    // caller's places. It is made here, once, as the same class every time (no object
+    // layered over it), so the strategies' calls on it stay fast.
+    view: createView(source, settings, origin),
     origin,
     inputTokens: frozen ? index.inputTokens.values().slice() : index.inputTokens.values(),
     inputLength: index.length,

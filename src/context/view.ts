@@ -33,8 +33,12 @@ export interface ViewSettings {
 }
 
 /** A view over `source` as it is now: its units are those the source holds at this call. */
-export function createView(source: ViewSource, settings: ViewSettings): View {
-  return new SourceView(source, settings)
+export function createView(
+  source: ViewSource,
+  settings: ViewSettings,
+  origin?: ArrayLike<number>,
+): View {
+  return new SourceView(source, settings, origin)
 }
 
 /** A copy of `source`: for a strategy that awaits, while the source may grow. */
@@ -64,13 +68,15 @@ class SourceView implements View {
   readonly userFirst: boolean
   readonly query: string | undefined
   readonly summaries?: SummaryLedger | undefined
+  readonly origin: ArrayLike<number> | undefined
   private readonly source: ViewSource
   private readonly lastUser: number
   private cachedMandatory: Mandatory | undefined
   private arrays: PlainArrays | undefined
 
-  constructor(source: ViewSource, settings: ViewSettings) {
+  constructor(source: ViewSource, settings: ViewSettings, origin: ArrayLike<number> | undefined) {
     this.source = source
+    this.origin = origin
     this.messages = source.messages
     this.unitCount = source.unitStart.length
     this.lastUser = source.newestUser
