@@ -75,9 +75,7 @@ const builtIn: { [K in StrategyName]: Entry } = {
   mostRelevant: {
     options: MOST_RELEVANT_OPTIONS,
     create: (o, make) =>
-      o.embed !== undefined && make
-        ? make('mostRelevant', o)
-        : namedMostRelevant(o as MostRelevantOptions),
+      o.embed && make ? make('mostRelevant', o) : namedMostRelevant(o as MostRelevantOptions),
   },
   summarizing: {
     options: SUMMARIZING_OPTIONS,

@@ -70,12 +70,19 @@ class SourceView implements View {
   readonly summaries?: SummaryLedger | undefined
   readonly origin: ArrayLike<number> | undefined
   private readonly source: ViewSource
+  private readonly settings: ViewSettings
   private readonly lastUser: number
   private cachedMandatory: Mandatory | undefined
   private arrays: PlainArrays | undefined
 
-  constructor(source: ViewSource, settings: ViewSettings, origin: ArrayLike<number> | undefined) {
+  constructor(
+    source: ViewSource,
+    settings: ViewSettings,
+    origin: ArrayLike<number> | undefined,
+    userFirst = settings.provider.userFirst,
+  ) {
     this.source = source
+    this.settings = settings
     this.origin = origin
     this.messages = source.messages
     this.unitCount = source.unitStart.length
@@ -85,9 +92,15 @@ class SourceView implements View {
     this.overhead = settings.overhead
     this.counter = settings.counter
     this.provider = settings.provider.name
-    this.userFirst = settings.provider.userFirst
+    this.userFirst = userFirst
     this.query = settings.query
-    if (settings.summaries) this.summaries = settings.summaries
+    // Set always, so every view has one shape.
+    this.summaries = settings.summaries
+  }
+
+  narrowed(less: number, opensWithUser = false): View {
+    const settings = { ...this.settings, available: this.available - less }
+    return new SourceView(this.source, settings, this.origin, this.userFirst && !opensWithUser)
   }
 
   start(u: number): number {

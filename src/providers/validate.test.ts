@@ -74,10 +74,13 @@ describe('validate', () => {
     ])
   })
   it('refuses a provider that is not in the table, as validate and repair alike', () => {
-    for (const bad of ['__proto__', 'toString', 'OpenAI', 'claude', 7, null, {}]) {
+    for (const bad of ['__proto__', 'toString', 'OpenAI', 'claude', 7, {}]) {
       expect(() => validate([], { provider: bad as never })).toThrow(InvalidOptionError)
       expect(() => repair([], { provider: bad as never })).toThrow(InvalidOptionError)
     }
+    // null is no provider given: OpenAI chat's rules, as undefined.
+    const h: Message[] = [{ role: 'user', content: [] }]
+    expect(validate(h, { provider: null as never })).toEqual(validate(h))
   })
 
   it('flags empty content', () => {

@@ -23,8 +23,9 @@ export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] a
  * The rules of the provider a `provider` option names (default OpenAI chat), or of the
  * provider object the core already holds; a typed error for any other value.
  */
-export function rulesOf(provider: Provider | ProviderRules | undefined): ProviderRules {
-  if (provider === undefined) return PROVIDER_RULES.openai as ProviderRules
+export function rulesOf(provider: Provider | ProviderRules | null | undefined): ProviderRules {
+  // null is no provider given, as it always was read.
+  if (provider === undefined || provider === null) return PROVIDER_RULES.openai as ProviderRules
   if (
     typeof provider === 'object' &&
     provider !== null &&

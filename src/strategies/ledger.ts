@@ -374,10 +374,7 @@ function planTokens(view: View, plan: readonly PlanItem[]): number {
  * ledger is written after all, assembly still holds the plan to the rule).
  */
 function narrowed(view: View, less: number): View {
-  return Object.create(view, {
-    available: { value: view.available - less },
-    userFirst: { value: false },
-  }) as View
+  return view.narrowed(less, true)
 }
 
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {

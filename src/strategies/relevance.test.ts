@@ -277,6 +277,8 @@ describe('semantic', () => {
     const lexical = { strategy: 'mostRelevant', budget, counter } as const
     expect(fit(h, lexical).kept).toEqual((await fitAsync(h, lexical)).kept)
     expect(fit(h, lexical).kept).toEqual(fit(h, { strategy: relevant(), budget, counter }).kept)
+    // No function (null) is no embedding, by name as by the object.
+    expect(fit(h, { ...lexical, embed: null as never }).kept).toEqual(fit(h, lexical).kept)
   })
 })
 

@@ -129,7 +129,8 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
     if (!(typeof w === 'number' && Number.isFinite(w) && w >= 0))
       throw new InvalidOptionError(name, `expected a finite number >= 0, got ${describeValue(w)}`)
   const lexical = relevance(query !== undefined ? { query } : {})
-  if (embed !== undefined && !embedPart)
+  // No function given (undefined, null, false) is no embedding, as before names were split.
+  if (embed && !embedPart)
     throw new InvalidOptionError(
       'embed',
       'mostRelevant named by a string embeds only in fitAsync or a ChatContext: in fit, pass mostRelevant({ embed }) as the strategy',

@@ -65,6 +65,13 @@ export interface View {
   mandatory(): Mandatory
   /** Every message of the units `[from, to)`, as plan items, appended to `out`. */
   items(from: number, to: number, out?: PlanItem[]): PlanItem[]
+  /**
+   * The same view with `less` tokens fewer available, for a strategy that keeps room for a
+   * message of its own (the ledger); `opensWithUser: true` when that message is a user turn
+   * right after the system prompt, so the history kept need not open with one (`userFirst`
+   * false).
+   */
+  narrowed(less: number, opensWithUser?: boolean): View
 }
 
 /** The units that are always sent: the system preamble, the newest user message, the newest unit. */
