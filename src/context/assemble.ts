@@ -338,12 +338,20 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
   const items = plan as unknown[]
   const n = view.messages.length
   let last = -1
-  // The unit of the item before, and where it ends: items come in order, so the next item is
-  // most often in it or in the unit after, and only a jump is searched for.
+  // The unit of the item before, where it ends, and the items taken from it since `from`:
+  // items come in order, so the next item is most often in it or in the unit after, and only
+  // a jump is searched for. A tool exchange the plan takes whole and unchanged was whole in
+  // the repaired view; only one taken in part or rewritten is checked call by call.
   let u = -1
   let unitEnd = 0
-  /** For each tool exchange the plan takes from: the calls it sends and the results it sends. */
-  const exchanges = new Map<number, { calls: Set<string>; results: Set<string> }>()
+  let exchange = false
+  let from = 0
+  let taken = 0
+  let replaced = false
+  const settle = (to: number) => {
+    if (exchange && (replaced || taken !== unitEnd - view.start(u)))
+      checkExchange(view, items, from, to, u, fail)
+  }
   for (let k = 0; k < items.length; k++) {
     const item = items[k] as Record<string, unknown> | null
     if (!item || typeof item !== 'object')
@@ -373,27 +381,43 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
       if (issue) fail(k, `replaces message ${i} with one that is not valid: ${issue.message}`)
     }
     if (i >= unitEnd) {
+      settle(k)
       u = u + 1 < view.unitCount && i < view.end(u + 1) ? u + 1 : view.unitOf(i)
       unitEnd = view.end(u)
+      exchange = view.kind(u) === 'exchange'
+      from = k
+      taken = 0
+      replaced = false
     }
-    if (view.kind(u) !== 'exchange') continue
-    let ex = exchanges.get(u)
-    if (!ex) {
-      ex = { calls: new Set(), results: new Set() }
-      exchanges.set(u, ex)
-    }
-    const sent = (it.message ?? view.message(i)) as Message
-    if (sent.role === 'assistant') for (const c of sent.toolCalls ?? []) ex.calls.add(c.id)
-    else if (sent.role === 'tool') ex.results.add(sent.toolCallId)
+    taken++
+    if (it.message !== undefined) replaced = true
   }
-  // A call goes with its result: in each exchange, the calls sent and the results sent match.
-  for (const [u, { calls, results }] of exchanges) {
-    const lost = [...calls].filter((id) => !results.has(id))
-    const orphaned = [...results].filter((id) => !calls.has(id))
-    if (lost.length || orphaned.length)
-      fail(
-        undefined,
-        `that cuts the tool exchange at messages ${view.start(u)} to ${view.end(u) - 1} apart (${lost.length ? `call ${lost[0]} without its result` : `result ${orphaned[0]} without its call`})`,
-      )
+  settle(items.length)
+}
+
+/** A call goes with its result: the calls and the results items `from..to` send of exchange `u` match. */
+function checkExchange(
+  view: View,
+  items: readonly unknown[],
+  from: number,
+  to: number,
+  u: number,
+  fail: (item: number | undefined, detail: string) => never,
+): void {
+  const calls = new Set<string>()
+  const results = new Set<string>()
+  for (let k = from; k < to; k++) {
+    const it = items[k] as { index?: unknown; message?: Message }
+    if (typeof it.index !== 'number') continue
+    const sent = it.message ?? view.message(it.index)
+    if (sent.role === 'assistant') for (const c of sent.toolCalls ?? []) calls.add(c.id)
+    else if (sent.role === 'tool') results.add(sent.toolCallId)
   }
+  const lost = [...calls].filter((id) => !results.has(id))
+  const orphaned = [...results].filter((id) => !calls.has(id))
+  if (lost.length || orphaned.length)
+    fail(
+      undefined,
+      `that cuts the tool exchange at messages ${view.start(u)} to ${view.end(u) - 1} apart (${lost.length ? `call ${lost[0]} without its result` : `result ${orphaned[0]} without its call`})`,
+    )
 }

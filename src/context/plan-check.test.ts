@@ -23,6 +23,14 @@ const custom = (plan: (n: number) => unknown): Strategy => ({
 const history = fromOpenAIChat(tauBench()[0]?.traj ?? [])
 /** Index of an assistant message with a call, and of its result. */
 const call = history.findIndex((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0)
+/** The messages of that exchange: the call and every result after it. */
+let exchangeEnd = call + 1
+while (history[exchangeEnd]?.role === 'tool') exchangeEnd++
+const wholeExchange = (first: PlanItem) => [
+  { index: 0 },
+  first,
+  ...Array.from({ length: exchangeEnd - call - 1 }, (_, k) => ({ index: call + 1 + k })),
+]
 
 describe("a custom strategy's plan is checked before anything is sent", () => {
   const cases: [string, (n: number) => unknown][] = [
@@ -35,6 +43,10 @@ describe("a custom strategy's plan is checked before anything is sent", () => {
     ['a fractional index', () => [{ index: 0.5 }]],
     ['a call without its result', () => [{ index: 0 }, { index: call }]],
     ['a result without its call', () => [{ index: 0 }, { index: call + 1 }]],
+    [
+      'a whole exchange whose call message is replaced by one without the calls',
+      () => wholeExchange({ index: call, message: { role: 'assistant', content: 'done' } }),
+    ],
     [
       'a synthetic message with an unanswered call',
       () => [
