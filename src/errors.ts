@@ -65,7 +65,7 @@ export class EncodingNotLoadedError extends ContextWindowError {
   override name = 'EncodingNotLoadedError'
   constructor(readonly encoding: string) {
     super(
-      `encoding ${encoding} is not loaded: call \`await loadEncoding(${JSON.stringify(encoding)})\` before counting exactly (browsers, workers and their bundles load it asynchronously)`,
+      `encoding ${encoding} is not loaded: call \`await loadEncoding(${JSON.stringify(encoding)})\` before counting exactly (in browsers and workers it loads asynchronously)`,
     )
   }
 }

@@ -340,8 +340,9 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
   let last = -1
   // The unit of the item before, where it ends, and the items taken from it since `from`:
   // items come in order, so the next item is most often in it or in the unit after, and only
-  // a jump is searched for. A tool exchange the plan takes whole and unchanged was whole in
-  // the repaired view; only one taken in part or rewritten is checked call by call.
+  // a jump is searched for. A
+  // tool exchange the plan takes whole and unchanged was whole in the repaired view; only one
+  // taken in part or rewritten is checked call by call.
   let u = -1
   let unitEnd = 0
   let exchange = false

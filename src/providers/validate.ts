@@ -20,18 +20,12 @@ export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
 export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
 
 /**
- * The rules of the provider a `provider` option names (default OpenAI chat), or of the
- * provider object the core already holds; a typed error for any other value.
+ * The rules of the provider a `provider` option names (default OpenAI chat), resolved once:
+ * the core holds the object. A typed error for any other value.
  */
-export function rulesOf(provider: Provider | ProviderRules | null | undefined): ProviderRules {
+export function rulesOf(provider: Provider | null | undefined): ProviderRules {
   // null is no provider given, as it always was read.
   if (provider === undefined || provider === null) return PROVIDER_RULES.openai as ProviderRules
-  if (
-    typeof provider === 'object' &&
-    provider !== null &&
-    provider === providerRules(provider.name)
-  )
-    return provider
   const rules = providerRules(provider)
   if (rules) return rules
   throw new InvalidOptionError(
@@ -158,14 +152,14 @@ export function problemsOf(
         severity: r.assistantMedia,
         message: `assistant message has an image or file part: ${r.label} takes only text and refusal parts from the assistant`,
       })
-    if (r.toolResultTextOnly && m.role === 'tool' && mediaParts(m) > 0)
+    if (r.toolResultTextOnly && m.role === 'tool' && countParts(m, isMedia) > 0)
       problems.push({
         index: i,
         code: 'media-moved',
         severity: 'error',
         message: `tool result has an image or file part: ${r.label} takes only text in a tool message (repair moves it to a user message after the results)`,
       })
-    if (r.systemTextOnly && m.role === 'system' && mediaParts(m) > 0)
+    if (r.systemTextOnly && m.role === 'system' && countParts(m, isMedia) > 0)
       problems.push({
         index: i,
         code: 'unsupported-part',
@@ -193,7 +187,7 @@ export function problemsOf(
         severity: r.emptyRefused || m.role === 'assistant' || emptyList(m) ? 'error' : 'warning',
         message: `${m.role} message has no content`,
       })
-    } else if (r.emptyTextPart && emptyTextParts(m, r.emptyTextPart.own) > 0) {
+    } else if (r.emptyTextPart && countParts(m, isEmptyText(r.emptyTextPart.own)) > 0) {
       problems.push({
         index: i,
         code: 'empty-text-part',
@@ -202,7 +196,7 @@ export function problemsOf(
       })
     } else if (
       r.blankIsEmpty &&
-      (blankParts(m) > 0 ||
+      (countParts(m, isBlank) > 0 ||
         (isCallOnly(m) && typeof m.content === 'string' && m.content !== '' && !hasText(m.content)))
     ) {
       problems.push({
@@ -253,13 +247,37 @@ function hasText(text: string): boolean {
   return NON_SPACE.test(text)
 }
 
-/** Anthropic refuses a text block that is empty or only white space, even beside other blocks. */
-function blankParts(m: Message): number {
+type PartTest = (p: ContentPart) => boolean
+
+/** How many parts of a message `test` picks (none of a string content). */
+function countParts(m: Message, test: PartTest): number {
   if (m.content === undefined || typeof m.content === 'string') return 0
   let n = 0
-  for (const part of m.content) if (part.type === 'text' && !hasText(part.text)) n++
+  for (const p of m.content) if (test(p)) n++
   return n
 }
+
+/** The message without the parts `test` picks. */
+function withoutParts(m: Message, test: PartTest): Message {
+  const parts = (m.content as Exclude<Content, string>).filter((p) => !test(p))
+  return { ...m, content: parts } as Message
+}
+
+/** Image and file parts. */
+const isMedia: PartTest = (p) => p.type !== 'text'
+
+/** Anthropic refuses a text block that is empty or only white space, even beside other blocks. */
+const isBlank: PartTest = (p) => p.type === 'text' && !hasText(p.text)
+
+/**
+ * An empty text part, where the API refuses one even beside other parts (Gemini: "empty text
+ * parameter"). A part that carries the API's own fields (`providerMetadata[own]`, a Gemini
+ * thought signature) goes back as it came.
+ */
+const isEmptyText =
+  (own: string): PartTest =>
+  (p) =>
+    p.type === 'text' && p.text === '' && !p.providerMetadata?.[own]
 
 /** Problems that make the provider reject the request. */
 export function errorsOf(problems: readonly Problem[]): Problem[] {
@@ -358,18 +376,18 @@ export function repairUnit(
     let code: ProblemCode = 'empty-text-part'
     // OpenAI (chat and Responses) takes only text and refusal parts from the assistant.
     if (r.assistantMedia && assistantMedia(m) > 0) {
-      m = withoutMedia(m)
+      m = withoutParts(m, isMedia)
       code = 'unsupported-part'
     }
     // OpenAI chat and Anthropic's system prompt take only text: there is no user turn to
     // move a system message's image to that would keep its place and authority.
-    if (r.systemTextOnly && m.role === 'system' && mediaParts(m) > 0) {
-      m = withoutMedia(m)
+    if (r.systemTextOnly && m.role === 'system' && countParts(m, isMedia) > 0) {
+      m = withoutParts(m, isMedia)
       code = 'unsupported-part'
     }
     // OpenAI chat takes only text in a tool message: its text stays, its images and files
     // go in a user message right after the results of the exchange (`pushMoved`).
-    if (r.toolResultTextOnly && m.role === 'tool' && mediaParts(m) > 0) {
+    if (r.toolResultTextOnly && m.role === 'tool' && countParts(m, isMedia) > 0) {
       const parts = m.content as ContentPart[]
       moved.push({ at: k, from: m, media: parts.filter((p) => p.type !== 'text') })
       const text = parts.filter((p) => p.type === 'text')
@@ -387,10 +405,10 @@ export function repairUnit(
       code = 'thought-not-sendable'
     }
     let cleaned =
-      r.blankIsEmpty && blankParts(m) > 0
-        ? withoutBlankParts(m)
-        : r.emptyTextPart && emptyTextParts(m, r.emptyTextPart.own) > 0
-          ? withoutEmptyTextParts(m, r.emptyTextPart.own)
+      r.blankIsEmpty && countParts(m, isBlank) > 0
+        ? withoutParts(m, isBlank)
+        : r.emptyTextPart && countParts(m, isEmptyText(r.emptyTextPart.own)) > 0
+          ? withoutParts(m, isEmptyText(r.emptyTextPart.own))
           : m
     // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
@@ -563,14 +581,6 @@ function withoutContent(m: AssistantMessage): Message {
   return rest
 }
 
-/** Image and file parts of a message. */
-function mediaParts(m: Message): number {
-  if (m.content === undefined || typeof m.content === 'string') return 0
-  let n = 0
-  for (const p of m.content) if (p.type !== 'text') n++
-  return n
-}
-
 const MOVED_KINDS = ['Images', 'Files', 'Images and files'] as const
 
 /**
@@ -609,40 +619,7 @@ export function isMovedMediaHeader(text: string, callId: string): boolean {
  * output message (`output_text` and `refusal`): its image and file parts.
  */
 function assistantMedia(m: Message): number {
-  return m.role === 'assistant' ? mediaParts(m) : 0
-}
-
-function withoutMedia(m: Message): Message {
-  const parts = (m.content as Exclude<Content, string>).filter((p) => p.type === 'text')
-  return { ...m, content: parts } as Message
-}
-
-/**
- * Empty text parts, where the API refuses one even beside other parts (Gemini: "empty text
- * parameter"). A part that carries the API's own fields (a Gemini thought signature) goes
- * back as it came.
- */
-function emptyTextParts(m: Message, own: string): number {
-  if (m.content === undefined || typeof m.content === 'string') return 0
-  let n = 0
-  for (const p of m.content)
-    if (p.type === 'text' && p.text === '' && !p.providerMetadata?.[own]) n++
-  return n
-}
-
-function withoutEmptyTextParts(m: Message, own: string): Message {
-  const parts = (m.content as Exclude<Content, string>).filter(
-    (p) => p.type !== 'text' || p.text !== '' || p.providerMetadata?.[own] !== undefined,
-  )
-  return { ...m, content: parts } as Message
-}
-
-/** The message without its blank text parts. */
-function withoutBlankParts(m: Message): Message {
-  const parts = (m.content as Exclude<Content, string>).filter(
-    (p) => p.type !== 'text' || hasText(p.text),
-  )
-  return { ...m, content: parts } as Message
+  return m.role === 'assistant' ? countParts(m, isMedia) : 0
 }
 
 /**

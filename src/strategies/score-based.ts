@@ -133,7 +133,7 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
   if (embed && !embedPart)
     throw new InvalidOptionError(
       'embed',
-      'mostRelevant named by a string embeds only in fitAsync or a ChatContext: in fit, pass mostRelevant({ embed }) as the strategy',
+      'by name, mostRelevant embeds in fitAsync and ChatContext; in fit, pass mostRelevant({ embed })',
     )
   const matched: AsyncScorer = embed && embedPart ? embedPart(lexical, embed, query) : lexical
   const spread = options.nearby === false ? matched : nearby(matched, options.nearby)

@@ -130,12 +130,12 @@ function str(v: unknown, index: number, field: string, optional = false): string
   return v
 }
 
+/** A value named for a codec's error: its kind, and a scalar's value (`string "x"`, `number 5`). */
 export function describe(v: unknown): string {
-  if (v === null) return 'null'
-  if (Array.isArray(v)) return 'a list'
-  if (v === undefined) return 'undefined'
-  if (typeof v === 'bigint' || typeof v === 'symbol') return `a ${typeof v}`
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`
+  const t = typeof v
+  return t === 'string' || t === 'number' || t === 'boolean'
+    ? `${t} ${describeValue(v)}`
+    : describeValue(v)
 }
 
 function decodeOne(
