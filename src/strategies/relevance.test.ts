@@ -233,15 +233,20 @@ describe('semantic', () => {
     expect(() => semantic({ embed: conceptEmbed, batchSize: 0 })).toThrow(InvalidOptionError)
   })
 
-  it('with an asynchronous embed, fitAsync keeps the synonym match; plain fit says to use fitAsync', async () => {
-    const embed = async (texts: string[]) => conceptEmbed(texts)
+  /** A question whose answer shares no word with it, far back, and a budget for just it. */
+  const puppy = () => {
     const h = [
       sys,
       user('We adopted a puppy from the shelter'),
       ...filler(20),
       user('Where did the dog come from?'),
     ]
-    const budget = counter.countMessages([sys, h[1] as Message, h[22] as Message]) + 3
+    return { h, budget: counter.countMessages([sys, h[1] as Message, h[22] as Message]) + 3 }
+  }
+
+  it('with an asynchronous embed, fitAsync keeps the synonym match; plain fit says to use fitAsync', async () => {
+    const embed = async (texts: string[]) => conceptEmbed(texts)
+    const { h, budget } = puppy()
     const lexical = fit(h, { strategy: relevant(), budget, counter })
     expect(lexical.kept).not.toContain(1)
     const fused = await fitAsync(h, { strategy: relevant({ embed }), budget, counter })
@@ -252,13 +257,7 @@ describe('semantic', () => {
 
   it('named by a string, mostRelevant embeds in fitAsync and a ChatContext; fit says how to embed there', async () => {
     const embed = (texts: string[]) => conceptEmbed(texts)
-    const h = [
-      sys,
-      user('We adopted a puppy from the shelter'),
-      ...filler(20),
-      user('Where did the dog come from?'),
-    ]
-    const budget = counter.countMessages([sys, h[1] as Message, h[22] as Message]) + 3
+    const { h, budget } = puppy()
     const options = { strategy: 'mostRelevant', embed, budget, counter } as const
     const named = await fitAsync(h, options)
     expect(named.kept).toContain(1)
