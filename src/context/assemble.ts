@@ -349,6 +349,8 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
   let from = 0
   let taken = 0
   let replaced = false
+  /** A synthetic item after a message of the exchange being taken, and before the next one. */
+  let inside = -1
   const settle = (to: number) => {
     if (exchange && (replaced || taken !== unitEnd - view.start(u)))
       checkExchange(view, items, from, to, u, fail)
@@ -368,6 +370,7 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
       const replaces = it.replaces
       if (!Array.isArray(replaces) || replaces.some((r) => !Number.isInteger(r) || r < 0 || r >= n))
         fail(k, `whose replaces is not a list of messages of the view (0 to ${n - 1})`)
+      if (exchange && inside < 0) inside = k
       continue
     }
     const index = it.index
@@ -381,6 +384,9 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
       const issue = messageIssue(it.message)
       if (issue) fail(k, `replaces message ${i} with one that is not valid: ${issue.message}`)
     }
+    // Nothing goes between a tool call and its results.
+    if (inside >= 0 && i < unitEnd) fail(inside, 'that goes between a tool call and its results')
+    inside = -1
     if (i >= unitEnd) {
       settle(k)
       u = u + 1 < view.unitCount && i < view.end(u + 1) ? u + 1 : view.unitOf(i)
@@ -391,7 +397,13 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
       replaced = false
     }
     taken++
-    if (it.message !== undefined) replaced = true
+    if (it.message !== undefined) {
+      replaced = true
+      // Outside an exchange a rewrite brings no call or result: nothing would answer it.
+      const m = it.message as Message
+      if (!exchange && (m.role === 'tool' || (m.role === 'assistant' && !!m.toolCalls?.length)))
+        fail(k, 'whose message carries a tool call or a tool result, which nothing answers')
+    }
   }
   settle(items.length)
 }

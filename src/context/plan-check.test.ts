@@ -44,6 +44,32 @@ describe("a custom strategy's plan is checked before anything is sent", () => {
     ['a call without its result', () => [{ index: 0 }, { index: call }]],
     ['a result without its call', () => [{ index: 0 }, { index: call + 1 }]],
     [
+      'a synthetic message between a tool call and its results',
+      () => [
+        { index: 0 },
+        { index: call },
+        { synthetic: { role: 'user', content: 'note' }, replaces: [], reason: 'summary' },
+        ...Array.from({ length: exchangeEnd - call - 1 }, (_, k) => ({ index: call + 1 + k })),
+      ],
+    ],
+    [
+      'a message outside an exchange rewritten as a tool result',
+      () => [{ index: 0, message: { role: 'tool', toolCallId: 'zzz', content: 'ok' } }],
+    ],
+    [
+      'a message outside an exchange rewritten with a tool call',
+      () => [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'zzz', name: 'f', arguments: '{}' }],
+          },
+        },
+      ],
+    ],
+    [
       'a whole exchange whose call message is replaced by one without the calls',
       () => wholeExchange({ index: call, message: { role: 'assistant', content: 'done' } }),
     ],

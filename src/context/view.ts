@@ -99,7 +99,16 @@ class SourceView implements View {
   }
 
   narrowed(less: number, opensWithUser = false): View {
-    const settings = { ...this.settings, available: this.available - less }
+    // Read through `this`, so a view a strategy wrapped (its query, its budget) stays wrapped.
+    const settings: ViewSettings = {
+      budget: this.budget,
+      available: this.available - less,
+      overhead: this.overhead,
+      counter: this.counter,
+      provider: this.settings.provider,
+      query: this.query,
+      summaries: this.summaries,
+    }
     return new SourceView(this.source, settings, this.origin, this.userFirst && !opensWithUser)
   }
 

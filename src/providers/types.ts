@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
+import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Loss } from './anthropic-messages/codec.js'
 import type { ToOpenAIResponsesOptions } from './openai-responses/codec.js'
@@ -123,10 +123,10 @@ export interface MessageRules {
   /** An empty message of any role is refused (otherwise only an empty assistant message is). */
   emptyRefused?: boolean
   /**
-   * An empty text part is refused even beside other parts; one carrying the API's own fields
-   * (`providerMetadata[own]`, a Gemini thought signature) goes back as it came.
+   * An empty text part is refused even beside other parts, but for one `keeps` says goes back
+   * as it came (a Gemini part with its thought signature).
    */
-  emptyTextPart?: { own: string }
+  emptyTextPart?: { keeps(part: ContentPart): boolean }
   /**
    * What a request must hold: a message (`message`), a user message (`user`, said as the
    * problem), or what its own rules say (`own`).

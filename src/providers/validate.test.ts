@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { geminiViolations } from '../../test/oracle/gemini.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { toUnits } from '../messages/units.js'
+import { toGemini } from './gemini/codec.js'
 import { errorsOf, repair, validate } from './validate.js'
 
 const sys: Message = { role: 'system', content: 'policy' }
@@ -81,6 +83,32 @@ describe('validate', () => {
     // null is no provider given: OpenAI chat's rules, as undefined.
     const h: Message[] = [{ role: 'user', content: [] }]
     expect(validate(h, { provider: null as never })).toEqual(validate(h))
+  })
+
+  it('Gemini: an empty text part is refused unless it carries its thought signature, as the API and the oracle say', () => {
+    const part = (gemini: Record<string, unknown>) => ({
+      type: 'text' as const,
+      text: '',
+      providerMetadata: { gemini },
+    })
+    const turn = (gemini: Record<string, unknown>): Message[] => [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [part(gemini), { type: 'text', text: 'hello' }] },
+      { role: 'user', content: 'and?' },
+    ]
+    for (const [gemini, kept] of [
+      [{}, false],
+      [{ other: 1 }, false],
+      [{ thoughtSignature: 'c2ln' }, true],
+    ] as const) {
+      const h = turn(gemini)
+      const problems = validate(h, { provider: 'gemini' }).map((p) => p.code)
+      expect(problems.includes('empty-text-part'), JSON.stringify(gemini)).toBe(!kept)
+      const fixed = repair(h, { provider: 'gemini' }).messages
+      const body = toGemini(fixed) as { contents: unknown }
+      expect(geminiViolations(body)).toEqual([])
+      expect((fixed[1]?.content as unknown[]).length).toBe(kept ? 2 : 1)
+    }
   })
 
   it('flags empty content', () => {

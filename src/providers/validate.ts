@@ -187,7 +187,7 @@ export function problemsOf(
         severity: r.emptyRefused || m.role === 'assistant' || emptyList(m) ? 'error' : 'warning',
         message: `${m.role} message has no content`,
       })
-    } else if (r.emptyTextPart && countParts(m, isEmptyText(r.emptyTextPart.own)) > 0) {
+    } else if (r.emptyTextPart && countParts(m, isEmptyText(r.emptyTextPart)) > 0) {
       problems.push({
         index: i,
         code: 'empty-text-part',
@@ -271,13 +271,12 @@ const isBlank: PartTest = (p) => p.type === 'text' && !hasText(p.text)
 
 /**
  * An empty text part, where the API refuses one even beside other parts (Gemini: "empty text
- * parameter"). A part that carries the API's own fields (`providerMetadata[own]`, a Gemini
- * thought signature) goes back as it came.
+ * parameter"), but for one its rule keeps (a Gemini part with its thought signature).
  */
 const isEmptyText =
-  (own: string): PartTest =>
+  (rule: NonNullable<MessageRules['emptyTextPart']>): PartTest =>
   (p) =>
-    p.type === 'text' && p.text === '' && !p.providerMetadata?.[own]
+    p.type === 'text' && p.text === '' && !rule.keeps(p)
 
 /** Problems that make the provider reject the request. */
 export function errorsOf(problems: readonly Problem[]): Problem[] {
@@ -407,8 +406,8 @@ export function repairUnit(
     let cleaned =
       r.blankIsEmpty && countParts(m, isBlank) > 0
         ? withoutParts(m, isBlank)
-        : r.emptyTextPart && countParts(m, isEmptyText(r.emptyTextPart.own)) > 0
-          ? withoutParts(m, isEmptyText(r.emptyTextPart.own))
+        : r.emptyTextPart && countParts(m, isEmptyText(r.emptyTextPart)) > 0
+          ? withoutParts(m, isEmptyText(r.emptyTextPart))
           : m
     // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.

@@ -11,10 +11,11 @@ import { fromOpenAIChat, toOpenAIChat } from '../providers/openai-chat/codec.js'
 import { exactCounter } from '../tokens/counters.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { pipe } from '../transforms/pipe.js'
-import { LEDGER_HEADING } from './ledger.js'
+import { LEDGER_HEADING, withLedger } from './ledger.js'
 import { mostRelevant } from './score-based.js'
 import { entities } from './scorers.js'
 import { tokenLimited } from './token-limited.js'
+import type { View } from './types.js'
 
 const counter = exactCounter()
 const trajectory = (k: number) => fromOpenAIChat(tauBench()[k]?.traj ?? [])
@@ -148,6 +149,30 @@ describe('the ledger of what was dropped', () => {
     off.addMessages(h)
     const back = ChatContext.fromState(JSON.parse(JSON.stringify(off.saveState())))
     expect(ledgerOf(await back.fit())).toBeUndefined()
+  })
+
+  it('the strategy inside sees the view its wrapper gave, and a view without narrowed works too', () => {
+    const h = trajectory(3)
+    const seen: (string | undefined)[] = []
+    const inner = tokenLimited()
+    const spy = { ...inner, select: (v: View) => (seen.push(v.query), inner.select(v)) }
+    const led = withLedger(spy)
+    // A strategy that hands the ledger a view with its own query.
+    const wrapping = {
+      ...led,
+      select: (v: View) => led.select(Object.create(v, { query: { value: 'wrapped query' } })),
+    }
+    const wrapped = fit(h, { budget: 2200, strategy: wrapping })
+    expect(seen.length).toBeGreaterThan(0)
+    expect(new Set(seen)).toEqual(new Set(['wrapped query']))
+    // A view made without narrowed (by hand, or by older code) is narrowed by a layer over it.
+    const bare = {
+      ...led,
+      select: (v: View) => led.select(Object.create(v, { narrowed: { value: undefined } })),
+    }
+    const plain = fit(h, { budget: 2200, strategy: bare })
+    expect(plain.messages).toEqual(wrapped.messages)
+    expect(ledgerOf(plain)).toBeDefined()
   })
 
   it('refuses a wrong ledger option, naming it', () => {

@@ -374,7 +374,14 @@ function planTokens(view: View, plan: readonly PlanItem[]): number {
  * ledger is written after all, assembly still holds the plan to the rule).
  */
 function narrowed(view: View, less: number): View {
-  return view.narrowed(less, true)
+  // A view made by hand may not have `narrowed`: it is layered over instead.
+  return (
+    view.narrowed?.(less, true) ??
+    (Object.create(view, {
+      available: { value: view.available - less },
+      userFirst: { value: false },
+    }) as View)
+  )
 }
 
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {

@@ -71,7 +71,7 @@ export interface View {
    * right after the system prompt, so the history kept need not open with one (`userFirst`
    * false).
    */
-  narrowed(less: number, opensWithUser?: boolean): View
+  narrowed?(less: number, opensWithUser?: boolean): View
 }
 
 /** The units that are always sent: the system preamble, the newest user message, the newest unit. */

@@ -164,7 +164,7 @@ describe('images', () => {
 
 describe('estimate counter and model table', () => {
   it('never under-counts the o200k count of the same text', () => {
-    const est = estimateCounter({ model: 'claude-sonnet-4' })
+    const est = estimateCounter({ model: 'claude-sonnet-4-6' })
     const exact = exactCounter()
     const text = 'The quick brown fox jumps over the lazy dog. '.repeat(50)
     expect(est.countText(text)).toBeGreaterThan(exact.countText(text))
@@ -178,6 +178,6 @@ describe('estimate counter and model table', () => {
   })
   it('refuses an unknown model with a typed error', () => {
     expect(() => counterFor('nope-1')).toThrow(/unknown model/)
-    expect(() => exactCounter({ model: 'claude-3-5-sonnet' })).toThrow(/no public tokenizer/)
+    expect(() => exactCounter({ model: 'claude-haiku-4-5' })).toThrow(/no public tokenizer/)
   })
 })

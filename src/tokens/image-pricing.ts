@@ -8,7 +8,6 @@ export const imagePricing = {
     'gpt-4o': { base: 85, perTile: 170 },
     'gpt-4o-mini': { base: 2833, perTile: 5667 },
     'gpt-4.1': { base: 85, perTile: 170 },
-    'gpt-4.5': { base: 85, perTile: 170 },
     'gpt-4-turbo': { base: 85, perTile: 170 },
     'gpt-5': { base: 70, perTile: 140 },
     o1: { base: 75, perTile: 150 },

@@ -75,7 +75,6 @@ export const models: readonly ModelInfo[] = [
   openai('gpt-4.1', 1_047_576, 32_768, tile('gpt-4.1')),
   openai('gpt-4.1-mini', 1_047_576, 32_768, patch(1.62)),
   openai('gpt-4.1-nano', 1_047_576, 32_768, patch(2.46)),
-  openai('gpt-4.5-preview', 128_000, 16_384, tile('gpt-4.5')),
   openai('gpt-4o', 128_000, 16_384, tile('gpt-4o')),
   openai('chatgpt-4o-latest', 128_000, 16_384, tile('gpt-4o')),
   openai('gpt-4o-mini', 128_000, 16_384, tile('gpt-4o-mini')),
@@ -97,21 +96,16 @@ export const models: readonly ModelInfo[] = [
   // that counts up to 1.47 times what 4.6 counted (English prose and technical text; code
   // 1.15-1.36, CJK and Cyrillic unchanged): its models get 1.6 × 1.47. Windows are the
   // standard ones (the 1M-token windows some models offer are opt-in): give `budget` for them.
+  // Listed: the models the Anthropic SDK in use still names, whose figures are published
+  // here; a newer one (claude-opus-5, claude-sonnet-5, ...) gets Anthropic's most
+  // conservative figures, and the result says so, until `registerModel` gives its own.
   estimated('anthropic', 'claude-opus-4-8', 200_000, 128_000, CLAUDE_NEW, claude),
   estimated('anthropic', 'claude-opus-4-7', 200_000, 128_000, CLAUDE_NEW, claude),
   estimated('anthropic', 'claude-opus-4-6', 200_000, 128_000, CLAUDE, claude),
   estimated('anthropic', 'claude-sonnet-4-6', 200_000, 128_000, CLAUDE, claude),
   estimated('anthropic', 'claude-opus-4-5', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-opus-4-1', 200_000, 32_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-opus-4', 200_000, 32_000, CLAUDE, claude),
   estimated('anthropic', 'claude-sonnet-4-5', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-sonnet-4', 200_000, 64_000, CLAUDE, claude),
   estimated('anthropic', 'claude-haiku-4-5', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-7-sonnet', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-5-sonnet', 200_000, 8_192, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-5-haiku', 200_000, 8_192, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-opus', 200_000, 4_096, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-haiku', 200_000, 4_096, CLAUDE, claude),
 
   // Gemini 2.x and 3 share the Gemma 3 tokenizer (exact counts: `context-window/gemini-tokenizer`).
   // Measured with it on the 200 τ-bench trajectories: 1.03 to 1.16 times o200k (1.11 overall),

@@ -135,7 +135,13 @@ export const geminiMessages: MessageRules = {
   ownReasoning: { key: KEY, slot: 'thought', noun: 'thought part' },
   judgesOwn: emptyForGemini,
   emptyRefused: true,
-  emptyTextPart: { own: KEY },
+  // Gemini refuses an empty text part ("empty text parameter") unless it carries a thought
+  // signature: then it is the model's own and goes back as it came.
+  emptyTextPart: {
+    keeps: (p) =>
+      (p.providerMetadata?.[KEY] as { thoughtSignature?: unknown } | undefined)
+        ?.thoughtSignature !== undefined,
+  },
   needs: 'user',
   removals: geminiRemovals,
   keepCalls: keepStepSignature,
