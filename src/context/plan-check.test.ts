@@ -118,28 +118,44 @@ describe("a custom strategy's plan is checked before anything is sent", () => {
   }
 
   it(`random plans: either the request passes the providers' rules, or a typed error (${RUNS} runs)`, () => {
+    const all = history.map((_, i) => i)
+    const note = {
+      synthetic: { role: 'user', content: 'Earlier: the user booked HAT136.' },
+      replaces: [1],
+      reason: 'placeholder',
+    }
+    /** What a strategy might send instead of a message: plain, a stray result, a stray call. */
+    const rewrites: Message[] = [
+      { role: 'assistant', content: 'Done.' },
+      { role: 'tool', toolCallId: 'stray', content: 'ok' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'stray', name: 'f', arguments: '{}' }] },
+    ]
     fc.assert(
       fc.property(
-        fc.array(
-          fc.oneof(
-            fc.integer({ min: -2, max: history.length + 2 }).map((index) => ({ index })),
-            fc.constant(null),
-            fc.constant({
-              synthetic: { role: 'user', content: 'Earlier: the user booked HAT136.' },
-              replaces: [1],
-              reason: 'placeholder',
-            }),
+        fc.record({
+          // Dense sorted subsets take whole exchanges; free lists name anything, in any order.
+          picks: fc.oneof(
+            fc.subarray(all),
+            fc.array(fc.integer({ min: -2, max: history.length + 2 }), { maxLength: 40 }),
           ),
-          { maxLength: 40 },
-        ),
-        fc.boolean(),
-        (plan, sorted) => {
-          const items = sorted
-            ? [...plan].sort(
-                (a, b) =>
-                  ((a as { index?: number })?.index ?? 0) - ((b as { index?: number })?.index ?? 0),
-              )
-            : plan
+          sorted: fc.boolean(),
+          notes: fc.array(fc.nat(), { maxLength: 3 }),
+          changed: fc.array(fc.tuple(fc.nat(), fc.nat({ max: rewrites.length - 1 })), {
+            maxLength: 3,
+          }),
+          nulls: fc.array(fc.nat(), { maxLength: 1 }),
+        }),
+        ({ picks, sorted, notes, changed, nulls }) => {
+          const indices = sorted ? [...picks].sort((a, b) => a - b) : picks
+          const items: unknown[] = indices.map((index) => ({ index }))
+          for (const [at, r] of changed)
+            if (items.length) {
+              const k = at % items.length
+              items[k] = { ...(items[k] as object), message: rewrites[r] }
+            }
+          // Notes and nulls anywhere: between a call and its results too.
+          for (const at of notes) items.splice(at % (items.length + 1), 0, note)
+          for (const at of nulls) items.splice(at % (items.length + 1), 0, null)
           for (const provider of ['openai', 'anthropic'] as const) {
             let messages: Message[]
             try {
