@@ -107,7 +107,7 @@ describe('validate', () => {
       const fixed = repair(h, { provider: 'gemini' }).messages
       const body = toGemini(fixed) as { contents: unknown }
       expect(geminiViolations(body)).toEqual([])
-      expect((fixed[1]?.content as unknown[]).length).toBe(kept ? 2 : 1)
+      expect(fixed[1]?.content).toHaveLength(kept ? 2 : 1)
     }
   })
 

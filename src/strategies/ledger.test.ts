@@ -155,7 +155,13 @@ describe('the ledger of what was dropped', () => {
     const h = trajectory(3)
     const seen: (string | undefined)[] = []
     const inner = tokenLimited()
-    const spy = { ...inner, select: (v: View) => (seen.push(v.query), inner.select(v)) }
+    const spy = {
+      ...inner,
+      select: (v: View) => {
+        seen.push(v.query)
+        return inner.select(v)
+      },
+    }
     const led = withLedger(spy)
     // A strategy that hands the ledger a view with its own query.
     const wrapping = {
