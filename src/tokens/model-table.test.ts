@@ -40,6 +40,9 @@ describe('the model table', () => {
     ['gemini-9-ultra', 'google', 1_048_576],
     ['gpt-7', 'openai', 128_000],
     ['o9-mini', 'openai', 128_000],
+    // Another version is not the listed one it starts with; a retired model is not listed.
+    ['gpt-5.4-mini', 'openai', 128_000],
+    ['claude-3-5-sonnet-20241022', 'anthropic', 200_000],
   ] as const) {
     it(`an unknown ${provider} model (${id}) gets its provider's most conservative figures, and the result says so`, () => {
       const info = findModel(id)
@@ -51,6 +54,14 @@ describe('the model table', () => {
       if (provider === 'anthropic') expect(info?.estimateFactor).toBe(2.35)
     })
   }
+
+  it('a dated or suffixed id is the listed model, another version is not', () => {
+    expect(findModel('gpt-4.1-mini-2025-04-14')?.id).toBe('gpt-4.1-mini')
+    expect(findModel('claude-sonnet-4-5@20250929')?.id).toBe('claude-sonnet-4-5')
+    expect(findModel('anthropic.claude-haiku-4-5-20251001-v1:0')?.id).toBe('claude-haiku-4-5')
+    expect(findModel('gpt-5.1-codex')?.id).toBe('gpt-5.1')
+    expect(findModel('gpt-5.4')?.assumed).toMatch(/not in the model table/)
+  })
 
   it('a known model says nothing, and an id of no known provider is refused', () => {
     expect(fit(history, { model: 'gpt-4o' }).notes).toBeUndefined()

@@ -232,11 +232,10 @@ function listedModel(id: string): ModelInfo | undefined {
   let best: ModelInfo | undefined
   for (const m of models) {
     if (bare === m.id) return m
+    // A dated or suffixed id (`-2024-08-06`, `@20250929`, `:0`), not another version: `gpt-5.4`
+    // is not `gpt-5`, and takes its provider's conservative figures until it is listed.
     const boundary = bare[m.id.length]
-    if (
-      bare.startsWith(m.id) &&
-      (boundary === '-' || boundary === '.' || boundary === '@' || boundary === ':')
-    ) {
+    if (bare.startsWith(m.id) && (boundary === '-' || boundary === '@' || boundary === ':')) {
       if (!best || m.id.length > best.id.length) best = m
     }
   }
