@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { countTokens as cl100kReference } from 'gpt-tokenizer/encoding/cl100k_base'
@@ -7,9 +6,9 @@ import { countTokens as o200kReference } from 'gpt-tokenizer/encoding/o200k_base
 import { describe, expect, it } from 'vitest'
 import { fit, fromOpenAIChat } from '../src/index.js'
 import { run } from './browser/entry.js'
+import { CHROMIUM, resultInChromium } from './helpers/chromium.js'
 import { requireInCI } from './helpers/ci.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 /**
@@ -72,43 +71,16 @@ describe('the root entry in a browser', () => {
 import { run } from '/bundle.js'
 try { window.result = run() } catch (e) { window.result = { error: String(e && e.stack || e) } }
 </script>`
-      const server: Server = createServer((req, res) => {
-        res.writeHead(200, {
-          'content-type': req.url === '/bundle.js' ? 'text/javascript' : 'text/html',
-        })
-        res.end(req.url === '/bundle.js' ? bundle : page)
-      })
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-      const port = (server.address() as { port: number }).port
-      const { chromium } = await import('playwright-core')
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      })
-      try {
-        const tab = await browser.newPage()
-        const errors: string[] = []
-        tab.on('pageerror', (e) => errors.push(e.message))
-        await tab.goto(`http://127.0.0.1:${port}/`)
-        await tab.waitForFunction(() => 'result' in globalThis, undefined, { timeout: 60_000 })
-        const got = await tab.evaluate(() => (globalThis as unknown as { result: unknown }).result)
-        expect(errors).toEqual([])
-        expect(got).toEqual(expected)
-        expect(await tab.evaluate(() => typeof (globalThis as { Buffer?: unknown }).Buffer)).toBe(
-          'undefined',
-        )
-      } finally {
-        await browser.close()
-        server.close()
-      }
+      const {
+        result: got,
+        errors,
+        probed,
+      } = await resultInChromium(page, new Map([['/bundle.js', bundle]]), (tab) =>
+        tab.evaluate(() => typeof (globalThis as { Buffer?: unknown }).Buffer),
+      )
+      expect(errors).toEqual([])
+      expect(got).toEqual(expected)
+      expect(probed).toBe('undefined')
     },
     180_000,
   )
@@ -157,37 +129,18 @@ exact(${JSON.stringify(texts)}, ${JSON.stringify(conversation)}).then(
   (e) => { window.result = { error: String(e && e.stack || e) } },
 )
 </script>`
-      const server: Server = createServer((req, res) => {
-        const file = files.get(req.url ?? '')
-        res.writeHead(200, { 'content-type': file ? 'text/javascript' : 'text/html' })
-        res.end(file ? file.contents : page)
+      const { result: got, errors } = await resultInChromium(
+        page,
+        new Map([...files].map(([path, f]) => [path, f.contents])),
+      )
+      expect(errors).toEqual([])
+      expect(got).toEqual({
+        before: 'EncodingNotLoadedError',
+        o200k: texts.map((t) => o200kReference(t, asText)),
+        cl100k: texts.map((t) => cl100kReference(t, asText)),
+        kept: node.kept,
+        total: node.tokens.total,
       })
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-      const port = (server.address() as { port: number }).port
-      const { chromium } = await import('playwright-core')
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-      })
-      try {
-        const tab = await browser.newPage()
-        const errors: string[] = []
-        tab.on('pageerror', (e) => errors.push(e.message))
-        await tab.goto(`http://127.0.0.1:${port}/`)
-        await tab.waitForFunction(() => 'result' in globalThis, undefined, { timeout: 60_000 })
-        const got = await tab.evaluate(() => (globalThis as unknown as { result: unknown }).result)
-        expect(errors).toEqual([])
-        expect(got).toEqual({
-          before: 'EncodingNotLoadedError',
-          o200k: texts.map((t) => o200kReference(t, asText)),
-          cl100k: texts.map((t) => cl100kReference(t, asText)),
-          kept: node.kept,
-          total: node.tokens.total,
-        })
-      } finally {
-        await browser.close()
-        server.close()
-      }
     },
     180_000,
   )

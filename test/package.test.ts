@@ -6,18 +6,17 @@
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM, resultInChromium } from './helpers/chromium.js'
 import { requireInCI } from './helpers/ci.js'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
-const CHROMIUM = '/usr/bin/chromium'
 const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string }
 
 const work = mkdtempSync(join(tmpdir(), 'cw-pack-'))
@@ -256,39 +255,17 @@ console.log(JSON.stringify({ before, ...run() }))
 import { ready, run } from '/bundle.js'
 ready().then(() => { window.result = run() }).catch((e) => { window.result = { error: String(e) } })
 </script>`
-      const server: Server = createServer((req, res) => {
-        if (req.url === '/bundle.js') {
-          res.writeHead(200, { 'content-type': 'text/javascript' })
-          res.end(bundle)
-        } else {
-          res.writeHead(200, { 'content-type': 'text/html' })
-          res.end(page)
-        }
-      })
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-      const port = (server.address() as { port: number }).port
-      const { chromium } = await import('playwright-core')
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-      })
-      try {
-        const tab = await browser.newPage()
-        const errors: string[] = []
-        tab.on('pageerror', (e) => errors.push(e.message))
-        // No Node in a browser: a bundle that reached for one would fail here.
-        await tab.goto(`http://127.0.0.1:${port}/`)
-        await tab.waitForFunction(() => 'result' in globalThis, undefined, { timeout: 60_000 })
-        const got = await tab.evaluate(() => (globalThis as unknown as { result: unknown }).result)
-        expect(errors).toEqual([])
-        expect(got).toEqual(expected)
-        expect(await tab.evaluate(() => typeof (globalThis as { process?: unknown }).process)).toBe(
-          'undefined',
-        )
-      } finally {
-        await browser.close()
-        server.close()
-      }
+      // No Node in a browser: a bundle that reached for one would fail here.
+      const {
+        result: got,
+        errors,
+        probed,
+      } = await resultInChromium(page, new Map([['/bundle.js', bundle]]), (tab) =>
+        tab.evaluate(() => typeof (globalThis as { process?: unknown }).process),
+      )
+      expect(errors).toEqual([])
+      expect(got).toEqual(expected)
+      expect(probed).toBe('undefined')
     },
     SLOW,
   )
