@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs'
-import { gunzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { countTokens as cl100kReference } from 'gpt-tokenizer/encoding/cl100k_base'
 import { countTokens as o200kReference } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
+import { dataStrings } from '../../test/helpers/data-strings.js'
 import { nastyText } from '../../test/properties/hostile.js'
 import { bpeCounter, PATTERNS, readRankTable } from './bpe.js'
 import cl100kTable from './data/cl100k_base.js'
@@ -15,18 +14,6 @@ const asText = { disallowedSpecial: new Set<string>() }
 const o200k = bpeCounter(readRankTable(o200kTable), PATTERNS.o200k_base)
 const cl100k = bpeCounter(readRankTable(cl100kTable), PATTERNS.cl100k_base)
 
-function strings(file: string, min: number): string[] {
-  const out: string[] = []
-  JSON.parse(
-    gunzipSync(readFileSync(new URL(`../../test/data/${file}`, import.meta.url))).toString(),
-    (_, v) => {
-      if (typeof v === 'string' && v.length >= min) out.push(v)
-      return v
-    },
-  )
-  return out
-}
-
 describe('byte-pair counts from the compact rank tables', () => {
   it('hold every rank of both encodings', () => {
     expect(readRankTable(o200kTable).offsets.length - 1).toBe(199_998)
@@ -35,8 +22,8 @@ describe('byte-pair counts from the compact rank tables', () => {
 
   it('equal the reference on every τ-bench text and every LoCoMo turn, in both encodings', () => {
     const texts = [
-      ...strings('tau-bench/gpt-4o-airline.json.gz', 1),
-      ...strings('locomo/locomo-dev.json.gz', 1).slice(0, 4000),
+      ...dataStrings('tau-bench/gpt-4o-airline.json.gz', 1),
+      ...dataStrings('locomo/locomo-dev.json.gz', 1).slice(0, 4000),
     ]
     expect(texts.length).toBeGreaterThan(10_000)
     let differ = 0

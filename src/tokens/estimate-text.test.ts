@@ -1,30 +1,17 @@
-import { readFileSync } from 'node:fs'
-import { gunzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { countTokens as o200kReference } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
+import { dataStrings } from '../../test/helpers/data-strings.js'
 import { nastyText } from '../../test/properties/hostile.js'
 import { estimateText } from './estimate-text.js'
 
 const asText = { disallowedSpecial: new Set<string>() }
 
-function strings(file: string, min: number): string[] {
-  const out: string[] = []
-  JSON.parse(
-    gunzipSync(readFileSync(new URL(`../../test/data/${file}`, import.meta.url))).toString(),
-    (_, v) => {
-      if (typeof v === 'string' && v.length >= min) out.push(v)
-      return v
-    },
-  )
-  return out
-}
-
 describe('the table-free estimate', () => {
   it('on τ-bench and LoCoMo texts of 200 characters or more: 1.1-1.25 times o200k overall, at least 0.99 times it for 99% of texts', () => {
     const texts = [
-      ...strings('tau-bench/gpt-4o-airline.json.gz', 200),
-      ...strings('locomo/locomo-dev.json.gz', 200),
+      ...dataStrings('tau-bench/gpt-4o-airline.json.gz', 200),
+      ...dataStrings('locomo/locomo-dev.json.gz', 200),
     ]
     expect(texts.length).toBeGreaterThan(2000)
     let estimated = 0

@@ -23,7 +23,7 @@ import { anthropicViolations } from '../oracle/anthropic.js'
 import { geminiViolations } from '../oracle/gemini.js'
 import { openAIChatViolations } from '../oracle/openai.js'
 import { responsesViolations } from '../oracle/responses.js'
-import { deepFreeze, RUNS, SEED } from '../properties/generators.js'
+import { deepFreeze, mutateAll, RUNS, SEED } from '../properties/generators.js'
 import { storedCountLie } from '../properties/hostile.js'
 import { type WireCase, type WireFormat, wireCase } from './wire-cases.js'
 import { wireTokens } from './wire-count.js'
@@ -82,23 +82,6 @@ function violations(c: WireCase, body: unknown, cut = true): string[] {
     case 'gemini':
       return geminiViolations(body as { contents?: unknown }, cut ? c.items : undefined)
   }
-}
-
-/** Changes every object and array reachable from `value`; throws if any is frozen. */
-function mutateAll(value: unknown, seen = new Set<object>()): void {
-  if (!value || typeof value !== 'object' || seen.has(value)) return
-  seen.add(value)
-  if (Array.isArray(value)) {
-    for (const v of value) mutateAll(v, seen)
-    value.push('edited')
-    return
-  }
-  const obj = value as Record<string, unknown>
-  for (const k of Object.keys(obj)) {
-    mutateAll(obj[k], seen)
-    if (typeof obj[k] === 'string') obj[k] = `${obj[k]} edited`
-  }
-  obj.edited = true
 }
 
 type Outcome = { body: unknown } | { error: string }

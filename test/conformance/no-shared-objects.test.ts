@@ -6,6 +6,7 @@ import { decode, encode, type Format, providerOfFormat } from '../../src/formats
 import type { Message } from '../../src/messages/message.js'
 import { fromOpenAIChat } from '../../src/providers/openai-chat/codec.js'
 import { repair } from '../../src/providers/validate.js'
+import { mutateAll } from '../properties/generators.js'
 import { tauBench } from '../tau-bench.js'
 
 /**
@@ -32,23 +33,6 @@ function sources(): [Format, unknown][] {
     ['autogen', encode(canonical, 'autogen').output],
     ['langchain', encode(canonical, 'langchain').output],
   ]
-}
-
-/** Changes every object and array reachable from `value`; throws if any is frozen. */
-function mutateAll(value: unknown, seen = new Set<object>()): void {
-  if (!value || typeof value !== 'object' || seen.has(value)) return
-  seen.add(value)
-  if (Array.isArray(value)) {
-    for (const v of value) mutateAll(v, seen)
-    value.push('edited')
-    return
-  }
-  const obj = value as Record<string, unknown>
-  for (const k of Object.keys(obj)) {
-    mutateAll(obj[k], seen)
-    if (typeof obj[k] === 'string') obj[k] = `${obj[k]} edited`
-  }
-  obj.edited = true
 }
 
 /** The input items a format's `decode` takes one at a time in a context. */

@@ -167,5 +167,22 @@ export function deepFreeze<T>(value: T): T {
   return value
 }
 
+/** Changes every object and array reachable from `value`; throws if any is frozen. */
+export function mutateAll(value: unknown, seen = new Set<object>()): void {
+  if (!value || typeof value !== 'object' || seen.has(value)) return
+  seen.add(value)
+  if (Array.isArray(value)) {
+    for (const v of value) mutateAll(v, seen)
+    value.push('edited')
+    return
+  }
+  const obj = value as Record<string, unknown>
+  for (const k of Object.keys(obj)) {
+    mutateAll(obj[k], seen)
+    if (typeof obj[k] === 'string') obj[k] = `${obj[k]} edited`
+  }
+  obj.edited = true
+}
+
 export const RUNS = Number(process.env.PROPS_RUNS ?? 60)
 export const SEED = Number(process.env.PROPS_SEED ?? 20261122)
