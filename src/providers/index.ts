@@ -6,7 +6,7 @@ import { entryOf, nameOfFormat } from './table.js'
 import type { ProviderApi } from './types.js'
 
 export { PROVIDER_REPLIES, providerReplies, providerRepliesOfFormat } from './replies.js'
-export { PROVIDER_RULES, providerRules, providerRulesOfFormat } from './table.js'
+export { PROVIDER_RULES, providerRules } from './table.js'
 export type { ProviderApi, ProviderReplies, ProviderRules } from './types.js'
 
 /**

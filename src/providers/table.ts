@@ -34,8 +34,3 @@ export function nameOfFormat(format: unknown): Provider | undefined {
 export function providerRules(name: unknown): ProviderRules | undefined {
   return entryOf(PROVIDER_RULES, name)
 }
-
-/** The rules of the provider API whose wire codec is `format`, or undefined for a framework format. */
-export function providerRulesOfFormat(format: unknown): ProviderRules | undefined {
-  return entryOf(PROVIDER_RULES, nameOfFormat(format))
-}

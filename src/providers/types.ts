@@ -123,10 +123,10 @@ export interface MessageRules {
   /** An empty message of any role is refused (otherwise only an empty assistant message is). */
   emptyRefused?: boolean
   /**
-   * An empty text part is refused even beside other parts, but for one `keeps` says goes back
-   * as it came (a Gemini part with its thought signature).
+   * The empty text parts it refuses even beside other parts (Gemini: all but one carrying its
+   * thought signature, which goes back as it came).
    */
-  emptyTextPart?: { keeps(part: ContentPart): boolean }
+  emptyTextPart?: (part: ContentPart) => boolean
   /**
    * What a request must hold: a message (`message`), a user message (`user`, said as the
    * problem), or what its own rules say (`own`).

@@ -74,8 +74,8 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
   return problemsOf(messages, rulesOf(options.provider), options)
 }
 
-/** `validate` for the provider the core holds. */
-export function problemsOf(
+/** `validate` once its arguments are checked and the provider resolved. */
+function problemsOf(
   messages: readonly Message[],
   provider: ProviderRules,
   options: ResponsesRuleOptions = {},
@@ -187,7 +187,7 @@ export function problemsOf(
         severity: r.emptyRefused || m.role === 'assistant' || emptyList(m) ? 'error' : 'warning',
         message: `${m.role} message has no content`,
       })
-    } else if (r.emptyTextPart && countParts(m, isEmptyText(r.emptyTextPart)) > 0) {
+    } else if (r.emptyTextPart && countParts(m, r.emptyTextPart) > 0) {
       problems.push({
         index: i,
         code: 'empty-text-part',
@@ -268,15 +268,6 @@ const isMedia: PartTest = (p) => p.type !== 'text'
 
 /** Anthropic refuses a text block that is empty or only white space, even beside other blocks. */
 const isBlank: PartTest = (p) => p.type === 'text' && !hasText(p.text)
-
-/**
- * An empty text part, where the API refuses one even beside other parts (Gemini: "empty text
- * parameter"), but for one its rule keeps (a Gemini part with its thought signature).
- */
-const isEmptyText =
-  (rule: NonNullable<MessageRules['emptyTextPart']>): PartTest =>
-  (p) =>
-    p.type === 'text' && p.text === '' && !rule.keeps(p)
 
 /** Problems that make the provider reject the request. */
 export function errorsOf(problems: readonly Problem[]): Problem[] {
@@ -406,8 +397,8 @@ export function repairUnit(
     let cleaned =
       r.blankIsEmpty && countParts(m, isBlank) > 0
         ? withoutParts(m, isBlank)
-        : r.emptyTextPart && countParts(m, isEmptyText(r.emptyTextPart)) > 0
-          ? withoutParts(m, isEmptyText(r.emptyTextPart))
+        : r.emptyTextPart && countParts(m, r.emptyTextPart) > 0
+          ? withoutParts(m, r.emptyTextPart)
           : m
     // An empty part list is refused by both: a tool result keeps its place with empty text.
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.

@@ -137,11 +137,11 @@ export const geminiMessages: MessageRules = {
   emptyRefused: true,
   // Gemini refuses an empty text part ("empty text parameter") unless it carries a thought
   // signature: then it is the model's own and goes back as it came.
-  emptyTextPart: {
-    keeps: (p) =>
-      (p.providerMetadata?.[KEY] as { thoughtSignature?: unknown } | undefined)
-        ?.thoughtSignature !== undefined,
-  },
+  emptyTextPart: (p) =>
+    p.type === 'text' &&
+    p.text === '' &&
+    (p.providerMetadata?.[KEY] as { thoughtSignature?: unknown } | undefined)?.thoughtSignature ===
+      undefined,
   needs: 'user',
   removals: geminiRemovals,
   keepCalls: keepStepSignature,
