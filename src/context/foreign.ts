@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.js'
 import { decode, detectFormat, type Format } from '../formats/detect.js'
 import { messageIssue } from '../messages/check.js'
-import type { Message, ToolCall } from '../messages/message.js'
+import type { Message } from '../messages/message.js'
 import { decodedAt } from '../providers/codec-kit.js'
 import { providerApiOfFormat } from '../providers/index.js'
 
@@ -15,8 +15,8 @@ export function toMessages(
   input: readonly unknown[],
   format: Format | 'auto' | undefined,
   firstIndex: number,
-  last?: Message,
-  calls?: ReadonlyMap<string, string>,
+  last: Message | undefined,
+  calls: ReadonlyMap<string, string>,
 ): Message[] {
   if (format === undefined || format === 'auto') {
     if (input.every(isMessage)) return input as Message[]
@@ -64,14 +64,13 @@ function decodeList(
   format: Format,
   firstIndex: number,
   last: Message | undefined,
-  calls: ReadonlyMap<string, string> | undefined,
+  calls: ReadonlyMap<string, string>,
 ): Message[] {
   // A provider API decodes what is added after the history by its own rule (its folder's
   // `decodeAdded`); the frameworks' formats decode a list alone.
   const api = providerApiOfFormat(format)
   const openCalls = last?.role === 'assistant' ? (last.toolCalls ?? []) : []
-  if (api)
-    return api.decodeAdded(list, { firstIndex, openCalls, calls: calls ?? callsOf(openCalls) })
+  if (api) return api.decodeAdded(list, { firstIndex, openCalls, calls })
   return decodedAt(firstIndex, () => decode(list, format).messages)
 }
 
@@ -80,8 +79,4 @@ function plain(m: unknown): unknown {
   if (m && typeof m === 'object' && typeof (m as { toJSON?: unknown }).toJSON === 'function')
     return (m as { toJSON: () => unknown }).toJSON()
   return m
-}
-
-function callsOf(calls: readonly ToolCall[]): Map<string, string> {
-  return new Map(calls.map((c) => [c.id, c.name]))
 }
