@@ -9,8 +9,6 @@
  * leftmost on a tie) until no pair is a token. The count is the number of parts left.
  * Browsers load this module with the tables (`loadEncoding`), Node with its loader.
  */
-
-import { base64ToBytes } from '../messages/base64.js'
 import { PATTERNS } from './patterns.js'
 import { countInRuns } from './runs.js'
 
@@ -28,6 +26,45 @@ export interface RankTable {
 
 const NONE = 0x7fffffff
 
+const B64 = new Uint8Array(128)
+for (const [i, c] of [
+  ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/',
+].entries())
+  B64[c.charCodeAt(0)] = i
+
+/**
+ * The table's base64, decoded four characters at a time. Not `base64ToBytes`
+ * (messages/base64.ts, lenient, a bit at a time): this one is about twice as fast on a 2 MB
+ * table, and it lives in the chunk loaded on demand with the tables, where sharing that
+ * function would split it into a chunk of its own loaded at start (80 bytes more gzipped).
+ */
+function fromBase64(text: string): Uint8Array {
+  let end = text.length
+  while (end > 0 && text.charCodeAt(end - 1) === 61) end--
+  const out = new Uint8Array(Math.floor((end * 3) / 4))
+  let o = 0
+  let i = 0
+  for (; i + 4 <= end; i += 4) {
+    const v =
+      ((B64[text.charCodeAt(i)] as number) << 18) |
+      ((B64[text.charCodeAt(i + 1)] as number) << 12) |
+      ((B64[text.charCodeAt(i + 2)] as number) << 6) |
+      (B64[text.charCodeAt(i + 3)] as number)
+    out[o++] = v >> 16
+    out[o++] = (v >> 8) & 255
+    out[o++] = v & 255
+  }
+  if (end - i >= 2) {
+    const v =
+      ((B64[text.charCodeAt(i)] as number) << 18) |
+      ((B64[text.charCodeAt(i + 1)] as number) << 12) |
+      (end - i === 3 ? (B64[text.charCodeAt(i + 2)] as number) << 6 : 0)
+    out[o++] = v >> 16
+    if (end - i === 3) out[o++] = (v >> 8) & 255
+  }
+  return out
+}
+
 function hash(b: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5
   for (let i = from; i < to; i++) h = Math.imul(h ^ (b[i] as number), 0x01000193)
@@ -36,7 +73,7 @@ function hash(b: Uint8Array, from: number, to: number): number {
 
 /** Reads a table written by scripts/encodings.ts. */
 export function readRankTable(base64: string): RankTable {
-  const raw = base64ToBytes(base64)
+  const raw = fromBase64(base64)
   const count = new DataView(raw.buffer).getUint32(0, true)
   const bytes = raw.subarray(4 + count)
   const offsets = new Uint32Array(count + 1)
