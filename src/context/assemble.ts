@@ -1,6 +1,7 @@
 import { ContextOverflowError, InvalidPlanError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
+import { inToolExchange } from '../messages/units.js'
 import { requireUserTurn } from '../providers/validate.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
@@ -365,7 +366,7 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
       const issue = messageIssue(m)
       if (issue)
         fail(k, `whose message is not valid: ${issue.path.join('.') || 'role'}: ${issue.message}`)
-      if (m.role === 'tool' || (m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0))
+      if (inToolExchange(m))
         fail(k, 'whose message carries a tool call or a tool result, which nothing answers')
       const replaces = it.replaces
       if (!Array.isArray(replaces) || replaces.some((r) => !Number.isInteger(r) || r < 0 || r >= n))
@@ -401,7 +402,7 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
       replaced = true
       // Outside an exchange a rewrite brings no call or result: nothing would answer it.
       const m = it.message as Message
-      if (!exchange && (m.role === 'tool' || (m.role === 'assistant' && !!m.toolCalls?.length)))
+      if (!exchange && inToolExchange(m))
         fail(k, 'whose message carries a tool call or a tool result, which nothing answers')
     }
   }

@@ -2,6 +2,7 @@ import type { FitOptions } from '../context/fit.js'
 import { ProviderFeedback } from '../context/learned-limit.js'
 import { resolveSetup } from '../context/options.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
+import { inToolExchange } from '../messages/units.js'
 import { type AdapterOptions, checkAdapterOptions, fitWithFeedback } from './shared.js'
 
 /** The parts of a Mastra message (`MastraMessageV2`, content format 2) the processor reads. */
@@ -108,8 +109,7 @@ export function fitInputProcessor(
       result.fates.forEach((f, i) => {
         const j = owner[i] as number
         const m = input[i] as Message
-        if (j >= 0 && (m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length)))
-          perMessage.set(j, (perMessage.get(j) ?? 0) + f.tokens)
+        if (j >= 0 && inToolExchange(m)) perMessage.set(j, (perMessage.get(j) ?? 0) + f.tokens)
       })
       for (const t of perMessage.values()) stepTokens = Math.max(stepTokens, t)
       // A Mastra message goes when any part of it went: its parts travel together.

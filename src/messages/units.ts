@@ -65,6 +65,11 @@ export class UnitBuilder {
 }
 
 /** Splits a history into units, in one pass; a value that is not a message list is refused. */
+/** A tool call (an assistant message with calls) or a tool result: it travels only in an exchange. */
+export function inToolExchange(m: Message): boolean {
+  return m.role === 'tool' || (m.role === 'assistant' && !!m.toolCalls?.length)
+}
+
 export function toUnits(messages: readonly Message[]): Unit[] {
   requireMessages(messages)
   return unitsOf(messages)
