@@ -1,4 +1,5 @@
 import { InvalidOptionError } from './errors.js'
+import { redactCredentials } from './messages/credentials.js'
 
 /** Edit distance (insert, delete, substitute, swap two neighbours), case-insensitive. */
 function distance(a: string, b: string): number {
@@ -72,10 +73,13 @@ export function describeValue(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'a list'
   switch (typeof v) {
-    case 'string':
-      return v.length > 80
-        ? `${JSON.stringify(v.slice(0, 60))}… (${v.length} characters)`
-        : JSON.stringify(v)
+    case 'string': {
+      // An error names what it was given, never a credential in it (a key passed as a model id).
+      const shown = redactCredentials(v)
+      return shown.length > 80
+        ? `${JSON.stringify(shown.slice(0, 60))}… (${v.length} characters)`
+        : JSON.stringify(shown)
+    }
     case 'number':
     case 'boolean':
     case 'undefined':

@@ -486,7 +486,11 @@ function finishFit(
       '+',
       roleLabel(ins.message, io.color),
       String(counterTokens(result, ins.position)),
-      paint(`inserted ${ins.reason} for ${ins.replaces.length}`, 'magenta', io.color),
+      paint(
+        `inserted ${ins.reason} for ${ins.replaces.length}${spanOf(ins.replaces)}`,
+        'magenta',
+        io.color,
+      ),
       preview(ins.message, 50),
     ])
   }
@@ -574,4 +578,12 @@ function roleLabel(m: Message, color: boolean): string {
       ? `assistant→${m.toolCalls.length} call${m.toolCalls.length > 1 ? 's' : ''}`
       : m.role
   return paint(label, colour, color)
+}
+
+/** ` (messages 3 to 9)` when the indices run without a gap, else nothing: the numbers `kept` and `fates` use. */
+function spanOf(indices: readonly number[]): string {
+  const first = indices[0]
+  const last = indices[indices.length - 1]
+  if (first === undefined || last === undefined || last - first + 1 !== indices.length) return ''
+  return ` (messages ${first} to ${last})`
 }

@@ -192,7 +192,7 @@ describe('compression and pruning options', () => {
     expect(code).toBe(0)
     const result = JSON.parse(out.join('\n'))
     expect(result.inserted).toHaveLength(1)
-    expect(result.inserted[0].message.content).toMatch(/^\[Summary of messages 2-\d+/)
+    expect(result.inserted[0].message.content).toMatch(/^\[Summary of messages 1 to \d+/)
     expect(result.tokens.total).toBeLessThanOrEqual(3000)
   })
   it('a summarizing fit says how many facts of the summarized messages are sent and which were re-inserted', async () => {

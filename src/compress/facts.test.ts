@@ -320,7 +320,7 @@ describe('the fact ledger in a summary', () => {
       const summary = r.inserted[0]
       const body = contentText(summary?.message.content)
       expect(body).toMatch(
-        /\nThe user changed some flights and paid with a card\.\n\n\[Facts from the summarized messages, verbatim\]\n/,
+        /\nThe user changed some flights and paid with a card\.\n\n\[Facts from the summarized messages, quoted/,
       )
       const ids = oracleIds(sentText(summary?.replaces.map((i) => h[i] as Message) ?? []))
       expect(ids.length).toBeGreaterThan(5)

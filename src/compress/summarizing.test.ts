@@ -152,7 +152,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
     expect(r.messages[0]).toEqual(sys)
     expect(r.messages[1]?.role).toBe('user')
     expect(String(r.messages[1]?.content)).toMatch(
-      /^\[Summary of messages 2-79 of the conversation \(78 messages\)/,
+      /^\[Summary of messages 1 to 78 of the conversation \(78 messages\)/,
     )
     expect(r.messages.slice(2)).toEqual(h.slice(-2))
     expect(r.inserted[0]?.replaces).toHaveLength(78)
@@ -235,7 +235,7 @@ describe('summarizing against a real OpenAI-compatible server', () => {
       expect(events.map((e) => e.type)).toEqual(['compressed'])
       // The server's text, then the facts it left out (flight numbers, dates, amounts).
       expect(String(r.inserted[0]?.message.content)).toMatch(
-        /\]\nRETRIED SUMMARY\n\n\[Facts from the summarized messages, verbatim\]\n/,
+        /\]\nRETRIED SUMMARY\n\n\[Facts from the summarized messages, quoted/,
       )
       expect(r.inserted[0]?.facts?.reinserted.length).toBeGreaterThan(0)
     },
@@ -537,7 +537,7 @@ describe('CompressibleAgent behaviours, without its defects', () => {
     const out = await ctx.getMessages()
     expect(calls).toHaveLength(1)
     expect(String(out[1]?.content)).toMatch(
-      /^\[Summary of messages 2-39 .*\]\nsummary 1\n\n\[Facts from the summarized messages, verbatim\]\n/,
+      /^\[Summary of messages 1 to 38 .*\]\nsummary 1\n\n\[Facts from the summarized messages, quoted/,
     )
     expect(out.slice(2)).toEqual(h.slice(39, 43))
     await ctx.addMessages(h.slice(43))

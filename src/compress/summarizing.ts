@@ -1,15 +1,10 @@
 import { InvalidOptionError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
+import { redactCredentials } from '../messages/credentials.js'
 import type { Fact, FactReport } from '../messages/fact.js'
-import {
-  checkFacts,
-  extractFacts,
-  factsOfText,
-  fitFacts,
-  mergeFacts,
-  renderFacts,
-} from '../messages/facts.js'
+import { checkFacts, factsOfText, fitFacts, mergeFacts, renderFacts } from '../messages/facts.js'
 import { contentText, type Message, messageText } from '../messages/message.js'
+import { quotableFactsOf } from '../messages/quoted-facts.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { errorsOf, validate } from '../providers/validate.js'
 import { tokenLimited } from '../strategies/token-limited.js'
@@ -240,7 +235,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     const room = view.available - view.unitSize(0) - view.rangeTokens(cut, view.unitCount)
     const ledgerOn = options.facts !== false && mode !== 'custom'
     const facts = ledgerOn
-      ? mergeFacts(current ? carriedFacts(current.entries) : [], extractFacts(fresh))
+      ? mergeFacts(current ? carriedFacts(current.entries) : [], quotableFactsOf(fresh))
       : []
     // Part of the room is kept for the facts the summary may lose (at most half of it).
     const reserve = facts.length
@@ -269,8 +264,11 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
           })
         ).trim()
         if (!text) throw new Error(`the summarizer ${summarizer.name} returned an empty summary`)
-        const header = `[Summary of messages ${from + 1}-${to} of the conversation (${to - from} messages), standing in for them]`
-        let content = `${header}\n${text}`
+        // Messages named by their index in the caller's history, as `kept` and `fates` name them.
+        const place = (i: number) => view.origin?.[i] ?? i
+        const header = `[Summary of messages ${place(from)} to ${place(to - 1)} of the conversation (${to - from} messages), standing in for them]`
+        // The summarizer may repeat a credential it read: derived text never carries one.
+        let content = `${header}\n${redactCredentials(text)}`
         if (facts.length) {
           const { present, missing } = checkFacts(facts, `${content}\n${sentBeside(view, cut)}`)
           const used = counter.countMessage({ role, content } as Message)

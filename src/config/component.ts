@@ -8,6 +8,7 @@ import { fromAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { describeValue, requireArgument } from '../options-check.js'
 import { PROVIDERS } from '../providers/validate.js'
+import { type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { createTransform, transformNames } from './transforms.js'
 
@@ -30,6 +31,12 @@ const AUTOGEN = 'autogen_core.model_context.'
 
 const posInt = () => z.int().check(z.positive())
 const nonNegInt = () => z.int().check(z.nonnegative())
+
+const ledgerSchema = z.strictObject({
+  share: z.optional(z.number()),
+  maxTokens: z.optional(z.number()),
+  when: z.optional(z.enum(['always', 'tool-calls'])),
+})
 
 export const strategyConfigSchemas: Record<string, z.ZodMiniType> = {
   unbounded: z.strictObject({}),
@@ -65,6 +72,15 @@ export const contextConfigSchema = z.strictObject({
   provider: z.optional(z.enum(PROVIDERS)),
   tools: z.optional(z.array(toolSchemaSchema)),
   initialMessages: z.optional(z.array(messageSchema)),
+  ledger: z.optional(z.union([z.literal('auto'), z.boolean(), ledgerSchema])),
+  /** The default strategy's own options (a context without `strategy` keeps the default). */
+  stable: z.optional(
+    z.union([
+      z.boolean(),
+      z.strictObject({ lowWater: z.optional(z.number()), evictAtLeast: z.optional(z.number()) }),
+    ]),
+  ),
+  dropFrom: z.optional(z.enum(['oldest', 'middle'])),
 })
 
 const envelopeSchema = z.object({
@@ -104,7 +120,12 @@ export function dumpComponent(thing: ChatContext | Strategy | Transform): Compon
   if (thing instanceof ChatContext) {
     const state = thing.saveState()
     const s = state.settings ?? {}
-    const config: Record<string, unknown> = { strategy: dumpComponent(thing.strategy) }
+    const config: Record<string, unknown> = {}
+    // The default strategy stays the default (with its ledger rule), as in a saved state.
+    if (s.strategy !== undefined) config.strategy = dumpComponent(thing.strategy)
+    if (s.stable !== undefined) config.stable = s.stable
+    if (s.dropFrom !== undefined) config.dropFrom = s.dropFrom
+    if (s.ledger !== undefined) config.ledger = s.ledger
     const transforms = thing.transforms
     if (transforms.length) config.transforms = transforms.map((t) => dumpComponent(t))
     if (s.budget !== undefined) config.budget = s.budget
@@ -122,11 +143,10 @@ export function dumpComponent(thing: ChatContext | Strategy | Transform): Compon
   }
   const isTransform = !('budgetAware' in thing)
   const kind = isTransform ? 'transforms' : 'strategies'
-  return envelope(
-    `${PREFIX}.${kind}.${thing.name}`,
-    isTransform ? 'transform' : 'strategy',
-    JSON.parse(JSON.stringify(thing.options ?? {})),
-  )
+  const config = JSON.parse(JSON.stringify(thing.options ?? {}))
+  // A strategy with a ledger (`withLedger`) keeps it.
+  if (!isTransform && (thing as Strategy).ledger) config.ledger = { ...(thing as Strategy).ledger }
+  return envelope(`${PREFIX}.${kind}.${thing.name}`, isTransform ? 'transform' : 'strategy', config)
 }
 
 function envelope(
@@ -179,8 +199,12 @@ export function loadComponent(json: unknown): ChatContext | Strategy | Transform
     const [, kind, name] =
       /^context_window\.(strategies|transforms)\.([A-Za-z]+)$/.exec(c.provider) ?? []
     if (kind === 'strategies' && name && strategyNames().includes(name)) {
-      strategyConfigSchemas[name]?.parse(config)
-      return createStrategy(name, config)
+      const { ledger, ...own } = config
+      strategyConfigSchemas[name]?.parse(own)
+      const strategy = createStrategy(name, own)
+      return ledger === undefined
+        ? strategy
+        : withLedger(strategy, ledgerSchema.parse(ledger) as LedgerOptions)
     }
     if (kind === 'transforms' && name && transformNames().includes(name))
       return createTransform(name, config)
@@ -243,6 +267,9 @@ function loadContext(config: Record<string, unknown>): ChatContext {
     ...(c.provider !== undefined && { provider: c.provider }),
     ...(c.tools !== undefined && { tools: c.tools }),
     ...(c.initialMessages !== undefined && { initialMessages: c.initialMessages }),
+    ...(c.ledger !== undefined && { ledger: c.ledger as FitOptions['ledger'] }),
+    ...(!strategy && c.stable !== undefined && { stable: c.stable }),
+    ...(!strategy && c.dropFrom !== undefined && { dropFrom: c.dropFrom }),
   }
   return new ChatContext(options)
 }

@@ -23,7 +23,7 @@ import { copyPlain } from './copy.js'
 import { toMessages } from './foreign.js'
 import { HistoryIndex } from './history-index.js'
 import { checkedLimit, limitSetup, mergeLimits } from './learned-limit.js'
-import type { FitOptions } from './options.js'
+import type { DefaultStrategyOptions, FitOptions } from './options.js'
 import { resolveSetup, type Setup } from './options.js'
 import { type Prepared, prepare } from './prepare.js'
 import type { FitResult } from './result.js'
@@ -65,6 +65,14 @@ const stateSchema = z.object({
       strategy: z.optional(
         z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }),
       ),
+      /** The default strategy's own options (a state without `strategy` keeps the default). */
+      stable: z.optional(
+        z.union([
+          z.boolean(),
+          z.object({ lowWater: z.optional(z.number()), evictAtLeast: z.optional(z.number()) }),
+        ]),
+      ),
+      dropFrom: z.optional(z.enum(['oldest', 'middle'])),
       budget: z.optional(z.number().check(z.positive())),
       model: z.optional(z.string()),
       reserve: z.optional(z.number().check(z.nonnegative())),
@@ -645,19 +653,25 @@ export class ChatContext {
   saveState(): ChatContextState {
     this.releaseHeld()
     const { strategy } = this.setup
-    const settings: ChatContextState['settings'] = {
-      strategy: {
+    const settings: ChatContextState['settings'] = { provider: this.setup.provider.name }
+    // The default strategy is saved as the default, so a state restored with a budget is
+    // fitted as a default context is (tokenLimited, with its ledger), not as `unbounded`.
+    if (this.setup.defaultStrategy) {
+      const own = this.options as DefaultStrategyOptions
+      if (own.stable !== undefined) settings.stable = JSON.parse(JSON.stringify(own.stable))
+      if (own.dropFrom !== undefined) settings.dropFrom = own.dropFrom
+    } else
+      settings.strategy = {
         name: strategy.name,
         options: JSON.parse(JSON.stringify(strategy.options ?? {})),
-      },
-      provider: this.setup.provider.name,
-    }
+      }
     if (Number.isFinite(this.setup.budget) && this.options.budget !== undefined)
       settings.budget = this.setup.budget
     if (this.options.model) settings.model = this.options.model
     if (this.options.reserve !== undefined) settings.reserve = this.options.reserve
     if (this.setup.tools.length) settings.tools = structuredClone(this.setup.tools)
-    if (this.setup.ledger) settings.ledger = structuredClone(this.setup.ledger)
+    // Saved when off too: a restored default context would otherwise get the default ledger.
+    settings.ledger = structuredClone(this.setup.ledger)
     return {
       type: STATE_TYPE,
       version: STATE_VERSION,

@@ -31,6 +31,7 @@ interface Mark {
   changed: number
   needUser: boolean
   newestUser: number
+  exchanges: number
   added: string[]
 }
 
@@ -69,6 +70,8 @@ export class HistoryIndex {
   readonly changed: RepairResult['changed'] = []
   /** The newest unit that opens with a user message, or -1. */
   newestUser = -1
+  /** Units that are tool exchanges: whether the history is an agent's, known without a scan. */
+  exchanges = 0
 
   /** The columns as plain arrays, once a strategy asked for them (see `plainArrays`). */
   private plain: PlainArrays | undefined
@@ -181,6 +184,7 @@ export class HistoryIndex {
     this.removed.push(...r.removed)
     this.changed.push(...r.changed)
     this.newestUser = -1
+    this.exchanges = 0
     this.plainUnits = 0
     this.plainMessages = 0
     r.messages.forEach((m, k) => {
@@ -248,6 +252,7 @@ export class HistoryIndex {
       changed: this.changed.length,
       needUser: this.state.needUser,
       newestUser: this.newestUser,
+      exchanges: this.exchanges,
       added: [],
     }
   }
@@ -265,6 +270,7 @@ export class HistoryIndex {
     this.state.needUser = mark.needUser
     for (const id of mark.added) this.state.usedIds.delete(id)
     this.newestUser = mark.newestUser
+    this.exchanges = mark.exchanges
     this.plainUnits = Math.min(this.plainUnits, mark.units)
     this.plainMessages = Math.min(this.plainMessages, mark.messages)
   }
@@ -293,5 +299,6 @@ export class HistoryIndex {
     this.unitKind.push(kindCode[kind])
     this.unitPrefix.push((this.unitPrefix.at(u) ?? 0) + t)
     if (first.role === 'user') this.newestUser = u
+    if (kind === 'exchange') this.exchanges++
   }
 }

@@ -4,7 +4,12 @@ import { describeValue, unknownOption } from '../options-check.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import type { ProviderRules } from '../providers/types.js'
 import { type Provider, rulesOf } from '../providers/validate.js'
-import { checkLedgerOptions, type LedgerOptions, withLedger } from '../strategies/ledger.js'
+import {
+  checkLedgerOptions,
+  type LedgerOptions,
+  ledgerBase,
+  withLedger,
+} from '../strategies/ledger.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
@@ -126,6 +131,8 @@ export interface Setup {
   summaries?: SummaryLedger | undefined
   /** The ledger as resolved (`false`: none), for a saved state to restore. */
   ledger: false | 'auto' | Required<LedgerOptions>
+  /** No strategy was named: the default (`tokenLimited` under a budget, else `unbounded`). */
+  defaultStrategy: boolean
   /** What the result should say about how it was fitted (a model's assumed figures). */
   notes?: string[] | undefined
 }
@@ -167,10 +174,13 @@ export function resolveSetup(
     strategy = finite ? tokenLimited(defaults) : unbounded()
   }
 
-  const ledger = resolveLedger(given.ledger, given.strategy === undefined)
-  // The summarizing strategy keeps facts in its own ledger.
-  if (ledger && !strategy.keepsSummaries)
-    strategy = withLedger(strategy, ledger === 'auto' ? { when: 'tool-calls' } : ledger)
+  // One rule whatever the spelling: the strategy's own ledger (`withLedger`), else the one
+  // asked for, else the strategy's default (`auto` for tokenLimited by name, object or default).
+  const ledger = resolveLedger(given.ledger, strategy)
+  const plain = ledgerBase(strategy)
+  if (!ledger || plain.keepsSummaries) strategy = plain
+  else if (ledger !== strategy.ledger)
+    strategy = withLedger(plain, ledger === 'auto' ? { when: 'tool-calls' } : ledger)
 
   const told = strategy.request ?? {}
   const modelId = modelOption ?? checkString('model', told.model)
@@ -206,17 +216,24 @@ export function resolveSetup(
     transforms: [...(strategy.transforms ?? []), ...(transforms as Transform[])],
     query: checkString('query', given.query),
     summaries: given.summaries as SummaryLedger | undefined,
-    ledger,
+    ledger: plainLedger(ledger),
+    defaultStrategy: given.strategy === undefined,
     ...(model?.assumed && { notes: [model.assumed] }),
   }
 }
 
-/** The `ledger` option: `auto` for the default strategy when not given, else off. */
-function resolveLedger(
-  value: unknown,
-  defaultStrategy: boolean,
-): false | 'auto' | Required<LedgerOptions> {
-  if (value === undefined) return defaultStrategy ? 'auto' : false
+type ResolvedLedger = false | 'auto' | Required<LedgerOptions>
+
+/**
+ * The `ledger` option: given, it wins; else the strategy's own (`withLedger`), else its
+ * default (`auto` for tokenLimited, none for the others). A summarizing strategy keeps facts
+ * in its own summaries: none.
+ */
+function resolveLedger(value: unknown, strategy: Strategy): ResolvedLedger | Strategy['ledger'] {
+  if (value === undefined) {
+    if (strategy.keepsSummaries) return false
+    return strategy.ledger ?? strategy.ledgerByDefault ?? false
+  }
   if (value === false) return false
   if (value === 'auto') return 'auto'
   if (value === true) return checkLedgerOptions({})
@@ -226,6 +243,11 @@ function resolveLedger(
     'ledger',
     `expected true, false, "auto" or { share, maxTokens, when }, got ${describeValue(value)}`,
   )
+}
+
+/** A resolved ledger as plain data, for a saved state to restore. */
+function plainLedger(ledger: ResolvedLedger | Strategy['ledger']): ResolvedLedger {
+  return ledger && ledger !== 'auto' ? { ...ledger } : (ledger ?? false)
 }
 
 /** A strategy object, or a typed error saying what was given instead (a scorer, most often). */

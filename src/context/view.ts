@@ -17,6 +17,8 @@ export interface ViewSource {
   readonly unitKind: Column<Uint8Array>
   readonly unitPrefix: Column<Float64Array>
   readonly newestUser: number
+  /** Units that are tool exchanges. */
+  readonly exchanges: number
   /** The columns as plain arrays, kept in step by the source (a `HistoryIndex`). */
   plainArrays?(): PlainArrays
 }
@@ -51,6 +53,7 @@ export function snapshot(source: ViewSource): ViewSource {
     unitKind: source.unitKind.copy(),
     unitPrefix: source.unitPrefix.copy(),
     newestUser: source.newestUser,
+    exchanges: source.exchanges,
   }
 }
 
@@ -72,6 +75,7 @@ class SourceView implements View {
   private readonly source: ViewSource
   private readonly settings: ViewSettings
   private readonly lastUser: number
+  private readonly exchangeUnits: number
   private cachedMandatory: Mandatory | undefined
   private arrays: PlainArrays | undefined
 
@@ -87,6 +91,7 @@ class SourceView implements View {
     this.messages = source.messages
     this.unitCount = source.unitStart.length
     this.lastUser = source.newestUser
+    this.exchangeUnits = source.exchanges
     this.budget = settings.budget
     this.available = settings.available
     this.overhead = settings.overhead
@@ -181,6 +186,10 @@ class SourceView implements View {
 
   newestUser(): number {
     return this.lastUser
+  }
+
+  exchanges(): number {
+    return this.exchangeUnits
   }
 
   mandatory(): Mandatory {

@@ -100,3 +100,36 @@ export function oldestByCount(view: View, start: number, max: number): number {
   }
   return end
 }
+
+/** Tokens of one plan item as sent. */
+export function itemTokens(view: View, item: PlanItem): number {
+  if ('synthetic' in item) return view.counter.countMessage(item.synthetic)
+  return item.message ? view.counter.countMessage(item.message) : view.messageTokens(item.index)
+}
+
+/**
+ * The plan within `room` tokens, by the rule assembly holds a strategy that does not count
+ * to: the oldest items go, a unit's items together, until it fits; system messages, the
+ * newest unit and the newest user turn stay. Linear in the plan.
+ */
+export function trimOldest(view: View, plan: readonly PlanItem[], room: number): PlanItem[] {
+  const { last, lastUser } = view.mandatory()
+  const unitOfItem = (item: PlanItem) => ('synthetic' in item ? -1 : view.unitOf(item.index))
+  const tokens = plan.map((item) => itemTokens(view, item))
+  let total = 0
+  for (const t of tokens) total += t
+  if (total <= room) return [...plan]
+  const out: PlanItem[] = []
+  for (let k = 0; k < plan.length; ) {
+    const u = unitOfItem(plan[k] as PlanItem)
+    let j = k + 1
+    let size = tokens[k] as number
+    while (u >= 0 && j < plan.length && unitOfItem(plan[j] as PlanItem) === u)
+      size += tokens[j++] as number
+    const keep = u >= 0 && (view.kind(u) === 'system' || u === last || u === lastUser)
+    if (total > room && !keep) total -= size
+    else for (let x = k; x < j; x++) out.push(plan[x] as PlanItem)
+    k = j
+  }
+  return out
+}

@@ -40,7 +40,7 @@ describe('the ledger of what was dropped', () => {
     const sentAfter = textOf(after.messages)
     const recovered = ids.filter((id) => !sentBefore.includes(id) && sentAfter.includes(id))
     expect(recovered.length).toBeGreaterThan(0)
-    expect(ledger?.message.content).toMatch(/^\[Earlier messages.*\]\nmessage \d+, \w+/)
+    expect(ledger?.message.content).toMatch(/^\[Earlier messages.*\]\nmessage \d+ by \w+/)
     // Every message it stands for is accounted as summarized by it.
     for (const k of ledger?.replaces ?? [])
       expect(after.fates[k]).toMatchObject({ fate: 'summarized', reason: 'ledger' })
@@ -49,7 +49,7 @@ describe('the ledger of what was dropped', () => {
   it('the old default is one option away, and a history without tool calls is fitted as before', () => {
     const h = trajectory(5)
     expect(fit(h, { budget: 2500, ledger: false }).messages).toEqual(
-      fit(h, { budget: 2500, strategy: tokenLimited() }).messages,
+      fit(h, { budget: 2500, strategy: tokenLimited(), ledger: false }).messages,
     )
     const chat: Message[] = [{ role: 'system', content: 'Be kind.' }]
     for (let i = 0; i < 60; i++)
@@ -230,13 +230,15 @@ describe('clearToolResults({ facts })', () => {
     expect(cleared.length).toBeGreaterThan(0)
     const withFacts = cleared
       .map((c) => messageText(r.messages[c.position] as Message))
-      .filter((t) => t.includes('Facts: '))
+      .filter((t) => t.includes('Facts quoted from it: '))
     expect(withFacts.length).toBeGreaterThan(0)
     for (const c of cleared) {
       const sent = messageText(r.messages[c.position] as Message)
       const original = messageText(h[c.index] as Message)
-      for (const value of sent.split('Facts: ')[1]?.split(', ') ?? [])
-        expect(original).toContain(value.split(' ').pop())
+      const quoted = sent.split('Facts quoted from it: ')[1] ?? ''
+      // Every value is a JSON string holding text of the result, whole.
+      for (const q of quoted.match(/"(?:[^"\\]|\\.)*"/g) ?? [])
+        expect(original).toContain(JSON.parse(q) as string)
     }
     expect(() => clearToolResults({ facts: 'yes' as never })).toThrow(InvalidOptionError)
   })

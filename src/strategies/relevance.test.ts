@@ -39,7 +39,7 @@ const view = (messages: Message[], query?: string): View => {
     if (m.role === 'user') newestUser = i
   })
   return createView(
-    { messages, tokens, unitStart, unitEnd, unitKind, unitPrefix, newestUser },
+    { messages, tokens, unitStart, unitEnd, unitKind, unitPrefix, newestUser, exchanges: 0 },
     { ...viewSettings(resolveSetup({})), query },
   )
 }

@@ -76,6 +76,7 @@ export function tokenLimited(
     name: 'tokenLimited',
     options,
     budgetAware: true,
+    ledgerByDefault: 'auto',
     async: false,
     request: {
       limit: options.limit,

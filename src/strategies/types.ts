@@ -61,6 +61,8 @@ export interface View {
   unitOf(i: number): number
   /** The newest unit after the preamble that opens with a user message, or -1. */
   newestUser(): number
+  /** How many units are tool exchanges: kept by the index as messages arrive (a view made by hand may not say). */
+  exchanges?(): number
   /** The units always sent, and their tokens. */
   mandatory(): Mandatory
   /** Every message of the units `[from, to)`, as plan items, appended to `out`. */
@@ -134,6 +136,13 @@ export interface Strategy<Name extends string = string, Options = unknown> {
   readonly async?: boolean
   /** Keeps summaries beside the history: a `ChatContext` over a store reads them back on sync. */
   readonly keepsSummaries?: boolean
+  /** Set by `withLedger`: the ledger it writes of what it drops (a saved state or component keeps it). */
+  readonly ledger?: Readonly<{ share: number; maxTokens: number; when: 'always' | 'tool-calls' }>
+  /**
+   * The ledger when none is asked for or refused: `auto` (when the history has tool calls)
+   * for `tokenLimited`, the default of agents, by name, object or default alike.
+   */
+  readonly ledgerByDefault?: 'auto'
   /** What the strategy was told about the request (its own `limit`, `model`, ...): `fit`'s options win. */
   readonly request?: RequestOptions
   select(view: View): PlanItem[] | Promise<PlanItem[]>

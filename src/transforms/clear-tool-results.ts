@@ -1,7 +1,9 @@
 import { InvalidOptionError } from '../errors.js'
 import { isCarried } from '../messages/carried.js'
-import { extractFacts, rankFacts } from '../messages/facts.js'
+import { rankFacts } from '../messages/facts.js'
 import type { ContentPart, Message } from '../messages/message.js'
+import { quotableFacts } from '../messages/quoted-facts.js'
+import { itemsText } from '../messages/records.js'
 import type { Unit } from '../messages/units.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { isMovedMediaHeader } from '../providers/validate.js'
@@ -157,14 +159,17 @@ export function clearToolResults(
   }
 }
 
-/** The placeholder followed by the result's facts, verbatim: `... Facts: reservation_id 8JX2WO, ...`. */
+/**
+ * The placeholder followed by the result's facts, quoted as the ledger quotes them
+ * (`... Facts quoted from it: reservation_id="8JX2WO", ...`); no credential among them.
+ */
 function withFacts(placeholder: string, m: Message): string {
-  const facts = rankFacts(extractFacts([m]).filter((f) => f.kind !== 'tool')).slice(
+  const facts = rankFacts(quotableFacts(m).facts.filter((f) => f.kind !== 'tool')).slice(
     0,
     FACTS_PER_RESULT,
   )
   if (facts.length === 0) return placeholder
-  return `${placeholder} Facts: ${facts.map((f) => (f.label ? `${f.label} ${f.value}` : f.value)).join(', ')}`
+  return `${placeholder} Facts quoted from it: ${itemsText(facts.map((f) => ({ key: f.label, value: f.value })))}`
 }
 
 /**
