@@ -117,13 +117,20 @@ function asyncError(name: string): InvalidOptionError {
   return new InvalidOptionError('strategy', `${name} is asynchronous: use fitAsync`)
 }
 
-/** Summaries by conversation (its index), then by the strategy that made them. */
-const ledgers = new WeakMap<HistoryIndex, WeakMap<object, SummaryLedger>>()
+/**
+ * Summaries by conversation, then by the strategy that made them. A conversation is known by
+ * its first user message object (the system prompt before it is shared by many), so an index
+ * let go and made again for it (more conversations than the index cache keeps per system
+ * prompt) finds its summaries again instead of writing new ones. A history with no user
+ * message keeps them by its index.
+ */
+const ledgers = new WeakMap<object, WeakMap<object, SummaryLedger>>()
 function ledgerOf(index: HistoryIndex, strategy: object): SummaryLedger {
-  let byStrategy = ledgers.get(index)
+  const key = firstUser(index.input) ?? index
+  let byStrategy = ledgers.get(key)
   if (!byStrategy) {
     byStrategy = new WeakMap()
-    ledgers.set(index, byStrategy)
+    ledgers.set(key, byStrategy)
   }
   let ledger = byStrategy.get(strategy)
   if (!ledger) {
@@ -131,4 +138,11 @@ function ledgerOf(index: HistoryIndex, strategy: object): SummaryLedger {
     byStrategy.set(strategy, ledger)
   }
   return ledger
+}
+
+/** The first user message, looked for among the first few (a conversation opens with one). */
+function firstUser(messages: readonly Message[]): Message | undefined {
+  const n = Math.min(messages.length, 8)
+  for (let i = 0; i < n; i++) if (messages[i]?.role === 'user') return messages[i]
+  return undefined
 }
