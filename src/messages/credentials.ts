@@ -19,7 +19,8 @@ const CREDENTIAL_WORDS = new Set(
   ),
 )
 /** Run-together words ending so are credentials (`accesstoken`, `clientsecret`, `dbpassword`). */
-const CREDENTIAL_SUFFIX = /(?:password|passwd|passphrase|secret|token|cookie|credentials?|signature|sessionid)$/
+const CREDENTIAL_SUFFIX =
+  /(?:password|passwd|passphrase|secret|token|cookie|credentials?|signature|sessionid)$/
 /** Words qualifying `key` into a credential's name (`api_key`, `private_key`, not `sort_key`). */
 const KEY_QUALIFIERS = new Set(
   'api private secret access signing encryption master client app license licence auth service account subscription consumer webhook session shared ssh gpg pgp root admin'.split(
@@ -87,7 +88,7 @@ export function isCredentialKey(key: string): boolean {
   const words = keyWords(key)
   let i = words.length - 1
   while (i > 0 && (MODIFIERS.has(words[i] as string) || /^\d+$/.test(words[i] as string))) i--
-  const w = words[i]
+  const w = words[i]?.replace(/(?<=[a-z])\d+$/, '') // password2
   return w !== undefined && credentialWord(w, words[i - 1])
 }
 
@@ -126,7 +127,8 @@ const NOT_A_VALUE =
 const PROSE =
   /^(?:not|the|a|an|required|missing|invalid|incorrect|expired|wrong|correct|valid|set|unset|empty|too|still|now|being|also|only|in|on|at|for|used|needed|stored|saved|sent|shown|hidden|different|same|of|to|and|or|that|this|your|my|our|their|it|being|revoked|rotated|case)$/i
 
-const OPERATOR = /(?:[ \t]*(?::[ \t]*)?(?:string|String|str)\b)?[ \t]*(:{1,3}=|=>|\?=|\.=|\+=|\|\||[:=>,]|(?:is|are|was)(?=[ \t]))/y
+const OPERATOR =
+  /(?:[ \t]*(?::[ \t]*)?(?:string|String|str)\b)?[ \t]*(:{1,3}=|=>|\?=|\.=|\+=|\|\||[:=>,]|(?:is|are|was)(?=[ \t]))/y
 const SCHEME = /(?:Bearer|Basic|Token|Digest|Bot|OAuth|Negotiate|NTLM|ApiKey)[ \t]+/iy
 
 const isQuote = (c: string | undefined) => c === '"' || c === "'" || c === '`'
@@ -211,6 +213,7 @@ function valueAfter(text: string, keyStart: number, keyEnd: number, key: string)
     SCHEME.lastIndex = p
     if (SCHEME.exec(text)) p = SCHEME.lastIndex
   }
+  if (text.startsWith('${', p) || text.startsWith('{{', p)) return undefined // a placeholder
   let end: number
   if (text[p] === '{' || text[p] === '[') end = bracketEnd(text, p)
   else {
@@ -226,9 +229,18 @@ function valueAfter(text: string, keyStart: number, keyEnd: number, key: string)
 function keyValueSpans(text: string, out: Span[]): void {
   KEY.lastIndex = 0
   for (let m = KEY.exec(text); m; m = KEY.exec(text)) {
-    const key = m[0]
+    let key = m[0]
     const end = m.index + key.length
-    if (!KEY_HINT.test(key.slice(-64)) || !isCredentialKey(key)) continue
+    if (!KEY_HINT.test(key.slice(-64))) continue
+    if (!isCredentialKey(key)) {
+      // Two words in prose: `api key: x`, `connection string = x`.
+      const prev =
+        text[m.index - 1] === ' '
+          ? /[A-Za-z]+$/.exec(text.slice(Math.max(0, m.index - 33), m.index - 1))
+          : null
+      if (!prev || !isCredentialKey(`${prev[0]}_${key}`)) continue
+      key = `${prev[0]}_${key}`
+    }
     const span = valueAfter(text, m.index, end, key)
     if (span) {
       out.push(span)
@@ -251,7 +263,7 @@ function userinfoSpans(text: string, out: Span[]): void {
       j++
     }
     if (text[j] === '@' && j > start && (colon || j - start >= 16)) out.push([start, j])
-    i = j > start ? j : start
+    i = j
   }
 }
 
