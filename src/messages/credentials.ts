@@ -1,47 +1,407 @@
-// Provisional credential filter: replaced by the rule-based filter.
-const KEY =
-  /(?:^|_)(?:pass(?:word|wd|phrase|code)?|secrets?|tokens?|api_?keys?|auth(?:orization)?|credentials?|private_?keys?|cvv|cvc|ssn|pin)(?:_|$)/
-const words = (key: string) =>
-  key
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/[-\s]/g, '_')
-    .toLowerCase()
+/**
+ * The one credential filter: text the library writes into a request (ledger facts, facts
+ * standing for tool results, summaries, error messages) goes through it, so no password,
+ * key or token is repeated to a model. Two kinds of evidence: token formats (gitleaks' rules,
+ * generated into credential-rules.ts, and a few looser forms), and structure (a value after a
+ * credential's name, an Authorization or Cookie header, URL userinfo, a PEM block, a long
+ * base64 blob). Every scan is linear in the text: regexes without nested quantifiers, and
+ * hand-written scans that never go back over text already read.
+ */
+import { SERVICE_WORDS, TOKEN_RULES } from './credential-rules.js'
 
-export function isCredentialKey(key: string): boolean {
-  return KEY.test(words(key)) && !/_id$/.test(words(key))
+// ---------------------------------------------------------------------------------------
+// Keys
+
+/** Words that name a credential on their own (`password`, `SECRET`, `x-api-key`'s nothing). */
+const CREDENTIAL_WORDS = new Set(
+  'password passwords passwd passphrase passcode secret secrets token credential credentials creds authorization auth oauth cookie cookies session sessionid sessid jsessionid phpsessid cvv cvv2 cvc ssn pin otp signature sig'.split(
+    ' ',
+  ),
+)
+/** Run-together words ending so are credentials (`accesstoken`, `clientsecret`, `dbpassword`). */
+const CREDENTIAL_SUFFIX =
+  /(?:password|passwd|passphrase|secret|token|cookie|credentials?|signature|sessionid)$/
+/** Words qualifying `key` into a credential's name (`api_key`, `private_key`, not `sort_key`). */
+const KEY_QUALIFIERS = new Set(
+  'api private secret access signing encryption master client app license licence auth service account subscription consumer webhook session shared ssh gpg pgp root admin'.split(
+    ' ',
+  ),
+)
+/** Words before `token` that make it a counter or a cursor (`max_tokens`, `next_page_token`). */
+const NOT_CREDENTIAL_TOKEN = new Set(
+  'next page continuation pagination sync cursor max min num total input output prompt completion count start end first last special pad eos bos unk sep mask cls stop'.split(
+    ' ',
+  ),
+)
+/** Words before plural `tokens` that keep it a credential (`access_tokens`, not `max_tokens`). */
+const CREDENTIAL_TOKENS = new Set('access refresh api auth bearer session id oauth csrf'.split(' '))
+/** `pass` is a credential after these (`db_pass`), and alone; not `boarding_pass`. */
+const PASS_OWNERS = new Set(
+  'db user admin root smtp ftp proxy mysql redis ldap mail wifi login app'.split(' '),
+)
+/** Words after a credential's name that do not change what it holds (`password_confirm`). */
+const MODIFIERS = new Set(
+  'value val confirm confirmation hash hashed plain plaintext raw b64 base64 enc encrypted encoded code str text header old new current'.split(
+    ' ',
+  ),
+)
+/** Words before `_id` that make the id itself a credential (`session_id`, Vault's `secret_id`). */
+const ID_OWNERS = new Set('session secret token password'.split(' '))
+
+/** A key's words, lowercase: camelCase, snake_case, kebab-case, dotted, spaced. */
+function keyWords(key: string): string[] {
+  return key
+    .slice(-64)
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '')
 }
 
-const VALUE =
-  /(?:sk-[\w-]{8,}|sk_(?:live|test)_\w+|gh[pousr]_\w{20,}|xox[abpr]-[\w-]+|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|eyJ[\w-]+\.[\w-]+\.[\w-]+|-----BEGIN[\s\S]*)/g
-const IN_TEXT =
-  /\b(?:pass(?:word|wd|phrase)?|secrets?|token|api[_ -]?key|auth\w*|credentials?|private[_ -]?key|cvv|cvc|ssn|pin)["']?\s*(?:is|[:=])\s*["']?(?:(?:Bearer|Basic)\s+)?([^\s"',;]+)|\b(?:Bearer|Basic)\s+([^\s"',;]+)/gi
+/** Whether the head word `w` (after `prev`) names a credential. */
+function credentialWord(w: string, prev: string | undefined): boolean {
+  if (w === 'token') return prev === undefined || !NOT_CREDENTIAL_TOKEN.has(prev)
+  if (w === 'tokens') return prev !== undefined && CREDENTIAL_TOKENS.has(prev)
+  if (CREDENTIAL_WORDS.has(w)) return true
+  if (w === 'key' || w === 'keys')
+    return prev !== undefined && (KEY_QUALIFIERS.has(prev) || SERVICE_WORDS.has(prev))
+  if (w === 'pass') return prev === undefined || PASS_OWNERS.has(prev)
+  if (w === 'pwd') return prev !== undefined // `PWD` alone is the shell's working directory
+  if (w === 'phrase' || w === 'word' || w === 'code') return prev === 'pass'
+  if (w === 'string') return prev === 'connection' || prev === 'conn'
+  if (w === 'id') return prev !== undefined && ID_OWNERS.has(prev)
+  if (w.endsWith('tokens')) return false
+  if (CREDENTIAL_SUFFIX.test(w)) return true
+  return /^(?:api|private|secret|access)keys?$/.test(w)
+}
 
-export function credentialSpans(text: string): Array<[number, number]> {
-  const spans: Array<[number, number]> = []
-  for (const m of text.matchAll(VALUE)) spans.push([m.index, m.index + m[0].length])
-  for (const m of text.matchAll(IN_TEXT)) {
-    const v = (m[1] ?? m[2]) as string
-    const at = m.index + m[0].lastIndexOf(v)
-    spans.push([at, at + v.length])
+/**
+ * Whether a key names a credential, in any case or separator style. Its head word decides
+ * (the last word, past modifiers like `_confirm` or `_hash`): `client_secret`, `X-Api-Key`,
+ * `DB_PASSWORD`, `accessToken`, `session`; not `token_count`, `max_tokens`, `author`,
+ * `passenger_id`, `primary_key`. An id is not a credential (`user_id`, `key_id`) unless its
+ * owner word is one (`session_id`, `secret_id`); `PWD` alone is a directory, `boarding_pass`
+ * a document, `next_page_token` a cursor.
+ */
+export function isCredentialKey(key: string): boolean {
+  const words = keyWords(key)
+  let i = words.length - 1
+  while (i > 0 && (MODIFIERS.has(words[i] as string) || /^\d+$/.test(words[i] as string))) i--
+  const w = words[i]?.replace(/(?<=[a-z])\d+$/, '') // password2
+  return w !== undefined && credentialWord(w, words[i - 1])
+}
+
+// ---------------------------------------------------------------------------------------
+// Spans
+
+type Span = [number, number]
+
+/** Forms the library's earlier filter caught, looser than gitleaks' exact lengths. */
+const LOOSE_TOKENS =
+  /\bsk-[\w-]{8,}|\b[sr]k_(?:live|test)_\w+|\bgh[pousr]_\w{20,}|\bxox[abprs]-[\w-]+|\bAKIA[0-9A-Z]{16}|\bAIza[\w-]{30,}|\beyJ[\w-]+\.[\w-]+\.[\w-]*/g
+
+/** `Bearer x` / `Basic x` anywhere, when x looks like a token (not `Basic usage`). */
+const SCHEME_TOKEN = /\b(?:[Bb]earer|Basic)[ \t]+([\w.~+/=-]{8,})/g
+
+/** `curl -u user:password`. */
+const CURL_USER = /(?<![\w-])(?:-u|--user)(?:=|[ \t]+)["']?([^\s"':]+:[^\s"']+)/g
+
+/** A run of standard base64 long enough to be a key's body line (PEM lines are 64). */
+const BASE64_RUN = /[A-Za-z0-9+/]{64,}={0,2}/g
+
+/** A candidate key: an identifier, possibly dotted or dashed (`spring.datasource.password`). */
+const KEY = /[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*/g
+/** Cheap test before splitting a key into words. */
+const KEY_HINT = /pass|pwd|secret|token|cred|auth|key|cookie|sess|cvv|cvc|ssn|pin|otp|sig|string/i
+
+/** Whether a value looks like a token rather than a word (`Basic dXNlcjpw`, not `Basic usage`). */
+function tokenLike(v: string): boolean {
+  return /\d|[+/=]/.test(v) || /[A-Z]/.test(v.slice(1))
+}
+
+/** Values that say nothing: empty, null, booleans, masks, placeholders (`${DB_PASSWORD}`). */
+const NOT_A_VALUE =
+  /^(?:|null|nil|none|true|false|undefined|\*+|\.\.\.|\$\{[^}]*\}|\{\{[^}]*\}\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%)$/i
+/** Words after `is` in prose that are not the credential (`the token is expired`). */
+const PROSE =
+  /^(?:not|the|a|an|required|missing|invalid|incorrect|expired|wrong|correct|valid|set|unset|empty|too|still|now|being|also|only|in|on|at|for|used|needed|stored|saved|sent|shown|hidden|different|same|of|to|and|or|that|this|your|my|our|their|it|being|revoked|rotated|case)$/i
+
+const OPERATOR =
+  /(?:[ \t]*(?::[ \t]*)?(?:string|String|str)\b)?[ \t]*(:{1,3}=|=>|\?=|\.=|\+=|\|\||[:=>,]|(?:is|are|was)(?=[ \t]))/y
+const SCHEME = /(?:Bearer|Basic|Token|Digest|Bot|OAuth|Negotiate|NTLM|ApiKey)[ \t]+/iy
+
+const isQuote = (c: string | undefined) => c === '"' || c === "'" || c === '`'
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t'
+
+/** Past a quote at `i`, escaped or not (`"`, `\"`, `\\\"`): [end, the quote as written]. */
+function quoteAt(text: string, i: number): [number, string] | undefined {
+  let j = i
+  while (text[j] === '\\' && j - i < 4) j++
+  return isQuote(text[j]) ? [j + 1, text.slice(i, j + 1)] : undefined
+}
+
+/** Where an unquoted value after `key` ends. */
+function unquotedEnd(text: string, start: number, lineValue: boolean, query: boolean): number {
+  let j = start
+  for (; j < text.length; j++) {
+    const c = text[j] as string
+    if (c === '\n' || c === '\r') break
+    if (c === '\\' && (text[j + 1] === 'n' || text[j + 1] === 'r' || isQuote(text[j + 1]))) break
+    if (lineValue) {
+      if (c === '"' || c === "'") break
+      continue
+    }
+    if (c === ' ' || c === '\t' || isQuote(c) || ',;&)]}<>\\'.includes(c)) break
+    if (query && c === '#') break
   }
-  spans.sort((a, b) => a[0] - b[0])
-  const out: Array<[number, number]> = []
-  for (const s of spans) {
+  return j
+}
+
+/** Where a bracketed value (`{...}`, `[...]`) at `start` closes, or the end of the text. */
+function bracketEnd(text: string, start: number): number {
+  let depth = 0
+  for (let j = start; j < text.length; j++) {
+    const c = text[j]
+    if (c === '{' || c === '[') depth++
+    else if ((c === '}' || c === ']') && --depth === 0) return j + 1
+  }
+  return text.length
+}
+
+/**
+ * The value after a credential key ending at `keyEnd`, if an operator follows it:
+ * `key: v`, `key=v`, `"key": "v"`, `\"key\":\"v\"`, `<key>v</key>`, `key is v`.
+ * Returns its span and where the scan goes on.
+ */
+function valueAfter(text: string, keyStart: number, keyEnd: number, key: string): Span | undefined {
+  const before = text[keyStart - 1]
+  let p = keyEnd
+  const closing = quoteAt(text, p)
+  if (closing) p = closing[0]
+  OPERATOR.lastIndex = p
+  const op = OPERATOR.exec(text)
+  if (!op) return undefined
+  const operator = op[1] as string
+  if (operator === '>' && before !== '<') return undefined
+  if (operator === ',' && !closing) return undefined
+  const prose = /^[a-z]/.test(operator)
+  p = OPERATOR.lastIndex
+  if (operator === '>') while (p < text.length && /\s/.test(text[p] as string)) p++
+  else while (isBlank(text[p])) p++
+  const opening = quoteAt(text, p)
+  const words = keyWords(key)
+  const head = words[words.length - 1] ?? ''
+  const header = /^(?:auth|authorization|cookie|cookies)$/.test(head)
+  if (opening) {
+    const [start, quote] = opening
+    let end: number
+    if (quote.length === 1) {
+      end = start
+      while (end < text.length && text[end] !== quote && text[end] !== '\n') {
+        if (text[end] === '\\') end++
+        end++
+      }
+    } else {
+      end = text.indexOf(quote, start)
+      if (end < 0) end = unquotedEnd(text, start, true, false)
+    }
+    end = Math.min(end, text.length)
+    return end > start && !NOT_A_VALUE.test(text.slice(start, end)) ? [start, end] : undefined
+  }
+  if (header) {
+    SCHEME.lastIndex = p
+    if (SCHEME.exec(text)) p = SCHEME.lastIndex
+  }
+  if (text.startsWith('${', p) || text.startsWith('{{', p)) return undefined // a placeholder
+  let end: number
+  if (text[p] === '{' || text[p] === '[') end = bracketEnd(text, p)
+  else {
+    end = unquotedEnd(text, p, header && !prose, before === '?' || before === '&')
+    while (end > p && (text[end - 1] === '.' || isBlank(text[end - 1]))) end--
+  }
+  const value = text.slice(p, end)
+  if (NOT_A_VALUE.test(value) || (prose && PROSE.test(value))) return undefined
+  if (operator === '>' && value.startsWith('<')) return undefined
+  return [p, end]
+}
+
+function keyValueSpans(text: string, out: Span[]): void {
+  KEY.lastIndex = 0
+  for (let m = KEY.exec(text); m; m = KEY.exec(text)) {
+    let key = m[0]
+    const end = m.index + key.length
+    if (!KEY_HINT.test(key.slice(-64))) continue
+    if (!isCredentialKey(key)) {
+      // Two words in prose: `api key: x`, `connection string = x`.
+      const prev =
+        text[m.index - 1] === ' '
+          ? /[A-Za-z]+$/.exec(text.slice(Math.max(0, m.index - 33), m.index - 1))
+          : null
+      if (!prev || !isCredentialKey(`${prev[0]}_${key}`)) continue
+      key = `${prev[0]}_${key}`
+    }
+    const span = valueAfter(text, m.index, end, key)
+    if (span) {
+      out.push(span)
+      // The value is read: keys inside it are part of it (and reading on stays linear).
+      if (span[1] > KEY.lastIndex) KEY.lastIndex = span[1]
+    }
+  }
+}
+
+/** `scheme://user:password@host`: the userinfo (a lone user only when token-long). */
+function userinfoSpans(text: string, out: Span[]): void {
+  for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i)) {
+    const start = i + 3
+    let j = start
+    let colon = false
+    while (j < text.length) {
+      const c = text[j] as string
+      if ('/?#@<>"\'`\\'.includes(c) || c === ' ' || c === '\t' || c === '\n' || c === '\r') break
+      if (c === ':') colon = true
+      j++
+    }
+    if (text[j] === '@' && j > start && (colon || j - start >= 16)) out.push([start, j])
+    i = j
+  }
+}
+
+/** A line separator at `i` (a newline, or `\n` written out inside a JSON string): its length. */
+function newlineAt(text: string, i: number): number {
+  if (text[i] === '\r') return text[i + 1] === '\n' ? 2 : 1
+  if (text[i] === '\n') return 1
+  if (text[i] === '\\' && (text[i + 1] === 'n' || text[i + 1] === 'r')) return 2
+  return 0
+}
+
+/**
+ * Armored blocks: `-----BEGIN ...-----` through its END line. Any label: a private key's
+ * label varies (RSA, EC, OPENSSH, ENCRYPTED, PGP ... BLOCK) and a body cannot be told apart.
+ * Unterminated (a text cut short): the header and the base64 lines that follow it.
+ */
+function armorSpans(text: string, out: Span[]): void {
+  // The next END line at or after a position, searched again only past the last one found
+  // (so many BEGIN lines and no END stay linear).
+  let nextEnd = -2
+  const endFrom = (from: number) => {
+    if (nextEnd === -1 || (nextEnd >= from && nextEnd !== -2)) return nextEnd
+    nextEnd = text.indexOf('-----END', from)
+    return nextEnd
+  }
+  for (let b = text.indexOf('-----BEGIN '); b >= 0; b = text.indexOf('-----BEGIN ', b)) {
+    const labelEnd = text.indexOf('-----', b + 11)
+    if (labelEnd < 0 || labelEnd - b > 120) {
+      b += 11
+      continue
+    }
+    let end = endFrom(labelEnd + 5)
+    if (end >= 0) {
+      const close = text.indexOf('-----', end + 8)
+      end = close >= 0 && close - end < 120 ? close + 5 : end + 8
+    } else {
+      end = labelEnd + 5
+      let i = end
+      for (;;) {
+        const nl = newlineAt(text, i)
+        if (!nl) break
+        let j = i + nl
+        while (j < text.length && !newlineAt(text, j)) j++
+        const line = text.slice(i + nl, j)
+        if (!/^(?:[A-Za-z0-9+/=]*|[\w-]+: .*)$/.test(line)) break
+        end = j
+        i = j
+      }
+    }
+    out.push([b, end])
+    b = end
+  }
+}
+
+/** Whole matches of a global regex, or the span of its group 1 when it has one. */
+function regexSpans(re: RegExp, text: string, out: Span[], keep?: (v: string) => boolean): void {
+  for (const m of text.matchAll(re)) {
+    const v = m[1] ?? m[0]
+    if (v === '' || (keep && !keep(v))) continue
+    const start = (m.index ?? 0) + m[0].length - (m[1] === undefined ? m[0].length : v.length)
+    out.push([start, start + v.length])
+  }
+}
+
+/** A base64 run with the mixed alphabet of random bytes (not a word, a path, or hex). */
+function base64Blob(v: string): boolean {
+  if (!/[a-z]/.test(v) || !/[A-Z]/.test(v) || !/\d/.test(v)) return false
+  let slashes = 0
+  for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) === 47) slashes++
+  return slashes * 16 <= v.length // a path has a slash every few characters
+}
+
+function merge(spans: Span[]): Span[] {
+  spans.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  const out: Span[] = []
+  for (const [s, e] of spans) {
     const last = out[out.length - 1]
-    if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1])
-    else out.push([s[0], s[1]])
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e)
+    else if (e > s) out.push([s, e])
   }
   return out
 }
 
-export function isCredential(value: string): boolean {
-  return credentialSpans(value).length > 0
+/**
+ * Spans `[start, end)` (UTF-16 offsets, sorted, non-overlapping, merged) of `text` that are
+ * credentials: gitleaks' token formats, and by structure a value after a credential key in
+ * any form (JSON, escaped JSON in a string, YAML, env, query string, XML, prose `is`), an
+ * Authorization/Cookie header's value, URL userinfo, `curl -u`, armored blocks, JWTs and
+ * long base64 runs. Linear in the length of the text.
+ */
+export function credentialSpans(text: string): Array<[number, number]> {
+  if (text.length < 4) return []
+  const out: Span[] = []
+  regexSpans(TOKEN_RULES, text, out)
+  regexSpans(LOOSE_TOKENS, text, out)
+  regexSpans(SCHEME_TOKEN, text, out, tokenLike)
+  regexSpans(CURL_USER, text, out)
+  regexSpans(BASE64_RUN, text, out, base64Blob)
+  keyValueSpans(text, out)
+  userinfoSpans(text, out)
+  armorSpans(text, out)
+  return merge(out)
 }
 
+/** Shannon entropy per character. */
+function entropy(v: string): number {
+  const counts = new Map<string, number>()
+  for (const c of v) counts.set(c, (counts.get(c) ?? 0) + 1)
+  let h = 0
+  for (const n of counts.values()) h -= (n / v.length) * Math.log2(n / v.length)
+  return h
+}
+
+/**
+ * Whether a value (one extracted fact: an id, a URL) is or holds a credential: it has a
+ * credential span, or as a whole it is a random-looking token (32+ characters of the base64
+ * or base64url alphabet mixing cases and digits, at least 4.2 bits a character: a key's body
+ * line, an API key; not a git commit id, a UUID or a word).
+ */
+export function isCredential(value: string): boolean {
+  if (credentialSpans(value).length > 0) return true
+  const v = value.trim()
+  return (
+    v.length >= 32 &&
+    v.length <= 8192 &&
+    /^[A-Za-z0-9+/_-]+={0,2}$/.test(v) &&
+    base64Blob(v) &&
+    entropy(v) >= 4.2
+  )
+}
+
+/** `text` with each credential span replaced by `[credential]`. */
 export function redactCredentials(text: string): string {
+  const spans = credentialSpans(text)
+  if (spans.length === 0) return text
   let out = ''
   let at = 0
-  for (const [s, e] of credentialSpans(text)) {
+  for (const [s, e] of spans) {
     out += `${text.slice(at, s)}[credential]`
     at = e
   }
