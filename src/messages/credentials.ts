@@ -354,6 +354,26 @@ function merge(spans: Span[]): Span[] {
  * Authorization/Cookie header's value, URL userinfo, `curl -u`, armored blocks, JWTs and
  * long base64 runs. Linear in the length of the text.
  */
+/**
+ * A header or field written as a name/value pair (`{"name": "X-Api-Key", "value": "x"}`, HAR
+ * files, Postman collections), in either order, quotes escaped or not: the value when the
+ * name is a credential's.
+ */
+const PAIR =
+  /\\*"(?:name|key|header|field)\\*"\s*:\s*\\*"([^"\\]{1,100})\\*"\s*,\s*\\*"value\\*"\s*:\s*\\*"((?:[^"\\]|\\[^"])*)|\\*"value\\*"\s*:\s*\\*"((?:[^"\\]|\\[^"])*)\\*"\s*,\s*\\*"(?:name|key|header|field)\\*"\s*:\s*\\*"([^"\\]{1,100})/g
+
+function pairSpans(text: string, out: Span[]): void {
+  if (!text.includes('value')) return
+  for (const m of text.matchAll(PAIR)) {
+    const name = m[1] ?? m[4]
+    const value = m[2] ?? m[3]
+    if (name === undefined || value === undefined || value === '' || !isCredentialKey(name))
+      continue
+    const at = (m.index ?? 0) + (m[2] !== undefined ? m[0].length - value.length : m[0].indexOf(value))
+    out.push([at, at + value.length])
+  }
+}
+
 export function credentialSpans(text: string): Array<[number, number]> {
   if (text.length < 4) return []
   const out: Span[] = []
@@ -365,6 +385,7 @@ export function credentialSpans(text: string): Array<[number, number]> {
   keyValueSpans(text, out)
   userinfoSpans(text, out)
   armorSpans(text, out)
+  pairSpans(text, out)
   return merge(out)
 }
 

@@ -6,9 +6,12 @@ import { contentText, type Message } from './message.js'
 /** What derived text may quote of one message, and the credentials it held (never quoted). */
 export interface Quotable {
   facts: Fact[]
-  /** Credentials the message holds: a value equal to one, or holding one, is not quoted from any message. */
+  /** Credentials the message holds, by piece: another message holding one quotes nothing of it. */
   secrets: string[]
 }
+
+/** What a credential is replaced by before facts are read: a fact holding it is not quoted. */
+const MARK = '[credential]'
 
 /** The texts of a message the facts are read from: its content, and a call's arguments. */
 function textsOf(m: Message): string[] {
@@ -17,26 +20,77 @@ function textsOf(m: Message): string[] {
   return texts
 }
 
+/** `text` with the filter's credentials and each of `known` replaced by the mark. */
+function redacted(text: string, known: readonly string[]): string {
+  const spans = credentialSpans(text)
+  let out = ''
+  let at = 0
+  for (const [s, e] of spans) {
+    out += text.slice(at, s) + MARK
+    at = e
+  }
+  out += text.slice(at)
+  for (const k of known) if (out.includes(k)) out = out.split(k).join(MARK)
+  return out
+}
+
+/** The message with its credentials replaced in its text parts and call arguments. */
+function withoutCredentials(m: Message, known: readonly string[]): Message {
+  const content = m.content
+  const clean =
+    typeof content === 'string'
+      ? redacted(content, known)
+      : content?.map((p) => (p.type === 'text' ? { ...p, text: redacted(p.text, known) } : p))
+  if (m.role === 'assistant' && m.toolCalls)
+    return {
+      ...m,
+      content: clean as typeof m.content,
+      toolCalls: m.toolCalls.map((c) => ({ ...c, arguments: redacted(c.arguments, known) })),
+    }
+  return { ...m, content: clean } as Message
+}
+
 /** Every leaf under a credential's key, at any depth (`{"credentials": {"value": X}}`), keys below it too. */
 function leavesUnder(value: unknown, under: boolean, out: string[], depth = 0): void {
   if (depth > 64) return
   if (typeof value === 'string' || typeof value === 'number') {
     if (under) out.push(String(value))
+    // JSON held in a string (a request body, a note) is read as JSON too.
+    const t = typeof value === 'string' ? value.trim() : ''
+    if (t.length > 1 && (t[0] === '{' || t[0] === '[')) {
+      try {
+        leavesUnder(JSON.parse(t), under, out, depth + 1)
+      } catch {
+        // Text, not JSON.
+      }
+    }
   } else if (Array.isArray(value)) {
     for (const v of value) leavesUnder(v, under, out, depth + 1)
   } else if (value && typeof value === 'object') {
+    // A header or field given as a pair: `{"name": "Authorization", "value": "Bearer x"}`.
+    const named = Object.entries(value).find(
+      ([k, v]) => /^(?:name|key|header|field)$/i.test(k) && typeof v === 'string',
+    )
+    const pair = named !== undefined && isCredentialKey(named[1] as string)
     for (const [k, v] of Object.entries(value)) {
       if (under) out.push(k)
-      leavesUnder(v, under || isCredentialKey(k), out, depth + 1)
+      leavesUnder(v, under || isCredentialKey(k) || (pair && k !== named[0]), out, depth + 1)
     }
   }
 }
 
+/** Pieces of a credential worth looking for elsewhere: the whole, and its parts between separators. */
+function pieces(secret: string): string[] {
+  const out = [secret]
+  for (const p of secret.split(/[\s:@/=;,"'&?]+/)) if (p.length >= 8 && p !== secret) out.push(p)
+  return out
+}
+
 /** The credentials of a message: by the filter's spans, and every value under a credential's key. */
-export function secretsOf(m: Message): string[] {
+function secretsOf(m: Message): string[] {
   const out: string[] = []
   for (const text of textsOf(m)) {
-    for (const [s, e] of credentialSpans(text)) out.push(text.slice(s, e))
+    for (const [s, e] of credentialSpans(text)) out.push(...pieces(text.slice(s, e)))
     const t = text.trim()
     if (t.startsWith('{') || t.startsWith('[')) {
       try {
@@ -46,42 +100,55 @@ export function secretsOf(m: Message): string[] {
       }
     }
   }
-  return out.filter((s) => s.length > 0)
+  return out.filter((s) => s.length >= 4 && s !== MARK)
 }
 
-/** A value that is, holds, or is part of one of `secrets` (a short one must match whole). */
-export function touchesSecret(value: string, secrets: readonly string[]): boolean {
-  for (const s of secrets) {
-    if (s === value) return true
-    if (s.length >= 4 && value.includes(s)) return true
-    if (value.length >= 4 && s.includes(value)) return true
-  }
+/** A value that is, holds, or is part of one of `secrets`. */
+function touchesSecret(value: string, secrets: readonly string[]): boolean {
+  for (const s of secrets) if (s === value || value.includes(s) || s.includes(value)) return true
   return false
 }
 
 const cache = new WeakMap<Message, Quotable>()
 
+function read(m: Message, toolName: string | undefined, known: readonly string[]): Quotable {
+  const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
+  const secrets = secretsOf(m)
+  const facts = extractFacts([withoutCredentials(named, known)]).filter(
+    (f) =>
+      !f.value.includes(MARK) &&
+      !(f.label !== undefined && isCredentialKey(f.label)) &&
+      !isCredential(f.value) &&
+      !touchesSecret(f.value, secrets),
+  )
+  return { facts, secrets }
+}
+
 /**
- * The facts of a message that derived text may quote, computed once per message object: no
- * value is or holds a credential, sits under a credential's key, or is part of a credential
- * the message holds elsewhere. Tool outcomes (`get_user ok`) are facts of kind `tool`.
- * `toolName` names a tool result's tool when the message does not.
+ * The facts of a message that derived text may quote. Credentials are taken out of the text
+ * before any fact is read (the filter's spans, and `known`: credentials other messages held),
+ * so no fact can hold one or part of one; a value under a credential's key, at any depth, is
+ * left out too. Tool outcomes (`get_user ok`) are facts of kind `tool`. Computed once per
+ * message object when `known` has nothing the message holds. `toolName` names a tool
+ * result's tool when the message does not.
  */
-export function quotableFacts(m: Message, toolName?: string): Quotable {
+export function quotableFacts(
+  m: Message,
+  toolName?: string,
+  known: readonly string[] = [],
+): Quotable {
+  const mentioned = known.length > 0 ? known.filter((k) => holds(m, k)) : known
+  if (mentioned.length > 0) return read(m, toolName, mentioned)
   let entry = cache.get(m)
   if (!entry) {
-    const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
-    const secrets = secretsOf(m)
-    const facts = extractFacts([named]).filter(
-      (f) =>
-        !(f.label !== undefined && isCredentialKey(f.label)) &&
-        !isCredential(f.value) &&
-        !touchesSecret(f.value, secrets),
-    )
-    entry = { facts, secrets }
+    entry = read(m, toolName, [])
     cache.set(m, entry)
   }
   return entry
+}
+
+function holds(m: Message, text: string): boolean {
+  return textsOf(m).some((t) => t.includes(text))
 }
 
 /**
@@ -90,17 +157,17 @@ export function quotableFacts(m: Message, toolName?: string): Quotable {
  */
 export function quotableFactsOf(messages: readonly Message[]): Fact[] {
   const names = new Map<string, string>()
-  const all: Quotable[] = []
+  const tools: (string | undefined)[] = []
+  const secrets: string[] = []
   for (const m of messages) {
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) names.set(c.id, c.name)
-    all.push(quotableFacts(m, m.role === 'tool' ? names.get(m.toolCallId) : undefined))
+    const tool = m.role === 'tool' ? names.get(m.toolCallId) : undefined
+    tools.push(tool)
+    secrets.push(...quotableFacts(m, tool).secrets)
   }
-  const secrets = all.flatMap((q) => q.secrets)
   let out: Fact[] = []
-  for (const q of all)
-    out = mergeFacts(
-      out,
-      q.facts.filter((f) => f.kind === 'tool' || !touchesSecret(f.value, secrets)),
-    )
+  messages.forEach((m, k) => {
+    out = mergeFacts(out, quotableFacts(m, tools[k], secrets).facts)
+  })
   return out
 }

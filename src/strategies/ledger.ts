@@ -1,6 +1,6 @@
 import type { FactKind } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
-import { quotableFacts, touchesSecret } from '../messages/quoted-facts.js'
+import { quotableFacts } from '../messages/quoted-facts.js'
 import {
   type FactRecord,
   itemText,
@@ -129,19 +129,23 @@ function buildLedger(view: View, window: readonly number[], maxTokens: number): 
   // A credential one message holds is quoted from none: a token under `password` in one
   // result and bare in the next is still a token.
   const secrets: string[] = []
-  const quotable = window.map((i) => {
+  const read = window.map((i) => {
     const who = whoOf(view, i)
-    const q = quotableFacts(view.message(i), who.role === 'tool' ? who.tools?.[0] : undefined)
-    secrets.push(...q.secrets)
-    return { i, who, facts: q.facts }
+    const tool = who.role === 'tool' ? who.tools?.[0] : undefined
+    secrets.push(...quotableFacts(view.message(i), tool).secrets)
+    return { i, who, tool }
   })
+  const quotable = read.map(({ i, who, tool }) => ({
+    i,
+    who,
+    facts: quotableFacts(view.message(i), tool, secrets).facts,
+  }))
   const seen = new Map<string, Sourced>()
   const openings = new Map<number, string>()
   for (const { i, who, facts } of quotable) {
     for (const fact of facts) {
       // The record names the tool; its outcome is not a fact the next call needs.
       if (fact.kind === 'tool') continue
-      if (secrets.length > 0 && touchesSecret(fact.value, secrets)) continue
       const key = `${fact.kind}\u0000${fact.value}`
       const before = seen.get(key)
       if (before) {
