@@ -369,7 +369,8 @@ function pairSpans(text: string, out: Span[]): void {
     const value = m[2] ?? m[3]
     if (name === undefined || value === undefined || value === '' || !isCredentialKey(name))
       continue
-    const at = (m.index ?? 0) + (m[2] !== undefined ? m[0].length - value.length : m[0].indexOf(value))
+    const at =
+      (m.index ?? 0) + (m[2] !== undefined ? m[0].length - value.length : m[0].indexOf(value))
     out.push([at, at + value.length])
   }
 }

@@ -193,3 +193,51 @@ export function ledgerProblems(
   }
   return problems
 }
+
+/** A message in the library's own shape, as far as the oracle reads it. */
+interface LibraryMessage {
+  role: string
+  content?: unknown
+  toolCalls?: { id: string; name: string; arguments: string }[]
+  toolCallId?: string
+  toolName?: string
+}
+
+/** The oracle's view of a history in the library's shape: role, texts and tools by index. */
+export function sourcesOf(history: readonly LibraryMessage[]): Source[] {
+  const names = new Map<string, string>()
+  const text = (content: unknown) =>
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content
+            .filter((p) => p?.type === 'text')
+            .map((p) => p.text as string)
+            .join('\n')
+        : ''
+  return history.map((m) => {
+    const content = text(m.content)
+    if (m.role === 'assistant') {
+      const calls = m.toolCalls ?? []
+      for (const c of calls) names.set(c.id, c.name)
+      return {
+        role: 'assistant',
+        texts: [content, ...calls.map((c) => c.arguments)],
+        tools: calls.map((c) => c.name),
+      }
+    }
+    if (m.role === 'tool') {
+      const name = m.toolName ?? names.get(m.toolCallId ?? '')
+      return { role: 'tool', texts: [content], tools: name ? [name] : [] }
+    }
+    return { role: m.role, texts: [content], tools: [] }
+  })
+}
+
+/** The message indices a ledger's lines name, in order. */
+export function ledgerIndices(text: string): number[] {
+  return text
+    .split('\n')
+    .slice(1)
+    .map((line) => parseLine(line)?.index ?? -1)
+}

@@ -8,7 +8,7 @@ import type { Message } from '../../src/messages/message.js'
 import { tokenLimited } from '../../src/strategies/token-limited.js'
 import { exactCounter } from '../../src/tokens/counters.js'
 import { clearToolResults } from '../../src/transforms/clear-tool-results.js'
-import { type Source, ledgerProblems } from '../oracle/derived-text.js'
+import { ledgerProblems, sourcesOf } from '../oracle/derived-text.js'
 import { RUNS, SEED } from './generators.js'
 
 /**
@@ -91,7 +91,10 @@ const planted: fc.Arbitrary<Planted[]> = fc
       case 16:
         return one(`token ghp_${long.slice(0, 36)}`, `ghp_${long.slice(0, 36)}`)
       case 17:
-        return one(`aws AKIA${long.slice(0, 16).toUpperCase()}`, `AKIA${long.slice(0, 16).toUpperCase()}`)
+        return one(
+          `aws AKIA${long.slice(0, 16).toUpperCase()}`,
+          `AKIA${long.slice(0, 16).toUpperCase()}`,
+        )
       case 18:
         return one(`slack xoxb-1234567890-1234567890123-${long.slice(0, 24)}`, long.slice(0, 24))
       case 19:
@@ -120,7 +123,11 @@ const planted: fc.Arbitrary<Planted[]> = fc
             text: `-----BEGIN OPENSSH PRIVATE KEY-----\n${lines.slice(0, half).join('\n')}`,
             secrets,
           },
-          { where, text: `${lines.slice(half).join('\n')}\n-----END OPENSSH PRIVATE KEY-----`, secrets },
+          {
+            where,
+            text: `${lines.slice(half).join('\n')}\n-----END OPENSSH PRIVATE KEY-----`,
+            secrets,
+          },
         ]
       }
       case 25:
@@ -210,7 +217,10 @@ const agentCase: fc.Arbitrary<Case> = fc
           {
             id: callId,
             name: step.tool,
-            arguments: JSON.stringify({ reservation_id: `RES${step.id}`, note: argExtra.join('\n') }),
+            arguments: JSON.stringify({
+              reservation_id: `RES${step.id}`,
+              note: argExtra.join('\n'),
+            }),
           },
         ],
       })
@@ -227,24 +237,6 @@ const agentCase: fc.Arbitrary<Case> = fc
     history.push({ role: 'user', content: 'And what about my newest booking?' })
     return { history, secrets, budgetShare }
   })
-
-/** The oracle's view of the history: role, texts and tool names by caller index. */
-function sources(history: readonly Message[]): Source[] {
-  const names = new Map<string, string>()
-  return history.map((m) => {
-    const content = typeof m.content === 'string' ? m.content : ''
-    if (m.role === 'assistant') {
-      const calls = m.toolCalls ?? []
-      for (const c of calls) names.set(c.id, c.name)
-      return { role: 'assistant', texts: [content, ...calls.map((c) => c.arguments)], tools: calls.map((c) => c.name) }
-    }
-    if (m.role === 'tool') {
-      const name = m.toolName ?? names.get(m.toolCallId)
-      return { role: 'tool', texts: [content], tools: name ? [name] : [] }
-    }
-    return { role: m.role, texts: [content], tools: [] }
-  })
-}
 
 /** Every text the library wrote into the request: inserted messages and cleared results. */
 function derivedTexts(r: FitResult): string[] {
@@ -326,7 +318,7 @@ describe('what the library writes from messages, attacked', () => {
           const text = ledger.message.content as string
           const heading = text.split('\n')[0] as string
           expect(heading.startsWith(HEADING_START)).toBe(true)
-          expect(ledgerProblems(text, heading, sources(history)), setup.name).toEqual([])
+          expect(ledgerProblems(text, heading, sourcesOf(history)), setup.name).toEqual([])
           // It stands for messages it quotes, by their caller index.
           for (const k of ledger.replaces) expect(r.dropped).toContain(k)
         },
@@ -371,7 +363,7 @@ describe('what the library writes from messages, attacked', () => {
           if (ledger) {
             const text = ledger.message.content as string
             const heading = text.split('\n')[0] as string
-            expect(ledgerProblems(text, heading, sources(c.history))).toEqual([])
+            expect(ledgerProblems(text, heading, sourcesOf(c.history))).toEqual([])
           }
         }
       }),

@@ -109,7 +109,13 @@ describe('OpenAI chat: an image or file in a tool result', () => {
     const seen = new Set<string>()
     for (const cut of [1, 2, exchange - 1, exchange, exchange + 1]) {
       const budget = all.tokens.total - cut
-      const r = fit(h, { provider: 'openai', counter, budget, strategy: 'tokenLimited' })
+      const r = fit(h, {
+        provider: 'openai',
+        counter,
+        budget,
+        strategy: 'tokenLimited',
+        ledger: false,
+      })
       expect(openaiWire(r.messages)).toEqual([])
       const calls = r.messages.findIndex((m) => m.role === 'assistant' && m.toolCalls)
       const images = r.messages.findIndex(
