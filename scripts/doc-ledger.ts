@@ -14,6 +14,9 @@ const ledger = r.inserted.find((i) => i.reason === 'ledger')?.message.content
 if (typeof ledger !== 'string') throw new Error('the example got no ledger at 3,000 tokens')
 const page = new URL('docs/strategies.md', root)
 const doc = readFileSync(page, 'utf8')
-const next = doc.replace(/(## Agents[\s\S]*?```\n)[\s\S]*?(\n```)/, (_, a, b) => `${a}${ledger}${b}`)
+const next = doc.replace(
+  /(## Agents[\s\S]*?```\n)[\s\S]*?(\n```)/,
+  (_, a, b) => `${a}${ledger}${b}`,
+)
 writeFileSync(page, next)
 console.log(ledger)

@@ -301,19 +301,6 @@ function withEntry(
   }
 }
 
-/** Tokens of what a plan sends. */
-function planTokens(view: View, plan: readonly PlanItem[]): number {
-  let total = 0
-  for (const item of plan)
-    total +=
-      'synthetic' in item
-        ? view.counter.countMessage(item.synthetic)
-        : item.message
-          ? view.counter.countMessage(item.message)
-          : view.messageTokens(item.index)
-  return total
-}
-
 /**
  * The view with `less` tokens fewer available: the inner strategy leaves the ledger its room.
  * The ledger is a user message right after the system prompt, so the kept history need not

@@ -26,7 +26,8 @@ function jsonString(text: string, at: number): { value: string; end: number } | 
     const c = text[k] as string
     if (c === '"') break
     // A raw control character, line or paragraph separator is not allowed in a quoted value.
-    if (/[\u0000-\u001f\u2028\u2029\u0085]/.test(c)) return undefined
+    const code = c.charCodeAt(0)
+    if (code < 0x20 || code === 0x85 || code === 0x2028 || code === 0x2029) return undefined
     k += c === '\\' ? 2 : 1
   }
   if (k >= text.length) return undefined
