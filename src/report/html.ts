@@ -29,7 +29,7 @@ function label(result: FitResult, i: number): { key: string; text: string } {
   if (!f) return { key: 'dropped', text: 'dropped' }
   if (f.fate === 'summarized') {
     const at = result.inserted.find((s) => s.replaces.includes(i))
-    return { key: 'summarized', text: `summarized into #${at ? at.position : '?'}` }
+    return { key: 'summarized', text: `summarized into +#${at ? at.position : '?'}` }
   }
   if (f.fate === 'changed') return { key: 'changed', text: `${f.reason ?? 'changed'}` }
   if (f.fate === 'invalid') return { key: 'invalid', text: `invalid (${f.reason})` }

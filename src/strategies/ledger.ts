@@ -15,7 +15,7 @@ import { whenReady } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
 
 export interface LedgerOptions {
-  /** Share of the room beside the system prompt kept for the ledger, in (0, 1), at most half of what the newest turn leaves. Default 0.5. */
+  /** Share of the room beside the system prompt kept for the ledger, in (0, 1) (less only when the newest turn leaves less). Default 0.5. */
   share?: number
   /** Tokens the ledger may use at most. Default 1,000. */
   maxTokens?: number
@@ -382,32 +382,33 @@ export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions 
     )
       return base.select(view)
     const m = view.mandatory()
-    // Sized by the budget, not by this turn's newest messages, so it stays the same between
-    // calls; never more than half the room the newest messages leave.
+    // Made at the size the budget gives (`full`), whatever this turn's newest messages, so
+    // under a cut that does not move its text does not change; smaller (`size`) only when the
+    // system prompt and the newest turn leave less than that.
     const beside = view.available - (m.preamble >= 0 ? view.unitSize(m.preamble) : 0)
-    const size = Math.min(
-      maxTokens,
-      Math.floor(beside * share),
-      Math.floor((view.available - m.tokens) / 2),
-    )
+    const full = Math.min(maxTokens, Math.floor(beside * share))
+    const size = Math.min(full, view.available - m.tokens)
     if (!Number.isFinite(size) || size < 32) return base.select(view)
+    const entry = (plan: PlanItem[]) => {
+      const made = withEntry(view, plan, full)
+      return made.tokens <= size ? made : withEntry(view, plan, size)
+    }
     // A strategy that does not count drops by its own rule; the budget pass assembly would
     // make after it is made here, before the ledger, so the ledger quotes what it drops too
     // and is not itself what that pass takes out.
     if (!base.budgetAware)
       return whenReady(base.select(view), (plan) => {
-        const made = withEntry(view, trimOldest(view, plan, view.available - size), size)
+        const made = entry(trimOldest(view, plan, view.available - size))
         return made.tokens > 0 ? made.plan : plan
       })
     // The room the ledger did not use goes back to messages: the strategy selects again with
-    // the ledger's real size. Both ledgers are made at the one size the budget gives, so
-    // under a cut that does not move the text does not change.
+    // the ledger's real size, and keeps that selection when its ledger is no larger.
     return whenReady(base.select(narrowed(view, size)), (first) => {
-      const made = withEntry(view, first, size)
+      const made = entry(first)
       // Worth a second selection only when a real share of the room is left.
       if (made.tokens === 0 || size - made.tokens < Math.max(32, size / 8)) return made.plan
       return whenReady(base.select(narrowed(view, made.tokens)), (second) => {
-        const again = withEntry(view, second, size)
+        const again = entry(second)
         if (again.tokens === 0) return second
         return again.tokens <= made.tokens ? again.plan : made.plan
       }) as PlanItem[] | Promise<PlanItem[]>

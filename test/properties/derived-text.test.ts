@@ -371,3 +371,48 @@ describe('what the library writes from messages, attacked', () => {
     )
   })
 })
+
+describe('the ledger under a stable cut', () => {
+  it('its text changes only when what is dropped changes, turn by turn, in a ChatContext and a fit of a growing array', () => {
+    let changes = 0
+    fc.assert(
+      fc.property(agentCase, fc.boolean(), ({ history, budgetShare }, viaContext) => {
+        const total = counter.countMessages(history)
+        const budget = Math.max(900, Math.floor(total * budgetShare))
+        const ctx = new ChatContext({ budget, stable: true })
+        const grown: Message[] = []
+        let last: { text: string | undefined; dropped: string } | undefined
+        for (const m of history) {
+          grown.push(m)
+          ctx.addMessage(m)
+          if (m.role === 'assistant' && m.toolCalls?.length) continue
+          let r: FitResult
+          try {
+            r = viaContext ? ctx.fit() : fit(grown, { budget, stable: true })
+          } catch (e) {
+            if (e instanceof ContextOverflowError) {
+              last = undefined
+              continue
+            }
+            throw e
+          }
+          const text = r.inserted.find((i) => i.reason === 'ledger')?.message.content as
+            | string
+            | undefined
+          const dropped = r.dropped.join(',')
+          if (last && text !== last.text) {
+            changes++
+            expect(
+              dropped,
+              `the ledger changed, the cut did not:\n${last.text}\n---\n${text}`,
+            ).not.toBe(last.dropped)
+          }
+          last = { text, dropped }
+        }
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    )
+    // The cut moved in some cases: the property saw ledgers change.
+    expect(changes).toBeGreaterThan(0)
+  })
+})
