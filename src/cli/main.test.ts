@@ -73,6 +73,30 @@ describe('context-window fit', () => {
     )
     expect(r.out).toMatch(/summarized \(ledger\)/)
   })
+  it('naming the default strategy sends the same request as leaving it out (the ledger included), and the inserted row names the messages by index', () => {
+    const asJson = (...extra: string[]) =>
+      JSON.parse(run('fit', EXAMPLE, '--budget', '3000', '--json', ...extra).out)
+    const plain = asJson()
+    const named = asJson('--strategy', 'tokenLimited')
+    expect(named.messages).toEqual(plain.messages)
+    expect(plain.inserted.map((i: { reason: string }) => i.reason)).toEqual(['ledger'])
+    expect(asJson('--no-ledger').inserted).toEqual([])
+    const r = run(
+      'fit',
+      EXAMPLE,
+      '--budget',
+      '3000',
+      '--strategy',
+      'headAndTail',
+      '--head',
+      '1',
+      '--tail',
+      '4',
+    )
+    expect(r.code).toBe(0)
+    // A placeholder for a run of messages names them as kept and fates do: by index.
+    expect(r.out).toMatch(/inserted placeholder for 30 \(messages 2 to 31\)/)
+  })
   it('--out writes the fitted conversation in the input shape, and --json the full result', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cw-out-'))
     const out = join(dir, 'fitted.json')
