@@ -1,4 +1,5 @@
-// Whether what an agent's next tool call needs from older turns is still sent, on τ-bench.
+// Whether what an agent's next tool call needs from older turns is still sent, on τ-bench
+// (GPT-4o airline trajectories) or on τ²-bench airline conversations run by Claude Sonnet 4.5.
 //
 // A case is an assistant tool call whose arguments carry an identifier first seen in an
 // older turn: in the history before the newest user message, not in the system prompt, and
@@ -9,7 +10,7 @@
 // Settings (how much room the ledger takes) are chosen by leave-one-out over groups of
 // trajectories: each group is scored with the setting that did best on the other groups.
 //
-// npm run eval:agent [-- --budgets 0.1,0.25] [--folds 5] [--json]
+// npm run eval:agent [-- --data tau-bench|tau2-claude] [--budgets 0.1,0.25] [--folds 5] [--json]
 import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
@@ -24,6 +25,13 @@ import { exactCounter } from '../src/tokens/counters.js'
 import { clearToolResults } from '../src/transforms/clear-tool-results.js'
 import { pipe } from '../src/transforms/pipe.js'
 import { type TauRecord, tauBench } from '../test/tau-bench.js'
+import { tau2Claude } from '../test/tau2-claude.js'
+
+/** The data sets `--data` names, each as `{ task_id, traj }` records in OpenAI chat format. */
+export const DATA_SETS: Record<string, () => TauRecord[]> = {
+  'tau-bench': tauBench,
+  'tau2-claude': tau2Claude,
+}
 
 /**
  * What a tool call names that it must have read somewhere: every string value of its JSON
@@ -207,6 +215,7 @@ const share = (xs: readonly boolean[]) => xs.filter(Boolean).length / Math.max(1
 function main(): void {
   const { values } = parseArgs({
     options: {
+      data: { type: 'string' },
       budgets: { type: 'string' },
       folds: { type: 'string' },
       json: { type: 'boolean' },
@@ -220,7 +229,13 @@ function main(): void {
     )
     process.exit(2)
   }
-  const records = tauBench()
+  const data = values.data ?? 'tau-bench'
+  const load = Object.hasOwn(DATA_SETS, data) ? DATA_SETS[data] : undefined
+  if (!load) {
+    process.stderr.write(`eval-agent: --data takes ${Object.keys(DATA_SETS).join(' or ')}\n`)
+    process.exit(2)
+  }
+  const records = load()
   const cases = agentCases(records)
   const counter = exactCounter()
   const fold = foldOf(records, folds)
@@ -255,7 +270,7 @@ function main(): void {
     })
   }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ rows }, null, 2)}\n`)
+    process.stdout.write(`${JSON.stringify({ data, rows }, null, 2)}\n`)
     return
   }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
