@@ -2,6 +2,7 @@ import { InvalidInputError } from '../errors.js'
 import { requireArgument } from '../options-check.js'
 import { requireMessages } from './check.js'
 import type { Fact, FactKind } from './fact.js'
+import { JsonDeep, JsonNumber, JsonObject, type JsonValue, readJson } from './json.js'
 import { contentText, type Message } from './message.js'
 
 /** What `fitFacts` needs of a token counter. */
@@ -22,29 +23,79 @@ const ORDER: Record<FactKind, number> = {
 
 /** Per message, so one pasted blob cannot flood the ledger. */
 const MAX_PER_MESSAGE = 400
-/** JSON nested deeper than this is read as text. */
+/** JSON containers nested deeper than this are read as text. */
 const MAX_DEPTH = 12
 
-const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]}]+/g
-const EMAIL_RE = /\b[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+\b/g
+/** Longest identifier listed: a longer token is skipped whole, never cut to a prefix. */
+const MAX_ID = 200
+
+// Patterns start and end where a word does, by Unicode letters, marks and digits (`\b` knows
+// only ASCII: it would cut `Ñandú-42` to `ndú-42`).
+const URL_RE = /(?<![\p{L}\p{N}\p{M}_])https?:\/\/[^\s<>"'`)\]}]+/gu
+const EMAIL_RE =
+  /(?<![\p{L}\p{N}\p{M}_.+-])[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?![\p{L}\p{N}\p{M}_-]|\.[\p{L}\p{N}])/gu
 const PATH_RE =
   /(?:^|[\s"'`(=])((?:~|\.{1,2})?\/?(?:[\w.-]{1,80}\/){1,20}[\w-]{1,80}\.[A-Za-z0-9]{1,8}|[A-Za-z]:\\(?:[\w .-]{1,80}\\){0,20}[\w .-]{1,80}|\/(?:[\w.-]{1,80}\/){1,20}[\w.-]{1,80})(?=$|[\s"'`),:;!?]|\.(?:\s|$))/g
 const DATE_RE =
-  /\b(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}\/\d{1,2}\/\d{2,4}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{4})\b/g
+  /(?<![\p{L}\p{N}\p{M}_])(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}\/\d{1,2}\/\d{2,4}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{4})(?![\p{L}\p{N}\p{M}_])/gu
 // Digit runs are bounded: an unbounded `\b\d[\d,]*` that then fails rescans the rest of a
-// `1,2,3,…` run from every digit (quadratic on a CSV tool result).
+// `1,2,3,…` run from every digit (quadratic on a CSV tool result). A run longer than the bound
+// is no amount at all (`(?!\d|,\d)`), never its first digits.
 const MONEY_RE =
-  /(?:[$€£¥₹]\s?\d[\d,]{0,23}(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)\b)?|\b\d[\d,]{0,23}(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|dollars|euros|pounds)\b)/g
+  /(?:[$€£¥₹]\s?\d[\d,]{0,23}(?!\d|,\d)(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)(?![\p{L}\p{N}\p{M}_]))?|(?<![\p{L}\p{N}\p{M}_])\d[\d,]{0,23}(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|dollars|euros|pounds))(?![\p{L}\p{N}\p{M}_])/gu
 const QUANTITY_RE =
-  /\b\d[\d,]{0,23}(?:\.\d+)?\s?(?:%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|months|years|kg|g|mg|lb|lbs|oz|km|m|cm|mm|mi|miles|ft|in|GB|MB|KB|TB|GiB|MiB|KiB|bytes|tokens|px|°C|°F|nights|bags|passengers|seats|items)(?![\w])/g
-/** Letters and digits mixed (codes, ids, flight numbers, hashes), or words joined by `_`/`-` ending in digits. */
-const ID_RE = /\b[A-Za-z0-9][A-Za-z0-9_.:-]{2,63}\b/g
+  /(?<![\p{L}\p{N}\p{M}_])\d[\d,]{0,23}(?:\.\d+)?\s?(?:%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|months|years|kg|g|mg|lb|lbs|oz|km|m|cm|mm|mi|miles|ft|in|GB|MB|KB|TB|GiB|MiB|KiB|bytes|tokens|px|°C|°F|nights|bags|passengers|seats|items)(?![\p{L}\p{N}\p{M}_])/gu
+/**
+ * Tokens that may be identifiers: runs of letters, digits, marks and `_.:-`, whole (an ARN or
+ * URN keeps its `/` too). Unbounded, so a long token is seen whole and skipped, not cut.
+ */
+const ID_RE =
+  /(?<![\p{L}\p{N}\p{M}_.:-])(?:arn|urn|URN):[\p{L}\p{N}\p{M}_.:/-]+|[\p{L}\p{N}\p{M}_.:-]+/gu
+/** `data:image/png;base64,...`: content inlined, not a link, and nothing in it is a fact. */
+const DATA_URL_RE =
+  /(?<![\p{L}\p{N}\p{M}_])data:(?:[\w.+-]{1,100}\/[\w.+-]{1,100})?(?:;[\w.+-]{1,100}(?:=[\w.+-]{0,100})?){0,20},[^\s"'`<>]*/giu
+/** A run of base64 (either alphabet) or hex characters, judged whole by `isBlob`. */
+const BLOB_RE = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}/g
+/** Hex groups side by side (`de ad be ef`, `00000010  4865 6c6c`): a dump, not identifiers. */
+const HEX_GROUP = '[0-9a-fA-F]{2,8}:?(?![\\p{L}\\p{N}\\p{M}_:])'
+const HEX_DUMP_RE = new RegExp(
+  `(?<![\\p{L}\\p{N}\\p{M}_])${HEX_GROUP}(?:[ \\t]{1,4}${HEX_GROUP}){3,}`,
+  'gu',
+)
+
+/**
+ * Encoded bytes, not something a conversation names: base64 of 40 characters or more (padded
+ * to a multiple of 4 with `=`, or mixing capitals, small letters and digits as often as random
+ * text does, which a camelCase or snake_case name does not), or more than 64 hex digits (a
+ * hash is at most 64: a git commit, a SHA-256 in prose are identifiers). Under a key naming an
+ * identifier (`commit_sha`, `cursor_id`), JSON values are identifiers whatever they look like.
+ */
+export function isBlob(run: string): boolean {
+  if (run.length > 64 && /^[0-9a-fA-F]+$/.test(run)) return true
+  if (run.length < 40 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(run)) return false
+  if (run.endsWith('=') && run.length % 4 === 0) return true
+  if (!/[A-Z]/.test(run) || !/[a-z]/.test(run) || !/\d/.test(run)) return false
+  // Runs of one class (capitals, small letters, digits, other): about 0.65 a character in
+  // random base64, under 0.35 in names made of words.
+  let runs = 1
+  for (let k = 1; k < run.length; k++)
+    if (charClass(run.charCodeAt(k)) !== charClass(run.charCodeAt(k - 1))) runs++
+  return runs / run.length >= 0.4
+}
+
+function charClass(c: number): number {
+  if (c >= 65 && c <= 90) return 0
+  if (c >= 97 && c <= 122) return 1
+  if (c >= 48 && c <= 57) return 2
+  return 3
+}
+
 /** The key's last word names money (`price`, `total_price`, `refundAmount`; not `total_baggages`). */
 const AMOUNT_WORD =
   /(?:^|_)(?:price|amount|balance|cost|fee|total|refund|paid|charge|fare|budget|salary|tax)e?s?$/
-/** The key's last word says the value identifies something (`reservation_id`, `orderNumber`). */
+/** The key's last word says the value identifies something (`reservation_id`, `orderNumber`, `commit_sha`). */
 const ID_WORD =
-  /(?:^|_)(?:id|ids|code|number|no|num|ref|reference|sku|key|uuid|handle|username|account)$/
+  /(?:^|_)(?:id|ids|code|number|no|num|ref|reference|sku|key|uuid|handle|username|account|sha|sha1|sha256|hash|commit|digest|checksum|etag|arn|urn)$/
 const words = (key: string) =>
   key
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
@@ -54,26 +105,62 @@ const isAmountKey = (key: string | undefined) => key !== undefined && AMOUNT_WOR
 const isIdKey = (key: string | undefined) => key !== undefined && ID_WORD.test(words(key))
 
 function looksLikeId(token: string): boolean {
-  if (!/\d/.test(token) || !/[A-Za-z]/.test(token)) return false
+  if (token.length < 3 || token.length > MAX_ID) return false
+  if (!/\p{Nd}/u.test(token) || !/\p{L}/u.test(token)) return false
   if (/^\d+(?:st|nd|rd|th|am|pm|k|m|s|h|x|px|ms|kb|mb|gb|d)$/i.test(token)) return false
   // A version or a decimal with a unit is not an identifier of something.
   if (/^v?\d+(?:\.\d+)+$/i.test(token)) return false
-  return token.length >= 4 || /^[A-Z]{1,3}\d+$/.test(token)
+  return token.length >= 4 || /^\p{Lu}{1,3}\p{Nd}+$/u.test(token)
 }
 
-/** Collects facts from one text, in order of appearance. */
+/** Spans of a text, in order, that hold no facts: data URLs, base64 and hex blobs. */
+function blobSpans(text: string): [number, number][] {
+  const spans: [number, number][] = []
+  for (const m of text.matchAll(DATA_URL_RE)) {
+    const at = m.index ?? 0
+    spans.push([at, at + (m[0] as string).length])
+  }
+  for (const m of text.matchAll(BLOB_RE)) {
+    const run = m[0] as string
+    if (isBlob(run)) spans.push([m.index ?? 0, (m.index ?? 0) + run.length])
+  }
+  return spans.sort((a, b) => a[0] - b[0])
+}
+
+/** Whether [from, to) overlaps a span of `spans` (sorted, as `blobSpans` gives them). */
+function overlaps(spans: readonly [number, number][], from: number, to: number): boolean {
+  let lo = 0
+  let hi = spans.length
+  // The first span ending after `from`.
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((spans[mid] as [number, number])[1] <= from) lo = mid + 1
+    else hi = mid
+  }
+  const s = spans[lo]
+  return s !== undefined && s[0] < to
+}
+
+/**
+ * Collects facts from one text, in order of appearance. Every value is a piece of the text as
+ * written, never cut out of a longer token.
+ */
 function fromText(text: string, out: Fact[], label?: string): void {
   const start = out.length
   const add = (kind: FactKind, value: string) => {
     if (out.length - start < MAX_PER_MESSAGE)
       out.push(label ? { kind, value, label } : { kind, value })
   }
-  const taken: [number, number][] = []
+  const blobs = blobSpans(text)
+  const taken: [number, number][] = [...blobs]
   const claim = (re: RegExp, kind: FactKind, group = 0, clean?: (v: string) => string) => {
     for (const m of text.matchAll(re)) {
       const raw = m[group] as string | undefined
       if (!raw) continue
       const at = (m.index ?? 0) + (group ? (m[0] as string).indexOf(raw) : 0)
+      // A URL is whole even when it carries base64; nothing else is read inside a blob.
+      if (kind !== 'url' && overlaps(blobs, at, at + raw.length)) continue
+      if (kind === 'url' && text.startsWith('data:', at)) continue
       const value = clean ? clean(raw) : raw
       taken.push([at, at + raw.length])
       add(kind, value)
@@ -85,12 +172,17 @@ function fromText(text: string, out: Fact[], label?: string): void {
   claim(DATE_RE, 'date')
   claim(MONEY_RE, 'amount', 0, (v) => v.replace(/,+$/, ''))
   claim(QUANTITY_RE, 'quantity')
+  for (const m of text.matchAll(HEX_DUMP_RE))
+    if (/[a-fA-F]/.test(m[0] as string)) {
+      const at = m.index ?? 0
+      taken.push([at, at + (m[0] as string).length])
+    }
   taken.sort((a, b) => a[0] - b[0])
   // Identifiers outside what the patterns above already took (no id inside a URL or a date).
   let t = 0
   for (const m of text.matchAll(ID_RE)) {
-    const at = m.index ?? 0
-    const token = (m[0] as string).replace(/[.:-]+$/, '')
+    const token = (m[0] as string).replace(/^[.:-]+/, '').replace(/[.:-]+$/, '')
+    const at = (m.index ?? 0) + (m[0] as string).indexOf(token)
     while (t < taken.length && (taken[t] as [number, number])[1] <= at) t++
     const span = taken[t]
     if (span && span[0] < at + token.length) continue
@@ -98,20 +190,17 @@ function fromText(text: string, out: Fact[], label?: string): void {
   }
 }
 
-/** Walks parsed JSON: keys name what the values are. */
-function fromJson(
-  value: unknown,
-  out: Fact[],
-  key: string | undefined,
-  depth: number,
-  limit: number,
-): void {
-  if (depth > MAX_DEPTH || out.length >= limit) return
+/**
+ * Walks JSON as `readJson` gives it: keys name what the values are. A string's facts are
+ * pieces of the decoded string (`"a\u00e9"` is read as `aé`); a number's, its source text.
+ */
+function fromJson(value: JsonValue, out: Fact[], key: string | undefined, limit: number): void {
+  if (out.length >= limit) return
   if (typeof value === 'string') {
     // An id by its key, or a code written in capitals (`UHDAHF` in a list of reservations,
     // `JFK` as an origin).
     if (
-      (isIdKey(key) && /^[\w.:-]{2,64}$/.test(value)) ||
+      (isIdKey(key) && value.length <= MAX_ID && /^[\p{L}\p{N}\p{M}_.:/+=-]{2,}$/u.test(value)) ||
       /^(?:[A-Z0-9]{5,12}|[A-Z]{3,4})$/.test(value)
     ) {
       out.push(key ? { kind: 'id', value, label: key } : { kind: 'id', value })
@@ -120,34 +209,37 @@ function fromJson(
     fromText(value, out, key)
     return
   }
-  if (typeof value === 'number' && Number.isFinite(value)) {
-    if (isAmountKey(key)) out.push({ kind: 'amount', value: String(value), label: key })
-    else if (isIdKey(key)) out.push({ kind: 'id', value: String(value), label: key })
+  if (value instanceof JsonNumber) {
+    if (isAmountKey(key)) out.push({ kind: 'amount', value: value.raw, label: key })
+    else if (isIdKey(key)) out.push({ kind: 'id', value: value.raw, label: key })
     return
   }
   if (Array.isArray(value)) {
-    for (const v of value) fromJson(v, out, key, depth + 1, limit)
+    for (const v of value) fromJson(v, out, key, limit)
     return
   }
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
+  if (value instanceof JsonObject) {
+    for (const [k, v] of value.entries) {
       // Object keys can be identifiers too (a map from payment id to its record), field names not.
-      if (looksLikeId(k) && (/\d{3}/.test(k) || /[A-Z]/.test(k)))
+      if (looksLikeId(k) && (/\d{3}/.test(k) || /[A-Z]/.test(k)) && !isBlob(k))
         out.push({ kind: 'id', value: k, ...(key && { label: key }) })
-      fromJson(v, out, k, depth + 1, limit)
+      fromJson(v, out, k, limit)
     }
+    return
   }
+  // Nested deeper than MAX_DEPTH: its source text, read as text.
+  if (value instanceof JsonDeep) fromText(value.text, out)
 }
 
 function fromStructured(text: string, out: Fact[]): void {
   const t = text.trim()
   if ((t.startsWith('{') && t.endsWith('}')) || (t.startsWith('[') && t.endsWith(']'))) {
-    try {
-      fromJson(JSON.parse(t), out, undefined, 0, out.length + MAX_PER_MESSAGE)
+    const value = readJson(t, MAX_DEPTH)
+    if (value !== undefined) {
+      fromJson(value, out, undefined, out.length + MAX_PER_MESSAGE)
       return
-    } catch {
-      // Not JSON after all: read it as text.
     }
+    // Not JSON after all: read it as text.
   }
   fromText(text, out)
 }
