@@ -66,21 +66,27 @@ const HEX_DUMP_RE = new RegExp(
 /**
  * Encoded bytes, not something a conversation names: base64 of 40 characters or more (padded
  * to a multiple of 4 with `=`, or mixing capitals, small letters and digits as often as random
- * text does, which a camelCase or snake_case name does not), or more than 64 hex digits (a
- * hash is at most 64: a git commit, a SHA-256 in prose are identifiers). Under a key naming an
- * identifier (`commit_sha`, `cursor_id`), JSON values are identifiers whatever they look like.
+ * text does, which a camelCase name does not, with few `-`, `_` or `/`, which names and paths
+ * have many of), or more than 64 hex digits in a row (a hash is at most 64: a git commit or a
+ * SHA-256 in prose is an identifier). A random 40-character token in prose reads as base64
+ * too; under a key naming an identifier (`commit_sha`, `cursor_id`), a JSON value is an
+ * identifier whatever it looks like.
  */
 export function isBlob(run: string): boolean {
-  if (run.length > 64 && /^[0-9a-fA-F]+$/.test(run)) return true
   if (run.length < 40 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(run)) return false
+  if (/[0-9a-fA-F]{65}/.test(run)) return true
+  let runs = 1
+  let separators = 0
+  for (let k = 0; k < run.length; k++) {
+    const c = run.charCodeAt(k)
+    if (c === 45 || c === 95 || c === 47) separators++
+    if (k > 0 && charClass(c) !== charClass(run.charCodeAt(k - 1))) runs++
+  }
+  if (separators / run.length > 0.1) return false
   if (run.endsWith('=') && run.length % 4 === 0) return true
-  if (!/[A-Z]/.test(run) || !/[a-z]/.test(run) || !/\d/.test(run)) return false
   // Runs of one class (capitals, small letters, digits, other): about 0.65 a character in
   // random base64, under 0.35 in names made of words.
-  let runs = 1
-  for (let k = 1; k < run.length; k++)
-    if (charClass(run.charCodeAt(k)) !== charClass(run.charCodeAt(k - 1))) runs++
-  return runs / run.length >= 0.4
+  return /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run) && runs / run.length >= 0.4
 }
 
 function charClass(c: number): number {
@@ -186,7 +192,7 @@ function fromText(text: string, out: Fact[], label?: string): void {
     while (t < taken.length && (taken[t] as [number, number])[1] <= at) t++
     const span = taken[t]
     if (span && span[0] < at + token.length) continue
-    if (looksLikeId(token)) add('id', token)
+    if (looksLikeId(token) && !isBlob(token)) add('id', token)
   }
 }
 
@@ -326,21 +332,26 @@ export function mentions(text: string, fact: Fact): boolean {
   }
   if (text.includes(fact.value)) return true
   if (fact.kind === 'amount' || fact.kind === 'quantity') {
-    const digits = /\d[\d,]*(?:\.\d+)?/.exec(fact.value)?.[0]?.replace(/,/g, '')
+    const digits = /\d[\d,]*(?:\.\d+)?/.exec(fact.value)?.[0]
     if (!digits) return false
-    const plain = digits.replace(/\.0+$/, '')
-    return numbersIn(text).has(plain)
+    return numbersIn(text).has(plainNumber(digits))
   }
   return false
 }
+
+/** A number's digits without separators or trailing zeros of its fraction (`1,250.50` is `1250.5`). */
+const plainNumber = (digits: string) =>
+  digits
+    .replace(/,/g, '')
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '')
 
 let lastText = ''
 let lastNumbers = new Set<string>()
 function numbersIn(text: string): Set<string> {
   if (text === lastText) return lastNumbers
   const out = new Set<string>()
-  for (const m of text.matchAll(/\d[\d,]*(?:\.\d+)?/g))
-    out.add((m[0] as string).replace(/,/g, '').replace(/\.0+$/, ''))
+  for (const m of text.matchAll(/\d[\d,]*(?:\.\d+)?/g)) out.add(plainNumber(m[0] as string))
   lastText = text
   lastNumbers = out
   return out
