@@ -1,5 +1,6 @@
 import type { Fact, FactKind } from '../messages/fact.js'
 import { extractFacts } from '../messages/facts.js'
+import { JsonDeep, JsonNumber, JsonObject, type JsonValue, readJson } from '../messages/json.js'
 import { contentText, type Message } from '../messages/message.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -54,15 +55,22 @@ const secretParent = (key: string) =>
       .toLowerCase(),
   )
 
-/** Every value under a credential's key, at any depth (`{"credentials": {"value": X}}`). */
-function secretLeaves(value: unknown, under: boolean, out: string[], depth = 0): void {
+/**
+ * Every value under a credential's key, at any depth (`{"credentials": {"value": X}}`), as
+ * written: a number is its source text, as the facts list it.
+ */
+function secretLeaves(value: JsonValue, under: boolean, out: string[], depth = 0): void {
   if (depth > 64) return
-  if (typeof value === 'string' || typeof value === 'number') {
-    if (under) out.push(String(value))
+  if (typeof value === 'string') {
+    if (under) out.push(value)
+  } else if (value instanceof JsonNumber) {
+    if (under) out.push(value.raw)
+  } else if (value instanceof JsonDeep) {
+    if (under) out.push(value.text)
   } else if (Array.isArray(value)) {
     for (const v of value) secretLeaves(v, under, out, depth + 1)
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
+  } else if (value instanceof JsonObject) {
+    for (const [k, v] of value.entries) {
       const secret = under || secretParent(k)
       if (under) out.push(k)
       secretLeaves(v, secret, out, depth + 1)
@@ -77,12 +85,9 @@ function secretsOf(m: Message): string[] {
     if (!SECRET_KEY.test(text) && !/Bearer|Basic/.test(text)) continue
     for (const match of text.matchAll(SECRET_IN_TEXT)) out.push((match[1] ?? match[2]) as string)
     const t = text.trim()
-    if (/^[[{]/.test(t))
-      try {
-        secretLeaves(JSON.parse(t), false, out)
-      } catch {
-        // Not JSON: its text was read above.
-      }
+    // Not JSON: its text was read above.
+    const json = /^[[{]/.test(t) ? readJson(t, 64) : undefined
+    if (json !== undefined) secretLeaves(json, false, out)
   }
   return out
 }
