@@ -87,7 +87,7 @@ describe('fact values are exact', () => {
     const uuid = '550e8400-e29b-41d4-a716-446655440000'
     const text = [
       `image ${PNG}`,
-      `inline <img src="data:image/png;base64,${PNG}"> and data:text/plain,HAT123%20x`,
+      `inline <img src="data:image/png;base64,${PNG}"> and data:text/plain,HAT123%20http://x.test/Q1W2`,
       'jpeg "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEx8Q/5s"',
       '00000010  48 65 6c 6c 6f 20 57 6f  72 6c 64 0a 1f 2e 3d 4c  |Hello World...=L|',
       '00000020: 4865 6c6c 6f20 576f 726c 640a  Hello World.',

@@ -119,21 +119,28 @@ function looksLikeId(token: string): boolean {
   return token.length >= 4 || /^\p{Lu}{1,3}\p{Nd}+$/u.test(token)
 }
 
-/** Spans of a text, in order, that hold no facts: data URLs, base64 and hex blobs. */
-function blobSpans(text: string): [number, number][] {
+/** Where the matches of a pattern are, in order. */
+function spansOf(text: string, re: RegExp, keep?: (match: string) => boolean): [number, number][] {
   const spans: [number, number][] = []
-  for (const m of text.matchAll(DATA_URL_RE)) {
+  for (const m of text.matchAll(re)) {
     const at = m.index ?? 0
-    spans.push([at, at + (m[0] as string).length])
+    if (!keep || keep(m[0] as string)) spans.push([at, at + (m[0] as string).length])
   }
-  for (const m of text.matchAll(BLOB_RE)) {
-    const run = m[0] as string
-    if (isBlob(run)) spans.push([m.index ?? 0, (m.index ?? 0) + run.length])
-  }
-  return spans.sort((a, b) => a[0] - b[0])
+  return spans
 }
 
-/** Whether [from, to) overlaps a span of `spans` (sorted, as `blobSpans` gives them). */
+/** Two lists of spans as one, in order, overlapping spans joined (so ends are in order too). */
+function union(a: readonly [number, number][], b: readonly [number, number][]): [number, number][] {
+  const out: [number, number][] = []
+  for (const s of [...a, ...b].sort((x, y) => x[0] - y[0])) {
+    const last = out[out.length - 1]
+    if (last && s[0] < last[1]) last[1] = Math.max(last[1], s[1])
+    else out.push([s[0], s[1]])
+  }
+  return out
+}
+
+/** Whether [from, to) overlaps one of `spans` (in order and apart, as `union` gives them). */
 function overlaps(spans: readonly [number, number][], from: number, to: number): boolean {
   let lo = 0
   let hi = spans.length
@@ -157,7 +164,8 @@ function fromText(text: string, out: Fact[], label?: string): void {
     if (out.length - start < MAX_PER_MESSAGE)
       out.push(label ? { kind, value, label } : { kind, value })
   }
-  const blobs = blobSpans(text)
+  const data = spansOf(text, DATA_URL_RE)
+  const blobs = union(data, spansOf(text, BLOB_RE, isBlob))
   const taken: [number, number][] = [...blobs]
   const claim = (re: RegExp, kind: FactKind, group = 0, clean?: (v: string) => string) => {
     for (const m of text.matchAll(re)) {
@@ -165,8 +173,7 @@ function fromText(text: string, out: Fact[], label?: string): void {
       if (!raw) continue
       const at = (m.index ?? 0) + (group ? (m[0] as string).indexOf(raw) : 0)
       // A URL is whole even when it carries base64; nothing else is read inside a blob.
-      if (kind !== 'url' && overlaps(blobs, at, at + raw.length)) continue
-      if (kind === 'url' && text.startsWith('data:', at)) continue
+      if (overlaps(kind === 'url' ? data : blobs, at, at + raw.length)) continue
       const value = clean ? clean(raw) : raw
       taken.push([at, at + raw.length])
       add(kind, value)
@@ -178,11 +185,7 @@ function fromText(text: string, out: Fact[], label?: string): void {
   claim(DATE_RE, 'date')
   claim(MONEY_RE, 'amount', 0, (v) => v.replace(/,+$/, ''))
   claim(QUANTITY_RE, 'quantity')
-  for (const m of text.matchAll(HEX_DUMP_RE))
-    if (/[a-fA-F]/.test(m[0] as string)) {
-      const at = m.index ?? 0
-      taken.push([at, at + (m[0] as string).length])
-    }
+  for (const span of spansOf(text, HEX_DUMP_RE, (m) => /[a-fA-F]/.test(m))) taken.push(span)
   taken.sort((a, b) => a[0] - b[0])
   // Identifiers outside what the patterns above already took (no id inside a URL or a date).
   let t = 0
