@@ -37,16 +37,7 @@ interface Frame {
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
-const ESCAPES: Record<string, string> = {
-  '"': '"',
-  '\\': '\\',
-  '/': '/',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-}
+const LITERAL = /true|false|null/y
 
 /**
  * The value of a JSON text, or `undefined` when it is not JSON. Containers nested deeper than
@@ -62,37 +53,26 @@ export function readJson(text: string, maxDepth = Number.POSITIVE_INFINITY): Jso
       if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return
     }
   }
+  /** The match of a sticky pattern at `i`, read past. */
+  const take = (re: RegExp): string | undefined => {
+    re.lastIndex = i
+    const m = re.exec(text)?.[0]
+    if (m !== undefined) i = re.lastIndex
+    return m
+  }
   const string = (): string | undefined => {
-    // At the opening quote.
-    i++
-    let out = ''
-    let from = i
-    for (;;) {
-      if (i >= n) return undefined
+    const from = i
+    for (i++; i < n; i++) {
       const c = text.charCodeAt(i)
-      if (c === 34) {
-        out += text.slice(from, i)
-        i++
-        return out
-      }
-      if (c < 32) return undefined
-      if (c !== 92) {
-        i++
-        continue
-      }
-      out += text.slice(from, i)
-      const e = text[i + 1] ?? ''
-      if (e === 'u') {
-        const hex = text.slice(i + 2, i + 6)
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) return undefined
-        out += String.fromCharCode(Number.parseInt(hex, 16))
-        i += 6
-      } else {
-        if (!Object.hasOwn(ESCAPES, e)) return undefined
-        out += ESCAPES[e] as string
-        i += 2
-      }
-      from = i
+      if (c === 92) i++
+      else if (c === 34) break
+    }
+    i++
+    try {
+      // Escapes decoded, control characters refused, as everywhere else.
+      return JSON.parse(text.slice(from, i)) as string
+    } catch {
+      return undefined
     }
   }
   /** `"key":` of an object's entry. */
@@ -145,21 +125,12 @@ export function readJson(text: string, maxDepth = Number.POSITIVE_INFINITY): Jso
       const s = string()
       if (s === undefined) return undefined
       value = s
-    } else if (text.startsWith('true', i)) {
-      i += 4
-      value = true
-    } else if (text.startsWith('false', i)) {
-      i += 5
-      value = false
-    } else if (text.startsWith('null', i)) {
-      i += 4
-      value = null
     } else {
-      NUMBER.lastIndex = i
-      const m = NUMBER.exec(text)
-      if (!m) return undefined
-      i = NUMBER.lastIndex
-      value = new JsonNumber(m[0])
+      const word = take(LITERAL)
+      const raw = word === undefined ? take(NUMBER) : undefined
+      if (word === undefined && raw === undefined) return undefined
+      value =
+        raw === undefined ? (JSON.parse(word as string) as boolean | null) : new JsonNumber(raw)
     }
     // Put the value in its container, then close containers until one has more to read.
     for (;;) {
