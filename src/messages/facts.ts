@@ -66,8 +66,7 @@ const HEX_DUMP_RE = new RegExp(
 /**
  * Encoded bytes, not something a conversation names: base64 of 40 characters or more (padded
  * to a multiple of 4 with `=`, or mixing capitals, small letters and digits as often as random
- * text does, which a camelCase name does not, with few `-`, `_` or `/`, which names and paths
- * have many of), or more than 64 hex digits in a row (a hash is at most 64: a git commit or a
+ * text does, which a camelCase name or a path of them does not), or more than 64 hex digits in a row (a hash is at most 64: a git commit or a
  * SHA-256 in prose is an identifier). A random 40-character token in prose reads as base64
  * too; under a key naming an identifier (`commit_sha`, `cursor_id`), a JSON value is an
  * identifier whatever it looks like.
@@ -82,11 +81,17 @@ export function isBlob(run: string): boolean {
     if (c === 45 || c === 95 || c === 47) separators++
     if (k > 0 && charClass(c) !== charClass(run.charCodeAt(k - 1))) runs++
   }
-  if (separators / run.length > 0.1) return false
   if (run.endsWith('=') && run.length % 4 === 0) return true
   // Runs of one class (capitals, small letters, digits, other): about 0.65 a character in
-  // random base64, under 0.35 in names made of words.
-  return /[A-Z]/.test(run) && /[a-z]/.test(run) && /\d/.test(run) && runs / run.length >= 0.4
+  // random base64, under 0.35 in names made of words, about 0.45 in a path of camelCase names
+  // (which has a separator every 10 characters or so, base64 one in 32 on average).
+  const ratio = runs / run.length
+  return (
+    /[A-Z]/.test(run) &&
+    /[a-z]/.test(run) &&
+    /\d/.test(run) &&
+    (ratio >= 0.5 || (ratio >= 0.4 && separators / run.length <= 0.1))
+  )
 }
 
 function charClass(c: number): number {
@@ -119,41 +124,6 @@ function looksLikeId(token: string): boolean {
   return token.length >= 4 || /^\p{Lu}{1,3}\p{Nd}+$/u.test(token)
 }
 
-/** Where the matches of a pattern are, in order. */
-function spansOf(text: string, re: RegExp, keep?: (match: string) => boolean): [number, number][] {
-  const spans: [number, number][] = []
-  for (const m of text.matchAll(re)) {
-    const at = m.index ?? 0
-    if (!keep || keep(m[0] as string)) spans.push([at, at + (m[0] as string).length])
-  }
-  return spans
-}
-
-/** Two lists of spans as one, in order, overlapping spans joined (so ends are in order too). */
-function union(a: readonly [number, number][], b: readonly [number, number][]): [number, number][] {
-  const out: [number, number][] = []
-  for (const s of [...a, ...b].sort((x, y) => x[0] - y[0])) {
-    const last = out[out.length - 1]
-    if (last && s[0] < last[1]) last[1] = Math.max(last[1], s[1])
-    else out.push([s[0], s[1]])
-  }
-  return out
-}
-
-/** Whether [from, to) overlaps one of `spans` (in order and apart, as `union` gives them). */
-function overlaps(spans: readonly [number, number][], from: number, to: number): boolean {
-  let lo = 0
-  let hi = spans.length
-  // The first span ending after `from`.
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((spans[mid] as [number, number])[1] <= from) lo = mid + 1
-    else hi = mid
-  }
-  const s = spans[lo]
-  return s !== undefined && s[0] < to
-}
-
 /**
  * Collects facts from one text, in order of appearance. Every value is a piece of the text as
  * written, never cut out of a longer token.
@@ -164,38 +134,52 @@ function fromText(text: string, out: Fact[], label?: string): void {
     if (out.length - start < MAX_PER_MESSAGE)
       out.push(label ? { kind, value, label } : { kind, value })
   }
-  const data = spansOf(text, DATA_URL_RE)
-  const blobs = union(data, spansOf(text, BLOB_RE, isBlob))
-  const taken: [number, number][] = [...blobs]
+  // What each character is part of: 1 a data URL, 2 a blob (data URLs too), 4 a fact or a hex
+  // dump. Matches of one pattern do not overlap, so marking and testing them stays linear.
+  const mask = new Uint8Array(text.length)
+  const marked = (from: number, to: number, bits: number) => {
+    for (let k = from; k < to; k++) if ((mask[k] as number) & bits) return true
+    return false
+  }
+  const mark = (from: number, to: number, bit: number) => {
+    for (let k = from; k < to; k++) mask[k] = (mask[k] as number) | bit
+  }
+  const scan = (re: RegExp, bit: number, keep: (m: string) => boolean) => {
+    for (const m of text.matchAll(re))
+      if (keep(m[0] as string)) mark(m.index ?? 0, (m.index ?? 0) + (m[0] as string).length, bit)
+  }
   const claim = (re: RegExp, kind: FactKind, group = 0, clean?: (v: string) => string) => {
     for (const m of text.matchAll(re)) {
       const raw = m[group] as string | undefined
       if (!raw) continue
       const at = (m.index ?? 0) + (group ? (m[0] as string).indexOf(raw) : 0)
       // A URL is whole even when it carries base64; nothing else is read inside a blob.
-      if (overlaps(kind === 'url' ? data : blobs, at, at + raw.length)) continue
-      const value = clean ? clean(raw) : raw
-      taken.push([at, at + raw.length])
-      add(kind, value)
+      if (marked(at, at + raw.length, kind === 'url' ? 1 : 2)) continue
+      mark(at, at + raw.length, 4)
+      add(kind, clean ? clean(raw) : raw)
     }
   }
+  scan(DATA_URL_RE, 3, () => true)
+  scan(BLOB_RE, 2, isBlob)
   claim(URL_RE, 'url', 0, (v) => v.replace(/[.,;:!?]+$/, ''))
   claim(EMAIL_RE, 'email')
   claim(PATH_RE, 'path', 1)
   claim(DATE_RE, 'date')
   claim(MONEY_RE, 'amount', 0, (v) => v.replace(/,+$/, ''))
   claim(QUANTITY_RE, 'quantity')
-  for (const span of spansOf(text, HEX_DUMP_RE, (m) => /[a-fA-F]/.test(m))) taken.push(span)
-  taken.sort((a, b) => a[0] - b[0])
-  // Identifiers outside what the patterns above already took (no id inside a URL or a date).
-  let t = 0
+  scan(HEX_DUMP_RE, 4, (m) => /[a-fA-F]/.test(m))
+  // Identifiers outside what the patterns above took (no id inside a URL, a date or a blob).
   for (const m of text.matchAll(ID_RE)) {
-    const token = (m[0] as string).replace(/^[.:-]+/, '').replace(/[.:-]+$/, '')
-    const at = (m.index ?? 0) + (m[0] as string).indexOf(token)
-    while (t < taken.length && (taken[t] as [number, number])[1] <= at) t++
-    const span = taken[t]
-    if (span && span[0] < at + token.length) continue
-    if (looksLikeId(token) && !isBlob(token)) add('id', token)
+    // Without the `.`, `:` and `-` around it (a sentence's full stop), by a loop: a pattern
+    // anchored at the end would rescan a long run of them from each one.
+    const run = m[0] as string
+    let from = 0
+    let to = run.length
+    while (from < to && '.:-'.includes(run[from] as string)) from++
+    while (to > from && '.:-'.includes(run[to - 1] as string)) to--
+    const token = run.slice(from, to)
+    const at = (m.index ?? 0) + from
+    if (looksLikeId(token) && !isBlob(token) && !marked(at, at + token.length, 6)) add('id', token)
   }
 }
 
