@@ -249,7 +249,11 @@ const text = fc
     fc.array(fc.tuple(fc.nat(), astral), { maxLength: 3 }),
   )
   .map(([parts, inserts]) => {
-    const points = Array.from(parts.map(([x, s]) => x.p + s).join(''))
+    // `/` is a base64 character: a blob written against a word by one is a longer token.
+    const glued = (k: number) => parts[k]?.[0].blob || parts[k + 1]?.[0].blob
+    const points = Array.from(
+      parts.map(([x, s], k) => x.p + (s === '/' && glued(k) ? ' ' : s)).join(''),
+    )
     for (const [at, c] of inserts) points.splice(at % (points.length + 1), 0, c)
     const text = points.join('')
     // A blob an astral character was put into is two shorter texts, judged each on its own.
