@@ -66,10 +66,10 @@ const HEX_DUMP_RE = new RegExp(
 /**
  * Encoded bytes, not something a conversation names: base64 of 40 characters or more (padded
  * to a multiple of 4 with `=`, or mixing capitals, small letters and digits as often as random
- * text does, which a camelCase name or a path of them does not), or more than 64 hex digits in a row (a hash is at most 64: a git commit or a
- * SHA-256 in prose is an identifier). A random 40-character token in prose reads as base64
- * too; under a key naming an identifier (`commit_sha`, `cursor_id`), a JSON value is an
- * identifier whatever it looks like.
+ * text does, which a camelCase name or a path of them does not), or more than 64 hex digits in
+ * a row (a hash is at most 64: a git commit or a SHA-256 in prose is an identifier). A random
+ * 40-character token in prose reads as base64 too; under a key naming an identifier
+ * (`commit_sha`, `cursor_id`), a JSON value is an identifier whatever it looks like.
  */
 export function isBlob(run: string): boolean {
   if (run.length < 40 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(run)) return false
