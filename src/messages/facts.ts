@@ -2,6 +2,7 @@ import { InvalidInputError } from '../errors.js'
 import { requireArgument } from '../options-check.js'
 import { requireMessages } from './check.js'
 import type { Fact, FactKind } from './fact.js'
+import { JsonDeep, JsonNumber, JsonObject, type JsonValue, readJson } from './json.js'
 import { contentText, type Message } from './message.js'
 import { itemsText } from './records.js'
 
@@ -23,29 +24,90 @@ const ORDER: Record<FactKind, number> = {
 
 /** Per message, so one pasted blob cannot flood the ledger. */
 const MAX_PER_MESSAGE = 400
-/** JSON nested deeper than this is read as text. */
+/** JSON containers nested deeper than this are read as text. */
 const MAX_DEPTH = 12
 
-const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]}]+/g
-const EMAIL_RE = /\b[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+\b/g
+/** Longest identifier listed: a longer token is skipped whole, never cut to a prefix. */
+const MAX_ID = 200
+
+// Patterns start and end where a word does, by Unicode letters, marks and digits (`\b` knows
+// only ASCII: it would cut `Ñandú-42` to `ndú-42`).
+const URL_RE = /(?<![\p{L}\p{N}\p{M}_])https?:\/\/[^\s<>"'`)\]}]+/gu
+const EMAIL_RE =
+  /(?<![\p{L}\p{N}\p{M}_.+-])[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?![\p{L}\p{N}\p{M}_-]|\.[\p{L}\p{N}])/gu
 const PATH_RE =
   /(?:^|[\s"'`(=])((?:~|\.{1,2})?\/?(?:[\w.-]{1,80}\/){1,20}[\w-]{1,80}\.[A-Za-z0-9]{1,8}|[A-Za-z]:\\(?:[\w .-]{1,80}\\){0,20}[\w .-]{1,80}|\/(?:[\w.-]{1,80}\/){1,20}[\w.-]{1,80})(?=$|[\s"'`),:;!?]|\.(?:\s|$))/g
 const DATE_RE =
-  /\b(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}\/\d{1,2}\/\d{2,4}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{4})\b/g
+  /(?<![\p{L}\p{N}\p{M}_])(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}\/\d{1,2}\/\d{2,4}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]{0,6}\.? \d{4})(?![\p{L}\p{N}\p{M}_])/gu
 // Digit runs are bounded: an unbounded `\b\d[\d,]*` that then fails rescans the rest of a
-// `1,2,3,…` run from every digit (quadratic on a CSV tool result).
+// `1,2,3,…` run from every digit (quadratic on a CSV tool result). A run longer than the bound
+// is no amount at all (`(?!\d|,\d)`), never its first digits.
 const MONEY_RE =
-  /(?:[$€£¥₹]\s?\d[\d,]{0,23}(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)\b)?|\b\d[\d,]{0,23}(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|dollars|euros|pounds)\b)/g
+  /(?:[$€£¥₹]\s?\d[\d,]{0,23}(?!\d|,\d)(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion)(?![\p{L}\p{N}\p{M}_]))?|(?<![\p{L}\p{N}\p{M}_])\d[\d,]{0,23}(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|CNY|dollars|euros|pounds))(?![\p{L}\p{N}\p{M}_])/gu
 const QUANTITY_RE =
-  /\b\d[\d,]{0,23}(?:\.\d+)?\s?(?:%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|months|years|kg|g|mg|lb|lbs|oz|km|m|cm|mm|mi|miles|ft|in|GB|MB|KB|TB|GiB|MiB|KiB|bytes|tokens|px|°C|°F|nights|bags|passengers|seats|items)(?![\w])/g
-/** Letters and digits mixed (codes, ids, flight numbers, hashes), or words joined by `_`/`-` ending in digits. */
-const ID_RE = /\b[A-Za-z0-9][A-Za-z0-9_.:-]{2,63}\b/g
+  /(?<![\p{L}\p{N}\p{M}_])\d[\d,]{0,23}(?:\.\d+)?\s?(?:%|ms|s|sec|seconds|min|minutes|h|hours|days|weeks|months|years|kg|g|mg|lb|lbs|oz|km|m|cm|mm|mi|miles|ft|in|GB|MB|KB|TB|GiB|MiB|KiB|bytes|tokens|px|°C|°F|nights|bags|passengers|seats|items)(?![\p{L}\p{N}\p{M}_])/gu
+/**
+ * Tokens that may be identifiers: runs of letters, digits, marks and `_.:-`, whole (an ARN or
+ * URN keeps its `/` too). Unbounded, so a long token is seen whole and skipped, not cut.
+ */
+const ID_RE =
+  /(?<![\p{L}\p{N}\p{M}_.:-])(?:arn|urn|URN):[\p{L}\p{N}\p{M}_.:/-]+|[\p{L}\p{N}\p{M}_.:-]+/gu
+/** `data:image/png;base64,...`: content inlined, not a link, and nothing in it is a fact. */
+const DATA_URL_RE =
+  /(?<![\p{L}\p{N}\p{M}_])data:(?:[\w.+-]{1,100}\/[\w.+-]{1,100})?(?:;[\w.+-]{1,100}(?:=[\w.+-]{0,100})?){0,20},[^\s"'`<>]*/giu
+/** A run of base64 (either alphabet) or hex characters, judged whole by `isBlob`. */
+const BLOB_RE = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}/g
+/** Hex groups side by side (`de ad be ef`, `00000010  4865 6c6c`): a dump, not identifiers. */
+const HEX_GROUP = '[0-9a-fA-F]{2,8}:?(?![\\p{L}\\p{N}\\p{M}_:])'
+const HEX_DUMP_RE = new RegExp(
+  `(?<![\\p{L}\\p{N}\\p{M}_])${HEX_GROUP}(?:[ \\t]{1,4}${HEX_GROUP}){3,}`,
+  'gu',
+)
+
+/**
+ * Encoded bytes, not something a conversation names: base64 of 40 characters or more (padded
+ * to a multiple of 4 with `=`, or mixing capitals, small letters and digits as often as random
+ * text does, which a camelCase name or a path of them does not), or more than 64 hex digits in
+ * a row (a hash is at most 64: a git commit or a SHA-256 in prose is an identifier). A random
+ * 40-character token in prose reads as base64 too; under a key naming an identifier
+ * (`commit_sha`, `cursor_id`), a JSON value is an identifier whatever it looks like.
+ */
+export function isBlob(run: string): boolean {
+  if (run.length < 40 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(run)) return false
+  if (/[0-9a-fA-F]{65}/.test(run)) return true
+  let runs = 1
+  let separators = 0
+  for (let k = 0; k < run.length; k++) {
+    const c = run.charCodeAt(k)
+    if (c === 45 || c === 95 || c === 47) separators++
+    if (k > 0 && charClass(c) !== charClass(run.charCodeAt(k - 1))) runs++
+  }
+  if (run.endsWith('=') && run.length % 4 === 0) return true
+  // Runs of one class (capitals, small letters, digits, other): about 0.65 a character in
+  // random base64, under 0.35 in names made of words, about 0.45 in a path of camelCase names
+  // (which has a separator every 10 characters or so, base64 one in 32 on average).
+  const ratio = runs / run.length
+  return (
+    /[A-Z]/.test(run) &&
+    /[a-z]/.test(run) &&
+    /\d/.test(run) &&
+    (ratio >= 0.5 || (ratio >= 0.4 && separators / run.length <= 0.1))
+  )
+}
+
+function charClass(c: number): number {
+  if (c >= 65 && c <= 90) return 0
+  if (c >= 97 && c <= 122) return 1
+  if (c >= 48 && c <= 57) return 2
+  return 3
+}
+
 /** The key's last word names money (`price`, `total_price`, `refundAmount`; not `total_baggages`). */
 const AMOUNT_WORD =
   /(?:^|_)(?:price|amount|balance|cost|fee|total|refund|paid|charge|fare|budget|salary|tax)e?s?$/
-/** The key's last word says the value identifies something (`reservation_id`, `orderNumber`). */
+/** The key's last word says the value identifies something (`reservation_id`, `orderNumber`, `commit_sha`). */
 const ID_WORD =
-  /(?:^|_)(?:id|ids|code|number|no|num|ref|reference|sku|key|uuid|handle|username|account)$/
+  /(?:^|_)(?:id|ids|code|number|no|num|ref|reference|sku|key|uuid|handle|username|account|sha|sha1|sha256|hash|commit|digest|checksum|etag|arn|urn)$/
 const words = (key: string) =>
   key
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
@@ -55,64 +117,84 @@ const isAmountKey = (key: string | undefined) => key !== undefined && AMOUNT_WOR
 const isIdKey = (key: string | undefined) => key !== undefined && ID_WORD.test(words(key))
 
 function looksLikeId(token: string): boolean {
-  if (!/\d/.test(token) || !/[A-Za-z]/.test(token)) return false
+  if (token.length < 3 || token.length > MAX_ID) return false
+  if (!/\p{Nd}/u.test(token) || !/\p{L}/u.test(token)) return false
   if (/^\d+(?:st|nd|rd|th|am|pm|k|m|s|h|x|px|ms|kb|mb|gb|d)$/i.test(token)) return false
   // A version or a decimal with a unit is not an identifier of something.
   if (/^v?\d+(?:\.\d+)+$/i.test(token)) return false
-  return token.length >= 4 || /^[A-Z]{1,3}\d+$/.test(token)
+  return token.length >= 4 || /^\p{Lu}{1,3}\p{Nd}+$/u.test(token)
 }
 
-/** Collects facts from one text, in order of appearance. */
+/**
+ * Collects facts from one text, in order of appearance. Every value is a piece of the text as
+ * written, never cut out of a longer token.
+ */
 function fromText(text: string, out: Fact[], label?: string): void {
   const start = out.length
   const add = (kind: FactKind, value: string) => {
     if (out.length - start < MAX_PER_MESSAGE)
       out.push(label ? { kind, value, label } : { kind, value })
   }
-  const taken: [number, number][] = []
+  // What each character is part of: 1 a data URL, 2 a blob (data URLs too), 4 a fact or a hex
+  // dump. Matches of one pattern do not overlap, so marking and testing them stays linear.
+  const mask = new Uint8Array(text.length)
+  const marked = (from: number, to: number, bits: number) => {
+    for (let k = from; k < to; k++) if ((mask[k] as number) & bits) return true
+    return false
+  }
+  const mark = (from: number, to: number, bit: number) => {
+    for (let k = from; k < to; k++) mask[k] = (mask[k] as number) | bit
+  }
+  const scan = (re: RegExp, bit: number, keep: (m: string) => boolean) => {
+    for (const m of text.matchAll(re))
+      if (keep(m[0] as string)) mark(m.index ?? 0, (m.index ?? 0) + (m[0] as string).length, bit)
+  }
   const claim = (re: RegExp, kind: FactKind, group = 0, clean?: (v: string) => string) => {
     for (const m of text.matchAll(re)) {
       const raw = m[group] as string | undefined
       if (!raw) continue
       const at = (m.index ?? 0) + (group ? (m[0] as string).indexOf(raw) : 0)
-      const value = clean ? clean(raw) : raw
-      taken.push([at, at + raw.length])
-      add(kind, value)
+      // A URL is whole even when it carries base64; nothing else is read inside a blob.
+      if (marked(at, at + raw.length, kind === 'url' ? 1 : 2)) continue
+      mark(at, at + raw.length, 4)
+      add(kind, clean ? clean(raw) : raw)
     }
   }
+  scan(DATA_URL_RE, 3, () => true)
+  scan(BLOB_RE, 2, isBlob)
   claim(URL_RE, 'url', 0, (v) => v.replace(/[.,;:!?]+$/, ''))
   claim(EMAIL_RE, 'email')
   claim(PATH_RE, 'path', 1)
   claim(DATE_RE, 'date')
   claim(MONEY_RE, 'amount', 0, (v) => v.replace(/,+$/, ''))
   claim(QUANTITY_RE, 'quantity')
-  taken.sort((a, b) => a[0] - b[0])
-  // Identifiers outside what the patterns above already took (no id inside a URL or a date).
-  let t = 0
+  scan(HEX_DUMP_RE, 4, (m) => /[a-fA-F]/.test(m))
+  // Identifiers outside what the patterns above took (no id inside a URL, a date or a blob).
   for (const m of text.matchAll(ID_RE)) {
-    const at = m.index ?? 0
-    const token = (m[0] as string).replace(/[.:-]+$/, '')
-    while (t < taken.length && (taken[t] as [number, number])[1] <= at) t++
-    const span = taken[t]
-    if (span && span[0] < at + token.length) continue
-    if (looksLikeId(token)) add('id', token)
+    // Without the `.`, `:` and `-` around it (a sentence's full stop), by a loop: a pattern
+    // anchored at the end would rescan a long run of them from each one.
+    const run = m[0] as string
+    let from = 0
+    let to = run.length
+    while (from < to && '.:-'.includes(run[from] as string)) from++
+    while (to > from && '.:-'.includes(run[to - 1] as string)) to--
+    const token = run.slice(from, to)
+    const at = (m.index ?? 0) + from
+    if (looksLikeId(token) && !isBlob(token) && !marked(at, at + token.length, 6)) add('id', token)
   }
 }
 
-/** Walks parsed JSON: keys name what the values are. */
-function fromJson(
-  value: unknown,
-  out: Fact[],
-  key: string | undefined,
-  depth: number,
-  limit: number,
-): void {
-  if (depth > MAX_DEPTH || out.length >= limit) return
+/**
+ * Walks JSON as `readJson` gives it: keys name what the values are. A string's facts are
+ * pieces of the decoded string (`"a\u00e9"` is read as `aé`); a number's, its source text.
+ */
+function fromJson(value: JsonValue, out: Fact[], key: string | undefined, limit: number): void {
+  if (out.length >= limit) return
   if (typeof value === 'string') {
     // An id by its key, or a code written in capitals (`UHDAHF` in a list of reservations,
     // `JFK` as an origin).
     if (
-      (isIdKey(key) && /^[\w.:-]{2,64}$/.test(value)) ||
+      (isIdKey(key) && value.length <= MAX_ID && /^[\p{L}\p{N}\p{M}_.:/+=-]{2,}$/u.test(value)) ||
       /^(?:[A-Z0-9]{5,12}|[A-Z]{3,4})$/.test(value)
     ) {
       out.push(key ? { kind: 'id', value, label: key } : { kind: 'id', value })
@@ -121,34 +203,37 @@ function fromJson(
     fromText(value, out, key)
     return
   }
-  if (typeof value === 'number' && Number.isFinite(value)) {
-    if (isAmountKey(key)) out.push({ kind: 'amount', value: String(value), label: key })
-    else if (isIdKey(key)) out.push({ kind: 'id', value: String(value), label: key })
+  if (value instanceof JsonNumber) {
+    if (isAmountKey(key)) out.push({ kind: 'amount', value: value.raw, label: key })
+    else if (isIdKey(key)) out.push({ kind: 'id', value: value.raw, label: key })
     return
   }
   if (Array.isArray(value)) {
-    for (const v of value) fromJson(v, out, key, depth + 1, limit)
+    for (const v of value) fromJson(v, out, key, limit)
     return
   }
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
+  if (value instanceof JsonObject) {
+    for (const [k, v] of value.entries) {
       // Object keys can be identifiers too (a map from payment id to its record), field names not.
-      if (looksLikeId(k) && (/\d{3}/.test(k) || /[A-Z]/.test(k)))
+      if (looksLikeId(k) && (/\d{3}/.test(k) || /[A-Z]/.test(k)) && !isBlob(k))
         out.push({ kind: 'id', value: k, ...(key && { label: key }) })
-      fromJson(v, out, k, depth + 1, limit)
+      fromJson(v, out, k, limit)
     }
+    return
   }
+  // Nested deeper than MAX_DEPTH: its source text, read as text.
+  if (value instanceof JsonDeep) fromText(value.text, out)
 }
 
 function fromStructured(text: string, out: Fact[]): void {
   const t = text.trim()
   if ((t.startsWith('{') && t.endsWith('}')) || (t.startsWith('[') && t.endsWith(']'))) {
-    try {
-      fromJson(JSON.parse(t), out, undefined, 0, out.length + MAX_PER_MESSAGE)
+    const value = readJson(t, MAX_DEPTH)
+    if (value !== undefined) {
+      fromJson(value, out, undefined, out.length + MAX_PER_MESSAGE)
       return
-    } catch {
-      // Not JSON after all: read it as text.
     }
+    // Not JSON after all: read it as text.
   }
   fromText(text, out)
 }
@@ -235,21 +320,26 @@ export function mentions(text: string, fact: Fact): boolean {
   }
   if (text.includes(fact.value)) return true
   if (fact.kind === 'amount' || fact.kind === 'quantity') {
-    const digits = /\d[\d,]*(?:\.\d+)?/.exec(fact.value)?.[0]?.replace(/,/g, '')
+    const digits = /\d[\d,]*(?:\.\d+)?/.exec(fact.value)?.[0]
     if (!digits) return false
-    const plain = digits.replace(/\.0+$/, '')
-    return numbersIn(text).has(plain)
+    return numbersIn(text).has(plainNumber(digits))
   }
   return false
 }
+
+/** A number's digits without separators or trailing zeros of its fraction (`1,250.50` is `1250.5`). */
+const plainNumber = (digits: string) =>
+  digits
+    .replace(/,/g, '')
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '')
 
 let lastText = ''
 let lastNumbers = new Set<string>()
 function numbersIn(text: string): Set<string> {
   if (text === lastText) return lastNumbers
   const out = new Set<string>()
-  for (const m of text.matchAll(/\d[\d,]*(?:\.\d+)?/g))
-    out.add((m[0] as string).replace(/,/g, '').replace(/\.0+$/, ''))
+  for (const m of text.matchAll(/\d[\d,]*(?:\.\d+)?/g)) out.add(plainNumber(m[0] as string))
   lastText = text
   lastNumbers = out
   return out

@@ -1,6 +1,7 @@
 import { credentialSpans, isCredential, isCredentialKey } from './credentials.js'
 import type { Fact } from './fact.js'
 import { extractFacts, mergeFacts } from './facts.js'
+import { JsonDeep, JsonNumber, JsonObject, type JsonValue, readJson } from './json.js'
 import { contentText, type Message } from './message.js'
 
 /** What derived text may quote of one message, and the credentials it held (never quoted). */
@@ -50,29 +51,33 @@ function withoutCredentials(m: Message, known: readonly string[]): Message {
   return { ...m, content: clean } as Message
 }
 
-/** Every leaf under a credential's key, at any depth (`{"credentials": {"value": X}}`), keys below it too. */
-function leavesUnder(value: unknown, under: boolean, out: string[], depth = 0): void {
+/**
+ * Every leaf under a credential's key, at any depth (`{"credentials": {"value": X}}`), keys
+ * below it too, as written (a number is its source text, as the facts list it).
+ */
+function leavesUnder(value: JsonValue, under: boolean, out: string[], depth = 0): void {
   if (depth > 64) return
-  if (typeof value === 'string' || typeof value === 'number') {
-    if (under) out.push(String(value))
+  if (typeof value === 'string') {
+    if (under) out.push(value)
     // JSON held in a string (a request body, a note) is read as JSON too.
-    const t = typeof value === 'string' ? value.trim() : ''
+    const t = value.trim()
     if (t.length > 1 && (t[0] === '{' || t[0] === '[')) {
-      try {
-        leavesUnder(JSON.parse(t), under, out, depth + 1)
-      } catch {
-        // Text, not JSON.
-      }
+      const inner = readJson(t)
+      if (inner !== undefined) leavesUnder(inner, under, out, depth + 1)
     }
+  } else if (value instanceof JsonNumber) {
+    if (under) out.push(value.raw)
+  } else if (value instanceof JsonDeep) {
+    if (under) out.push(value.text)
   } else if (Array.isArray(value)) {
     for (const v of value) leavesUnder(v, under, out, depth + 1)
-  } else if (value && typeof value === 'object') {
+  } else if (value instanceof JsonObject) {
     // A header or field given as a pair: `{"name": "Authorization", "value": "Bearer x"}`.
-    const named = Object.entries(value).find(
+    const named = value.entries.find(
       ([k, v]) => /^(?:name|key|header|field)$/i.test(k) && typeof v === 'string',
     )
     const pair = named !== undefined && isCredentialKey(named[1] as string)
-    for (const [k, v] of Object.entries(value)) {
+    for (const [k, v] of value.entries) {
       if (under) out.push(k)
       leavesUnder(v, under || isCredentialKey(k) || (pair && k !== named[0]), out, depth + 1)
     }
@@ -93,11 +98,8 @@ function secretsOf(m: Message): string[] {
     for (const [s, e] of credentialSpans(text)) out.push(...pieces(text.slice(s, e)))
     const t = text.trim()
     if (t.startsWith('{') || t.startsWith('[')) {
-      try {
-        leavesUnder(JSON.parse(t), false, out)
-      } catch {
-        // Not JSON: its text was read above.
-      }
+      const parsed = readJson(t)
+      if (parsed !== undefined) leavesUnder(parsed, false, out)
     }
   }
   return out.filter((s) => s.length >= 4 && s !== MARK)

@@ -119,7 +119,8 @@ describe('the ledger of what was dropped', () => {
           api_key: 'sk-proj-ABCDEF1234567890',
           password: 'Hunter2Secret9',
           reservation_id: '8JX2WO',
-        }),
+          // A number too large for a double: the credential is found as written.
+        }).replace(/}$/, ',"credentials":{"account_id":98765432109876543210}}'),
       },
       { role: 'assistant', content: 'Logged in.' },
       ...Array.from(
@@ -134,7 +135,12 @@ describe('the ledger of what was dropped', () => {
     const text = ledgerOf(r)?.message.content as string
     expect(text).toContain('8JX2WO')
     expect(text).toContain('mia_li_3668')
-    for (const secret of ['tok_9f8e7d6c5b4a39281', 'sk-proj-ABCDEF1234567890', 'Hunter2Secret9'])
+    for (const secret of [
+      'tok_9f8e7d6c5b4a39281',
+      'sk-proj-ABCDEF1234567890',
+      'Hunter2Secret9',
+      '98765432109876543210',
+    ])
       expect(text).not.toContain(secret)
   })
 
