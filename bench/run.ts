@@ -58,6 +58,15 @@ function medianRun(
   return { ...runs[2], ratios: runs.map(ratio) }
 }
 
+/** Five runs of `section`, each in a fresh process, and each of its figures' median over them. */
+function medianFigures(section: string): Record<string, number> {
+  const runs = Array.from({ length: 5 }, () => isolated(section))
+  const out: Record<string, number> = {}
+  for (const [key, value] of Object.entries(runs[0] ?? {}))
+    if (typeof value === 'number') out[key] = median(runs.map((r) => Number(r[key])))
+  return out
+}
+
 /** One stage of bench/memory-stages.ts, in a fresh process. */
 function memoryStage(stage: string): MemoryStage {
   return fresh('./memory-stages.ts', stage, '--json') as MemoryStage
@@ -157,6 +166,14 @@ async function llamaIndexBuffer(h: Message[], budget: number) {
     buffer as unknown as { _tokenCountForMessages: (ms: object[]) => number }
   )._tokenCountForMessages = (ms) => ms.reduce((n: number, m) => n + (cache.get(m) ?? 0), 0)
   return buffer
+}
+
+/** The printout, also written to bench/results/latest.md (the tables the docs point to). */
+const printed: string[] = []
+const print = console.log
+console.log = (...args: unknown[]) => {
+  printed.push(args.join(' '))
+  print(...args)
 }
 
 async function main() {
@@ -442,6 +459,53 @@ async function main() {
   )
   rows.push({ workload: 'agent-ledger', ...agent })
 
+  // 7b. the default on a chat without tool calls
+  console.log(
+    '## 7b. The default on a chat without tool calls: stateless fit() on a growing array, one more message per call (8,000 tokens)\n',
+  )
+  // 'auto' writes no ledger without tool calls: the default should cost what `false` does.
+  const chatLedger = medianFigures('growing-chat-ledger')
+  const chatSizes = [1_000, 10_000, 100_000]
+  console.log(
+    '| messages | default (`ledger: auto`), median per call | `ledger: false`, median per call | default / false |\n| --- | --- | --- | --- |',
+  )
+  for (const n of chatSizes)
+    console.log(
+      `| ${n} | ${fmt(chatLedger[`defaultMs_${n}`] as number)} | ${fmt(chatLedger[`ledgerFalseMs_${n}`] as number)} | ${(chatLedger[`ratio_${n}`] as number).toFixed(2)} |`,
+    )
+  console.log(
+    `\n${chatLedger.calls} calls at each size, the two options alternating; each figure the median of five fresh processes.\n`,
+  )
+  rows.push({ workload: 'growing-chat-ledger', ...chatLedger })
+  const chatWorst = Math.max(...chatSizes.map((n) => chatLedger[`ratio_${n}`] as number))
+
+  // 7c. a ChatContext as the agent history grows
+  console.log(
+    '## 7c. ChatContext per call as an agent history grows: addMessage + getMessagesSync at 8,000 tokens\n',
+  )
+  const scaling = medianFigures('context-scaling')
+  const scaleKeys = Object.keys(scaling)
+    .filter((k) => k.startsWith('defaultMs_'))
+    .map((k) => k.slice('defaultMs_'.length))
+  console.log(
+    '| messages | default, median per call | default, 90th percentile | `ledger: true`, median per call | `ledger: true`, 90th percentile |\n| --- | --- | --- | --- | --- |',
+  )
+  for (const k of scaleKeys)
+    console.log(
+      `| ${k} | ${fmt(scaling[`defaultMs_${k}`] as number)} | ${fmt(scaling[`defaultP90Ms_${k}`] as number)} | ${fmt(scaling[`ledgerTrueMs_${k}`] as number)} | ${fmt(scaling[`ledgerTrueP90Ms_${k}`] as number)} |`,
+    )
+  console.log(
+    `\n${scaling.turns} calls at each size, the two contexts alternating; every size is 1,000 messages plus whole repeats of the τ-bench traffic, so the same messages are timed at each. Each figure the median of five fresh processes.\n`,
+  )
+  rows.push({ workload: 'context-scaling', ...scaling })
+  const scaleFirst = scaleKeys[0] as string
+  const scaleLast = scaleKeys.at(-1) as string
+  const scaleGrowth = Math.max(
+    (scaling[`defaultMs_${scaleLast}`] as number) / (scaling[`defaultMs_${scaleFirst}`] as number),
+    (scaling[`ledgerTrueMs_${scaleLast}`] as number) /
+      (scaling[`ledgerTrueMs_${scaleFirst}`] as number),
+  )
+
   // 8. cold start
   console.log(
     '## 8. Cold start: a fresh Node process imports the package and fits the bundled example to 3,000 tokens once\n',
@@ -529,6 +593,16 @@ async function main() {
       `${fmt(agent.contextLedgerMs)} (ChatContext), ${fmt(agent.fitLedgerMs)} (fit)`,
     ],
     [
+      'default on a growing chat without tool calls: within 1.2× of `ledger: false` at 1k, 10k and 100k messages',
+      chatWorst <= 1.2,
+      `${chatWorst.toFixed(2)}× at worst`,
+    ],
+    [
+      'ChatContext per call does not grow with the history: at 200k messages within 1.5× of 1k (default and `ledger: true`)',
+      scaleGrowth <= 1.5,
+      `${scaleGrowth.toFixed(2)}× at most`,
+    ],
+    [
       'stable view with usage recorded after every call: the sent prefix kept in ≥ 85% of calls',
       usageShare >= 0.85,
       `${(usageShare * 100).toFixed(1)}% (${(share.none * 100).toFixed(1)}% without usage)`,
@@ -558,7 +632,8 @@ async function main() {
     new URL('./results/latest.json', import.meta.url),
     `${JSON.stringify({ env, rows, targets: targets.map(([name, met, measured]) => ({ name, met, measured })) }, null, 2)}\n`,
   )
-  console.log('\nwritten: bench/results/latest.json')
+  console.log('\nwritten: bench/results/latest.json, bench/results/latest.md')
+  writeFileSync(new URL('./results/latest.md', import.meta.url), `${printed.join('\n')}\n`)
 }
 
 await main()

@@ -2,13 +2,13 @@
  * Sections of `npm run bench` that compare our per-message work with the tokenizer's own,
  * each run in a process of its own (`bench/run.ts` starts them), so that the heaps the
  * other sections leave behind do not slow one side's collections more than the other's:
- *   node --expose-gc --import tsx bench/sections.ts agent-loop|growing|counting
- * Prints one line of JSON.
+ *   node --expose-gc --import tsx bench/sections.ts agent-loop|growing|counting|...
+ * Prints one line of JSON (`--list`: the sections' names, for scripts/bench-compare.ts).
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import type { Message } from '../src/messages/message.js'
 import { lib, messageText } from './lib.js'
-import { history, system } from './traffic.js'
+import { history, period, system } from './traffic.js'
 
 const { ChatContext, exactCounter, fit } = lib
 
@@ -113,6 +113,143 @@ function agentLedger() {
   return { workload: 'agent-ledger', messages: n, ...out }
 }
 
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(s.length * q))] as number
+}
+
+/**
+ * The variants' entries, first to last on even calls and last to first on odd ones: the
+ * first to meet a message's text pays the tokenizer's cold merge cache, so neither always does.
+ */
+function turnAbout<T>(variants: readonly T[], call: number): [number, T][] {
+  const entries = [...variants.entries()]
+  return call % 2 === 0 ? entries : entries.reverse()
+}
+
+/**
+ * A chat without tool calls: user and assistant texts in turn, of varied length, each a fresh
+ * object. `ledger: 'auto'` writes nothing for it, so the default should cost what `false` does.
+ */
+function chat(n: number): Message[] {
+  const words =
+    'the order ships on monday from the warehouse in lyon and arrives within three days unless the customer asks for express delivery'.split(
+      ' ',
+    )
+  let seed = 7
+  const next = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+    return seed / 2_147_483_648
+  }
+  const text = (len: number) =>
+    Array.from({ length: len }, () => words[Math.floor(next() * words.length)]).join(' ')
+  const out: Message[] = [{ role: 'system', content: 'You are a helpful assistant.' }]
+  for (let i = 1; i < n; i++)
+    out.push(
+      i % 2 === 1
+        ? { role: 'user', content: `${text(10 + Math.floor(next() * 40))}?` }
+        : { role: 'assistant', content: `${text(40 + Math.floor(next() * 120))}.` },
+    )
+  return out
+}
+
+/**
+ * The default (`ledger: 'auto'`) against `ledger: false` on a growing chat without tool calls:
+ * stateless fit() per call on one array pushed to (its index is reused), at 1k, 10k and 100k
+ * messages. Each option has its own array and message objects; their calls alternate.
+ */
+function growingChatLedger() {
+  const sizes = [1_000, 10_000, 100_000]
+  const calls = 200
+  const last = (sizes.at(-1) as number) + calls + 1
+  const variants = [
+    ['default', {}],
+    ['ledgerFalse', { ledger: false }],
+  ] as const
+  const pools = variants.map(() => chat(last))
+  const grown = variants.map(() => [] as Message[])
+  const out: Record<string, number> = {}
+  for (const size of sizes) {
+    // Grown to size (the first call catches the index up), then timed one message more per call.
+    for (const [v, [, options]] of variants.entries()) {
+      const pool = pools[v] as Message[]
+      const g = grown[v] as Message[]
+      while (g.length < size) g.push(pool[g.length] as Message)
+      fit(g, { budget: 8_000, ...options })
+    }
+    const per = variants.map(() => [] as number[])
+    for (let k = 0; k < calls; k++)
+      for (const [v, [, options]] of turnAbout(variants, k)) {
+        const g = grown[v] as Message[]
+        g.push((pools[v] as Message[])[g.length] as Message)
+        const s = performance.now()
+        fit(g, { budget: 8_000, ...options })
+        ;(per[v] as number[]).push(performance.now() - s)
+      }
+    for (const [v, [name]] of variants.entries())
+      out[`${name}Ms_${size}`] = median(per[v] as number[])
+    out[`ratio_${size}`] =
+      (out[`defaultMs_${size}`] as number) / (out[`ledgerFalseMs_${size}`] as number)
+  }
+  return { workload: 'growing-chat-ledger', calls, ...out }
+}
+
+/**
+ * Per-call cost of a ChatContext as its agent history grows from 1k to 200k messages, with
+ * the default options and with `ledger: true`: a call is the messages added since the last
+ * view and the view (addMessage + getMessagesSync). Both contexts grow together and their
+ * calls alternate; the claim is that the per-call figure does not grow with the history.
+ * The history repeats τ-bench's ~5,100 messages and a call's cost depends on the messages
+ * at the cut, so every size is 1,000 plus whole repeats (1k, 6k, 16k, 47k, 200k): the same
+ * messages are timed at each. The 90th percentile shows the tail.
+ */
+function contextScaling() {
+  const sizes = [1_000, 4_000, 16_000, 48_000, 200_000].map(
+    (n) => 1_000 + Math.round((n - 1_000) / period) * period,
+  )
+  const turns = 50
+  const pool = history((sizes.at(-1) as number) + 400)
+  const variants = [
+    ['default', new ChatContext({ budget: 8_000, initialMessages: [system] })],
+    ['ledgerTrue', new ChatContext({ budget: 8_000, initialMessages: [system], ledger: true })],
+  ] as const
+  let at = 1 // pool[0] is the system prompt
+  const out: Record<string, number> = {}
+  for (const size of sizes) {
+    // Built to size with addMessages, ending before a user turn so that the view is whole.
+    let end = Math.max(at, size)
+    while (pool[end]?.role !== 'user') end++
+    for (const [, ctx] of variants) {
+      ctx.addMessages(pool.slice(at, end))
+      ctx.getMessagesSync()
+    }
+    at = end
+    const per = variants.map(() => [] as number[])
+    const started = variants.map(() => 0)
+    for (let calls = 0; calls < turns && at < pool.length; at++) {
+      const m = pool[at] as Message
+      const view = !(m.role === 'assistant' && m.toolCalls?.length)
+      for (const [v, [, ctx]] of turnAbout(variants, calls)) {
+        const s = performance.now()
+        ctx.addMessage(m)
+        if (view) ctx.getMessagesSync()
+        started[v] = (started[v] as number) + performance.now() - s
+        if (view) {
+          ;(per[v] as number[]).push(started[v] as number)
+          started[v] = 0
+        }
+      }
+      if (view) calls++
+    }
+    const k = `${Math.round(size / 1_000)}k`
+    for (const [v, [name]] of variants.entries()) {
+      out[`${name}Ms_${k}`] = median(per[v] as number[])
+      out[`${name}P90Ms_${k}`] = quantile(per[v] as number[], 0.9)
+    }
+  }
+  return { workload: 'context-scaling', turns, ...out }
+}
+
 /** Our message accounting against raw countTokens on the same text, both warm. */
 function counting() {
   const sample = structuredClone(history(20_000))
@@ -141,6 +278,12 @@ const sections: Record<string, () => unknown> = {
   growing,
   counting,
   'agent-ledger': agentLedger,
+  'growing-chat-ledger': growingChatLedger,
+  'context-scaling': contextScaling,
+}
+if (which === '--list') {
+  console.log(JSON.stringify(Object.keys(sections)))
+  process.exit(0)
 }
 const run = which === undefined ? undefined : sections[which]
 if (!run) throw new Error(`unknown section ${which}: ${Object.keys(sections).join(', ')}`)

@@ -8,6 +8,8 @@ const { fromOpenAIChat } = lib
 const records = tauBench()
 export const system = fromOpenAIChat(records[0]?.traj ?? [])[0] as Message
 const body = records.flatMap((r) => fromOpenAIChat(r.traj).slice(1))
+/** How many messages `history` takes before its traffic repeats (after the system prompt). */
+export const period = body.length
 
 /** `n` messages of that traffic (fresh objects), ending on a user turn as before a model call. */
 export function history(n: number): Message[] {
