@@ -4,7 +4,7 @@ import { redactCredentials } from '../messages/credentials.js'
 import type { Fact, FactReport } from '../messages/fact.js'
 import { checkFacts, factsOfText, fitFacts, mergeFacts, renderFacts } from '../messages/facts.js'
 import { contentText, type Message, messageText } from '../messages/message.js'
-import { quotableFactsOf } from '../messages/quoted-facts.js'
+import { quotableFactsOf, withoutCredentials } from '../messages/quoted-facts.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { errorsOf, validate } from '../providers/validate.js'
 import { tokenLimited } from '../strategies/token-limited.js'
@@ -257,7 +257,9 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
       } else {
         const text = (
           await summarizer.summarize({
-            messages: fresh,
+            // The summarizer reads no credential, so its summary cannot repeat one (a summary
+            // cut a credential's context away from it before it could be recognised).
+            messages: withoutCredentials(fresh),
             previousSummary: current ? summaryText(current.entries) : undefined,
             maxTokens,
             signal: options.signal,

@@ -36,7 +36,7 @@ function redacted(text: string, known: readonly string[]): string {
 }
 
 /** The message with its credentials replaced in its text parts and call arguments. */
-function withoutCredentials(m: Message, known: readonly string[]): Message {
+function redactedMessage(m: Message, known: readonly string[]): Message {
   const content = m.content
   const clean =
     typeof content === 'string'
@@ -116,9 +116,11 @@ const cache = new WeakMap<Message, Quotable>()
 function read(m: Message, toolName: string | undefined, known: readonly string[]): Quotable {
   const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
   const secrets = secretsOf(m)
-  const facts = extractFacts([withoutCredentials(named, known)]).filter(
+  const facts = extractFacts([redactedMessage(named, known)]).filter(
     (f) =>
-      !f.value.includes(MARK) &&
+      // A fact cut at the mark's bracket (`https://[credential`) holds part of it too.
+      !f.value.includes(MARK.slice(0, -1)) &&
+      !f.value.includes(MARK.slice(1)) &&
       !(f.label !== undefined && isCredentialKey(f.label)) &&
       !isCredential(f.value) &&
       !touchesSecret(f.value, secrets),
@@ -172,4 +174,13 @@ export function quotableFactsOf(messages: readonly Message[]): Fact[] {
     out = mergeFacts(out, quotableFacts(m, tools[k], secrets).facts)
   })
   return out
+}
+
+/**
+ * Copies of the messages with every credential replaced by `[credential]`: the filter's, and
+ * those any of them holds elsewhere (what a summarizer is given to read).
+ */
+export function withoutCredentials(messages: readonly Message[]): Message[] {
+  const secrets = messages.flatMap((m) => quotableFacts(m).secrets)
+  return messages.map((m) => redactedMessage(m, secrets))
 }
