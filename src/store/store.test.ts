@@ -233,21 +233,33 @@ describe.runIf(redisAvailable)('redis store against a real redis-server', () => 
 
   behaviour('redis', async () => redisStore({ url: server.url, prefix: 'test:' }))
 
-  it('documents its key layout: messages list, summaries list, version counter', async () => {
+  it('documents its key layout: one hash tag per conversation, messages list, summaries list, version counter', async () => {
     const store = await redisStore({ url: server.url, prefix: 'cw:', ttl: 60 })
-    await store.append('k1', [{ message: user('hello') }])
+    await store.append('k1', [{ message: user('hello') }], { appendId: 'a-1' })
     const redis = new Redis(server.url)
-    const keys = (await redis.keys('cw:k1:*')).sort()
-    expect(keys.filter((k) => !k.startsWith('cw:k1:append:'))).toEqual([
-      'cw:k1:messages',
-      'cw:k1:version',
-    ])
-    // One key per finished append, remembered for an hour so a resent script is not applied twice.
-    const appendKeys = keys.filter((k) => k.startsWith('cw:k1:append:'))
-    expect(appendKeys).toHaveLength(1)
-    expect(await redis.ttl(appendKeys[0] as string)).toBeGreaterThan(3500)
-    expect(await redis.ttl('cw:k1:messages')).toBeGreaterThan(0)
+    const keys = (await redis.keys('cw:{k1}:*')).sort()
+    expect(keys).toEqual(['cw:{k1}:append:a-1', 'cw:{k1}:messages', 'cw:{k1}:version'])
+    // The append id is remembered for an hour so a resent append is not applied twice.
+    expect(await redis.ttl('cw:{k1}:append:a-1')).toBeGreaterThan(3500)
+    expect(await redis.ttl('cw:{k1}:messages')).toBeGreaterThan(0)
+    // Braces and % in an id are encoded: the tag stays whole and ids stay apart.
+    await store.append('{a}%', [{ message: user('x') }])
+    expect(await redis.exists('cw:{%7Ba%7D%25}:messages')).toBe(1)
     await redis.quit()
+    await store.close?.()
+  })
+
+  it('refuses a prefix with a brace and an empty conversation id, with typed errors', async () => {
+    await expect(redisStore({ url: server.url, prefix: 'a{b}:' })).rejects.toMatchObject({
+      name: 'InvalidOptionError',
+      option: 'prefix',
+    })
+    const store = await redisStore({ url: server.url })
+    await expect(store.append('', [{ message: user('x') }])).rejects.toMatchObject({
+      name: 'InvalidInputError',
+      field: 'id',
+    })
+    await expect(store.read('')).rejects.toBeInstanceOf(InvalidInputError)
     await store.close?.()
   })
 
@@ -256,7 +268,7 @@ describe.runIf(redisAvailable)('redis store against a real redis-server', () => 
     await store.append('c', [{ message: user('secret text') }])
     const redis = new Redis(server.url)
     await redis.rpush(
-      'bad:c:messages',
+      'bad:{c}:messages',
       JSON.stringify({ m: { role: 'user', content: 42 } }),
       'not json',
     )
