@@ -17,6 +17,7 @@ const entries = [
   'mastra',
   'redis',
   'gemini-tokenizer',
+  'store-conformance',
 ]
 
 const external: Plugin = {

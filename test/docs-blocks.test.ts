@@ -61,6 +61,7 @@ describe('README and docs code blocks', () => {
             'context-window': ['../../src/index.ts'],
             'context-window/redis': ['../../src/redis.ts'],
             'context-window/gemini-tokenizer': ['../../src/gemini-tokenizer.ts'],
+            'context-window/store-conformance': ['../../src/store-conformance.ts'],
           },
         },
         files: [...programs.map((b) => `${blockName(b)}.ts`), '../../test/docs/globals.d.ts'],

@@ -113,7 +113,12 @@ describe('framework entries', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       exports: Record<string, { types: string; import: string }>
     }
-    for (const name of [...Object.keys(frameworks), 'redis', 'gemini-tokenizer']) {
+    for (const name of [
+      ...Object.keys(frameworks),
+      'redis',
+      'gemini-tokenizer',
+      'store-conformance',
+    ]) {
       expect(pkg.exports[`./${name}`]?.import).toBe(`./dist/${name}.js`)
       expect(pkg.exports[`./${name}`]?.types).toBe(`./dist/${name}.d.ts`)
     }

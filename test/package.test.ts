@@ -102,6 +102,7 @@ describe('the packed package, installed', () => {
         'dist/openai-agents.js',
         'dist/mastra.js',
         'dist/gemini-tokenizer.js',
+        'dist/store-conformance.js',
         'dist/cli/main.js',
         'examples/airline-booking.json',
         'examples/TAU-BENCH-LICENSE',

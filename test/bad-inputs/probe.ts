@@ -6,6 +6,7 @@ import * as langchain from '../../src/langchain.js'
 import * as mastra from '../../src/mastra.js'
 import * as openaiAgents from '../../src/openai-agents.js'
 import * as redis from '../../src/redis.js'
+import * as storeConformance from '../../src/store-conformance.js'
 import { nastyText } from '../properties/hostile.js'
 
 /** Every entry a user can import, by its import path. */
@@ -17,6 +18,7 @@ export const entries: Record<string, Record<string, unknown>> = {
   'context-window/mastra': mastra,
   'context-window/redis': redis,
   'context-window/gemini-tokenizer': geminiTokenizer,
+  'context-window/store-conformance': storeConformance,
 }
 
 export interface Callable {
