@@ -225,27 +225,55 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     }
   }
 
-  /**
-   * A write, and with `replicas` a `WAIT` in the same pipeline: ioredis sends a pipeline to
-   * the master of its keys' slot, so the wait counts that master's replicas.
-   */
   const write = (id: string, what: string, command: string, args: (string | number)[]) =>
+    call(id, what, () => redis.call(command, ...args))
+
+  /**
+   * With `replicas`, a `WAIT` after a write, in a pipeline behind a read of `probe` (a key
+   * of the conversation): ioredis sends a pipeline to the node that serves its keys' slot,
+   * the node the write went to, so the wait counts that master's replicas. A `WAIT` is not
+   * redirected the way a keyed command is, so when the read is (the slot moved: a failover),
+   * the slot map is refreshed and the pipeline sent again. `mustExist`: the probe is the
+   * append's id, whose absence on the node that serves the slot now means the append went
+   * down with its master before a replica had it.
+   */
+  const confirm = (id: string, what: string, probe: string, mustExist: boolean) =>
     call(id, what, async () => {
-      if (replicas === 0) return redis.call(command, ...args)
-      const out = (await redis
-        .pipeline()
-        .call(command, ...args)
-        .wait(replicas, replicaTimeoutMs)
-        .exec()) as [Error | null, unknown][]
-      for (const [error] of out) if (error) throw error
-      const acked = out[1]?.[1] as number
-      if (acked < replicas)
-        throw new StoreError(
-          `redis store: ${what} for conversation ${id} is on the master, but ${acked} of ${replicas} replicas confirmed it within ${replicaTimeoutMs} ms (an append retried with the same appendId is stored once)`,
-          id,
-        )
-      return out[0]?.[1]
+      if (replicas === 0) return
+      for (let attempt = 1; ; attempt++) {
+        const out = (await redis.pipeline().get(probe).wait(replicas, replicaTimeoutMs).exec()) as [
+          Error | null,
+          unknown,
+        ][]
+        const [[readError, value] = [null, null], [waitError, acked] = [null, 0]] = out
+        if (
+          readError &&
+          /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/.test(readError.message) &&
+          attempt < 5
+        ) {
+          await refreshSlots()
+          continue
+        }
+        if (readError ?? waitError) throw readError ?? waitError
+        if (mustExist && value === null)
+          throw new StoreError(
+            `redis store: ${what} for conversation ${id} was lost with its master before a replica had it; send it again with the same appendId`,
+            id,
+          )
+        if ((acked as number) < replicas)
+          throw new StoreError(
+            `redis store: ${what} for conversation ${id} is on the master, but ${acked} of ${replicas} replicas confirmed it within ${replicaTimeoutMs} ms (an append sent again with the same appendId is stored once)`,
+            id,
+          )
+        return
+      }
     })
+
+  const refreshSlots = async () => {
+    await new Promise((r) => setTimeout(r, 200))
+    if ('refreshSlotsCache' in redis)
+      await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()))
+  }
 
   const parse = (id: string, raw: string, seq: number): StoredEntry => {
     let json: { m?: unknown; t?: unknown; c?: unknown }
@@ -305,6 +333,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
           `conversation ${id} holds ${version} messages, not ${opts.expectedLength}`,
           id,
         )
+      await confirm(id, 'append', appendKey(id, appendId), true)
       return length
     },
     async read(id, from = 0, to) {
@@ -336,6 +365,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
           `conversation ${id} changed (version ${version}, expected ${opts.expectedVersion})`,
           id,
         )
+      await confirm(id, 'putSummary', key(id, 'version'), false)
     },
     async summaries(id) {
       const raws = await call(id, 'summaries', () => redis.lrange(key(id, 'summaries'), 0, -1))
@@ -345,6 +375,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       const k = key(id, 'limit')
       if (window === null) await write(id, 'putLimit', 'del', [k])
       else await write(id, 'putLimit', 'set', [k, String(window), ...(ttl > 0 ? ['EX', ttl] : [])])
+      await confirm(id, 'putLimit', k, false)
     },
     async limit(id) {
       const raw = await call(id, 'limit', () => redis.get(key(id, 'limit')))
@@ -361,6 +392,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
         key(id, 'version'),
         ttl,
       ])
+      await confirm(id, 'clear', key(id, 'version'), false)
     },
     async delete(id) {
       await write(id, 'delete', 'del', [
@@ -369,6 +401,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
         key(id, 'version'),
         key(id, 'limit'),
       ])
+      await confirm(id, 'delete', key(id, 'version'), false)
     },
     async close() {
       if (!owned) return

@@ -18,6 +18,8 @@ export interface RedisCluster {
   masters(): Promise<number[]>
   /** SIGKILL one node: no chance to hand anything over. */
   kill(port: number): Promise<void>
+  /** Starts a killed node again, empty: it rejoins as a replica of whoever took its slots. */
+  restart(port: number): Promise<void>
   /**
    * Resolves once every live node says `cluster_state:ok`, 3 masters are up, and every live
    * replica has finished its sync (`master_link_status:up`): before that, a WAIT counts nobody.
@@ -65,36 +67,41 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   const ports: number[] = []
   for (let k = 0; k < 6; k++) ports.push(await freePair(taken))
   const processes = new Map<number, ChildProcess>()
-  for (const port of ports) {
-    const p = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--dbfilename',
-        `dump-${port}.rdb`,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        `nodes-${port}.conf`,
-        '--cluster-node-timeout',
-        '2000',
-        '--daemonize',
-        'no',
-      ],
-      { stdio: 'ignore' },
+  const launch = (port: number) =>
+    processes.set(
+      port,
+      spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--dbfilename',
+          `dump-${port}.rdb`,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--cluster-node-timeout',
+          '2000',
+          '--daemonize',
+          'no',
+        ],
+        { stdio: 'ignore' },
+      ),
     )
-    processes.set(port, p)
-  }
-  const alive = () => ports.filter((p) => processes.get(p)?.exitCode === null)
+  for (const port of ports) launch(port)
+  // A process killed by a signal keeps exitCode null: signalCode says it is gone.
+  const running = (p: ChildProcess | undefined) =>
+    !!p && p.exitCode === null && p.signalCode === null
+  const alive = () => ports.filter((p) => running(processes.get(p)))
   const cluster: RedisCluster = {
     ports,
     dir,
@@ -109,11 +116,18 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     },
     async kill(port) {
       const p = processes.get(port)
-      if (!p || p.exitCode !== null) return
+      if (!p || !running(p)) return
       await new Promise<void>((resolve) => {
         p.once('exit', () => resolve())
         p.kill('SIGKILL')
       })
+    },
+    async restart(port) {
+      launch(port)
+      await waitUntil(
+        async () => (await cli(port, 'ping').catch(() => '')).includes('PONG'),
+        60_000,
+      )
     },
     async ready(timeoutMs = 60_000) {
       await waitUntil(async () => {
