@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Cluster, Redis, RedisOptions } from 'ioredis'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { messageSchema } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import {
   type AppendOptions,
@@ -9,14 +8,13 @@ import {
   checkEntries,
   checkSummary,
   type HistoryStore,
-  isRange,
   StoreConflictError,
-  type StoredEntry,
   StoreError,
   type SummaryRecord,
 } from './history-store.js'
 import { checkPrefix, redisKeys } from './redis-keys.js'
 import { checkRedisUrl } from './redis-url.js'
+import { readEntry, readSummary } from './stored-values.js'
 
 /** A single server (`Redis`) or a Redis Cluster (`Cluster`): the store works the same on both. */
 export type RedisClient = Redis | Cluster
@@ -275,35 +273,6 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()))
   }
 
-  const parse = (id: string, raw: string, seq: number): StoredEntry => {
-    let json: { m?: unknown; t?: unknown; c?: unknown }
-    try {
-      json = JSON.parse(raw)
-    } catch {
-      throw new StoreError(
-        `redis store: conversation ${id}, message ${seq}: the stored entry is not JSON`,
-        id,
-        seq,
-      )
-    }
-    const parsed = messageSchema.safeParse(json?.m)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      throw new StoreError(
-        `redis store: conversation ${id}, message ${seq}: the stored message is invalid (field ${issue?.path.join('.') || 'role'})`,
-        id,
-        seq,
-      )
-    }
-    return {
-      seq,
-      message: parsed.data,
-      // A count that is not a positive whole number is no count: the reader counts again.
-      ...(Number.isSafeInteger(json.t) && (json.t as number) > 0 && { tokens: json.t as number }),
-      ...(typeof json.c === 'string' && { counter: json.c }),
-    }
-  }
-
   return {
     async append(id, entries, opts: AppendOptions = {}) {
       checkEntries(id, entries)
@@ -340,7 +309,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       const raws = await call(id, 'read', () =>
         redis.lrange(key(id, 'messages'), from, to === undefined ? -1 : to - 1),
       )
-      return raws.map((raw, k) => parse(id, raw, from + k))
+      return raws.map((raw, k) => readEntry('redis store', id, raw, from + k))
     },
     async length(id) {
       return call(id, 'length', () => redis.llen(key(id, 'messages')))
@@ -369,7 +338,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     },
     async summaries(id) {
       const raws = await call(id, 'summaries', () => redis.lrange(key(id, 'summaries'), 0, -1))
-      return raws.map((raw, k) => parseSummary(id, raw, k))
+      return raws.map((raw, k) => readSummary('redis store', id, raw, k))
     },
     async putLimit(id, window) {
       const k = key(id, 'limit')
@@ -414,33 +383,4 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
 function firstLine(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e)
   return message.split('\n')[0] as string
-}
-
-/** A stored summary, checked whole: a record without a valid `replaces` is as corrupt as one that is not JSON. */
-function parseSummary(id: string, raw: string, k: number): SummaryRecord {
-  const bad = (what: string) =>
-    new StoreError(
-      `redis store: conversation ${id}, summary ${k}: the stored summary ${what}`,
-      id,
-      k,
-    )
-  let s: { replaces?: unknown; message?: unknown; tokens?: unknown; anchor?: unknown }
-  try {
-    s = JSON.parse(raw)
-  } catch {
-    throw bad('is not JSON')
-  }
-  if (!s || typeof s !== 'object') throw bad('is not an object')
-  const r = s.replaces
-  if (!isRange(r)) throw bad('has no valid replaces [from, to)')
-  const parsed = messageSchema.safeParse(s.message)
-  if (!parsed.success)
-    throw bad(`has an invalid message (field ${parsed.error.issues[0]?.path.join('.') || 'role'})`)
-  return {
-    ...(s as object),
-    replaces: [r[0], r[1]],
-    message: parsed.data,
-    tokens:
-      Number.isSafeInteger(s.tokens) && (s.tokens as number) > 0 ? (s.tokens as number) : undefined,
-  } as SummaryRecord
 }
