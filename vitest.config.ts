@@ -8,6 +8,7 @@ export default defineConfig({
     alias: [
       ...[
         'redis',
+        'postgres',
         'ai-sdk',
         'langchain',
         'openai-agents',

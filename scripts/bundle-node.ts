@@ -16,6 +16,7 @@ const entries = [
   'openai-agents',
   'mastra',
   'redis',
+  'postgres',
   'gemini-tokenizer',
   'store-conformance',
 ]

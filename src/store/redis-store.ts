@@ -13,7 +13,7 @@ import {
   type SummaryRecord,
 } from './history-store.js'
 import { checkPrefix, redisKeys } from './redis-keys.js'
-import { checkRedisUrl } from './redis-url.js'
+import { checkServerUrl } from './server-url.js'
 import { readEntry, readSummary } from './stored-values.js'
 
 /** A single server (`Redis`) or a Redis Cluster (`Cluster`): the store works the same on both. */
@@ -175,7 +175,11 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
   let hide = (text: string) => text
   if (!client) {
     const url = options.url ?? 'redis://127.0.0.1:6379'
-    hide = checkRedisUrl(url)
+    hide = checkServerUrl(url, {
+      schemes: ['redis:', 'rediss:'],
+      form: 'redis://[user:password@]host[:port][/db] or rediss://…',
+      numericDb: true,
+    })
     let mod: { Redis: new (url: string, options: RedisOptions) => Redis }
     try {
       mod = (await import('ioredis')) as unknown as typeof mod

@@ -3,12 +3,15 @@ import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { storeConformance } from '../../src/store/conformance.js'
 import { memoryStore } from '../../src/store/memory-store.js'
+import { postgresStore } from '../../src/store/postgres-store.js'
 import { redisStore } from '../../src/store/redis-store.js'
 import { requireInCI } from '../helpers/ci.js'
+import { hasPostgres, type PostgresServer, startPostgres } from '../helpers/postgres-server.js'
 import { type RedisCluster, startRedisCluster } from '../helpers/redis-cluster.js'
 import { hasRedisServer, type RedisServer, startRedis } from '../helpers/redis-server.js'
 
 const redisAvailable = requireInCI(hasRedisServer(), 'redis-server')
+const postgresAvailable = requireInCI(hasPostgres(), 'PostgreSQL (initdb, pg_ctl)')
 
 storeConformance('memory', () => memoryStore(), { describe, it })
 
@@ -35,4 +38,15 @@ describe.runIf(redisAvailable)('redis cluster, 3 masters with a replica each', (
     await cluster?.stop()
   })
   storeConformance('redis cluster', () => redisStore({ client, replicas: 1 }), { describe, it })
+})
+
+describe.runIf(postgresAvailable)('postgresql', () => {
+  let server: PostgresServer
+  beforeAll(async () => {
+    server = await startPostgres()
+  }, 180_000)
+  afterAll(async () => {
+    await server?.stop()
+  })
+  storeConformance('postgres', () => postgresStore({ url: server.url }), { describe, it })
 })

@@ -1,13 +1,23 @@
 import { InvalidOptionError } from '../errors.js'
 
+/** What a server URL must look like, for `checkServerUrl`. */
+export interface UrlShape {
+  /** Accepted schemes, with the colon: `redis:`. */
+  schemes: string[]
+  /** The form shown in the error. */
+  form: string
+  /** Whether the path must be a database number (Redis). */
+  numericDb?: boolean
+}
+
 /**
- * Checks a Redis URL before ioredis sees it, and returns what hides its password in any
- * text. Node's URL errors keep the whole input (`error.input`), and ioredis turns a URL it
- * cannot read into a socket path that it then prints: either would carry the password into
- * a log, so a bad URL is an `InvalidOptionError` that shows the URL with the password
+ * Checks a server URL before the client library sees it, and returns what hides its password
+ * in any text. Node's URL errors keep the whole input (`error.input`), and ioredis turns a
+ * URL it cannot read into a socket path that it then prints: either would carry the password
+ * into a log, so a bad URL is an `InvalidOptionError` that shows the URL with the password
  * replaced by `***`.
  */
-export function checkRedisUrl(url: string): (text: string) => string {
+export function checkServerUrl(url: string, shape: UrlShape): (text: string) => string {
   const secrets = passwordsIn(url)
   const hide = (text: string) => {
     let out = text
@@ -17,7 +27,7 @@ export function checkRedisUrl(url: string): (text: string) => string {
   const refuse = (why: string): never => {
     throw new InvalidOptionError(
       'url',
-      `${why}: expected redis://[user:password@]host[:port][/db] or rediss://…, got ${JSON.stringify(hide(redacted(url)))}`,
+      `${why}: expected ${shape.form}, got ${JSON.stringify(hide(redacted(url)))}`,
     )
   }
   let parsed: URL
@@ -26,8 +36,8 @@ export function checkRedisUrl(url: string): (text: string) => string {
   } catch {
     return refuse('not a URL')
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
-    refuse(`the scheme ${JSON.stringify(parsed.protocol)} is not redis: or rediss:`)
+  if (!shape.schemes.includes(parsed.protocol))
+    refuse(`the scheme ${JSON.stringify(parsed.protocol)} is not ${shape.schemes.join(' or ')}`)
   if (!parsed.hostname) refuse('no host')
   try {
     decodeURIComponent(parsed.username)
@@ -36,7 +46,7 @@ export function checkRedisUrl(url: string): (text: string) => string {
     refuse('the user or password has a malformed %-escape')
   }
   const db = parsed.pathname.replace(/^\//, '')
-  if (db !== '' && !/^\d+$/.test(db)) refuse('the database is not a number')
+  if (shape.numericDb && db !== '' && !/^\d+$/.test(db)) refuse('the database is not a number')
   return hide
 }
 
