@@ -36,6 +36,8 @@ export interface PostgresStoreOptions {
 export interface PostgresStore extends HistoryStore {
   /** Deletes conversations idle for longer than `ttl` (none without one); returns how many. */
   sweep(): Promise<number>
+  /** Ends the pool the store made from `url` (a pool you gave stays open). */
+  close(): Promise<void>
 }
 
 /** How long an append id is remembered, as the Redis store does. */
@@ -110,8 +112,11 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       query_timeout: timeoutMs,
       ...options.poolOptions,
     })
-    // A broken idle connection surfaces as a StoreError from the call that meets it, not as a crash.
+    // A broken connection surfaces as a StoreError from the call that meets it, never as an
+    // 'error' event nobody listens to (which would end the process): on the pool for idle
+    // clients, and on every client for a server's FATAL that lands between two of pg's listeners.
     pool.on('error', () => {})
+    pool.on('connect', (client) => client.on('error', () => {}))
     owned = true
   }
   const db = pool
@@ -120,10 +125,8 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
   const fail = (id: string, what: string, e: unknown): never => {
     if (e instanceof StoreError || e instanceof InvalidInputError) throw e
     const message = (e instanceof Error ? e.message : String(e)).split('\n')[0] as string
-    throw new StoreError(
-      `postgres store: ${what} for conversation ${id} failed (${hide(message)})`,
-      id,
-    )
+    const about = id === '' ? '' : ` for conversation ${id}`
+    throw new StoreError(`postgres store: ${what}${about} failed (${hide(message)})`, id)
   }
 
   const query = async <R extends object>(
@@ -147,8 +150,14 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
   ): Promise<T> => {
     let client: PoolClient | undefined
     let broken: Error | undefined
+    // A connection killed while checked out emits 'error' on its client, which would
+    // otherwise end the process: it fails the query in flight, and the client is dropped.
+    const onError = (e: Error) => {
+      broken = e
+    }
     try {
       client = await db.connect()
+      client.on('error', onError)
       await client.query('BEGIN')
       const out = await work(client)
       await client.query('COMMIT')
@@ -157,6 +166,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       if (client) await client.query('ROLLBACK').catch((r: Error) => (broken = r))
       return fail(id, what, e)
     } finally {
+      client?.off('error', onError)
       client?.release(broken)
     }
   }
