@@ -1,11 +1,13 @@
 // The PostgreSQL store against a real server the test starts: what it creates, what it
 // refuses, what it reads back, and appends from 4 processes whose connections are killed.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { InvalidOptionError } from '../../src/errors.js'
 import { StoreError } from '../../src/store/history-store.js'
+import { schemaSql } from '../../src/store/postgres-schema.js'
 import { postgresStore } from '../../src/store/postgres-store.js'
 import { requireInCI } from '../helpers/ci.js'
 import { hasPostgres, type PostgresServer, startPostgres } from '../helpers/postgres-server.js'
@@ -196,4 +198,12 @@ describe.runIf(available)('postgres store against a real server', () => {
     await store.close()
     console.log(`postgres: ${killed} connections killed; ${retries} appends sent again`)
   }, 300_000)
+})
+
+describe('the schema in docs/stores.md', () => {
+  it('is the SQL the store runs', () => {
+    const page = readFileSync(new URL('../../docs/stores.md', import.meta.url), 'utf8')
+    const block = /```sql\n([\s\S]*?)```/.exec(page)?.[1]
+    expect(block?.trim()).toBe(schemaSql('cw_').trim())
+  })
 })
