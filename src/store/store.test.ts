@@ -367,3 +367,34 @@ describe.runIf(redisAvailable)('durability with append-only persistence', () => 
     await server.stop()
   }, 120_000)
 })
+
+describe('ChatContext and append ids', () => {
+  it('gives every write an id of its own, so a store that gets one twice keeps one copy', async () => {
+    const inner = memoryStore()
+    const ids: (string | undefined)[] = []
+    const store: HistoryStore = {
+      ...inner,
+      append: (id, entries, options) => {
+        ids.push(options?.appendId)
+        // A reply lost after the append went through: the store sees the same append again.
+        return inner.append(id, entries, options).then(() => inner.append(id, entries, options))
+      },
+    }
+    const ctx = new ChatContext({
+      store,
+      id: 'ids',
+      budget: 4000,
+      initialMessages: [{ role: 'system', content: 'policy' }],
+    })
+    await ctx.addMessage(user('a'))
+    await ctx.addMessages([say('b'), user('c')])
+    expect(ids.every((i) => typeof i === 'string' && i.length > 0)).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect((await inner.read('ids')).map((e) => e.message.content)).toEqual([
+      'policy',
+      'a',
+      'b',
+      'c',
+    ])
+  })
+})
