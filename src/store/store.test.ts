@@ -263,6 +263,22 @@ describe.runIf(redisAvailable)('redis store against a real redis-server', () => 
     await store.close?.()
   })
 
+  it('replicas: 1 with no replica: the append fails with a StoreError, is on the master, and a repeat under its id is not stored twice', async () => {
+    const store = await redisStore({
+      url: server.url,
+      prefix: 'wait:',
+      replicas: 1,
+      replicaTimeoutMs: 100,
+    })
+    const send = () => store.append('c', [{ message: user('a') }], { appendId: 'only-once' })
+    await expect(send()).rejects.toThrow(/0 of 1 replicas confirmed it within 100 ms/)
+    await expect(send()).rejects.toThrow(StoreError)
+    const plain = await redisStore({ url: server.url, prefix: 'wait:' })
+    expect((await plain.read('c')).map((e) => e.message.content)).toEqual(['a'])
+    await plain.close?.()
+    await store.close?.()
+  })
+
   it('a corrupted entry is a typed error naming the conversation and position, without its contents', async () => {
     const store = await redisStore({ url: server.url, prefix: 'bad:' })
     await store.append('c', [{ message: user('secret text') }])
