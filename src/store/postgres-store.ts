@@ -1,6 +1,7 @@
 import type { Pool, PoolClient, PoolConfig } from 'pg'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import { newAppendId } from './append-id.js'
 import {
   type AppendOptions,
   checkAppendId,
@@ -42,6 +43,19 @@ export interface PostgresStore extends HistoryStore {
 
 /** How long an append id is remembered, as the Redis store does. */
 const APPEND_ID_SECONDS = 3600
+/** Tries of an append whose connection broke. */
+const APPEND_ATTEMPTS = 3
+
+/** The store's errors that came from a connection that broke (the server may have done the work). */
+const lostConnection = new WeakSet<object>()
+
+/** A connection that broke, or a server that ended it (SQLSTATE class 08, 57P01-57P03). */
+function connectionLost(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code
+  if (typeof code === 'string' && (/^08/.test(code) || /^57P0[123]$/.test(code))) return true
+  const message = e instanceof Error ? e.message : ''
+  return /Connection terminated|ECONNRESET|EPIPE|ECONNREFUSED|socket hang up/i.test(message)
+}
 
 /**
  * Conversations in PostgreSQL, for teams that keep their data there. One row per
@@ -164,7 +178,12 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       return out
     } catch (e) {
       if (client) await client.query('ROLLBACK').catch((r: Error) => (broken = r))
-      return fail(id, what, e)
+      try {
+        return fail(id, what, e)
+      } catch (error) {
+        if (broken || connectionLost(e)) lostConnection.add(error as object)
+        throw error
+      }
     } finally {
       client?.off('error', onError)
       client?.release(broken)
@@ -249,32 +268,43 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       if (opts.appendId !== undefined) checkAppendId(id, opts.appendId)
       const encode = (list: typeof entries) =>
         list.map((e) => ({ m: e.message, t: e.tokens, c: e.counter }))
-      const result = await transaction(id, 'append', async (c) => {
-        const { length } = await lock(c, id)
-        if (opts.appendId !== undefined) {
+      // Without a caller's id, one of the store's own: the retry below is then safe too.
+      const appendId = opts.appendId ?? newAppendId()
+      const attempt = () =>
+        transaction(id, 'append', async (c) => {
+          const { length } = await lock(c, id)
           const seen = await c.query<{ length: number }>(
             `SELECT length FROM ${t('appends')} WHERE conversation = $1 AND append_id = $2 AND at > now() - $3::interval`,
-            [id, opts.appendId, `${APPEND_ID_SECONDS} seconds`],
+            [id, appendId, `${APPEND_ID_SECONDS} seconds`],
           )
           if (seen.rows[0]) return seen.rows[0].length
-        }
-        if (opts.expectedLength !== undefined && opts.expectedLength !== length)
-          return { conflict: length }
-        const all = encode(length === 0 && opts.seed ? [...opts.seed, ...entries] : entries)
-        await c.query(
-          `INSERT INTO ${t('messages')} (conversation, seq, entry)
+          if (opts.expectedLength !== undefined && opts.expectedLength !== length)
+            return { conflict: length }
+          const all = encode(length === 0 && opts.seed ? [...opts.seed, ...entries] : entries)
+          await c.query(
+            `INSERT INTO ${t('messages')} (conversation, seq, entry)
            SELECT $1, $2 + e.ord - 1, e.value FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(value, ord)`,
-          [id, length, JSON.stringify(all)],
-        )
-        await touch(c, id, all.length)
-        if (opts.appendId !== undefined)
+            [id, length, JSON.stringify(all)],
+          )
+          await touch(c, id, all.length)
           await c.query(
             `INSERT INTO ${t('appends')} (conversation, append_id, length) VALUES ($1, $2, $3)
              ON CONFLICT (conversation, append_id) DO UPDATE SET length = EXCLUDED.length, at = now()`,
-            [id, opts.appendId, length + all.length],
+            [id, appendId, length + all.length],
           )
-        return length + all.length
-      })
+          return length + all.length
+        })
+      // A connection that broke mid-append (even after COMMIT, with only the answer lost) is
+      // tried again under the same id, on another connection: stored once either way.
+      let result: Awaited<ReturnType<typeof attempt>> | undefined
+      for (let k = 1; result === undefined; k++) {
+        try {
+          result = await attempt()
+        } catch (e) {
+          if (k >= APPEND_ATTEMPTS || !lostConnection.has(e as object)) throw e
+          await new Promise((r) => setTimeout(r, 50 * k))
+        }
+      }
       maybeSweep()
       if (typeof result === 'object')
         throw new StoreConflictError(
