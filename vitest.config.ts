@@ -6,12 +6,19 @@ export default defineConfig({
     // Examples and the README's blocks import the package by name, as users do; tests run
     // them against the source.
     alias: [
-      ...['redis', 'ai-sdk', 'langchain', 'openai-agents', 'mastra', 'gemini-tokenizer'].map(
-        (entry) => ({
-          find: `context-window/${entry}`,
-          replacement: fileURLToPath(new URL(`./src/${entry}.ts`, import.meta.url)),
-        }),
-      ),
+      ...[
+        'redis',
+        'postgres',
+        'ai-sdk',
+        'langchain',
+        'openai-agents',
+        'mastra',
+        'gemini-tokenizer',
+        'store-conformance',
+      ].map((entry) => ({
+        find: `context-window/${entry}`,
+        replacement: fileURLToPath(new URL(`./src/${entry}.ts`, import.meta.url)),
+      })),
       {
         find: 'context-window',
         replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)),

@@ -16,7 +16,9 @@ const entries = [
   'openai-agents',
   'mastra',
   'redis',
+  'postgres',
   'gemini-tokenizer',
+  'store-conformance',
 ]
 
 const external: Plugin = {

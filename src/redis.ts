@@ -1,5 +1,10 @@
 /**
- * `context-window/redis`: the history store for many processes. Its own entry, so the root
- * entry never loads or names `ioredis` (an optional peer dependency).
+ * `context-window/redis`: the history store for many processes, on one Redis server or a
+ * Redis Cluster. Its own entry, so the root entry never loads or names `ioredis` (an
+ * optional peer dependency).
  */
-export { type RedisStoreOptions, redisStore } from './store/redis-store.js'
+export {
+  type MigrateRedisKeysResult,
+  migrateRedisKeys,
+} from './store/redis-migrate.js'
+export { type RedisClient, type RedisStoreOptions, redisStore } from './store/redis-store.js'

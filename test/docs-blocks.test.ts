@@ -60,7 +60,9 @@ describe('README and docs code blocks', () => {
           paths: {
             'context-window': ['../../src/index.ts'],
             'context-window/redis': ['../../src/redis.ts'],
+            'context-window/postgres': ['../../src/postgres.ts'],
             'context-window/gemini-tokenizer': ['../../src/gemini-tokenizer.ts'],
+            'context-window/store-conformance': ['../../src/store-conformance.ts'],
           },
         },
         files: [...programs.map((b) => `${blockName(b)}.ts`), '../../test/docs/globals.d.ts'],

@@ -38,7 +38,8 @@ describe('entries by runtime', () => {
     const text = outputFiles[0]?.text ?? ''
     expect(text.length).toBeGreaterThan(0)
     expect(inputs(metafile).filter((f) => f.startsWith('node:'))).toEqual([])
-    expect(inputs(metafile).filter((f) => /ioredis|redis-store/.test(f))).toEqual([])
+    expect(inputs(metafile).filter((f) => /ioredis|redis-store|postgres-store/.test(f))).toEqual([])
+    expect(text).not.toMatch(/from ['"]pg['"]/)
     expect(text).not.toMatch(/\brequire\(|node:/)
     // Schemas are zod/mini: the full (classic) zod build is nowhere in the graph.
     expect(inputs(metafile).filter((f) => /zod\/v4\/classic\//.test(f))).toEqual([])
@@ -73,6 +74,27 @@ describe('entries by runtime', () => {
     expect('redisStore' in index).toBe(false)
     const sub = await import('../src/redis.js')
     expect(typeof sub.redisStore).toBe('function')
+  })
+
+  it('the postgres entry holds the store, and only it names pg', async () => {
+    const postgres = await build({
+      entryPoints: [entry('postgres.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      absWorkingDir: root,
+      external: ['pg'],
+    })
+    const graph = inputs(postgres.metafile)
+    expect(graph.some((f) => f.endsWith('src/store/postgres-store.ts'))).toBe(true)
+    expect(graph.filter((f) => /ioredis|redis-store/.test(f))).toEqual([])
+    const index = await import('../src/index.js')
+    expect('postgresStore' in index).toBe(false)
+    const sub = await import('../src/postgres.js')
+    expect(typeof sub.postgresStore).toBe('function')
   })
 })
 
@@ -113,7 +135,13 @@ describe('framework entries', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       exports: Record<string, { types: string; import: string }>
     }
-    for (const name of [...Object.keys(frameworks), 'redis', 'gemini-tokenizer']) {
+    for (const name of [
+      ...Object.keys(frameworks),
+      'redis',
+      'postgres',
+      'gemini-tokenizer',
+      'store-conformance',
+    ]) {
       expect(pkg.exports[`./${name}`]?.import).toBe(`./dist/${name}.js`)
       expect(pkg.exports[`./${name}`]?.types).toBe(`./dist/${name}.d.ts`)
     }

@@ -97,11 +97,13 @@ describe('the packed package, installed', () => {
         'dist/tokens/data/o200k_base.js',
         'dist/tokens/data/cl100k_base.js',
         'dist/redis.js',
+        'dist/postgres.js',
         'dist/ai-sdk.js',
         'dist/langchain.js',
         'dist/openai-agents.js',
         'dist/mastra.js',
         'dist/gemini-tokenizer.js',
+        'dist/store-conformance.js',
         'dist/cli/main.js',
         'examples/airline-booking.json',
         'examples/TAU-BENCH-LICENSE',
@@ -111,6 +113,7 @@ describe('the packed package, installed', () => {
         expect(existsSync(join(root, f)), f).toBe(true)
       expect(existsSync(join(root, 'dist/cli/main.test.js'))).toBe(false)
       expect(existsSync(join(app, 'node_modules', 'ioredis'))).toBe(false)
+      expect(existsSync(join(app, 'node_modules', 'pg'))).toBe(false)
       // The Node run is right on its own terms: a valid fit within budget, exact counts.
       expect(expected.total).toBeLessThanOrEqual(3000)
       expect(expected.kept.length).toBeGreaterThan(0)

@@ -8,6 +8,7 @@ import { type Message, messageSchema } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
 import { providerApiOfFormat } from '../providers/index.js'
 import { PROVIDERS, type Provider } from '../providers/validate.js'
+import { newAppendId } from '../store/append-id.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
   PlanItem,
@@ -245,7 +246,7 @@ export class ChatContext {
       .append(
         this.id,
         this.initial.map((m) => this.entry(m)),
-        { expectedLength: 0 },
+        { expectedLength: 0, appendId: newAppendId() },
       )
       .then(() => {
         this.unread += this.initial.length
@@ -276,6 +277,8 @@ export class ChatContext {
   private write(messages: Message[]): Promise<void> {
     this.unread += messages.length
     const store = this.store as HistoryStore
+    // One id per write: a store that receives it twice (a resend after a lost reply) keeps one copy.
+    const appendId = newAppendId()
     const job = this.writing
       .then(() => (this.seeded ? undefined : this.seed()))
       .then(async () => {
@@ -288,7 +291,7 @@ export class ChatContext {
         const length = await store.append(
           this.id,
           messages.map((m) => this.entry(m)),
-          seed,
+          { ...seed, appendId },
         )
         if (length < this.index.length + messages.length) this.stale = true
       })

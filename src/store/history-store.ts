@@ -28,6 +28,20 @@ export interface AppendOptions {
    * step: a conversation the store lost (expired, cleared) starts again with them.
    */
   seed?: readonly Omit<StoredEntry, 'seq'>[]
+  /**
+   * Names this append so that sending it again (after a lost reply, a timeout, a failover) stores
+   * it once: a store that saw the id returns the length it returned then and appends nothing.
+   * The entries of a repeat are not compared. Stores remember an id at least an hour.
+   */
+  appendId?: string
+}
+
+/** An append id: a non-empty string of at most 200 characters, or a typed error. */
+export function checkAppendId(id: string, appendId: unknown): asserts appendId is string {
+  if (typeof appendId !== 'string' || appendId.length === 0 || appendId.length > 200)
+    throw new InvalidInputError(`conversation ${id}: expected an appendId of 1 to 200 characters`, {
+      field: 'appendId',
+    })
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AppendOptions, HistoryStore, StoredEntry, SummaryRecord } from './history-store.js'
-import { checkEntries, checkSummary, StoreConflictError } from './history-store.js'
+import { checkAppendId, checkEntries, checkSummary, StoreConflictError } from './history-store.js'
 
 interface Conversation {
   entries: StoredEntry[]
@@ -7,10 +7,15 @@ interface Conversation {
   version: number
 }
 
+/** How long an append id is remembered, as the Redis store does. */
+const APPEND_ID_MS = 3_600_000
+
 /** Conversations in this process's memory: the default store, and the reference for every other. */
 export function memoryStore(): HistoryStore {
   const all = new Map<string, Conversation>()
   const limits = new Map<string, number>()
+  /** `conversation \0 appendId` → the length that append returned and when it expires, oldest first. */
+  const done = new Map<string, { length: number; until: number }>()
   const get = (id: string) => {
     let c = all.get(id)
     if (!c) {
@@ -23,6 +28,15 @@ export function memoryStore(): HistoryStore {
     async append(id, entries, options: AppendOptions = {}) {
       checkEntries(id, entries)
       if (options.seed !== undefined) checkEntries(id, options.seed, 'seed')
+      if (options.appendId !== undefined) checkAppendId(id, options.appendId)
+      const now = Date.now()
+      for (const [k, v] of done) {
+        if (v.until > now) break
+        done.delete(k)
+      }
+      const name = options.appendId === undefined ? undefined : `${id}\0${options.appendId}`
+      const seen = name === undefined ? undefined : done.get(name)
+      if (seen) return seen.length
       const c = get(id)
       if (options.expectedLength !== undefined && options.expectedLength !== c.entries.length) {
         throw new StoreConflictError(
@@ -33,6 +47,8 @@ export function memoryStore(): HistoryStore {
       const all = c.entries.length === 0 && options.seed ? [...options.seed, ...entries] : entries
       for (const e of all) c.entries.push({ ...structuredClone(e), seq: c.entries.length })
       c.version++
+      if (name !== undefined)
+        done.set(name, { length: c.entries.length, until: now + APPEND_ID_MS })
       return c.entries.length
     },
     async read(id, from = 0, to) {

@@ -1,22 +1,26 @@
 import { randomUUID } from 'node:crypto'
-import type { Redis as RedisClient, RedisOptions } from 'ioredis'
-import { InvalidOptionError } from '../errors.js'
-import { messageSchema } from '../messages/message.js'
+import type { Cluster, Redis, RedisOptions } from 'ioredis'
+import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import {
   type AppendOptions,
+  checkAppendId,
   checkEntries,
   checkSummary,
   type HistoryStore,
-  isRange,
   StoreConflictError,
-  type StoredEntry,
   StoreError,
   type SummaryRecord,
 } from './history-store.js'
+import { checkPrefix, redisKeys } from './redis-keys.js'
+import { checkServerUrl } from './server-url.js'
+import { readEntry, readSummary } from './stored-values.js'
+
+/** A single server (`Redis`) or a Redis Cluster (`Cluster`): the store works the same on both. */
+export type RedisClient = Redis | Cluster
 
 export interface RedisStoreOptions {
-  /** `redis://host:port/db`; or give a connected `client`. */
+  /** `redis://[user:password@]host:port/db` of one server; for a cluster give a `Cluster` as `client`. */
   url?: string
   client?: RedisClient
   /** Key prefix. Default `cw:`. */
@@ -27,6 +31,14 @@ export interface RedisStoreOptions {
   redisOptions?: RedisOptions
   /** Longest wait for any one call, in ms, before it fails with a `StoreError`. Default 10,000. */
   timeoutMs?: number
+  /**
+   * Replicas that must hold a write before it resolves (Redis `WAIT`, sent to the same
+   * master right after the write). With 1 and one replica per master, a write that resolved
+   * survives the failover of its master. Default 0: a write resolves when the master has it.
+   */
+  replicas?: number
+  /** How long a write waits for `replicas`, in ms, before it fails with a `StoreError`. Default 2,000. */
+  replicaTimeoutMs?: number
 }
 
 /** How long a finished append remembers its id, so a resent script does not append twice. */
@@ -90,12 +102,26 @@ return {1, version}
 `
 
 /**
- * Conversations in Redis, for agents that run as many processes. Key layout, per
- * conversation id: `{prefix}{id}:messages` (a list of JSON entries), `{prefix}{id}:summaries`
- * (a list), `{prefix}{id}:version` (an integer bumped on every change). Appends are one Lua
- * script, so several messages land together and in order. Entries are validated on the way
- * out: a corrupted one is a `StoreError` naming the conversation and position. Message
- * contents never appear in an error. `ioredis` is an optional peer dependency, loaded here.
+ * Takes out the messages and summaries and bumps the version, in one step.
+ * KEYS: messages, summaries, version. ARGV: ttl (0: none).
+ */
+const CLEAR = `
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('INCR', KEYS[3])
+local ttl = tonumber(ARGV[1])
+if ttl > 0 then redis.call('EXPIRE', KEYS[3], ttl) end
+return 1
+`
+
+/**
+ * Conversations in Redis or a Redis Cluster, for agents that run as many processes. Key
+ * layout, per conversation id: `{prefix}{{id}}:messages` (a list of JSON entries),
+ * `…:summaries` (a list), `…:version` (an integer bumped on every change), `…:limit`,
+ * `…:append:{appendId}`; the braces are a hash tag, so all of them share one cluster slot.
+ * Appends are one Lua script, so several messages land together and in order. Entries are
+ * validated on the way out: a corrupted one is a `StoreError` naming the conversation and
+ * position. Message contents and passwords never appear in an error. `ioredis` is an optional
+ * peer dependency, loaded here.
  */
 export async function redisStore(options: RedisStoreOptions = {}): Promise<HistoryStore> {
   requireOptions(options, 'redisStore', [
@@ -105,6 +131,8 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     'ttl',
     'redisOptions',
     'timeoutMs',
+    'replicas',
+    'replicaTimeoutMs',
   ])
   for (const k of ['url', 'prefix'] as const)
     requireArgument(
@@ -122,7 +150,19 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       k === 'client' ? 'an ioredis client' : 'ioredis options',
       options[k],
     )
-  const { prefix = 'cw:', ttl = 0, timeoutMs = 10_000 } = options
+  const { prefix = 'cw:', ttl = 0, timeoutMs = 10_000, replicas = 0 } = options
+  const { replicaTimeoutMs = 2000 } = options
+  checkPrefix(prefix, 'redisStore')
+  if (!Number.isInteger(replicas) || replicas < 0)
+    throw new InvalidOptionError(
+      'replicas',
+      `expected a whole number of replicas >= 0, got ${describeValue(replicas)}`,
+    )
+  if (!Number.isInteger(replicaTimeoutMs) || replicaTimeoutMs < 1)
+    throw new InvalidOptionError(
+      'replicaTimeoutMs',
+      `expected whole ms >= 1, got ${describeValue(replicaTimeoutMs)}`,
+    )
   if (!Number.isInteger(ttl) || ttl < 0)
     throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
@@ -132,8 +172,15 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     )
   let client = options.client
   let owned = false
+  let hide = (text: string) => text
   if (!client) {
-    let mod: { Redis: new (url: string, options: RedisOptions) => RedisClient }
+    const url = options.url ?? 'redis://127.0.0.1:6379'
+    hide = checkServerUrl(url, {
+      schemes: ['redis:', 'rediss:'],
+      form: 'redis://[user:password@]host[:port][/db] or rediss://…',
+      numericDb: true,
+    })
+    let mod: { Redis: new (url: string, options: RedisOptions) => Redis }
     try {
       mod = (await import('ioredis')) as unknown as typeof mod
     } catch {
@@ -142,7 +189,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
         'redisStore needs the "ioredis" package: npm install ioredis',
       )
     }
-    client = new mod.Redis(options.url ?? 'redis://127.0.0.1:6379', {
+    client = new mod.Redis(url, {
       maxRetriesPerRequest: 1,
       ...options.redisOptions,
     })
@@ -151,8 +198,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     owned = true
   }
   const redis = client
-  const key = (id: string, part: 'messages' | 'summaries' | 'version' | 'limit') =>
-    `${prefix}${id}:${part}`
+  const { key, appendKey } = redisKeys(prefix)
 
   const call = async <T>(id: string, what: string, run: () => Promise<T>): Promise<T> => {
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -171,9 +217,9 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     try {
       return await Promise.race([run(), late])
     } catch (e) {
-      if (e instanceof StoreError) throw e
+      if (e instanceof StoreError || e instanceof InvalidInputError) throw e
       throw new StoreError(
-        `redis store: ${what} for conversation ${id} failed (${firstLine(e)})`,
+        `redis store: ${what} for conversation ${id} failed (${hide(firstLine(e))})`,
         id,
       )
     } finally {
@@ -181,33 +227,54 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     }
   }
 
-  const parse = (id: string, raw: string, seq: number): StoredEntry => {
-    let json: { m?: unknown; t?: unknown; c?: unknown }
-    try {
-      json = JSON.parse(raw)
-    } catch {
-      throw new StoreError(
-        `redis store: conversation ${id}, message ${seq}: the stored entry is not JSON`,
-        id,
-        seq,
-      )
-    }
-    const parsed = messageSchema.safeParse(json?.m)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      throw new StoreError(
-        `redis store: conversation ${id}, message ${seq}: the stored message is invalid (field ${issue?.path.join('.') || 'role'})`,
-        id,
-        seq,
-      )
-    }
-    return {
-      seq,
-      message: parsed.data,
-      // A count that is not a positive whole number is no count: the reader counts again.
-      ...(Number.isSafeInteger(json.t) && (json.t as number) > 0 && { tokens: json.t as number }),
-      ...(typeof json.c === 'string' && { counter: json.c }),
-    }
+  const write = (id: string, what: string, command: string, args: (string | number)[]) =>
+    call(id, what, () => redis.call(command, ...args))
+
+  /**
+   * With `replicas`, a `WAIT` after a write, in a pipeline behind a read of `probe` (a key
+   * of the conversation): ioredis sends a pipeline to the node that serves its keys' slot,
+   * the node the write went to, so the wait counts that master's replicas. A `WAIT` is not
+   * redirected the way a keyed command is, so when the read is (the slot moved: a failover),
+   * the slot map is refreshed and the pipeline sent again. `mustExist`: the probe is the
+   * append's id, whose absence on the node that serves the slot now means the append went
+   * down with its master before a replica had it.
+   */
+  const confirm = (id: string, what: string, probe: string, mustExist: boolean) =>
+    call(id, what, async () => {
+      if (replicas === 0) return
+      for (let attempt = 1; ; attempt++) {
+        const out = (await redis.pipeline().get(probe).wait(replicas, replicaTimeoutMs).exec()) as [
+          Error | null,
+          unknown,
+        ][]
+        const [[readError, value] = [null, null], [waitError, acked] = [null, 0]] = out
+        if (
+          readError &&
+          /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/.test(readError.message) &&
+          attempt < 5
+        ) {
+          await refreshSlots()
+          continue
+        }
+        if (readError ?? waitError) throw readError ?? waitError
+        if (mustExist && value === null)
+          throw new StoreError(
+            `redis store: ${what} for conversation ${id} was lost with its master before a replica had it; send it again with the same appendId`,
+            id,
+          )
+        if ((acked as number) < replicas)
+          throw new StoreError(
+            `redis store: ${what} for conversation ${id} is on the master, but ${acked} of ${replicas} replicas confirmed it within ${replicaTimeoutMs} ms (an append sent again with the same appendId is stored once)`,
+            id,
+          )
+        return
+      }
+    })
+
+  const refreshSlots = async () => {
+    await new Promise((r) => setTimeout(r, 200))
+    if ('refreshSlotsCache' in redis)
+      await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()))
   }
 
   return {
@@ -218,34 +285,35 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       const encoded = [...seed, ...entries].map((e) =>
         JSON.stringify({ m: e.message, t: e.tokens, c: e.counter }),
       )
-      const appendId = randomUUID()
-      const [length, version] = (await call(id, 'append', () =>
-        redis.eval(
-          APPEND,
-          4,
-          key(id, 'messages'),
-          key(id, 'version'),
-          key(id, 'summaries'),
-          `${prefix}${id}:append:${appendId}`,
-          opts.expectedLength ?? -1,
-          ttl,
-          APPEND_ID_SECONDS,
-          seed.length,
-          ...encoded,
-        ),
-      )) as [number, number]
+      if (opts.appendId !== undefined) checkAppendId(id, opts.appendId)
+      // Without a caller's id, one of the store's own still covers a script ioredis resends.
+      const appendId = opts.appendId ?? randomUUID()
+      const [length, version] = (await write(id, 'append', 'eval', [
+        APPEND,
+        4,
+        key(id, 'messages'),
+        key(id, 'version'),
+        key(id, 'summaries'),
+        appendKey(id, appendId),
+        opts.expectedLength ?? -1,
+        ttl,
+        APPEND_ID_SECONDS,
+        seed.length,
+        ...encoded,
+      ])) as [number, number]
       if (length === -1)
         throw new StoreConflictError(
           `conversation ${id} holds ${version} messages, not ${opts.expectedLength}`,
           id,
         )
+      await confirm(id, 'append', appendKey(id, appendId), true)
       return length
     },
     async read(id, from = 0, to) {
       const raws = await call(id, 'read', () =>
         redis.lrange(key(id, 'messages'), from, to === undefined ? -1 : to - 1),
       )
-      return raws.map((raw, k) => parse(id, raw, from + k))
+      return raws.map((raw, k) => readEntry('redis store', id, raw, from + k))
     },
     async length(id) {
       return call(id, 'length', () => redis.llen(key(id, 'messages')))
@@ -255,34 +323,32 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     },
     async putSummary(id, summary: SummaryRecord, opts = {}) {
       checkSummary(id, summary)
-      const [ok, version] = (await call(id, 'putSummary', () =>
-        redis.eval(
-          PUT_SUMMARY,
-          2,
-          key(id, 'summaries'),
-          key(id, 'version'),
-          opts.expectedVersion ?? -1,
-          ttl,
-          JSON.stringify(summary),
-          summary.replaces[1],
-        ),
-      )) as [number, number]
+      const [ok, version] = (await write(id, 'putSummary', 'eval', [
+        PUT_SUMMARY,
+        2,
+        key(id, 'summaries'),
+        key(id, 'version'),
+        opts.expectedVersion ?? -1,
+        ttl,
+        JSON.stringify(summary),
+        summary.replaces[1],
+      ])) as [number, number]
       if (ok === -1)
         throw new StoreConflictError(
           `conversation ${id} changed (version ${version}, expected ${opts.expectedVersion})`,
           id,
         )
+      await confirm(id, 'putSummary', key(id, 'version'), false)
     },
     async summaries(id) {
       const raws = await call(id, 'summaries', () => redis.lrange(key(id, 'summaries'), 0, -1))
-      return raws.map((raw, k) => parseSummary(id, raw, k))
+      return raws.map((raw, k) => readSummary('redis store', id, raw, k))
     },
     async putLimit(id, window) {
-      await call(id, 'putLimit', async () => {
-        if (window === null) await redis.del(key(id, 'limit'))
-        else if (ttl > 0) await redis.set(key(id, 'limit'), String(window), 'EX', ttl)
-        else await redis.set(key(id, 'limit'), String(window))
-      })
+      const k = key(id, 'limit')
+      if (window === null) await write(id, 'putLimit', 'del', [k])
+      else await write(id, 'putLimit', 'set', [k, String(window), ...(ttl > 0 ? ['EX', ttl] : [])])
+      await confirm(id, 'putLimit', k, false)
     },
     async limit(id) {
       const raw = await call(id, 'limit', () => redis.get(key(id, 'limit')))
@@ -291,18 +357,24 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       return Number.isInteger(n) && n >= 1 ? n : undefined
     },
     async clear(id) {
-      await call(id, 'clear', () =>
-        redis
-          .multi()
-          .del(key(id, 'messages'), key(id, 'summaries'))
-          .incr(key(id, 'version'))
-          .exec(),
-      )
+      await write(id, 'clear', 'eval', [
+        CLEAR,
+        3,
+        key(id, 'messages'),
+        key(id, 'summaries'),
+        key(id, 'version'),
+        ttl,
+      ])
+      await confirm(id, 'clear', key(id, 'version'), false)
     },
     async delete(id) {
-      await call(id, 'delete', () =>
-        redis.del(key(id, 'messages'), key(id, 'summaries'), key(id, 'version'), key(id, 'limit')),
-      )
+      await write(id, 'delete', 'del', [
+        key(id, 'messages'),
+        key(id, 'summaries'),
+        key(id, 'version'),
+        key(id, 'limit'),
+      ])
+      await confirm(id, 'delete', key(id, 'version'), false)
     },
     async close() {
       if (!owned) return
@@ -315,33 +387,4 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
 function firstLine(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e)
   return message.split('\n')[0] as string
-}
-
-/** A stored summary, checked whole: a record without a valid `replaces` is as corrupt as one that is not JSON. */
-function parseSummary(id: string, raw: string, k: number): SummaryRecord {
-  const bad = (what: string) =>
-    new StoreError(
-      `redis store: conversation ${id}, summary ${k}: the stored summary ${what}`,
-      id,
-      k,
-    )
-  let s: { replaces?: unknown; message?: unknown; tokens?: unknown; anchor?: unknown }
-  try {
-    s = JSON.parse(raw)
-  } catch {
-    throw bad('is not JSON')
-  }
-  if (!s || typeof s !== 'object') throw bad('is not an object')
-  const r = s.replaces
-  if (!isRange(r)) throw bad('has no valid replaces [from, to)')
-  const parsed = messageSchema.safeParse(s.message)
-  if (!parsed.success)
-    throw bad(`has an invalid message (field ${parsed.error.issues[0]?.path.join('.') || 'role'})`)
-  return {
-    ...(s as object),
-    replaces: [r[0], r[1]],
-    message: parsed.data,
-    tokens:
-      Number.isSafeInteger(s.tokens) && (s.tokens as number) > 0 ? (s.tokens as number) : undefined,
-  } as SummaryRecord
 }

@@ -233,21 +233,49 @@ describe.runIf(redisAvailable)('redis store against a real redis-server', () => 
 
   behaviour('redis', async () => redisStore({ url: server.url, prefix: 'test:' }))
 
-  it('documents its key layout: messages list, summaries list, version counter', async () => {
+  it('documents its key layout: one hash tag per conversation, messages list, summaries list, version counter', async () => {
     const store = await redisStore({ url: server.url, prefix: 'cw:', ttl: 60 })
-    await store.append('k1', [{ message: user('hello') }])
+    await store.append('k1', [{ message: user('hello') }], { appendId: 'a-1' })
     const redis = new Redis(server.url)
-    const keys = (await redis.keys('cw:k1:*')).sort()
-    expect(keys.filter((k) => !k.startsWith('cw:k1:append:'))).toEqual([
-      'cw:k1:messages',
-      'cw:k1:version',
-    ])
-    // One key per finished append, remembered for an hour so a resent script is not applied twice.
-    const appendKeys = keys.filter((k) => k.startsWith('cw:k1:append:'))
-    expect(appendKeys).toHaveLength(1)
-    expect(await redis.ttl(appendKeys[0] as string)).toBeGreaterThan(3500)
-    expect(await redis.ttl('cw:k1:messages')).toBeGreaterThan(0)
+    const keys = (await redis.keys('cw:{k1}:*')).sort()
+    expect(keys).toEqual(['cw:{k1}:append:a-1', 'cw:{k1}:messages', 'cw:{k1}:version'])
+    // The append id is remembered for an hour so a resent append is not applied twice.
+    expect(await redis.ttl('cw:{k1}:append:a-1')).toBeGreaterThan(3500)
+    expect(await redis.ttl('cw:{k1}:messages')).toBeGreaterThan(0)
+    // Braces and % in an id are encoded: the tag stays whole and ids stay apart.
+    await store.append('{a}%', [{ message: user('x') }])
+    expect(await redis.exists('cw:{%7Ba%7D%25}:messages')).toBe(1)
     await redis.quit()
+    await store.close?.()
+  })
+
+  it('refuses a prefix with a brace and an empty conversation id, with typed errors', async () => {
+    await expect(redisStore({ url: server.url, prefix: 'a{b}:' })).rejects.toMatchObject({
+      name: 'InvalidOptionError',
+      option: 'prefix',
+    })
+    const store = await redisStore({ url: server.url })
+    await expect(store.append('', [{ message: user('x') }])).rejects.toMatchObject({
+      name: 'InvalidInputError',
+      field: 'id',
+    })
+    await expect(store.read('')).rejects.toBeInstanceOf(InvalidInputError)
+    await store.close?.()
+  })
+
+  it('replicas: 1 with no replica: the append fails with a StoreError, is on the master, and a repeat under its id is not stored twice', async () => {
+    const store = await redisStore({
+      url: server.url,
+      prefix: 'wait:',
+      replicas: 1,
+      replicaTimeoutMs: 100,
+    })
+    const send = () => store.append('c', [{ message: user('a') }], { appendId: 'only-once' })
+    await expect(send()).rejects.toThrow(/0 of 1 replicas confirmed it within 100 ms/)
+    await expect(send()).rejects.toThrow(StoreError)
+    const plain = await redisStore({ url: server.url, prefix: 'wait:' })
+    expect((await plain.read('c')).map((e) => e.message.content)).toEqual(['a'])
+    await plain.close?.()
     await store.close?.()
   })
 
@@ -256,7 +284,7 @@ describe.runIf(redisAvailable)('redis store against a real redis-server', () => 
     await store.append('c', [{ message: user('secret text') }])
     const redis = new Redis(server.url)
     await redis.rpush(
-      'bad:c:messages',
+      'bad:{c}:messages',
       JSON.stringify({ m: { role: 'user', content: 42 } }),
       'not json',
     )
@@ -354,4 +382,35 @@ describe.runIf(redisAvailable)('durability with append-only persistence', () => 
     await store.close?.()
     await server.stop()
   }, 120_000)
+})
+
+describe('ChatContext and append ids', () => {
+  it('gives every write an id of its own, so a store that gets one twice keeps one copy', async () => {
+    const inner = memoryStore()
+    const ids: (string | undefined)[] = []
+    const store: HistoryStore = {
+      ...inner,
+      append: (id, entries, options) => {
+        ids.push(options?.appendId)
+        // A reply lost after the append went through: the store sees the same append again.
+        return inner.append(id, entries, options).then(() => inner.append(id, entries, options))
+      },
+    }
+    const ctx = new ChatContext({
+      store,
+      id: 'ids',
+      budget: 4000,
+      initialMessages: [{ role: 'system', content: 'policy' }],
+    })
+    await ctx.addMessage(user('a'))
+    await ctx.addMessages([say('b'), user('c')])
+    expect(ids.every((i) => typeof i === 'string' && i.length > 0)).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect((await inner.read('ids')).map((e) => e.message.content)).toEqual([
+      'policy',
+      'a',
+      'b',
+      'c',
+    ])
+  })
 })

@@ -5,7 +5,9 @@ import * as root from '../../src/index.js'
 import * as langchain from '../../src/langchain.js'
 import * as mastra from '../../src/mastra.js'
 import * as openaiAgents from '../../src/openai-agents.js'
+import * as postgres from '../../src/postgres.js'
 import * as redis from '../../src/redis.js'
+import * as storeConformance from '../../src/store-conformance.js'
 import { nastyText } from '../properties/hostile.js'
 
 /** Every entry a user can import, by its import path. */
@@ -16,7 +18,9 @@ export const entries: Record<string, Record<string, unknown>> = {
   'context-window/openai-agents': openaiAgents,
   'context-window/mastra': mastra,
   'context-window/redis': redis,
+  'context-window/postgres': postgres,
   'context-window/gemini-tokenizer': geminiTokenizer,
+  'context-window/store-conformance': storeConformance,
 }
 
 export interface Callable {

@@ -32,7 +32,7 @@ describe.runIf(available)('redis store: what comes back is checked', () => {
         `message ${k}: ${'details about the booking and the refund '.repeat(20)}`
       for (let k = 0; k < 20; k++) {
         const m: Message = { role: k % 2 ? 'assistant' : 'user', content: text(k) }
-        await redis.rpush(`cw:${id}:messages`, JSON.stringify({ m, t, c: counter.name }))
+        await redis.rpush(`cw:{${id}}:messages`, JSON.stringify({ m, t, c: counter.name }))
       }
       await redis.quit()
       const store = await redisStore({ url: server.url })
@@ -71,13 +71,13 @@ describe.runIf(available)('redis store: what comes back is checked', () => {
     ['not an object', 42],
   ])('a stored summary with %s is a StoreError', async (_, record) => {
     const redis = new Redis(server.url)
-    await redis.rpush('cw:bad-summary:summaries', JSON.stringify(record))
+    await redis.rpush('cw:{bad-summary}:summaries', JSON.stringify(record))
     await redis.quit()
     const store = await redisStore({ url: server.url })
     await expect(store.summaries('bad-summary')).rejects.toThrow(StoreError)
     await redisStore({ url: server.url }).then(async (s) => {
       const r = new Redis(server.url)
-      await r.del('cw:bad-summary:summaries')
+      await r.del('cw:{bad-summary}:summaries')
       await r.quit()
       await s.close?.()
     })

@@ -1,0 +1,11 @@
+/**
+ * `context-window/postgres`: the history store in PostgreSQL. Its own entry, so no other
+ * entry loads or names `pg` (an optional peer dependency).
+ */
+
+export { schemaSql as postgresSchemaSql } from './store/postgres-schema.js'
+export {
+  type PostgresStore,
+  type PostgresStoreOptions,
+  postgresStore,
+} from './store/postgres-store.js'

@@ -1,0 +1,5 @@
+/**
+ * `context-window/store-conformance`: the tests every `HistoryStore` passes, for people who
+ * write their own. Its own entry, so the root entry does not carry them.
+ */
+export { type ConformanceRunner, storeConformance } from './store/conformance.js'

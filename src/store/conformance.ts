@@ -1,0 +1,282 @@
+import type { Message } from '../messages/message.js'
+import { requireArgument } from '../options-check.js'
+import type { HistoryStore, StoredEntry } from './history-store.js'
+
+/**
+ * The test functions of whatever runner runs the suite (Vitest, Jest, Mocha, `node:test`):
+ * passed in, so the library depends on none of them.
+ */
+export interface ConformanceRunner {
+  describe(name: string, body: () => void): unknown
+  it(name: string, body: () => Promise<void>): unknown
+}
+
+/**
+ * The behaviour every `HistoryStore` must have, as tests: order, the expected-length check,
+ * exactly once per `appendId` (sent again, and sent twice at once), concurrent appends,
+ * seeds, summaries and their versions, learned limits, clear, delete, typed errors for bad
+ * input, close. `makeStore` is called once per test and the store closed after it; every
+ * test works on conversation ids of its own, so the store may hold other data. A failure
+ * is an `Error` saying what the store did.
+ *
+ * ```ts
+ * import { describe, it } from 'vitest'
+ * import { storeConformance } from 'context-window/store-conformance'
+ * storeConformance('my store', () => myStore(), { describe, it })
+ * ```
+ */
+export function storeConformance(
+  name: string,
+  makeStore: () => HistoryStore | Promise<HistoryStore>,
+  runner: ConformanceRunner,
+): void {
+  requireArgument(typeof name === 'string', 'storeConformance', 'name', 'a string', name)
+  requireArgument(
+    typeof makeStore === 'function',
+    'storeConformance',
+    'makeStore',
+    'a function that makes a store',
+    makeStore,
+  )
+  const given = (runner ?? {}) as Partial<ConformanceRunner>
+  requireArgument(
+    typeof given.describe === 'function' && typeof given.it === 'function',
+    'storeConformance',
+    'runner',
+    "the runner's { describe, it }",
+    runner,
+  )
+  const { describe, it } = runner
+  const run = Math.random().toString(36).slice(2, 8)
+  let n = 0
+  const test = (title: string, body: (store: HistoryStore, id: () => string) => Promise<void>) =>
+    it(title, async () => {
+      const store = await makeStore()
+      const id = () => `conformance-${run}-${++n}`
+      try {
+        await body(store, id)
+      } finally {
+        await store.close?.()
+      }
+    })
+
+  describe(`${name}: HistoryStore conformance`, () => {
+    test('appends in order, returns the new length, reads all or a range with positions and counts', async (store, id) => {
+      const c = id()
+      equal(await store.append(c, [entry('a', 7, 'x'), entry('b')]), 2, 'length after 2')
+      equal(await store.append(c, [entry('c')]), 3, 'length after 3')
+      const all = await store.read(c)
+      equal(
+        all.map((e) => [e.seq, e.message.content]),
+        [
+          [0, 'a'],
+          [1, 'b'],
+          [2, 'c'],
+        ],
+        'read(c)',
+      )
+      equal([all[0]?.tokens, all[0]?.counter], [7, 'x'], 'the stored count and counter')
+      equal(texts(await store.read(c, 1, 2)), ['b'], 'read(c, 1, 2)')
+      equal(texts(await store.read(c, 2)), ['c'], 'read(c, 2)')
+      equal(await store.length(c), 3, 'length(c)')
+      equal(await store.read(id()), [], 'read of an unknown conversation')
+      equal(await store.length(id()), 0, 'length of an unknown conversation')
+    })
+
+    test('an append whose expected length moved fails with StoreConflictError and stores nothing', async (store, id) => {
+      const c = id()
+      await store.append(c, [entry('a')])
+      await rejects(
+        store.append(c, [entry('b')], { expectedLength: 0 }),
+        'StoreConflictError',
+        'an append expecting 0 messages where there is 1',
+      )
+      equal(await store.length(c), 1, 'length after the refused append')
+      equal(await store.append(c, [entry('b')], { expectedLength: 1 }), 2, 'the right expectation')
+    })
+
+    test('an append sent again with the same appendId is stored once and answers the same length', async (store, id) => {
+      const c = id()
+      const first = await store.append(c, [entry('a'), entry('b')], { appendId: 'x-1' })
+      const again = await store.append(c, [entry('a'), entry('b')], { appendId: 'x-1' })
+      equal([first, again], [2, 2], 'lengths returned by an append and its repeat')
+      await store.append(c, [entry('c')], { appendId: 'x-2' })
+      equal(
+        await store.append(c, [entry('a'), entry('b')], { appendId: 'x-1' }),
+        2,
+        'a late repeat',
+      )
+      equal(texts(await store.read(c)), ['a', 'b', 'c'], 'messages after repeats')
+      // The same id in another conversation is another append.
+      const other = id()
+      equal(await store.append(other, [entry('z')], { appendId: 'x-1' }), 1, 'same id elsewhere')
+      await rejects(
+        store.append(c, [entry('d')], { appendId: '' }),
+        'InvalidInputError',
+        'an empty appendId',
+      )
+    })
+
+    test('the same appendId sent several times at once is stored once', async (store, id) => {
+      const c = id()
+      const lengths = await Promise.all(
+        Array.from({ length: 8 }, () => store.append(c, [entry('once')], { appendId: 'same' })),
+      )
+      equal(texts(await store.read(c)), ['once'], 'messages after 8 concurrent repeats')
+      equal(new Set(lengths).size, 1, 'every repeat answers the same length')
+    })
+
+    test('concurrent appends all land, once each, whole', async (store, id) => {
+      const c = id()
+      const lengths = await Promise.all(
+        Array.from({ length: 20 }, (_, k) => store.append(c, [entry(`${k}.0`), entry(`${k}.1`)])),
+      )
+      equal(
+        [...lengths].sort((a, b) => a - b),
+        Array.from({ length: 20 }, (_, k) => 2 * k + 2),
+        'lengths returned',
+      )
+      const stored = texts(await store.read(c))
+      equal(stored.length, 40, 'messages stored')
+      for (let i = 0; i < 40; i += 2) {
+        const [k] = String(stored[i]).split('.')
+        equal([stored[i], stored[i + 1]], [`${k}.0`, `${k}.1`], 'an append kept together')
+      }
+    })
+
+    test('a seed goes first into an empty conversation, in the same step, and never into one with messages', async (store, id) => {
+      const c = id()
+      const seed = [{ message: { role: 'system', content: 'policy' } as Message }]
+      equal(await store.append(c, [entry('a')], { seed }), 2, 'length after a seeded append')
+      equal(await store.append(c, [entry('b')], { seed }), 3, 'length after a second one')
+      equal(texts(await store.read(c)), ['policy', 'a', 'b'], 'messages')
+    })
+
+    test('summaries: kept beside the messages, a later one supersedes those ending at or before its end, a stale one is refused', async (store, id) => {
+      const c = id()
+      await store.append(
+        c,
+        Array.from({ length: 12 }, (_, k) => entry(`m${k}`)),
+      )
+      const v = await store.version(c)
+      await store.putSummary(c, { replaces: [0, 4], message: user('s0-4') }, { expectedVersion: v })
+      if (!((await store.version(c)) > v)) fail('putSummary did not move the version')
+      await store.putSummary(c, { replaces: [6, 10], message: user('s6-10') })
+      await store.putSummary(c, { replaces: [0, 6], message: user('s0-6') })
+      equal(
+        (await store.summaries(c)).map((s) => [s.replaces, s.message.content]),
+        [
+          [[6, 10], 's6-10'],
+          [[0, 6], 's0-6'],
+        ],
+        'summaries',
+      )
+      equal(await store.length(c), 12, 'messages stay')
+      await rejects(
+        store.putSummary(c, { replaces: [0, 12], message: user('x') }, { expectedVersion: v }),
+        'StoreConflictError',
+        'a summary for an old version',
+      )
+      await rejects(
+        store.putSummary(c, { replaces: [3, 3], message: user('x') }),
+        'InvalidInputError',
+        'an empty range',
+      )
+      equal(await store.summaries(id()), [], 'summaries of an unknown conversation')
+    })
+
+    test('the version moves on every change', async (store, id) => {
+      const c = id()
+      const seen = [await store.version(c)]
+      await store.append(c, [entry('a')])
+      seen.push(await store.version(c))
+      await store.putSummary(c, { replaces: [0, 1], message: user('s') })
+      seen.push(await store.version(c))
+      await store.clear(c)
+      seen.push(await store.version(c))
+      for (let k = 1; k < seen.length; k++)
+        if (!((seen[k] as number) > (seen[k - 1] as number)))
+          fail(`the version did not move: ${JSON.stringify(seen)}`)
+    })
+
+    test('learned limits are kept per conversation and forgotten with null (when the store keeps them)', async (store, id) => {
+      if (!store.putLimit || !store.limit) return
+      const [c, d] = [id(), id()]
+      equal(await store.limit(c), undefined, 'a limit never set')
+      await store.putLimit(c, 128_000)
+      await store.putLimit(d, 8000)
+      equal([await store.limit(c), await store.limit(d)], [128_000, 8000], 'limits')
+      await store.putLimit(c, null)
+      equal(await store.limit(c), undefined, 'a forgotten limit')
+    })
+
+    test('clear takes out messages and summaries; delete takes out everything', async (store, id) => {
+      const c = id()
+      await store.append(c, [entry('a'), entry('b')])
+      await store.putSummary(c, { replaces: [0, 2], message: user('s') })
+      await store.clear(c)
+      equal([await store.length(c), await store.summaries(c)], [0, []], 'after clear')
+      equal(await store.append(c, [entry('c')]), 1, 'an append after clear')
+      await store.putLimit?.(c, 1000)
+      await store.delete(c)
+      equal([await store.read(c), await store.summaries(c)], [[], []], 'after delete')
+      equal(await store.limit?.(c), undefined, 'the limit after delete')
+    })
+
+    test('bad input is an InvalidInputError naming the entry and field, and stores nothing', async (store, id) => {
+      const c = id()
+      const bad = [entry('ok'), { message: { role: 'user' } as unknown as Message }]
+      const error = await store.append(c, bad).then(
+        () => fail('an append with a message without content was stored'),
+        (e: unknown) => e as { name?: string; index?: number; field?: string },
+      )
+      equal(
+        [error.name, error.index, error.field],
+        ['InvalidInputError', 1, 'message.content'],
+        'the error',
+      )
+      await rejects(
+        store.append(c, [{ message: user('a'), tokens: 'many' as unknown as number }]),
+        'InvalidInputError',
+        'a count that is not a number',
+      )
+      await rejects(
+        store.append(c, null as never),
+        'InvalidInputError',
+        'entries that are not a list',
+      )
+      equal(await store.length(c), 0, 'messages after bad input')
+    })
+  })
+}
+
+const user = (content: string): Message => ({ role: 'user', content })
+
+function entry(content: string, tokens?: number, counter?: string): Omit<StoredEntry, 'seq'> {
+  return {
+    message: user(content),
+    ...(tokens !== undefined && { tokens }),
+    ...(counter && { counter }),
+  }
+}
+
+function texts(entries: StoredEntry[]): unknown[] {
+  return entries.map((e) => e.message.content)
+}
+
+function fail(what: string): never {
+  throw new Error(`store conformance: ${what}`)
+}
+
+function equal(actual: unknown, expected: unknown, what: string): void {
+  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)]
+  if (a !== e) fail(`${what}: expected ${e}, got ${a}`)
+}
+
+async function rejects(promise: Promise<unknown>, name: string, what: string): Promise<void> {
+  const outcome = await promise.then(
+    () => 'resolved',
+    (e: unknown) => (e as { name?: unknown })?.name,
+  )
+  if (outcome !== name) fail(`${what}: expected a ${name}, got ${String(outcome)}`)
+}

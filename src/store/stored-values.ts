@@ -1,0 +1,61 @@
+import { messageSchema } from '../messages/message.js'
+import { isRange, type StoredEntry, StoreError, type SummaryRecord } from './history-store.js'
+
+/**
+ * What a store read back, checked before anyone uses it: a stored entry (`{ m, t, c }`) or
+ * summary that is not JSON or not valid is a `StoreError` naming the store, conversation and
+ * position, never its contents. `value` is the text the server kept, or JSON it parsed.
+ */
+export function readEntry(store: string, id: string, value: unknown, seq: number): StoredEntry {
+  let json: { m?: unknown; t?: unknown; c?: unknown }
+  try {
+    json = typeof value === 'string' ? JSON.parse(value) : (value as typeof json)
+  } catch {
+    throw new StoreError(
+      `${store}: conversation ${id}, message ${seq}: the stored entry is not JSON`,
+      id,
+      seq,
+    )
+  }
+  const parsed = messageSchema.safeParse(json?.m)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new StoreError(
+      `${store}: conversation ${id}, message ${seq}: the stored message is invalid (field ${issue?.path.join('.') || 'role'})`,
+      id,
+      seq,
+    )
+  }
+  return {
+    seq,
+    message: parsed.data,
+    // A count that is not a positive whole number is no count: the reader counts again.
+    ...(Number.isSafeInteger(json.t) && (json.t as number) > 0 && { tokens: json.t as number }),
+    ...(typeof json.c === 'string' && { counter: json.c }),
+  }
+}
+
+/** A stored summary, checked whole: a record without a valid `replaces` is as corrupt as one that is not JSON. */
+export function readSummary(store: string, id: string, value: unknown, k: number): SummaryRecord {
+  const bad = (what: string) =>
+    new StoreError(`${store}: conversation ${id}, summary ${k}: the stored summary ${what}`, id, k)
+  let s: { replaces?: unknown; message?: unknown; tokens?: unknown; anchor?: unknown }
+  try {
+    s = typeof value === 'string' ? JSON.parse(value) : (value as typeof s)
+  } catch {
+    throw bad('is not JSON')
+  }
+  if (!s || typeof s !== 'object') throw bad('is not an object')
+  const r = s.replaces
+  if (!isRange(r)) throw bad('has no valid replaces [from, to)')
+  const parsed = messageSchema.safeParse(s.message)
+  if (!parsed.success)
+    throw bad(`has an invalid message (field ${parsed.error.issues[0]?.path.join('.') || 'role'})`)
+  return {
+    ...(s as object),
+    replaces: [r[0], r[1]],
+    message: parsed.data,
+    tokens:
+      Number.isSafeInteger(s.tokens) && (s.tokens as number) > 0 ? (s.tokens as number) : undefined,
+  } as SummaryRecord
+}
