@@ -58,6 +58,21 @@ export class InvalidOptionError extends ContextWindowError {
 }
 
 /**
+ * A model id of no provider the model table knows (an id of a known provider that is not
+ * listed gets conservative figures instead): say what it is with `registerModel`, or pass
+ * `budget`, `reserve` and a `counter` to the fit.
+ */
+export class UnknownModelError extends InvalidOptionError {
+  override name = 'UnknownModelError'
+  constructor(readonly model: string) {
+    super(
+      'model',
+      `unknown model ${JSON.stringify(model)}: describe it once with registerModel({ id: ${JSON.stringify(model)}, provider, contextWindow, maxOutputTokens, tokenizer }), or pass budget, reserve and a counter`,
+    )
+  }
+}
+
+/**
  * Exact counting needs an encoding's rank table, and this runtime has no synchronous way to
  * load it: `await loadEncoding(name)` once before counting.
  */

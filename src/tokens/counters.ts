@@ -1,10 +1,10 @@
-import { InvalidOptionError } from '../errors.js'
+import { InvalidOptionError, UnknownModelError } from '../errors.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
 import { estimateText } from './estimate-text.js'
 import type { ImageModel } from './images.js'
-import { findModel, type ModelInfo } from './models.js'
+import { findModel, type ModelInfo, providerModel } from './models.js'
 
 /** OpenAI's chat framing, as its cookbook publishes it (3 per message, 1 per name, 3 per reply). */
 const openaiAccounting = (toolFormula: 'gpt-4o' | 'gpt-4'): Accounting => ({
@@ -107,7 +107,10 @@ export function estimateCounter(options: EstimateCounterOptions = {}): TokenCoun
     "'pieces', 'o200k' or 'chars'",
     options.base,
   )
-  const info = options.model ? findModel(options.model) : undefined
+  return estimateOf(options.model ? findModel(options.model) : undefined, options)
+}
+
+function estimateOf(info: ModelInfo | undefined, options: EstimateCounterOptions): TokenCounter {
   const factor = options.factor ?? info?.estimateFactor ?? 1.3
   if (!(factor >= 1) || !Number.isFinite(factor)) {
     throw new InvalidOptionError(
@@ -143,23 +146,34 @@ export function estimateCounter(options: EstimateCounterOptions = {}): TokenCoun
 
 /** The right counter for a model: exact where a tokenizer is public, an estimate elsewhere. */
 export function counterFor(model: string): TokenCounter {
-  const info = requireModel(model)
+  return counterOf(requireModel(model))
+}
+
+/**
+ * The counter when only the provider is known: Claude's estimate for `anthropic` (with the
+ * factor of the Claude model that counts most), Gemini's for `google`, o200k for `openai`.
+ */
+export function providerCounter(provider: ModelInfo['provider']): TokenCounter {
+  return counterOf(providerModel(provider))
+}
+
+function counterOf(info: ModelInfo): TokenCounter {
   // One counter per model, so its per-message cache serves every caller.
-  let counter = byModel.get(info.id)
+  const key = `${info.provider}:${info.id}`
+  let counter = byModel.get(key)
   if (!counter) {
     counter =
-      info.tokenizer === 'estimate'
-        ? estimateCounter({ model: info.id })
-        : exactCounter({ model: info.id })
-    byModel.set(info.id, counter)
+      info.tokenizer === 'estimate' ? estimateOf(info, {}) : exactCounter({ model: info.id })
+    byModel.set(key, counter)
   }
   return counter
 }
 
 const byModel = new Map<string, TokenCounter>()
 
+/** The model's table entry, or an `UnknownModelError` saying how to `registerModel` it. */
 export function requireModel(model: string): ModelInfo {
   const info = findModel(model)
-  if (!info) throw new InvalidOptionError('model', `unknown model ${describeValue(model)}`)
+  if (!info) throw new UnknownModelError(model)
   return info
 }
