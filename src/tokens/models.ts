@@ -18,6 +18,24 @@ export interface ModelInfo {
   toolFormula?: 'gpt-4o' | 'gpt-4'
   /** Set for a model the table does not list: why its figures are its provider's most conservative. */
   assumed?: string
+  /**
+   * Claude: what each kind of text costs, measured against the provider's usage, and a factor
+   * on top (the newer tokenizer's). Without it, or with `estimate: 'factor'`, the estimate is
+   * o200k pieces × `estimateFactor`.
+   */
+  measured?: { kinds: ClaudeCounting; factor: number }
+}
+
+/**
+ * Claude's count of a message, per estimated o200k token of each kind (`estimateText`) and per
+ * message and tool call: fitted on Claude's own usage (`npm run eval:counting -- --fit`).
+ */
+export interface ClaudeCounting {
+  text: number
+  call: number
+  result: number
+  perMessage: number
+  perToolCall: number
 }
 
 const tile = (family: Extract<ImageModel, { kind: 'tile' }>['family']): ImageModel => ({
@@ -63,8 +81,38 @@ const estimated = (
   image,
 })
 
+/** A Claude model: counted as measured (`CLAUDE_COUNTING`), or as o200k pieces × `factor` when asked. */
+const claudeModel = (
+  id: string,
+  contextWindow: number,
+  maxOutputTokens: number,
+  factor: number,
+): ModelInfo => ({
+  ...estimated('anthropic', id, contextWindow, maxOutputTokens, factor, claude),
+  measured: {
+    kinds: CLAUDE_COUNTING,
+    factor: factor === CLAUDE_NEW ? CLAUDE_NEW_TOKENIZER : 1,
+  },
+})
+
 const CLAUDE = 1.6
 const CLAUDE_NEW = 2.35
+
+/**
+ * Claude Sonnet 4.5's count, fitted on the 25 τ²-bench airline conversations of
+ * test/data/tau2-claude (238 calls; `npm run eval:counting -- --fit`) and scaled so that no
+ * conversation is counted under Claude's count. Held out (leave one conversation out), see
+ * docs/providers.md.
+ */
+export const CLAUDE_COUNTING: ClaudeCounting = {
+  text: 0.936,
+  call: 1.446,
+  result: 0.992,
+  perMessage: 0,
+  perToolCall: 79.434,
+}
+/** Opus 4.7's tokenizer counts up to 1.47 times what 4.6 counted. */
+const CLAUDE_NEW_TOKENIZER = 1.47
 
 /**
  * Where each provider publishes the windows and output limits below (checked by
@@ -115,23 +163,23 @@ export const models: readonly ModelInfo[] = [
   // standard ones (the 1M-token windows some models offer are opt-in): give `budget` for them.
   // A newer model (claude-opus-5, claude-sonnet-5, ...) gets figures no larger than any
   // current Claude's, and the result says so, until `registerModel` gives its own.
-  estimated('anthropic', 'claude-opus-4-8', 200_000, 128_000, CLAUDE_NEW, claude),
-  estimated('anthropic', 'claude-opus-4-7', 200_000, 128_000, CLAUDE_NEW, claude),
-  estimated('anthropic', 'claude-opus-4-6', 200_000, 128_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-sonnet-4-6', 200_000, 128_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-opus-4-5', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-sonnet-4-5', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-haiku-4-5', 200_000, 64_000, CLAUDE, claude),
+  claudeModel('claude-opus-4-8', 200_000, 128_000, CLAUDE_NEW),
+  claudeModel('claude-opus-4-7', 200_000, 128_000, CLAUDE_NEW),
+  claudeModel('claude-opus-4-6', 200_000, 128_000, CLAUDE),
+  claudeModel('claude-sonnet-4-6', 200_000, 128_000, CLAUDE),
+  claudeModel('claude-opus-4-5', 200_000, 64_000, CLAUDE),
+  claudeModel('claude-sonnet-4-5', 200_000, 64_000, CLAUDE),
+  claudeModel('claude-haiku-4-5', 200_000, 64_000, CLAUDE),
   // Retired from Anthropic's own API or on their way out, still served by Bedrock and Vertex
   // (the legacy models table).
-  estimated('anthropic', 'claude-opus-4-1', 200_000, 32_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-opus-4', 200_000, 32_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-sonnet-4', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-7-sonnet', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-5-sonnet', 200_000, 8_192, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-5-haiku', 200_000, 8_192, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-haiku', 200_000, 4_096, CLAUDE, claude),
-  estimated('anthropic', 'claude-3-opus', 200_000, 4_096, CLAUDE, claude),
+  claudeModel('claude-opus-4-1', 200_000, 32_000, CLAUDE),
+  claudeModel('claude-opus-4', 200_000, 32_000, CLAUDE),
+  claudeModel('claude-sonnet-4', 200_000, 64_000, CLAUDE),
+  claudeModel('claude-3-7-sonnet', 200_000, 64_000, CLAUDE),
+  claudeModel('claude-3-5-sonnet', 200_000, 8_192, CLAUDE),
+  claudeModel('claude-3-5-haiku', 200_000, 8_192, CLAUDE),
+  claudeModel('claude-3-haiku', 200_000, 4_096, CLAUDE),
+  claudeModel('claude-3-opus', 200_000, 4_096, CLAUDE),
 
   // Gemini 2.x and 3 share the Gemma 3 tokenizer (exact counts: `context-window/gemini-tokenizer`).
   // Measured with it on the 200 τ-bench trajectories: 1.03 to 1.16 times o200k (1.11 overall),
