@@ -10,8 +10,10 @@
 // (leave one conversation out). `--fit` prints the figures fitted on all 25, for the table;
 // `--each` lists every conversation's ratios; `--floor` and `--quantile` change how the fit is
 // put on the safe side (default: no conversation it was fitted on under 1.00).
-// npm run eval:counting [-- --fit] [--each] [--json]
+// `--usage`: how fast usage calibration (`recordUsage`) converges on the same data.
+// npm run eval:counting [-- --fit] [--each] [--usage] [--json]
 import { parseArgs } from 'node:util'
+import { calibrate } from '../src/context/calibration.js'
 import type { Message } from '../src/messages/message.js'
 import type { TokenCounter } from '../src/tokens/counter.js'
 import {
@@ -184,6 +186,47 @@ export function fitClaude(conversations: Step[][], floor = FLOOR, q = QUANTILE):
   }
 }
 
+/**
+ * Usage calibration (`calibrate`, what `recordUsage` runs) fed each agent call's usage in
+ * turn. The file has no tool definitions, so the prompt is measured from the first agent
+ * call on: counted = what the estimate counts of the messages added since, provider = the
+ * growth of `prompt_tokens` since. After n reports, how far the next call's count times the
+ * ratio learnt is from the provider's (median over conversations), and the room factor the
+ * library applies (never below 1: usage can only shrink the room).
+ */
+function usageConvergence(conversations: Step[][], e: Estimate, reports: number[]) {
+  const out: { after: number; medianError: number; p90Error: number; factor: number; n: number }[] =
+    []
+  for (const n of reports) {
+    const errors: number[] = []
+    const factors: number[] = []
+    for (const steps of conversations) {
+      if (steps.length <= n) continue
+      let state: { ratio: number | undefined; factor: number } = { ratio: undefined, factor: 1 }
+      let counted = 0
+      let actual = 0
+      for (const [k, s] of steps.entries()) {
+        counted += e(s.after) - e(s.before)
+        actual += s.actual
+        if (k === n) {
+          errors.push(Math.abs((state.ratio ?? 1) * counted - actual) / actual)
+          factors.push(state.factor)
+          break
+        }
+        state = calibrate(state, actual, counted)
+      }
+    }
+    out.push({
+      after: n,
+      medianError: quantile(errors, 0.5),
+      p90Error: quantile(errors, 0.9),
+      factor: quantile(factors, 0.5),
+      n: errors.length,
+    })
+  }
+  return out
+}
+
 async function aiTokenizer(): Promise<Estimate | undefined> {
   try {
     const { default: Tokenizer, models } = await import('ai-tokenizer')
@@ -216,6 +259,7 @@ async function main(): Promise<void> {
       floor: { type: 'string' },
       quantile: { type: 'string' },
       each: { type: 'boolean' },
+      usage: { type: 'boolean' },
     },
   })
   if (values.floor) FLOOR = Number(values.floor)
@@ -242,6 +286,26 @@ async function main(): Promise<void> {
   }
   const ai = await aiTokenizer()
   if (ai) rows['ai-tokenizer (claude encoding)'] = figures(conversations, () => ai)
+  if (values.usage) {
+    const reports = [0, 1, 2, 3, 5, 8]
+    const estimates: Record<string, Estimate> = {
+      'old: o200k pieces × 1.6': ofCounter(
+        estimateCounter({ model: 'claude-sonnet-4-5', estimate: 'factor' }),
+      ),
+      measured: ofCounter(counterFor('claude-sonnet-4-5')),
+    }
+    console.log(
+      'usage reports  conversations  next call: median error [90th pct]  room factor (median)',
+    )
+    for (const [name, e] of Object.entries(estimates)) {
+      console.log(name)
+      for (const r of usageConvergence(conversations, e, reports))
+        console.log(
+          `${String(r.after).padStart(13)}  ${String(r.n).padStart(13)}  ${(100 * r.medianError).toFixed(1).padStart(10)}% [${(100 * r.p90Error).toFixed(1)}%]  ${r.factor.toFixed(3)}`,
+        )
+    }
+    return
+  }
   if (values.json) {
     console.log(JSON.stringify(rows, null, 2))
     return
