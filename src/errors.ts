@@ -65,9 +65,11 @@ export class InvalidOptionError extends ContextWindowError {
 export class UnknownModelError extends InvalidOptionError {
   override name = 'UnknownModelError'
   constructor(readonly model: string) {
+    // A long id is shown cut: the message never carries a whole pasted value.
+    const id = JSON.stringify(model.length > 80 ? `${model.slice(0, 80)}…` : model)
     super(
       'model',
-      `unknown model ${JSON.stringify(model)}: describe it once with registerModel({ id: ${JSON.stringify(model)}, provider, contextWindow, maxOutputTokens, tokenizer }), or pass budget, reserve and a counter`,
+      `unknown model ${id}: describe it once with registerModel({ id: ${id}, provider, contextWindow, maxOutputTokens, tokenizer }), or pass budget, reserve and a counter`,
     )
   }
 }

@@ -225,6 +225,8 @@ const byModel = new Map<string, TokenCounter>()
 
 /** The model's table entry, or an `UnknownModelError` saying how to `registerModel` it. */
 export function requireModel(model: string): ModelInfo {
+  if (typeof model !== 'string')
+    throw new InvalidOptionError('model', `expected a model id, got ${describeValue(model)}`)
   const info = findModel(model)
   if (!info) throw new UnknownModelError(model)
   return info

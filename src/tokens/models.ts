@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
-import { describeValue } from '../options-check.js'
+import { describeValue, requireArgument } from '../options-check.js'
 import type { ImageModel } from './images.js'
 
 export type Tokenizer = 'o200k_base' | 'cl100k_base' | 'estimate'
@@ -233,6 +233,7 @@ const ALIASES: Readonly<Record<string, string>> = {
 
 /** The id as the table would list it: lower case, every spelling of `SPELLINGS` undone. */
 export function canonicalModelId(id: string): string {
+  requireArgument(typeof id === 'string', 'canonicalModelId', 'id', 'a model id', id)
   let bare = id.trim().toLowerCase()
   for (const [from, to] of SPELLINGS) bare = bare.replace(from, to)
   return ALIASES[bare] ?? bare
