@@ -155,12 +155,13 @@ export const models: readonly ModelInfo[] = [
   openai('gpt-4', 8_192, 8_192, none, 'cl100k_base', 'gpt-4'),
   openai('gpt-3.5-turbo', 16_385, 4_096, none, 'cl100k_base', 'gpt-4'),
 
-  // Claude's tokenizer is not public: o200k counts scaled up. On Claude Sonnet 4.5 agent
-  // traffic (JSON tool results) the provider reported 1.354 times o200k on average, and ×1.3
-  // was under its count in 44% of turns, so the factor is 1.6. Opus 4.7 brought a tokenizer
-  // that counts up to 1.47 times what 4.6 counted (English prose and technical text; code
-  // 1.15-1.36, CJK and Cyrillic unchanged): its models get 1.6 × 1.47. Windows are the
-  // standard ones (the 1M-token windows some models offer are opt-in): give `budget` for them.
+  // Claude's tokenizer is not public: counted by kind of text as Claude's own usage showed
+  // (`CLAUDE_COUNTING`). Opus 4.7 brought a tokenizer that counts up to 1.47 times what 4.6
+  // counted (English prose and technical text; code 1.15-1.36, CJK and Cyrillic unchanged):
+  // its models count 1.47 times as much. The factor beside each model is the former estimate
+  // (o200k pieces × 1.6, × 2.35 with the newer tokenizer), kept for `estimate: 'factor'`.
+  // Windows are the standard ones (the 1M-token windows some models offer are opt-in): give
+  // `budget` for them.
   // A newer model (claude-opus-5, claude-sonnet-5, ...) gets figures no larger than any
   // current Claude's, and the result says so, until `registerModel` gives its own.
   claudeModel('claude-opus-4-8', 200_000, 128_000, CLAUDE_NEW),
