@@ -58,6 +58,23 @@ export class InvalidOptionError extends ContextWindowError {
 }
 
 /**
+ * A model id of no provider the model table knows (an id of a known provider that is not
+ * listed gets conservative figures instead): say what it is with `registerModel`, or pass
+ * `budget`, `reserve` and a `counter` to the fit.
+ */
+export class UnknownModelError extends InvalidOptionError {
+  override name = 'UnknownModelError'
+  constructor(readonly model: string) {
+    // A long id is shown cut: the message never carries a whole pasted value.
+    const id = JSON.stringify(model.length > 80 ? `${model.slice(0, 80)}…` : model)
+    super(
+      'model',
+      `unknown model ${id}: describe it once with registerModel({ id: ${id}, provider, contextWindow, maxOutputTokens, tokenizer }), or pass budget, reserve and a counter`,
+    )
+  }
+}
+
+/**
  * Exact counting needs an encoding's rank table, and this runtime has no synchronous way to
  * load it: `await loadEncoding(name)` once before counting.
  */

@@ -94,7 +94,13 @@ export {
   exactCounter,
 } from './tokens/counters.js'
 export { type EncodingName, loadEncoding } from './tokens/encodings.js'
-export { findModel, type ModelInfo, models, registerModel } from './tokens/models.js'
+export {
+  canonicalModelId,
+  findModel,
+  type ModelInfo,
+  models,
+  registerModel,
+} from './tokens/models.js'
 export {
   type ClearThinkingOptions,
   clearThinking,

@@ -195,7 +195,8 @@ describe('calibration from the usage withContextRetry sees', () => {
       maxRetries: 0,
     })
     const a = new ChatContext({ budget: 3000 })
-    const b = new ChatContext({ budget: 3000, provider: 'anthropic' })
+    // Counted as o200k, as the server counts: the test is of the usage reaching recordUsage.
+    const b = new ChatContext({ budget: 3000, provider: 'anthropic', counter: exactCounter() })
     for (const ctx of [a, b]) {
       await ctx.addMessage({ role: 'system', content: SYSTEM_PROMPT })
       for (let k = 0; k < 6; k++) await ctx.addMessage({ role: 'user', content: userTurn(k, 600) })

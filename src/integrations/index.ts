@@ -17,6 +17,7 @@ import {
   checkAdapterOptions,
   decodeEach,
   fitWithFeedback,
+  knownModel,
   originalsOrEncoded,
 } from './shared.js'
 
@@ -39,10 +40,17 @@ export function fitOpenAIMessages<M extends object>(
 /**
  * Anthropic SDK: fit a `messages.create` request. What the request sends beside its messages
  * is counted too: its `tools` (server tools included) and its `max_tokens` as the reserve,
- * unless `options` say otherwise.
+ * and its `model` gives the window and the counter (any spelling the model table reads,
+ * Bedrock's and Vertex's included), unless `options` say otherwise.
  */
 export function fitAnthropicRequest<
-  R extends { system?: unknown; messages: unknown[]; tools?: unknown; max_tokens?: unknown },
+  R extends {
+    model?: unknown
+    system?: unknown
+    messages: unknown[]
+    tools?: unknown
+    max_tokens?: unknown
+  },
 >(request: R, options: AdapterOptions = {}): { request: R; result: FitResult } {
   requireArgument(
     typeof request === 'object' && request !== null && !Array.isArray(request),
@@ -53,7 +61,9 @@ export function fitAnthropicRequest<
   )
   checkAdapterOptions(options, 'fitAnthropicRequest')
   const { tools, max_tokens: maxTokens } = request
+  const model = typeof request.model === 'string' ? knownModel(request.model) : undefined
   const own = {
+    ...(model !== undefined && { model }),
     ...(Array.isArray(tools) && { tools: tools as AdapterOptions['tools'] }),
     ...(typeof maxTokens === 'number' && { reserve: maxTokens }),
   }

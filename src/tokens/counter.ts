@@ -49,6 +49,18 @@ export interface CounterSpec {
   image: ImageModel
   /** Estimates are multiplied by this and rounded up, to over-count rather than under-count. */
   factor?: number
+  /**
+   * What each kind of text costs per counted token, where a provider's count was measured by
+   * kind (Claude's): message text, a tool call's name and arguments (and tool schemas), a tool
+   * result. Default 1 each.
+   */
+  weights?: KindWeights
+}
+
+export interface KindWeights {
+  text: number
+  call: number
+  result: number
 }
 
 /** A file part whose text the model reads: decoded and counted as text. */
@@ -59,39 +71,48 @@ const UNKNOWN_FILE_TOKENS = 1500
 export function createCounter(spec: CounterSpec): TokenCounter {
   const { text, accounting: a, image } = spec
   const factor = spec.factor ?? 1
-  const scale = factor === 1 ? (n: number) => n : (n: number) => Math.ceil(n * factor)
+  const w = spec.weights ?? { text: 1, call: 1, result: 1 }
+  const weighted = spec.weights !== undefined
+  const scale = factor === 1 && !weighted ? (n: number) => n : (n: number) => Math.ceil(n * factor)
   const cache = new WeakMap<Message, number>()
 
-  const content = (c: Content | undefined): number => {
+  /** A content's text tokens; what is not text (images, files) is added to `media.n`. */
+  const content = (c: Content | undefined, media: { n: number }): number => {
     if (c === undefined) return 0
     if (typeof c === 'string') return text(c)
     let n = 0
     for (const part of c) {
       if (part.type === 'text') n += text(part.text)
-      else if (part.type === 'image') n += imageTokens(part, image)
+      else if (part.type === 'image') media.n += imageTokens(part, image)
       else if (part.data && TEXT_MEDIA.test(part.mediaType ?? '')) {
         n += text(base64ToText(part.data))
-      } else if (part.data) n += Math.ceil((part.data.length * 3) / 4 / 3)
-      else n += UNKNOWN_FILE_TOKENS
+      } else if (part.data) media.n += Math.ceil((part.data.length * 3) / 4 / 3)
+      else media.n += UNKNOWN_FILE_TOKENS
     }
     return n
   }
 
   const raw = (m: Message): number => {
-    let n = a.perMessage + text(m.role) + content(m.content)
+    const media = { n: 0 }
+    let n = content(m.content, media)
     const carried = carriedText(m)
     if (carried) n += text(carried)
-    if (m.name) n += text(m.name) + a.perName
+    if (m.name) n += text(m.name)
+    let calls = 0
     if (m.role === 'assistant') {
       if (m.thought) n += text(m.thought)
       n += hiddenTokens(m)
       if (m.refusal) n += text(m.refusal)
-      for (const call of m.toolCalls ?? [])
-        n += a.perToolCall + text(call.name) + text(call.arguments)
+      for (const call of m.toolCalls ?? []) calls += text(call.name) + text(call.arguments)
     } else if (m.role === 'tool' && m.toolName) {
       n += text(m.toolName)
     }
-    return n
+    const frame =
+      a.perMessage +
+      text(m.role) +
+      (m.name ? a.perName : 0) +
+      (m.role === 'assistant' ? a.perToolCall * (m.toolCalls?.length ?? 0) : 0)
+    return frame + media.n + (m.role === 'tool' ? w.result : w.text) * n + w.call * calls
   }
 
   const countMessage = (m: Message): number => {
@@ -119,7 +140,10 @@ export function createCounter(spec: CounterSpec): TokenCounter {
       let n = a.toolsPreamble
       for (const tool of tools)
         n +=
-          (a.tools === 'json' ? text(JSON.stringify(tool)) + 5 : toolTokens(tool, a.tools, text)) +
+          w.call *
+            (a.tools === 'json'
+              ? text(JSON.stringify(tool)) + 5
+              : toolTokens(tool, a.tools, text)) +
           (tool.tokens ?? 0)
       return scale(n)
     },

@@ -157,14 +157,14 @@ describe('images', () => {
     const claude = counterFor('claude-sonnet-4-5')
     const empty = claude.countMessage({ role: 'user', content: [] })
     const m = img(1000, 750)
-    // 1000 x 750 / 750 = 1000, then the model's safety factor.
+    // 1000 x 750 / 750 = 1000, not weighted as text is.
     expect(claude.countMessage(m) - empty).toBeGreaterThanOrEqual(1000)
   })
 })
 
 describe('estimate counter and model table', () => {
-  it('never under-counts the o200k count of the same text', () => {
-    const est = estimateCounter({ model: 'claude-sonnet-4-6' })
+  it('the former Claude estimate (o200k pieces × 1.6, one option away) never under-counts o200k', () => {
+    const est = estimateCounter({ model: 'claude-sonnet-4-6', estimate: 'factor' })
     const exact = exactCounter()
     const text = 'The quick brown fox jumps over the lazy dog. '.repeat(50)
     expect(est.countText(text)).toBeGreaterThan(exact.countText(text))

@@ -1,10 +1,12 @@
-import { InvalidOptionError } from '../errors.js'
+import { InvalidOptionError, UnknownModelError } from '../errors.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
 import { estimateText } from './estimate-text.js'
 import type { ImageModel } from './images.js'
-import { findModel, type ModelInfo } from './models.js'
+import { type ClaudeCounting, findModel, type ModelInfo, providerModel } from './models.js'
+
+export type { ClaudeCounting }
 
 /** OpenAI's chat framing, as its cookbook publishes it (3 per message, 1 per name, 3 per reply). */
 const openaiAccounting = (toolFormula: 'gpt-4o' | 'gpt-4'): Accounting => ({
@@ -81,6 +83,12 @@ export interface EstimateCounterOptions {
    * `o200k` tokenizes exactly (loads the o200k table); `chars` divides the length by 3.
    */
   base?: 'pieces' | 'o200k' | 'chars'
+  /**
+   * For Claude models: `measured` (default) prices each kind of text as Claude's own usage
+   * showed (`CLAUDE_COUNTING`); `factor` is the former estimate, o200k pieces × the model's
+   * factor (1.6, 2.35 for Opus 4.7 and later), about 1.4 times Claude's count.
+   */
+  estimate?: 'measured' | 'factor'
 }
 
 /**
@@ -89,7 +97,16 @@ export interface EstimateCounterOptions {
  * usage can calibrate it.
  */
 export function estimateCounter(options: EstimateCounterOptions = {}): TokenCounter {
-  requireOptions(options, 'estimateCounter', ['model', 'factor', 'base'])
+  requireOptions(options, 'estimateCounter', ['model', 'factor', 'base', 'estimate'])
+  requireArgument(
+    options.estimate === undefined ||
+      options.estimate === 'measured' ||
+      options.estimate === 'factor',
+    'estimateCounter',
+    'estimate',
+    "'measured' or 'factor'",
+    options.estimate,
+  )
   requireArgument(
     options.model === undefined || typeof options.model === 'string',
     'estimateCounter',
@@ -107,7 +124,17 @@ export function estimateCounter(options: EstimateCounterOptions = {}): TokenCoun
     "'pieces', 'o200k' or 'chars'",
     options.base,
   )
-  const info = options.model ? findModel(options.model) : undefined
+  return estimateOf(options.model ? findModel(options.model) : undefined, options)
+}
+
+function estimateOf(info: ModelInfo | undefined, options: EstimateCounterOptions): TokenCounter {
+  if (
+    info?.measured &&
+    options.estimate !== 'factor' &&
+    options.factor === undefined &&
+    options.base === undefined
+  )
+    return measuredClaudeCounter(info.measured.kinds, info.measured.factor, info)
   const factor = options.factor ?? info?.estimateFactor ?? 1.3
   if (!(factor >= 1) || !Number.isFinite(factor)) {
     throw new InvalidOptionError(
@@ -141,25 +168,66 @@ export function estimateCounter(options: EstimateCounterOptions = {}): TokenCoun
   })
 }
 
+/**
+ * Claude's count as measured: each kind of text (o200k pieces, `estimateText`) at its own
+ * price, per message and per tool call, times `factor` (a newer tokenizer's).
+ */
+export function measuredClaudeCounter(
+  kinds: ClaudeCounting,
+  factor = 1,
+  info?: ModelInfo,
+): TokenCounter {
+  return createCounter({
+    name: `estimate:measured${factor === 1 ? '' : `x${factor}`}${info ? `:${info.id}` : ''}`,
+    exact: false,
+    text: estimateText,
+    accounting: {
+      perMessage: kinds.perMessage,
+      perName: 1,
+      replyPriming: 3,
+      perToolCall: kinds.perToolCall,
+      tools: 'json',
+      // Anthropic adds a tool-use system prompt of about 350 tokens once tools are given.
+      toolsPreamble: 350,
+    },
+    weights: { text: kinds.text, call: kinds.call, result: kinds.result },
+    image: info?.image ?? { kind: 'anthropic' },
+    factor,
+  })
+}
+
 /** The right counter for a model: exact where a tokenizer is public, an estimate elsewhere. */
 export function counterFor(model: string): TokenCounter {
-  const info = requireModel(model)
+  return counterOf(requireModel(model))
+}
+
+/**
+ * The counter when only the provider is known: Claude's estimate for `anthropic` (with the
+ * factor of the Claude model that counts most), Gemini's for `google`, o200k for `openai`.
+ */
+export function providerCounter(provider: ModelInfo['provider']): TokenCounter {
+  return counterOf(providerModel(provider))
+}
+
+function counterOf(info: ModelInfo): TokenCounter {
   // One counter per model, so its per-message cache serves every caller.
-  let counter = byModel.get(info.id)
+  const key = `${info.provider}:${info.id}`
+  let counter = byModel.get(key)
   if (!counter) {
     counter =
-      info.tokenizer === 'estimate'
-        ? estimateCounter({ model: info.id })
-        : exactCounter({ model: info.id })
-    byModel.set(info.id, counter)
+      info.tokenizer === 'estimate' ? estimateOf(info, {}) : exactCounter({ model: info.id })
+    byModel.set(key, counter)
   }
   return counter
 }
 
 const byModel = new Map<string, TokenCounter>()
 
+/** The model's table entry, or an `UnknownModelError` saying how to `registerModel` it. */
 export function requireModel(model: string): ModelInfo {
+  if (typeof model !== 'string')
+    throw new InvalidOptionError('model', `expected a model id, got ${describeValue(model)}`)
   const info = findModel(model)
-  if (!info) throw new InvalidOptionError('model', `unknown model ${describeValue(model)}`)
+  if (!info) throw new UnknownModelError(model)
   return info
 }

@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
-import { describeValue } from '../options-check.js'
+import { describeValue, requireArgument } from '../options-check.js'
 import type { ImageModel } from './images.js'
 
 export type Tokenizer = 'o200k_base' | 'cl100k_base' | 'estimate'
@@ -18,6 +18,24 @@ export interface ModelInfo {
   toolFormula?: 'gpt-4o' | 'gpt-4'
   /** Set for a model the table does not list: why its figures are its provider's most conservative. */
   assumed?: string
+  /**
+   * Claude: what each kind of text costs, measured against the provider's usage, and a factor
+   * on top (the newer tokenizer's). Without it, or with `estimate: 'factor'`, the estimate is
+   * o200k pieces × `estimateFactor`.
+   */
+  measured?: { kinds: ClaudeCounting; factor: number }
+}
+
+/**
+ * Claude's count of a message, per estimated o200k token of each kind (`estimateText`) and per
+ * message and tool call: fitted on Claude's own usage (`npm run eval:counting -- --fit`).
+ */
+export interface ClaudeCounting {
+  text: number
+  call: number
+  result: number
+  perMessage: number
+  perToolCall: number
 }
 
 const tile = (family: Extract<ImageModel, { kind: 'tile' }>['family']): ImageModel => ({
@@ -63,13 +81,59 @@ const estimated = (
   image,
 })
 
+/** A Claude model: counted as measured (`CLAUDE_COUNTING`), or as o200k pieces × `factor` when asked. */
+const claudeModel = (
+  id: string,
+  contextWindow: number,
+  maxOutputTokens: number,
+  factor: number,
+): ModelInfo => ({
+  ...estimated('anthropic', id, contextWindow, maxOutputTokens, factor, claude),
+  measured: {
+    kinds: CLAUDE_COUNTING,
+    factor: factor === CLAUDE_NEW ? CLAUDE_NEW_TOKENIZER : 1,
+  },
+})
+
 const CLAUDE = 1.6
 const CLAUDE_NEW = 2.35
 
-/** Context windows and output limits as the providers publish them. */
+/**
+ * Claude Sonnet 4.5's count, fitted on the 25 τ²-bench airline conversations of
+ * test/data/tau2-claude (238 calls; `npm run eval:counting -- --fit`) and scaled so that no
+ * conversation is counted under Claude's count. Held out (leave one conversation out), see
+ * docs/providers.md.
+ */
+export const CLAUDE_COUNTING: ClaudeCounting = {
+  text: 0.936,
+  call: 1.446,
+  result: 0.992,
+  perMessage: 0,
+  perToolCall: 79.434,
+}
+/** Opus 4.7's tokenizer counts up to 1.47 times what 4.6 counted. */
+const CLAUDE_NEW_TOKENIZER = 1.47
+
+/**
+ * Where each provider publishes the windows and output limits below (checked by
+ * `model-table.test.ts` against the figures copied from these pages).
+ */
+export const modelSources: Readonly<Record<ModelInfo['provider'], string>> = {
+  openai:
+    "https://platform.openai.com/docs/models (each model's page: context window, max output tokens)",
+  anthropic:
+    'https://docs.anthropic.com/en/docs/about-claude/models/overview (models and legacy models tables)',
+  google: 'https://ai.google.dev/gemini-api/docs/models (input and output token limits)',
+  meta: 'https://www.llama.com/docs/model-cards-and-prompt-formats/ (context length per release)',
+}
+
+/** Context windows and output limits as the providers publish them (`modelSources`). */
 export const models: readonly ModelInfo[] = [
   openai('gpt-5.1', 400_000, 128_000, tile('gpt-5')),
+  // The ChatGPT snapshots (`gpt-5-chat-latest`, `gpt-5.1-chat-latest`) have the chat window, not GPT-5's.
+  openai('gpt-5.1-chat', 128_000, 16_384, tile('gpt-5')),
   openai('gpt-5', 400_000, 128_000, tile('gpt-5')),
+  openai('gpt-5-chat', 128_000, 16_384, tile('gpt-5')),
   openai('gpt-5-mini', 400_000, 128_000, patch(1.62)),
   openai('gpt-5-nano', 400_000, 128_000, patch(2.46)),
   openai('gpt-4.1', 1_047_576, 32_768, tile('gpt-4.1')),
@@ -80,6 +144,7 @@ export const models: readonly ModelInfo[] = [
   openai('gpt-4o-mini', 128_000, 16_384, tile('gpt-4o-mini')),
   openai('o1', 200_000, 100_000, tile('o1')),
   openai('o1-mini', 128_000, 65_536, none),
+  openai('o1-preview', 128_000, 32_768, none),
   openai('o3', 200_000, 100_000, tile('o3')),
   openai('o3-mini', 200_000, 100_000, none),
   openai('o4-mini', 200_000, 100_000, patch(1.72)),
@@ -90,22 +155,32 @@ export const models: readonly ModelInfo[] = [
   openai('gpt-4', 8_192, 8_192, none, 'cl100k_base', 'gpt-4'),
   openai('gpt-3.5-turbo', 16_385, 4_096, none, 'cl100k_base', 'gpt-4'),
 
-  // Claude's tokenizer is not public: o200k counts scaled up. On Claude Sonnet 4.5 agent
-  // traffic (JSON tool results) the provider reported 1.354 times o200k on average, and ×1.3
-  // was under its count in 44% of turns, so the factor is 1.6. Opus 4.7 brought a tokenizer
-  // that counts up to 1.47 times what 4.6 counted (English prose and technical text; code
-  // 1.15-1.36, CJK and Cyrillic unchanged): its models get 1.6 × 1.47. Windows are the
-  // standard ones (the 1M-token windows some models offer are opt-in): give `budget` for them.
-  // Listed: the models the Anthropic SDK in use still names, whose figures are published
-  // here; a newer one (claude-opus-5, claude-sonnet-5, ...) gets Anthropic's most
-  // conservative figures, and the result says so, until `registerModel` gives its own.
-  estimated('anthropic', 'claude-opus-4-8', 200_000, 128_000, CLAUDE_NEW, claude),
-  estimated('anthropic', 'claude-opus-4-7', 200_000, 128_000, CLAUDE_NEW, claude),
-  estimated('anthropic', 'claude-opus-4-6', 200_000, 128_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-sonnet-4-6', 200_000, 128_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-opus-4-5', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-sonnet-4-5', 200_000, 64_000, CLAUDE, claude),
-  estimated('anthropic', 'claude-haiku-4-5', 200_000, 64_000, CLAUDE, claude),
+  // Claude's tokenizer is not public: counted by kind of text as Claude's own usage showed
+  // (`CLAUDE_COUNTING`). Opus 4.7 brought a tokenizer that counts up to 1.47 times what 4.6
+  // counted (English prose and technical text; code 1.15-1.36, CJK and Cyrillic unchanged):
+  // its models count 1.47 times as much. The factor beside each model is the former estimate
+  // (o200k pieces × 1.6, × 2.35 with the newer tokenizer), kept for `estimate: 'factor'`.
+  // Windows are the standard ones (the 1M-token windows some models offer are opt-in): give
+  // `budget` for them.
+  // A newer model (claude-opus-5, claude-sonnet-5, ...) gets figures no larger than any
+  // current Claude's, and the result says so, until `registerModel` gives its own.
+  claudeModel('claude-opus-4-8', 200_000, 128_000, CLAUDE_NEW),
+  claudeModel('claude-opus-4-7', 200_000, 128_000, CLAUDE_NEW),
+  claudeModel('claude-opus-4-6', 200_000, 128_000, CLAUDE),
+  claudeModel('claude-sonnet-4-6', 200_000, 128_000, CLAUDE),
+  claudeModel('claude-opus-4-5', 200_000, 64_000, CLAUDE),
+  claudeModel('claude-sonnet-4-5', 200_000, 64_000, CLAUDE),
+  claudeModel('claude-haiku-4-5', 200_000, 64_000, CLAUDE),
+  // Retired from Anthropic's own API or on their way out, still served by Bedrock and Vertex
+  // (the legacy models table).
+  claudeModel('claude-opus-4-1', 200_000, 32_000, CLAUDE),
+  claudeModel('claude-opus-4', 200_000, 32_000, CLAUDE),
+  claudeModel('claude-sonnet-4', 200_000, 64_000, CLAUDE),
+  claudeModel('claude-3-7-sonnet', 200_000, 64_000, CLAUDE),
+  claudeModel('claude-3-5-sonnet', 200_000, 8_192, CLAUDE),
+  claudeModel('claude-3-5-haiku', 200_000, 8_192, CLAUDE),
+  claudeModel('claude-3-haiku', 200_000, 4_096, CLAUDE),
+  claudeModel('claude-3-opus', 200_000, 4_096, CLAUDE),
 
   // Gemini 2.x and 3 share the Gemma 3 tokenizer (exact counts: `context-window/gemini-tokenizer`).
   // Measured with it on the 200 τ-bench trajectories: 1.03 to 1.16 times o200k (1.11 overall),
@@ -123,16 +198,68 @@ export const models: readonly ModelInfo[] = [
   estimated('meta', 'llama-3.3-70b', 131_072, 8_192, 1.2, none),
   estimated('meta', 'llama-3.2', 131_072, 8_192, 1.2, none),
   estimated('meta', 'llama-3.1', 131_072, 8_192, 1.2, none),
+  // Llama 3 itself (`llama3-70b`, `Meta-Llama-3-8B-Instruct`) has an 8K window.
+  estimated('meta', 'llama-3', 8_192, 2_048, 1.2, none),
 ]
 
 /**
- * Finds a model by id: exact, else the longest listed id the given one starts with, after
- * dropping a provider prefix (`openai/`, `anthropic.`, `models/`) and `meta-llama/Llama-`
- * casing. Returns undefined for a model it does not know.
+ * How the SDKs, gateways and clouds spell a model, rewritten in order to the id the table
+ * lists: the path of a gateway, router or cloud resource (`anthropic/…`, `models/…`,
+ * `publishers/anthropic/models/…`, an ARN), a fine-tuned OpenAI model's base (`ft:<base>:org::id`),
+ * a Bedrock inference profile and vendor (`us.anthropic.…`, `global.…`, `meta.…`), a Vertex
+ * date (`@20250929`), a Bedrock version (`-v2:0`), a router's variant (`:free`, `:thinking`),
+ * a router's dotted Claude version (`claude-sonnet-4.5`, `claude-3.5-sonnet`), Bedrock's
+ * and Groq's Llama (`llama3-1-70b`, `llama3-70b`).
+ */
+const SPELLINGS: readonly (readonly [RegExp, string])[] = [
+  [/^.*\//, ''],
+  [/^ft:([^:]+):.*$/, '$1'],
+  [/^(?:[a-z]{2,6}(?:-[a-z]+)?\.)?(?:anthropic|meta|openai|google)\./, ''],
+  [/@.*$/, ''],
+  [/-v\d+(?::\d+)?$/, ''],
+  [/:[a-z][\w-]*$/, ''],
+  [/:\d+$/, ''],
+  [/^(claude-(?:[a-z]+-)?\d+)\.(\d+)/, '$1-$2'],
+  [/^llama(\d+)-(\d)-/, 'llama-$1.$2-'],
+  [/^llama(\d+)-/, 'llama-$1-'],
+  [/^meta-llama-/, 'llama-'],
+]
+
+/** Older spellings of a listed model that its id is not a prefix of. */
+const ALIASES: Readonly<Record<string, string>> = {
+  'gpt-4-1106-preview': 'gpt-4-turbo',
+  'gpt-4-0125-preview': 'gpt-4-turbo',
+  'gpt-4-vision-preview': 'gpt-4-turbo',
+}
+
+/** The id as the table would list it: lower case, every spelling of `SPELLINGS` undone. */
+export function canonicalModelId(id: string): string {
+  requireArgument(typeof id === 'string', 'canonicalModelId', 'id', 'a model id', id)
+  let bare = id.trim().toLowerCase()
+  for (const [from, to] of SPELLINGS) bare = bare.replace(from, to)
+  return ALIASES[bare] ?? bare
+}
+
+/**
+ * Finds a model by id, however an SDK, gateway or cloud spells it (`canonicalModelId`): a
+ * registered model, else a listed one (exact, or the longest listed id the given one extends
+ * with a date or suffix), else, for an id of a known provider, figures no larger than that
+ * provider's (`assumed` says so). Returns undefined for an id of no known provider.
  */
 export function findModel(id: string): ModelInfo | undefined {
   if (typeof id !== 'string') return undefined
-  return registered.get(id.trim().toLowerCase()) ?? listedModel(id) ?? unlistedModel(id)
+  const exact = registered.get(id.trim().toLowerCase())
+  if (exact) return exact
+  const bare = canonicalModelId(id)
+  return registered.get(bare) ?? listedModel(bare) ?? unlistedModel(id, bare)
+}
+
+/**
+ * The figures used when only the provider is known (`provider: 'anthropic'` with no model):
+ * those of an unlisted model of that provider.
+ */
+export function providerModel(provider: ModelInfo['provider']): ModelInfo {
+  return conservative(provider, provider)
 }
 
 const registered = new Map<string, ModelInfo>()
@@ -189,15 +316,11 @@ export function registerModel(info: {
 
 /**
  * A model the table does not list, of a provider it knows by the id's form (`claude-…`,
- * `gemini-…`, `gpt-…`, `o<digit>…`, `llama-…`): that provider's most conservative figures
- * (the smallest standard window, the largest output limit, the largest safety factor), with
- * `assumed` saying so. Add or override a model with `models` entries of your own (see docs).
+ * `gemini-…`, `gpt-…`, `o<digit>…`, `llama-…`), with figures no larger than the provider's
+ * current models': their smallest window, an output limit of a quarter of it, their largest
+ * safety factor; `assumed` says so. `registerModel` gives a model its own.
  */
-function unlistedModel(id: string): ModelInfo | undefined {
-  const bare = id
-    .trim()
-    .toLowerCase()
-    .replace(/^(openai|anthropic|google|meta-llama|meta|models)[/.]/, '')
+function unlistedModel(id: string, bare: string): ModelInfo | undefined {
   const provider: ModelInfo['provider'] | undefined = /^claude-/.test(bare)
     ? 'anthropic'
     : /^gemini-/.test(bare)
@@ -208,34 +331,46 @@ function unlistedModel(id: string): ModelInfo | undefined {
           ? 'meta'
           : undefined
   if (!provider) return undefined
-  const own = models.filter((m) => m.provider === provider && m.contextWindow >= 100_000)
+  return conservative(provider, bare, id)
+}
+
+/** Current models: windows of 100,000 tokens or more (older ones had far smaller windows). */
+const CURRENT = 100_000
+
+function conservative(provider: ModelInfo['provider'], bare: string, id?: string): ModelInfo {
+  const own = models.filter((m) => m.provider === provider && m.contextWindow >= CURRENT)
   const contextWindow = Math.min(...own.map((m) => m.contextWindow))
-  const maxOutputTokens = Math.max(...own.map((m) => m.maxOutputTokens))
+  const maxOutputTokens = Math.floor(contextWindow / 4)
   const factor = Math.max(...own.map((m) => m.estimateFactor ?? 1))
   const base = own.find((m) => m.contextWindow === contextWindow) as ModelInfo
+  const figures = `window ${contextWindow}, output ${maxOutputTokens}${base.tokenizer === 'estimate' ? `, counts ×${factor}` : ''}`
   return {
     ...base,
     id: bare,
     contextWindow,
     maxOutputTokens,
     ...(base.tokenizer === 'estimate' && { estimateFactor: factor }),
-    assumed: `model ${JSON.stringify(id)} is not in the model table: ${provider}'s most conservative figures are used (window ${contextWindow}, output ${maxOutputTokens}${base.tokenizer === 'estimate' ? `, counts ×${factor}` : ''})`,
+    assumed:
+      id === undefined
+        ? `no model named: figures no larger than any listed ${provider} model's are used (${figures}); name the model for its own`
+        : `model ${JSON.stringify(id)} is not in the model table: figures no larger than any listed ${provider} model's are used (${figures}); registerModel({ id, provider, contextWindow, maxOutputTokens, tokenizer }) gives its own`,
   }
 }
 
-/** A listed model: exact, else the longest listed id the given one starts with. */
-function listedModel(id: string): ModelInfo | undefined {
-  const bare = id
-    .trim()
-    .toLowerCase()
-    .replace(/^(openai|anthropic|google|meta-llama|meta|models)[/.]/, '')
+/**
+ * What may follow a listed id in an id that names the same model: a date (`-2024-08-06`,
+ * `-20250929`, `-0613`, `-002`), `-latest`, `-preview…`, `-exp…`, an instruct or size
+ * variant, a `-0` alias (`claude-sonnet-4-0`), not a version (`-5` in `claude-sonnet-4-5`,
+ * `.4` in `gpt-5.4`): another version takes its provider's conservative figures until listed.
+ */
+const SUFFIX = /^-(?:0|\d{3,}\w*|\d*[a-z][\w.]*)(?:-.*)?$/
+
+/** A listed model: exact, else the longest listed id the given one extends with a suffix. */
+function listedModel(bare: string): ModelInfo | undefined {
   let best: ModelInfo | undefined
   for (const m of models) {
     if (bare === m.id) return m
-    // A dated or suffixed id (`-2024-08-06`, `@20250929`, `:0`), not another version: `gpt-5.4`
-    // is not `gpt-5`, and takes its provider's conservative figures until it is listed.
-    const boundary = bare[m.id.length]
-    if (bare.startsWith(m.id) && (boundary === '-' || boundary === '@' || boundary === ':')) {
+    if (bare.startsWith(m.id) && SUFFIX.test(bare.slice(m.id.length))) {
       if (!best || m.id.length > best.id.length) best = m
     }
   }

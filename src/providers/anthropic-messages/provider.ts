@@ -1,13 +1,14 @@
+import { providerCounter } from '../../tokens/counters.js'
 import type { ProviderReplies, ProviderRules } from '../types.js'
 import { native, overflow, promptTokens, tools } from './limits.js'
 import { anthropicMessages } from './rules.js'
 
-/** Anthropic Messages: its rules (the codec is in index.ts). */
+/** Anthropic Messages, counted as Claude is estimated when no model is named: its rules (the codec is in index.ts). */
 export const anthropicMessagesProvider: ProviderRules = {
   name: 'anthropic',
   format: 'anthropic',
   userFirst: true,
-  counter: () => undefined,
+  counter: () => providerCounter('anthropic'),
   tools,
   messages: anthropicMessages,
 }
