@@ -10,6 +10,8 @@ interface MastraMessageLike {
   id: string
   role: 'user' | 'assistant' | 'system'
   createdAt: Date
+  threadId?: string | undefined
+  resourceId?: string | undefined
   content: { format: 2; parts: unknown[]; content?: string } | string
 }
 
@@ -84,11 +86,14 @@ export function fitInputProcessor(
   const feedback = rest.feedback ?? new ProviderFeedback()
   // Mastra runs input processors once per generate call: the steps after a tool call are
   // sent as Mastra extends the fitted list, unfitted. Room for one such step (the largest
-  // tool step seen so far) is kept beside the reply's reserve.
-  let stepTokens = 0
+  // tool step the thread has had) is kept beside the reply's reserve: per thread, so one
+  // thread's large tool result takes no room from any other.
+  const steps = new ThreadSteps(THREADS_KEPT)
   return {
     name,
     processInput<M extends MastraMessageLike>({ messages }: { messages: M[] }): M[] {
+      const thread = threadOf(messages)
+      const stepTokens = steps.get(thread)
       const input: Message[] = instructions ? [{ role: 'system', content: instructions }] : []
       const owner: number[] = instructions ? [-1] : []
       messages.forEach((m, j) => {
@@ -111,7 +116,9 @@ export function fitInputProcessor(
         const m = input[i] as Message
         if (j >= 0 && inToolExchange(m)) perMessage.set(j, (perMessage.get(j) ?? 0) + f.tokens)
       })
-      for (const t of perMessage.values()) stepTokens = Math.max(stepTokens, t)
+      let largest = stepTokens
+      for (const t of perMessage.values()) largest = Math.max(largest, t)
+      steps.set(thread, largest)
       // A Mastra message goes when any part of it went: its parts travel together.
       const gone = new Set<number>()
       const at = new Map<number, number>()
@@ -154,6 +161,56 @@ export function fitInputProcessor(
       })
       return out
     },
+    /** Forgets what a thread taught (its tool steps), as when the thread is deleted. */
+    forgetThread(threadId: string, resourceId?: string): void {
+      steps.delete(threadKey(threadId, resourceId))
+    },
     feedback,
+  }
+}
+
+/** Threads whose tool steps a processor remembers; the least recently used go first. */
+const THREADS_KEPT = 4096
+
+function threadKey(threadId: string | undefined, resourceId: string | undefined): string {
+  return threadId === undefined ? '' : `${resourceId ?? ''}\u0000${threadId}`
+}
+
+/**
+ * The thread a call's messages belong to (Mastra stamps `threadId` and `resourceId` on the
+ * messages memory loads and saves). Messages with none, as without memory, share one key.
+ */
+function threadOf(messages: readonly MastraMessageLike[]): string {
+  for (const m of messages)
+    if (typeof m?.threadId === 'string')
+      return threadKey(m.threadId, typeof m.resourceId === 'string' ? m.resourceId : undefined)
+  return ''
+}
+
+/** The largest tool step per thread, for at most `size` threads (a Map kept in use order). */
+class ThreadSteps {
+  private readonly tokens = new Map<string, number>()
+  constructor(private readonly size: number) {}
+
+  get(thread: string): number {
+    const t = this.tokens.get(thread)
+    if (t === undefined) return 0
+    this.tokens.delete(thread)
+    this.tokens.set(thread, t)
+    return t
+  }
+
+  set(thread: string, tokens: number): void {
+    this.tokens.delete(thread)
+    if (tokens <= 0) return
+    this.tokens.set(thread, tokens)
+    while (this.tokens.size > this.size) {
+      const oldest = this.tokens.keys().next().value as string
+      this.tokens.delete(oldest)
+    }
+  }
+
+  delete(thread: string): void {
+    this.tokens.delete(thread)
   }
 }
