@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { userTurn } from '../../test/helpers/turns.js'
-import { fitMiddleware } from './ai-sdk.js'
+import { fitEachStep, fitMiddleware } from './ai-sdk.js'
 
 /**
  * Every content part the AI SDK v6 provider prompt defines (`LanguageModelV3Prompt`: text,
@@ -161,6 +161,50 @@ describe('fitMiddleware passes every AI SDK part through', () => {
     expect(text).not.toContain(userTurn(0, 600).slice(0, 60))
     for (const m of turn) expect(out).not.toContain(m)
     expect(text).not.toContain('tool-approval')
+  })
+})
+
+describe('fitEachStep passes approvals through', () => {
+  // A ModelMessage history: the call, its approval request, the response, then the result.
+  const approved = [
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'c3', toolName: 'rm', input: { p: 'c' } },
+        { type: 'tool-approval-request', approvalId: 'ap-c3', toolCallId: 'c3' },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-approval-response', approvalId: 'ap-c3', approved: true }],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c3',
+          toolName: 'rm',
+          output: { type: 'text', value: 'ok' },
+        },
+      ],
+    },
+  ]
+
+  it.each([...cases, ['approval request, response and result', approved] as [string, unknown[]]])(
+    '%s',
+    (_name, turn) => {
+      const messages = [user(0), ...turn, user(1)]
+      const out = fitEachStep({ model: 'gpt-4o' })({ messages })
+      expect(out.messages).toEqual(messages)
+      for (const [i, m] of out.messages.entries()) expect(m).toBe(messages[i])
+    },
+  )
+
+  it('an approval goes with its dropped call', () => {
+    const messages = [user(0, 600), ...approved, user(1, 600), user(2, 40)]
+    const out = fitEachStep({ model: 'gpt-4o', budget: 900 })({ messages })
+    expect(JSON.stringify(out.messages)).not.toContain('ap-c3')
   })
 })
 

@@ -348,11 +348,8 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       const promptTokens = promptTokensOf(last.usage)
       if (promptTokens !== undefined) options.feedback.recordUsage({ promptTokens })
     }
-    const { messages: stepMessages, owner } = decodeEach(
-      step.messages,
-      decodeModelMessages,
-      decoded,
-    )
+    const { bare, riders } = stripRiders(step.messages)
+    const { messages: stepMessages, owner } = decodeEach(bare, decodeModelMessages, decoded)
     const input = systemMessage ? [systemMessage, ...stepMessages] : stepMessages
     if (systemMessage) owner.unshift(-1)
     const modelId = rest.model ?? knownModel(model?.modelId)
@@ -368,11 +365,15 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
         ),
     })
     // The system prompt is mandatory: sent as the step's `system`, never among the messages.
-    const messages = originalsOrEncoded(
-      result,
-      step.messages,
-      owner,
-      withExecutedResults((m) => toAISDK(m) as unknown as M[]),
+    const messages = withRiders(
+      originalsOrEncoded(
+        result,
+        bare,
+        owner,
+        withExecutedResults((m) => toAISDK(m) as unknown as M[]),
+      ),
+      bare,
+      riders,
     )
     return system === undefined ? { messages } : { system, messages }
   }
