@@ -1,11 +1,29 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
+import { AIMessage } from '@langchain/core/messages'
+import { ChatOpenAI } from '@langchain/openai'
+import {
+  Agent,
+  assistant,
+  OpenAIChatCompletionsModel,
+  run,
+  setTracingDisabled,
+  user,
+} from '@openai/agents'
 import { generateText, type ModelMessage, wrapLanguageModel } from 'ai'
+import { createAgent, HumanMessage } from 'langchain'
+import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { windowAfterRejection } from '../../src/context/learned-limit.js'
 import { parseOverflowError } from '../../src/context/retry.js'
-import { type FitResult, fitMiddleware, ProviderFeedback } from '../../src/index.js'
+import {
+  type FitResult,
+  fitAgentMessages,
+  fitAgentModel,
+  fitMiddleware,
+  ProviderFeedback,
+} from '../../src/index.js'
 import { type LimitedServer, startLimitedServer } from '../helpers/limited-server.js'
 import { SYSTEM_PROMPT, userTurn } from '../helpers/turns.js'
 import { anthropicViolations } from '../oracle/anthropic.js'
@@ -18,6 +36,8 @@ import { openAIChatViolations } from '../oracle/openai.js'
  * jittered delays, so rejections of long ones interleave with the fits of short ones. What a
  * rejected call teaches must come from that call's own counts.
  */
+
+setTracingDisabled(true)
 
 const WINDOW = 4200
 const REPLY = 400
@@ -75,44 +95,117 @@ afterAll(async () => {
   await server.close()
 })
 
-const models: [string, () => Parameters<typeof wrapLanguageModel>[0]['model']][] = [
-  ['chat completions', () => createOpenAI({ apiKey: 'k', baseURL: server.url }).chat('gpt-4o')],
-  ['Anthropic', () => createAnthropic({ apiKey: 'k', baseURL: server.url })('claude-sonnet-4-5')],
-]
+type Turn = { role: 'user' | 'assistant'; text: string }
 
-describe('fitMiddleware shared by 16 concurrent conversations', () => {
-  it.each(models)('%s', async (_name, make) => {
-    server.requests.length = 0
-    const feedback = new WatchingFeedback()
-    const model = wrapLanguageModel({
-      model: make(),
+/**
+ * One adapter object (made once per case) and how one conversation calls the model through it
+ * with its history: the framework's or SDK's own client, against the server.
+ */
+interface Case {
+  make(feedback: ProviderFeedback): (history: Turn[]) => Promise<void>
+}
+
+const openai = () => new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0 })
+
+const aiSdk =
+  (model: () => Parameters<typeof wrapLanguageModel>[0]['model']): Case['make'] =>
+  (feedback) => {
+    const wrapped = wrapLanguageModel({
+      model: model(),
       middleware: fitMiddleware({ reserve: REPLY, feedback }),
     })
+    return async (history) => {
+      await generateText({
+        model: wrapped,
+        system: SYSTEM_PROMPT,
+        messages: history.map((t) => ({ role: t.role, content: t.text })) as ModelMessage[],
+        maxOutputTokens: REPLY,
+        maxRetries: 0,
+      })
+    }
+  }
+
+const cases: [string, Case][] = [
+  [
+    'AI SDK fitMiddleware, chat completions',
+    { make: aiSdk(() => createOpenAI({ apiKey: 'k', baseURL: server.url }).chat('gpt-4o')) },
+  ],
+  [
+    'AI SDK fitMiddleware, Anthropic',
+    {
+      make: aiSdk(() => createAnthropic({ apiKey: 'k', baseURL: server.url })('claude-sonnet-4-5')),
+    },
+  ],
+  [
+    'LangChain fitAgentMessages, chat completions',
+    {
+      make: (feedback) => {
+        const agent = createAgent({
+          model: new ChatOpenAI({
+            model: 'gpt-4o',
+            apiKey: 'k',
+            maxTokens: REPLY,
+            maxRetries: 0,
+            configuration: { baseURL: server.url },
+          }),
+          systemPrompt: SYSTEM_PROMPT,
+          middleware: [fitAgentMessages({ reserve: REPLY, feedback })],
+        })
+        return async (history) => {
+          await agent.invoke({
+            messages: history.map((t) =>
+              t.role === 'user' ? new HumanMessage(t.text) : new AIMessage(t.text),
+            ),
+          })
+        }
+      },
+    },
+  ],
+  [
+    'OpenAI Agents fitAgentModel, chat completions',
+    {
+      make: (feedback) => {
+        const agent = new Agent({
+          name: 'airline',
+          instructions: SYSTEM_PROMPT,
+          model: fitAgentModel(new OpenAIChatCompletionsModel(openai(), 'gpt-4o'), {
+            model: 'gpt-4o',
+            reserve: REPLY,
+            feedback,
+          }),
+          modelSettings: { maxTokens: REPLY },
+        })
+        return async (history) => {
+          await run(
+            agent,
+            history.map((t) => (t.role === 'user' ? user(t.text) : assistant(t.text))),
+          )
+        }
+      },
+    },
+  ],
+]
+
+describe('one adapter object shared by 16 concurrent conversations', () => {
+  it.each(cases)('%s', async (_name, { make }) => {
+    server.requests.length = 0
+    const feedback = new WatchingFeedback()
+    const call = make(feedback)
     const random = rng(34)
     // Lengths from well inside the window to three times it.
     const words = Array.from({ length: CONVERSATIONS }, (_, c) => 60 + ((c * 7) % 16) * 110)
     const order = Array.from({ length: CONVERSATIONS }, (_, c) => c).sort(() => random() - 0.5)
-    const history = (c: number, turns: number): ModelMessage[] =>
-      Array.from({ length: turns }, (_, k) => [
-        { role: 'user', content: `⟦conv ${c}⟧ ${userTurn(c * 100 + k, words[c])}` },
-        { role: 'assistant', content: `Noted ${k}.` },
-      ]).flat() as ModelMessage[]
     const conversation = async (c: number) => {
-      const messages = history(c, 3)
+      const history: Turn[] = Array.from({ length: 3 }, (_, k): Turn[] => [
+        { role: 'user', text: `⟦conv ${c}⟧ ${userTurn(c * 100 + k, words[c])}` },
+        { role: 'assistant', text: `Noted ${k}.` },
+      ]).flat()
       for (let k = 0; k < TURNS; k++) {
         // The first turns all start at once; later ones at jittered times, among retries.
         if (k > 0) await new Promise((r) => setTimeout(r, Math.floor(random() * 20)))
-        messages.push({ role: 'user', content: `⟦conv ${c}⟧ ${userTurn(c * 100 + 50 + k, 80)}` })
-        const out = await current.run(c, () =>
-          generateText({
-            model,
-            system: SYSTEM_PROMPT,
-            messages,
-            maxOutputTokens: REPLY,
-            maxRetries: 0,
-          }),
-        )
-        messages.push(...out.response.messages)
+        history.push({ role: 'user', text: `⟦conv ${c}⟧ ${userTurn(c * 100 + 50 + k, 80)}` })
+        await current.run(c, () => call(history))
+        history.push({ role: 'assistant', text: `Answered ${k}.` })
       }
     }
     await Promise.all(order.map(conversation))
