@@ -97,3 +97,24 @@ describe('Mastra input processor serving many threads', () => {
     expect(processor.processInput({ messages: next }).length).toBeLessThan(next.length)
   })
 })
+
+describe('Mastra processor: a rejection read against its own thread', () => {
+  it("learns from the rejected thread's count, not the thread fitted last", () => {
+    const processor = fitInputProcessor({ model: 'gpt-4o', reserve: 300 })
+    const long = [...ordinary('a', 8, 250), text('a', 'user', 9, 40)]
+    processor.processInput({ messages: long })
+    // Thread b is fitted after thread a's request went out.
+    processor.processInput({ messages: [text('b', 'user', 1, 20)] })
+    const error = new Error(
+      "This model's maximum context length is 1500 tokens. However, your messages resulted in 3000 tokens.",
+    )
+    expect(processor.learn(error, { threadId: 'a', resourceId: 'user-1' })).toBeDefined()
+    // Scaled by thread a's own count (about 2,500 of the 3,000 given): not down to the floor.
+    expect(processor.feedback.limit).toBeGreaterThan(1200)
+    const other = fitInputProcessor({ model: 'gpt-4o', reserve: 300 })
+    other.processInput({ messages: long })
+    other.processInput({ messages: [text('b', 'user', 1, 20)] })
+    other.feedback.learn(error)
+    expect(other.feedback.limit).toBe(750)
+  })
+})

@@ -1,5 +1,5 @@
 import type { FitOptions } from '../context/fit.js'
-import { ProviderFeedback } from '../context/learned-limit.js'
+import { ProviderFeedback, type SentCounts } from '../context/learned-limit.js'
 import { resolveSetup } from '../context/options.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'
@@ -88,12 +88,12 @@ export function fitInputProcessor(
   // sent as Mastra extends the fitted list, unfitted. Room for one such step (the largest
   // tool step the thread has had) is kept beside the reply's reserve: per thread, so one
   // thread's large tool result takes no room from any other.
-  const steps = new ThreadSteps(THREADS_KEPT)
+  const threads = new Threads(THREADS_KEPT)
   return {
     name,
     processInput<M extends MastraMessageLike>({ messages }: { messages: M[] }): M[] {
       const thread = threadOf(messages)
-      const stepTokens = steps.get(thread)
+      const stepTokens = threads.get(thread)?.step ?? 0
       const input: Message[] = instructions ? [{ role: 'system', content: instructions }] : []
       const owner: number[] = instructions ? [-1] : []
       messages.forEach((m, j) => {
@@ -118,7 +118,7 @@ export function fitInputProcessor(
       })
       let largest = stepTokens
       for (const t of perMessage.values()) largest = Math.max(largest, t)
-      steps.set(thread, largest)
+      threads.set(thread, { step: largest, sent: { tokens: { ...result.tokens } } })
       // A Mastra message goes when any part of it went: its parts travel together.
       const gone = new Set<number>()
       const at = new Map<number, number>()
@@ -161,9 +161,18 @@ export function fitInputProcessor(
       })
       return out
     },
+    /**
+     * `feedback.learn(error)` for a call on one thread: the rejection is read against our
+     * count of that thread's last request, not of whichever thread was fitted last. Returns
+     * the report, or undefined when the error is not a "too long" rejection.
+     */
+    learn(error: unknown, thread?: { threadId?: string; resourceId?: string }) {
+      const key = thread ? threadKey(thread.threadId, thread.resourceId) : ''
+      return feedback.learn(error, threads.get(key)?.sent)
+    },
     /** Forgets what a thread taught (its tool steps), as when the thread is deleted. */
     forgetThread(threadId: string, resourceId?: string): void {
-      steps.delete(threadKey(threadId, resourceId))
+      threads.delete(threadKey(threadId, resourceId))
     },
     feedback,
   }
@@ -187,30 +196,35 @@ function threadOf(messages: readonly MastraMessageLike[]): string {
   return ''
 }
 
-/** The largest tool step per thread, for at most `size` threads (a Map kept in use order). */
-class ThreadSteps {
-  private readonly tokens = new Map<string, number>()
+/** What a thread taught: its largest tool step, and our count of its last fitted request. */
+interface ThreadState {
+  step: number
+  sent: SentCounts
+}
+
+/** Per-thread state for at most `size` threads (a Map kept in use order: the oldest go first). */
+class Threads {
+  private readonly states = new Map<string, ThreadState>()
   constructor(private readonly size: number) {}
 
-  get(thread: string): number {
-    const t = this.tokens.get(thread)
-    if (t === undefined) return 0
-    this.tokens.delete(thread)
-    this.tokens.set(thread, t)
-    return t
+  get(thread: string): ThreadState | undefined {
+    const s = this.states.get(thread)
+    if (s === undefined) return undefined
+    this.states.delete(thread)
+    this.states.set(thread, s)
+    return s
   }
 
-  set(thread: string, tokens: number): void {
-    this.tokens.delete(thread)
-    if (tokens <= 0) return
-    this.tokens.set(thread, tokens)
-    while (this.tokens.size > this.size) {
-      const oldest = this.tokens.keys().next().value as string
-      this.tokens.delete(oldest)
+  set(thread: string, state: ThreadState): void {
+    this.states.delete(thread)
+    this.states.set(thread, state)
+    while (this.states.size > this.size) {
+      const oldest = this.states.keys().next().value as string
+      this.states.delete(oldest)
     }
   }
 
   delete(thread: string): void {
-    this.tokens.delete(thread)
+    this.states.delete(thread)
   }
 }
