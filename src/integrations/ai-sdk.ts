@@ -335,6 +335,8 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
     system === undefined ? undefined : { role: 'system', content: system }
   // The step messages this loop has decoded: the same objects come back at every step.
   const decoded = new WeakMap<object, Decoded>()
+  // Our count of the step this loop fitted last: the next step's usage figure is its.
+  let fitted: FitResult | undefined
   return <M>(step: {
     messages: M[]
     model?: unknown
@@ -344,9 +346,10 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       | { provider?: string; modelId?: string }
       | undefined
     const last = step.steps?.[step.steps.length - 1]
-    if (options.feedback && last) {
+    if (options.feedback && last && fitted) {
       const promptTokens = promptTokensOf(last.usage)
-      if (promptTokens !== undefined) options.feedback.recordUsage({ promptTokens })
+      if (promptTokens !== undefined)
+        options.feedback.recordUsage({ promptTokens }, { sent: fitted })
     }
     const { bare, riders } = stripRiders(step.messages)
     const { messages: stepMessages, owner } = decodeEach(bare, decodeModelMessages, decoded)
@@ -364,6 +367,7 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
           typeof step.model === 'string' ? step.model : undefined,
         ),
     })
+    fitted = result
     // The system prompt is mandatory: sent as the step's `system`, never among the messages.
     const messages = withRiders(
       originalsOrEncoded(
