@@ -367,6 +367,29 @@ describe('ProviderFeedback: usage from every SDK, within bounds', () => {
     expect(ProviderFeedback.from({ limit: 'x', ratio: 1e9 }).toJSON()).toEqual({})
   })
 
+  it("reads a rejection and a usage figure against the request's own counts, not the last noted", () => {
+    const counts = (total: number) => ({
+      tokens: { messages: total - 3, tools: 0, priming: 3, reserve: 400, total },
+    })
+    const rejected = counts(3600)
+    const f = new ProviderFeedback()
+    // Another call was fitted after the rejected one was sent.
+    f.sent(counts(200))
+    f.learn(
+      new Error(
+        "This model's maximum context length is 4200 tokens. However, your messages resulted in 3800 tokens.",
+      ),
+      rejected,
+    )
+    // Scaled by the rejected call's count (3600 of the server's 3800), not the 200.
+    expect(f.limit).toBe(Math.floor((4200 * 3600) / 3800))
+    const g = new ProviderFeedback()
+    g.sent(counts(200))
+    expect(g.recordUsage({ promptTokens: 3700 }, { sent: rejected }).accepted).toBe(true)
+    expect(g.usageFactor).toBeGreaterThan(1)
+    expect(g.usageFactor).toBeLessThan(1.1)
+  })
+
   it('learns a window from an SDK error and fits within it, the reserve once', () => {
     const f = new ProviderFeedback()
     expect(f.learn(new Error('rate limited'))).toBeUndefined()

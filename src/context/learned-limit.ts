@@ -133,6 +133,13 @@ export function promptTokensOf(response: unknown): number | undefined {
   return undefined
 }
 
+/** Our count of one request: its `FitResult` (or just its `tokens`). */
+export type SentCounts = Pick<FitResult, 'tokens'>
+
+function countsOf(sent: SentCounts): { total: number; reserve: number } {
+  return { total: sent.tokens.total, reserve: sent.tokens.reserve }
+}
+
 export interface ProviderFeedbackState {
   limit?: number
   ratio?: number
@@ -147,7 +154,8 @@ export class ProviderFeedback {
   private learned: number | undefined
   private ratio: number | undefined
   private factor = 1
-  private lastCounted: number | undefined
+  /** The request last noted with `sent`: only for `learn` and `recordUsage` given no counts. */
+  private noted: { total: number; reserve: number } | undefined
 
   constructor(state: ProviderFeedbackState = {}) {
     requireOptions(state, 'ProviderFeedback', ['limit', 'ratio'], { name: 'state' })
@@ -179,12 +187,16 @@ export class ProviderFeedback {
 
   /**
    * If `error` is a provider's "too long" rejection, remembers the window it gives and
-   * returns the report; otherwise returns undefined and remembers nothing.
+   * returns the report; otherwise returns undefined and remembers nothing. `sent` is our
+   * count of the rejected request (its `FitResult`): an adapter shared by concurrent calls
+   * passes the rejected call's own, as the figures are scaled by it. Without it, the request
+   * last noted with `sent` is taken, which is right only for one call at a time.
    */
-  learn(error: unknown): OverflowReport | undefined {
+  learn(error: unknown, sent?: SentCounts): OverflowReport | undefined {
     const report = parseOverflowError(error)
     if (!report) return undefined
-    const w = windowAfterRejection(report, this.lastCounted, this.lastReserve)
+    const counts = sent ? countsOf(sent) : this.noted
+    const w = windowAfterRejection(report, counts?.total, counts?.reserve)
     if (w !== undefined) this.learned = mergeLimits(this.learned, w)
     return report
   }
@@ -210,24 +222,26 @@ export class ProviderFeedback {
     return { ...options, budget: Math.max(1, budget), reserve: limited.reserve }
   }
 
-  /** Notes what the adapter just sent (our count of the prompt, and the reserve), for `learn` and `recordUsage`. */
-  sent(result: Pick<FitResult, 'tokens'>): void {
-    this.lastCounted = result.tokens.total
-    this.lastReserve = result.tokens.reserve
+  /**
+   * Notes what was just sent (our count of the prompt, and the reserve), for a `learn` or
+   * `recordUsage` given no counts of its own: for a caller that makes one request at a time.
+   * The adapters that see their own replies and errors pass each request's counts instead.
+   */
+  sent(result: SentCounts): void {
+    this.noted = countsOf(result)
   }
 
-  private lastReserve = 0
-
   /**
-   * What the provider billed for the request last noted with `sent`. Figures more than
-   * 4× or less than half our count are ignored, and the factor stays in [1, 4]: a figure
-   * can shrink the room (our count was low) but never push a view over its budget.
+   * What the provider billed for a request: `options.sent` is our count of it (its
+   * `FitResult`), else the request last noted with `sent`. Figures more than 4× or less than
+   * half our count are ignored, and the factor stays in [1, 4]: a figure can shrink the room
+   * (our count was low) but never push a view over its budget.
    */
   recordUsage(
     usage: UsageFigure,
-    options: { margin?: number } = {},
+    options: { margin?: number; sent?: SentCounts } = {},
   ): { ratio: number; factor: number; accepted: boolean } {
-    const counted = this.lastCounted
+    const counted = (options.sent ? countsOf(options.sent) : this.noted)?.total
     const billed = tokenFigure(usage.promptTokens)
     // The bounds ChatContext.recordUsage uses: a figure can shrink the room, never widen it.
     const previous = { ratio: this.ratio, factor: this.factor }
@@ -246,10 +260,10 @@ export class ProviderFeedback {
     this.factor = calibrate({ ratio: undefined, factor: 1 }, ratio, 1).factor
   }
 
-  /** `recordUsage` from a whole SDK response (see `promptTokensOf`). */
-  observe(response: unknown): void {
+  /** `recordUsage` from a whole SDK response (see `promptTokensOf`), for the request counted as `sent`. */
+  observe(response: unknown, sent?: SentCounts): void {
     const promptTokens = promptTokensOf(response)
-    if (promptTokens !== undefined) this.recordUsage({ promptTokens })
+    if (promptTokens !== undefined) this.recordUsage({ promptTokens }, sent ? { sent } : {})
   }
 
   toJSON(): ProviderFeedbackState {

@@ -1,3 +1,4 @@
+import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { fromAISDK, toAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
@@ -93,6 +94,119 @@ export function withExecutedResults<T>(encode: (m: Message[]) => T[]): (m: Messa
   }
 }
 
+type Entry = { role?: unknown; content?: unknown }
+
+/** Parts of a tool message the fit does not count (approval responses), and where they go back. */
+interface Rider {
+  /** The entry of the stripped prompt they belong with. */
+  anchor: number
+  /** True when they were the whole tool message: they go out as it, right after the anchor. */
+  alone: boolean
+  entry: Entry
+  parts: Part[]
+  /** Empty results counted for provider-run calls the parts answer, never sent. */
+  stand: Part[]
+}
+
+/** A message's provider-run calls with no result beside them. */
+function pendingCalls(entry: unknown): { toolCallId?: unknown; toolName?: unknown }[] {
+  const content = (entry as Entry | null)?.content
+  if ((entry as Entry | null)?.role !== 'assistant' || !Array.isArray(content)) return []
+  const parts = content as (Part & { toolName?: unknown })[]
+  const answered = new Set(parts.filter((p) => p?.type === 'tool-result').map((p) => p.toolCallId))
+  return parts.filter(
+    (p) => p?.type === 'tool-call' && p.providerExecuted === true && !answered.has(p.toolCallId),
+  )
+}
+
+/**
+ * The prompt with every tool message's parts other than results taken out (an MCP
+ * `tool-approval-response` and any part a later SDK adds): they answer a call, so they ride
+ * with the message they follow and go out, unchanged, whenever any of it does.
+ */
+function stripRiders<T>(prompt: readonly T[]): { bare: T[]; riders: Rider[] } {
+  const bare: T[] = []
+  const riders: Rider[] = []
+  for (const raw of prompt) {
+    const m = raw as Entry | null
+    const parts = m?.role === 'tool' && Array.isArray(m.content) ? (m.content as Part[]) : []
+    const extra = parts.filter((p) => p?.type !== 'tool-result')
+    if (!m || extra.length === 0) {
+      bare.push(raw)
+      continue
+    }
+    const results = parts.filter((p) => p?.type === 'tool-result')
+    // An approval answers a provider-run call whose result the provider makes later (MCP):
+    // counted as an empty result, so the call is not an unanswered one the fit drops.
+    const pending = results.length > 0 ? [] : pendingCalls(bare[bare.length - 1])
+    const stand = pending.map((c) => ({
+      type: 'tool-result',
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      output: { type: 'text', value: '' },
+    }))
+    if (results.length > 0 || stand.length > 0) {
+      riders.push({ anchor: bare.length, alone: false, entry: m, parts: extra, stand })
+      bare.push({ ...m, content: [...stand, ...results] } as T)
+    } else if (bare.length > 0)
+      riders.push({ anchor: bare.length - 1, alone: true, entry: m, parts, stand })
+  }
+  return { bare, riders }
+}
+
+/** The call ids an entry holds (its calls or results). */
+function callIds(entry: unknown): Set<unknown> {
+  const content = (entry as Entry | null)?.content
+  const ids = new Set<unknown>()
+  if (Array.isArray(content))
+    for (const p of content as Part[]) if (p?.toolCallId !== undefined) ids.add(p.toolCallId)
+  return ids
+}
+
+/**
+ * The fitted prompt with the riders put back: with their anchor when it went out whole (as
+ * the caller's own objects), or into the message that holds the anchor's calls when it was
+ * rewritten; left out only when the fit dropped the whole of it.
+ */
+function withRiders<T>(out: T[], bare: readonly T[], riders: readonly Rider[]): T[] {
+  if (riders.length === 0) return out
+  const result = [...out]
+  for (const r of riders) {
+    const anchor = bare[r.anchor]
+    let at = result.indexOf(anchor as T)
+    if (at >= 0 && !r.alone) {
+      result[at] = r.entry as T
+      continue
+    }
+    if (at < 0) {
+      // Rewritten: the message holding the anchor's calls (its results, for a tool message's).
+      const ids = callIds(anchor)
+      const role = (anchor as Entry).role
+      at =
+        ids.size === 0
+          ? -1
+          : result.findIndex(
+              (m) => (m as Entry).role === role && [...callIds(m)].some((id) => ids.has(id)),
+            )
+    }
+    if (at < 0) continue
+    if (r.alone) {
+      // After the anchor and any riders already placed after it.
+      let k = at + 1
+      while (k < result.length && riders.some((o) => o.entry === result[k])) k++
+      result.splice(k, 0, r.entry as T)
+      continue
+    }
+    const host = result[at] as Entry
+    const standIds = new Set(r.stand.map((p) => p.toolCallId))
+    const own = (host.content as Part[]).filter(
+      (p) => !(p?.type === 'tool-result' && standIds.has(p.toolCallId)),
+    )
+    result[at] = { ...host, content: [...r.parts, ...own] } as T
+  }
+  return result
+}
+
 /** Messages in the provider interface's prompt shape: user and assistant content always a list of parts. */
 function toPrompt(messages: readonly Message[]): unknown[] {
   return toAISDK(messages).map((m) =>
@@ -114,11 +228,17 @@ function toPrompt(messages: readonly Message[]): unknown[] {
 export function fitMiddleware(options: AdapterOptions = {}) {
   checkAdapterOptions(options, 'fitMiddleware')
   const feedback = options.feedback ?? new ProviderFeedback()
+  // Each fitted call's own state, keyed by the params object the AI SDK hands back to
+  // `wrapGenerate`/`wrapStream`: the caller's prompt (a retry re-fits that, not the fitted
+  // one) and our count of what was sent (what a rejection or usage is compared with). Calls
+  // that run at once on one middleware never read each other's.
+  const requests = new WeakMap<object, { params: CallOptionsLike; sent: FitResult }>()
   const fitParams = <P extends CallOptionsLike>(params: P, model: ModelLike): P => {
     const { feedback: _f, ...rest } = options
     const reserve = options.reserve ?? params.maxOutputTokens
     const modelId = options.model ?? knownModel(model.modelId)
-    const { messages, owner } = decodeEach(params.prompt, decodeModelMessages)
+    const { bare, riders } = stripRiders(params.prompt)
+    const { messages, owner } = decodeEach(bare, decodeModelMessages)
     const result = fitWithFeedback(
       messages,
       {
@@ -130,10 +250,22 @@ export function fitMiddleware(options: AdapterOptions = {}) {
       },
       frameworkTools(params.tools, 'inputSchema'),
     )
-    return {
+    const fitted = {
       ...params,
-      prompt: originalsOrEncoded(result, params.prompt, owner, withExecutedResults(toPrompt)),
+      prompt: withRiders(
+        originalsOrEncoded(result, bare, owner, withExecutedResults(toPrompt)),
+        bare,
+        riders,
+      ),
     }
+    requests.set(fitted, { params: requests.get(params)?.params ?? params, sent: result })
+    return fitted
+  }
+  /** The rejected call fitted again from the caller's own prompt, with what it taught. */
+  const refit = <P extends CallOptionsLike>(error: unknown, params: P, model: ModelLike) => {
+    const own = requests.get(params)
+    if (!feedback.learn(error, own?.sent)) return undefined
+    return fitParams((own?.params ?? params) as P, model)
   }
   return {
     specificationVersion: 'v3' as const,
@@ -147,15 +279,18 @@ export function fitMiddleware(options: AdapterOptions = {}) {
       model: ModelLike
     }): Promise<R> => {
       let result: R
+      let sent = requests.get(o.params)?.sent
       try {
         result = await o.doGenerate()
       } catch (error) {
-        if (!feedback.learn(error)) throw error
-        result = (await o.model.doGenerate(fitParams(o.params, o.model) as never)) as R
+        const again = refit(error, o.params, o.model)
+        if (!again) throw error
+        sent = requests.get(again)?.sent
+        result = (await o.model.doGenerate(again as never)) as R
       }
       const usage = (result as { usage?: unknown }).usage
       const promptTokens = promptTokensOf(usage)
-      if (promptTokens !== undefined) feedback.recordUsage({ promptTokens })
+      if (promptTokens !== undefined && sent) feedback.recordUsage({ promptTokens }, { sent })
       return result
     },
     wrapStream: async <R>(o: {
@@ -167,8 +302,9 @@ export function fitMiddleware(options: AdapterOptions = {}) {
         return await o.doStream()
       } catch (error) {
         // A rejection comes before the first chunk: learn it and open the stream once more.
-        if (!feedback.learn(error)) throw error
-        return (await o.model.doStream(fitParams(o.params, o.model) as never)) as R
+        const again = refit(error, o.params, o.model)
+        if (!again) throw error
+        return (await o.model.doStream(again as never)) as R
       }
     },
     /** What the provider taught: share it with other calls, or save it with `toJSON`. */
@@ -199,6 +335,8 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
     system === undefined ? undefined : { role: 'system', content: system }
   // The step messages this loop has decoded: the same objects come back at every step.
   const decoded = new WeakMap<object, Decoded>()
+  // Our count of the step this loop fitted last: the next step's usage figure is its.
+  let fitted: FitResult | undefined
   return <M>(step: {
     messages: M[]
     model?: unknown
@@ -208,15 +346,13 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       | { provider?: string; modelId?: string }
       | undefined
     const last = step.steps?.[step.steps.length - 1]
-    if (options.feedback && last) {
+    if (options.feedback && last && fitted) {
       const promptTokens = promptTokensOf(last.usage)
-      if (promptTokens !== undefined) options.feedback.recordUsage({ promptTokens })
+      if (promptTokens !== undefined)
+        options.feedback.recordUsage({ promptTokens }, { sent: fitted })
     }
-    const { messages: stepMessages, owner } = decodeEach(
-      step.messages,
-      decodeModelMessages,
-      decoded,
-    )
+    const { bare, riders } = stripRiders(step.messages)
+    const { messages: stepMessages, owner } = decodeEach(bare, decodeModelMessages, decoded)
     const input = systemMessage ? [systemMessage, ...stepMessages] : stepMessages
     if (systemMessage) owner.unshift(-1)
     const modelId = rest.model ?? knownModel(model?.modelId)
@@ -231,12 +367,17 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
           typeof step.model === 'string' ? step.model : undefined,
         ),
     })
+    fitted = result
     // The system prompt is mandatory: sent as the step's `system`, never among the messages.
-    const messages = originalsOrEncoded(
-      result,
-      step.messages,
-      owner,
-      withExecutedResults((m) => toAISDK(m) as unknown as M[]),
+    const messages = withRiders(
+      originalsOrEncoded(
+        result,
+        bare,
+        owner,
+        withExecutedResults((m) => toAISDK(m) as unknown as M[]),
+      ),
+      bare,
+      riders,
     )
     return system === undefined ? { messages } : { system, messages }
   }

@@ -114,7 +114,9 @@ export function fitAgentMessages(options: AdapterOptions = {}) {
   checkAdapterOptions(options, 'fitAgentMessages')
   const feedback = options.feedback ?? new ProviderFeedback()
   const { feedback: _f, ...rest } = options
-  const fitRequest = <R extends ModelRequestLike>(request: R): R => {
+  // Our count of each request travels with it (`sink`): what a rejection or usage is
+  // compared with, whatever other calls this middleware serves at the same time.
+  const fitRequest = <R extends ModelRequestLike>(request: R, sink: { sent?: FitResult }): R => {
     const model = request.model as
       | { _llmType?: () => string; model?: unknown; modelName?: unknown }
       | undefined
@@ -140,6 +142,7 @@ export function fitAgentMessages(options: AdapterOptions = {}) {
       },
       toolsOf(request.tools),
     )
+    sink.sent = result
     const messages = instancesFor(result, request.messages, offset, request.systemMessage)
     // The system prompt travels as the request's own; the fit's copy of it is not sent twice.
     return { ...request, messages: messages.filter((m) => m !== SYSTEM_SLOT) }
@@ -152,14 +155,17 @@ export function fitAgentMessages(options: AdapterOptions = {}) {
       handler: (request: R) => Promise<A> | A,
     ): Promise<A> => {
       let reply: A
+      let own: { sent?: FitResult } = {}
       try {
-        reply = await handler(fitRequest(request))
+        reply = await handler(fitRequest(request, own))
       } catch (error) {
-        if (!feedback.learn(error)) throw error
-        reply = await handler(fitRequest(request))
+        if (!feedback.learn(error, own.sent)) throw error
+        own = {}
+        reply = await handler(fitRequest(request, own))
       }
       const promptTokens = usageOf(reply)
-      if (promptTokens !== undefined) feedback.recordUsage({ promptTokens })
+      if (promptTokens !== undefined && own.sent)
+        feedback.recordUsage({ promptTokens }, { sent: own.sent })
       return reply
     },
     /** What the provider taught: share it with other agents, or save it with `toJSON`. */

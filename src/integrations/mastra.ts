@@ -1,5 +1,5 @@
 import type { FitOptions } from '../context/fit.js'
-import { ProviderFeedback } from '../context/learned-limit.js'
+import { ProviderFeedback, type SentCounts } from '../context/learned-limit.js'
 import { resolveSetup } from '../context/options.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'
@@ -10,6 +10,8 @@ interface MastraMessageLike {
   id: string
   role: 'user' | 'assistant' | 'system'
   createdAt: Date
+  threadId?: string | undefined
+  resourceId?: string | undefined
   content: { format: 2; parts: unknown[]; content?: string } | string
 }
 
@@ -84,11 +86,14 @@ export function fitInputProcessor(
   const feedback = rest.feedback ?? new ProviderFeedback()
   // Mastra runs input processors once per generate call: the steps after a tool call are
   // sent as Mastra extends the fitted list, unfitted. Room for one such step (the largest
-  // tool step seen so far) is kept beside the reply's reserve.
-  let stepTokens = 0
+  // tool step the thread has had) is kept beside the reply's reserve: per thread, so one
+  // thread's large tool result takes no room from any other.
+  const threads = new Threads(THREADS_KEPT)
   return {
     name,
     processInput<M extends MastraMessageLike>({ messages }: { messages: M[] }): M[] {
+      const thread = threadOf(messages)
+      const stepTokens = threads.get(thread)?.step ?? 0
       const input: Message[] = instructions ? [{ role: 'system', content: instructions }] : []
       const owner: number[] = instructions ? [-1] : []
       messages.forEach((m, j) => {
@@ -111,7 +116,9 @@ export function fitInputProcessor(
         const m = input[i] as Message
         if (j >= 0 && inToolExchange(m)) perMessage.set(j, (perMessage.get(j) ?? 0) + f.tokens)
       })
-      for (const t of perMessage.values()) stepTokens = Math.max(stepTokens, t)
+      let largest = stepTokens
+      for (const t of perMessage.values()) largest = Math.max(largest, t)
+      threads.set(thread, { step: largest, sent: { tokens: { ...result.tokens } } })
       // A Mastra message goes when any part of it went: its parts travel together.
       const gone = new Set<number>()
       const at = new Map<number, number>()
@@ -154,6 +161,70 @@ export function fitInputProcessor(
       })
       return out
     },
+    /**
+     * `feedback.learn(error)` for a call on one thread: the rejection is read against our
+     * count of that thread's last request, not of whichever thread was fitted last. Returns
+     * the report, or undefined when the error is not a "too long" rejection.
+     */
+    learn(error: unknown, thread?: { threadId?: string; resourceId?: string }) {
+      const key = thread ? threadKey(thread.threadId, thread.resourceId) : ''
+      return feedback.learn(error, threads.get(key)?.sent)
+    },
+    /** Forgets what a thread taught (its tool steps), as when the thread is deleted. */
+    forgetThread(threadId: string, resourceId?: string): void {
+      threads.delete(threadKey(threadId, resourceId))
+    },
     feedback,
+  }
+}
+
+/** Threads whose tool steps a processor remembers; the least recently used go first. */
+const THREADS_KEPT = 4096
+
+function threadKey(threadId: string | undefined, resourceId: string | undefined): string {
+  return threadId === undefined ? '' : `${resourceId ?? ''}\u0000${threadId}`
+}
+
+/**
+ * The thread a call's messages belong to (Mastra stamps `threadId` and `resourceId` on the
+ * messages memory loads and saves). Messages with none, as without memory, share one key.
+ */
+function threadOf(messages: readonly MastraMessageLike[]): string {
+  for (const m of messages)
+    if (typeof m?.threadId === 'string')
+      return threadKey(m.threadId, typeof m.resourceId === 'string' ? m.resourceId : undefined)
+  return ''
+}
+
+/** What a thread taught: its largest tool step, and our count of its last fitted request. */
+interface ThreadState {
+  step: number
+  sent: SentCounts
+}
+
+/** Per-thread state for at most `size` threads (a Map kept in use order: the oldest go first). */
+class Threads {
+  private readonly states = new Map<string, ThreadState>()
+  constructor(private readonly size: number) {}
+
+  get(thread: string): ThreadState | undefined {
+    const s = this.states.get(thread)
+    if (s === undefined) return undefined
+    this.states.delete(thread)
+    this.states.set(thread, s)
+    return s
+  }
+
+  set(thread: string, state: ThreadState): void {
+    this.states.delete(thread)
+    this.states.set(thread, state)
+    while (this.states.size > this.size) {
+      const oldest = this.states.keys().next().value as string
+      this.states.delete(oldest)
+    }
+  }
+
+  delete(thread: string): void {
+    this.states.delete(thread)
   }
 }

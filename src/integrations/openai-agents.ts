@@ -1,3 +1,4 @@
+import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
@@ -31,8 +32,9 @@ function fitItems<I>(
   options: AdapterOptions,
   agent: AgentLike | undefined,
   memo: ItemsMemo,
+  sink?: { sent?: FitResult },
 ): I[] {
-  return fitGroups(items, instructions, options, agent, memo).flat()
+  return fitGroups(items, instructions, options, agent, memo, sink).flat()
 }
 
 /** `fitItems`, as the units that go or stay whole: a message, an output, a model turn. */
@@ -42,6 +44,7 @@ function fitGroups<I>(
   options: AdapterOptions,
   agent: AgentLike | undefined,
   memo: ItemsMemo,
+  sink?: { sent?: FitResult },
 ): I[][] {
   const { messages, sources, owner } = decodeItemsWithCodec(items, memo)
   const input: Message[] = instructions
@@ -61,6 +64,7 @@ function fitGroups<I>(
     },
     frameworkTools(agent?.tools),
   )
+  if (sink) sink.sent = result
   const groups = sources.map((g) => g.map((k) => items[k] as I))
   // Changed messages are written in the items' own dialect: the API's `call_id` or the Agents SDK's `callId`.
   const agents = !items.some((i) => i !== null && typeof i === 'object' && 'call_id' in i)
@@ -229,7 +233,9 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
   )
   const feedback = options.feedback ?? new ProviderFeedback()
   const memo: ItemsMemo = { groups: new Map() }
-  const fitRequest = (request: Q): Q => {
+  // Our count of each request travels with it: what a rejection or usage is compared with,
+  // whatever other requests this model serves at the same time.
+  const fitRequest = (request: Q, sink: { sent?: FitResult }): Q => {
     if (typeof request.input === 'string' || request.previousResponseId || request.conversationId)
       return request
     const input = fitItems(
@@ -238,32 +244,37 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
       { ...options, feedback },
       { tools: request.tools ?? [] },
       memo,
+      sink,
     )
     return { ...request, input }
   }
   return {
     async getResponse(request: Q): Promise<R> {
       let response: R
+      let own: { sent?: FitResult } = {}
       try {
-        response = await model.getResponse(fitRequest(request))
+        response = await model.getResponse(fitRequest(request, own))
       } catch (error) {
-        if (!feedback.learn(error)) throw error
-        response = await model.getResponse(fitRequest(request))
+        if (!feedback.learn(error, own.sent)) throw error
+        own = {}
+        response = await model.getResponse(fitRequest(request, own))
       }
       const promptTokens = promptTokensOf(response)
-      if (promptTokens !== undefined) feedback.recordUsage({ promptTokens })
+      if (promptTokens !== undefined && own.sent)
+        feedback.recordUsage({ promptTokens }, { sent: own.sent })
       return response
     },
     async *getStreamedResponse(request: Q): AsyncIterable<E> {
       let events: AsyncIterator<E>
       let first: IteratorResult<E>
+      const own: { sent?: FitResult } = {}
       try {
-        events = model.getStreamedResponse(fitRequest(request))[Symbol.asyncIterator]()
+        events = model.getStreamedResponse(fitRequest(request, own))[Symbol.asyncIterator]()
         first = await events.next()
       } catch (error) {
         // A rejection comes before the first event: learn it and open the stream once more.
-        if (!feedback.learn(error)) throw error
-        events = model.getStreamedResponse(fitRequest(request))[Symbol.asyncIterator]()
+        if (!feedback.learn(error, own.sent)) throw error
+        events = model.getStreamedResponse(fitRequest(request, {}))[Symbol.asyncIterator]()
         first = await events.next()
       }
       for (let r = first; !r.done; r = await events.next()) yield r.value
