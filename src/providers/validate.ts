@@ -668,3 +668,45 @@ function checkArguments(messages: unknown, options: unknown): void {
   if (options === null || typeof options !== 'object')
     throw new InvalidOptionError('options', 'expected an object such as { provider }')
 }
+
+/** What `writtenFault` finds wrong with a message a strategy wrote. */
+export type WrittenFault = 'empty' | 'thoughts-only' | 'blank-part'
+
+/**
+ * What the provider would refuse in one message a strategy wrote (a rewrite or a message of
+ * its own; the view's messages were repaired already): `empty`, no content it sends where it
+ * refuses that (OpenAI chat takes an empty user or system message); `thoughts-only`, an
+ * assistant turn of reasoning and nothing else it sends (only Gemini takes one, with a thought
+ * part of its own; Responses drops a reasoning item with nothing after it); `blank-part`, a
+ * text part it refuses beside others (`withoutBlankParts` takes it out). Undefined: none.
+ */
+export function writtenFault(m: Message, r: MessageRules): WrittenFault | undefined {
+  if (m.role === 'tool') return undefined
+  const calls = isCallOnly(m)
+  if (m.role === 'assistant' && !calls && m.thought !== undefined && !m.refusal) {
+    if (!hasContent(m.content, r.blankIsEmpty === true)) {
+      if (r.reasoningIsContent) return 'thoughts-only'
+      if (!r.judgesOwn || r.judgesOwn(m)) return 'thoughts-only'
+      return undefined
+    }
+  }
+  if (m.role === 'assistant' && !calls && r.judgesOwn?.(m)) return 'empty'
+  if (emptyList(m) || (isEmpty(m, r) && (r.emptyRefused || m.role === 'assistant'))) return 'empty'
+  if (r.emptyTextPart && countParts(m, r.emptyTextPart) > 0) return 'blank-part'
+  if (r.blankIsEmpty && countParts(m, isBlank) > 0) return 'blank-part'
+  if (
+    r.blankIsEmpty &&
+    calls &&
+    typeof m.content === 'string' &&
+    m.content !== '' &&
+    !hasText(m.content)
+  )
+    return 'blank-part'
+  return undefined
+}
+
+/** The message without the text parts `writtenFault` calls `blank-part` (it keeps other content). */
+export function withoutBlankParts(m: Message, r: MessageRules): Message {
+  if (isCallOnly(m) && typeof m.content === 'string') return withoutContent(m as AssistantMessage)
+  return withoutParts(m, (p) => (r.emptyTextPart?.(p) ?? false) || (!!r.blankIsEmpty && isBlank(p)))
+}
