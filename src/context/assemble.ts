@@ -2,6 +2,7 @@ import { ContextOverflowError, InvalidPlanError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'
+import { overRequestLimits, withoutMedia } from '../providers/request-limits.js'
 import type { ProviderRules } from '../providers/types.js'
 import { requireUserTurn, withoutBlankParts, writtenFault } from '../providers/validate.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
@@ -151,8 +152,36 @@ function arrange(view: View, chosen: PlanItem[], setup: Setup): PlanItem[] {
   )
   const enforce = !setup.strategy.budgetAware && Number.isFinite(view.available)
   const userFirst = setup.provider.userFirst
-  if (enforce) return withinBudget(view, plan, userFirst)
-  return userFirst ? alignToUser(view, withUserTurn(view, plan)) : plan
+  const sent = enforce
+    ? withinBudget(view, plan, userFirst)
+    : userFirst
+      ? alignToUser(view, withUserTurn(view, plan))
+      : plan
+  return withinRequestLimits(view, sent, setup.provider)
+}
+
+/**
+ * The images and files over the provider's per-request limits (Anthropic's 100 images, ...)
+ * go as a short text each, oldest first, once the plan is final: no message is lost, the
+ * newest media stay, and the plan only gets smaller, so it stays within the budget.
+ */
+function withinRequestLimits(view: View, plan: PlanItem[], rules: ProviderRules): PlanItem[] {
+  if (!rules.requestLimits) return plan
+  const over = overRequestLimits(
+    plan.map((item) => planMessage(view, item)),
+    rules.requestLimits,
+  )
+  if (over.size === 0) return plan
+  const out = [...plan]
+  for (const [k, parts] of over) {
+    const item = out[k] as PlanItem
+    const message = withoutMedia(planMessage(view, item), parts, rules.messages.label)
+    out[k] =
+      'synthetic' in item
+        ? { ...item, synthetic: message }
+        : { index: item.index, message, reason: 'media-omitted' }
+  }
+  return out
 }
 
 /** A budget-aware strategy left room only it knew about: any leftover overflow is reported as such. */

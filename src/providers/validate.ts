@@ -13,6 +13,7 @@ import { describeValue } from '../options-check.js'
 import { PROVIDER_CHECKS } from './checks.js'
 import type { GeminiProblemCode } from './gemini/rules.js'
 import type { ResponsesProblemCode, ResponsesRuleOptions } from './openai-responses/rules.js'
+import { describeLimits, overRequestLimits, withoutMedia } from './request-limits.js'
 import { PROVIDER_RULES, providerRules } from './table.js'
 import type { MessageRules, ProviderRules } from './types.js'
 
@@ -48,6 +49,7 @@ export type ProblemCode =
   | 'unsupported-part'
   | 'media-moved'
   | 'thought-not-sendable'
+  | 'over-request-limit'
   | ResponsesProblemCode
   | GeminiProblemCode
 
@@ -208,6 +210,14 @@ function problemsOf(
     }
   }
 
+  const limits = provider.requestLimits
+  for (const [index, parts] of overRequestLimits(messages, limits))
+    problems.push({
+      index,
+      code: 'over-request-limit',
+      severity: 'error',
+      message: `${parts.length} image or file part(s) of this message are over ${r.label}'s limits for one request (${describeLimits(limits ?? {})}): repair sends the oldest as a short text`,
+    })
   PROVIDER_CHECKS[provider.name]?.(messages, problems, options)
   return problems.sort((a, b) => a.index - b.index)
 }
@@ -306,7 +316,22 @@ export function repairFor(messages: readonly Message[], provider: ProviderRules)
   const state = repairState(provider)
   state.drop = provider.messages.removals?.(messages)
   for (const unit of unitsOf(messages)) repairUnit(messages, unit, state, out)
+  withinRequestLimits(out, provider)
   return out
+}
+
+/**
+ * Images and files over the request's limits (Anthropic's 100 images, ...) are sent as a
+ * short text each, oldest first: no message is lost, and the newest media, which the reply
+ * is most likely about, stay.
+ */
+function withinRequestLimits(out: RepairResult, provider: ProviderRules): void {
+  for (const [k, parts] of overRequestLimits(out.messages, provider.requestLimits)) {
+    out.messages[k] = withoutMedia(out.messages[k] as Message, parts, provider.messages.label)
+    const index = out.origin[k] ?? -1
+    if (!out.changed.some((c) => c.index === index))
+      out.changed.push({ index, code: 'over-request-limit' })
+  }
 }
 
 /** What repair carries from one unit to the next, so a growing history is repaired unit by unit. */

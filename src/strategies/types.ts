@@ -120,7 +120,14 @@ export type PlanItem =
       facts?: FactReport
     }
 
-export type ChangeReason = 'truncated' | 'stubbed' | 'cleared' | 'thought-dropped' | 'calls-removed'
+/** Why a message is sent changed (`media-omitted`: images or files over the provider's per-request limits, sent as a short text). */
+export type ChangeReason =
+  | 'truncated'
+  | 'stubbed'
+  | 'cleared'
+  | 'thought-dropped'
+  | 'calls-removed'
+  | 'media-omitted'
 
 /** A selection policy: from a view to the ordered list of what is sent. */
 export interface Strategy<Name extends string = string, Options = unknown> {
