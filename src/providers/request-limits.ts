@@ -23,48 +23,34 @@ export function overRequestLimits(
 ): Map<number, number[]> {
   const out = new Map<number, number[]>()
   if (!limits) return out
-  const media: { at: number; part: number; image: boolean; chars: number }[] = []
+  const { images: maxImages = Infinity, imageBytes: maxBytes = Infinity } = limits
+  const maxInline = limits.inlineBytes ?? Infinity
+  const media: [at: number, part: number, image: boolean, chars: number][] = []
   let images = 0
-  let files = 0
-  let imageBytes = 0
+  let bytes = 0
   let inline = 0
   messages.forEach((m, at) => {
-    if (!Array.isArray(m.content)) return
-    m.content.forEach((p, part) => {
-      if (p.type === 'text') return
-      const chars = inlineChars(p)
-      const image = p.type === 'image'
-      media.push({ at, part, image, chars })
-      if (image) {
-        images++
-        imageBytes += decodedBytes(chars)
-      } else files++
-      inline += chars
-    })
+    if (Array.isArray(m.content))
+      m.content.forEach((p, part) => {
+        if (p.type === 'text') return
+        const chars = inlineChars(p)
+        const image = p.type === 'image'
+        media.push([at, part, image, chars])
+        if (image) images++
+        if (image) bytes += decodedBytes(chars)
+        inline += chars
+      })
   })
-  const over = () =>
-    images > (limits.images ?? Number.POSITIVE_INFINITY) ||
-    files > (limits.files ?? Number.POSITIVE_INFINITY) ||
-    imageBytes > (limits.imageBytes ?? Number.POSITIVE_INFINITY) ||
-    inline > (limits.inlineBytes ?? Number.POSITIVE_INFINITY)
-  for (const m of media) {
-    if (!over()) break
-    // Only what is over goes: an image when images or image bytes are over, a file when files
-    // are, and either when the inline data is.
-    const imagesOver =
-      images > (limits.images ?? Number.POSITIVE_INFINITY) ||
-      imageBytes > (limits.imageBytes ?? Number.POSITIVE_INFINITY)
-    const filesOver = files > (limits.files ?? Number.POSITIVE_INFINITY)
-    const inlineOver = inline > (limits.inlineBytes ?? Number.POSITIVE_INFINITY) && m.chars > 0
-    if (!(inlineOver || (m.image ? imagesOver : filesOver))) continue
-    if (m.image) {
-      images--
-      imageBytes -= decodedBytes(m.chars)
-    } else files--
-    inline -= m.chars
-    const list = out.get(m.at)
-    if (list) list.push(m.part)
-    else out.set(m.at, [m.part])
+  for (const [at, part, image, chars] of media) {
+    const imagesOver = images > maxImages || bytes > maxBytes
+    const inlineOver = inline > maxInline
+    if (!imagesOver && !inlineOver) break
+    // Only what is over goes: an image while images are, any inline part while inline data is.
+    if (!((image && imagesOver) || (inlineOver && chars > 0))) continue
+    if (image) images--
+    if (image) bytes -= decodedBytes(chars)
+    inline -= chars
+    out.set(at, [...(out.get(at) ?? []), part])
   }
   return out
 }
@@ -87,7 +73,6 @@ export function withoutMedia(m: Message, parts: readonly number[], label: string
 export function describeLimits(limits: RequestLimits): string {
   const out: string[] = []
   if (limits.images !== undefined) out.push(`${limits.images} images`)
-  if (limits.files !== undefined) out.push(`${limits.files} files`)
   if (limits.imageBytes !== undefined) out.push(`${limits.imageBytes / 1e6} MB of image data`)
   if (limits.inlineBytes !== undefined) out.push(`${limits.inlineBytes / 1e6} MB of inline data`)
   return out.join(', ')

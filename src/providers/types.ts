@@ -43,8 +43,6 @@ export interface OverflowRule {
 export interface RequestLimits {
   /** Images in one request. */
   images?: number
-  /** Files (PDFs and other documents) in one request. */
-  files?: number
   /** Bytes of image data in one request (base64 data decoded). */
   imageBytes?: number
   /** Characters of inline data (base64 images and files) in one request body. */
