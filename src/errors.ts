@@ -124,8 +124,10 @@ export class InvalidStateError extends ContextWindowError {
 
 /**
  * A strategy returned a plan that could not be sent as it is: an item that is not one, a
- * message named twice, out of order or out of range, a tool exchange cut apart, or a message
- * of its own that is not a valid plain message. Nothing is sent from it.
+ * message named twice, out of order or out of range, a tool exchange cut apart, a message
+ * of its own that is not a valid plain message, the system prompt, newest user message or
+ * newest message left out, or a message it wrote that the provider refuses (empty, reasoning
+ * only, a call id twice). Nothing is sent from it.
  */
 export class InvalidPlanError extends ContextWindowError {
   override name = 'InvalidPlanError'

@@ -2,7 +2,9 @@ import { ContextOverflowError, InvalidPlanError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'
-import { requireUserTurn } from '../providers/validate.js'
+import { overRequestLimits, withoutMedia } from '../providers/request-limits.js'
+import type { ProviderRules } from '../providers/types.js'
+import { requireUserTurn, withoutBlankParts, writtenFault } from '../providers/validate.js'
 import { mandatoryOverflow } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
 import { copyPlain } from './copy.js'
@@ -140,12 +142,46 @@ function outputCopy(m: Message, share: boolean): Message {
  * message (built when first read, so a fit costs what it keeps, not what the history holds).
  */
 /** The plan as sent: the budget enforced for strategies that do not count, then the provider's order rules. */
-function arrange(view: View, plan: PlanItem[], setup: Setup): PlanItem[] {
-  checkPlan(view, plan, setup.strategy.name)
+function arrange(view: View, chosen: PlanItem[], setup: Setup): PlanItem[] {
+  const plan = checkPlan(
+    view,
+    chosen,
+    setup.strategy.name,
+    setup.provider,
+    setup.strategy.ownWindow === true,
+  )
   const enforce = !setup.strategy.budgetAware && Number.isFinite(view.available)
   const userFirst = setup.provider.userFirst
-  if (enforce) return withinBudget(view, plan, userFirst)
-  return userFirst ? alignToUser(view, withUserTurn(view, plan)) : plan
+  const sent = enforce
+    ? withinBudget(view, plan, userFirst)
+    : userFirst
+      ? alignToUser(view, withUserTurn(view, plan))
+      : plan
+  return withinRequestLimits(view, sent, setup.provider)
+}
+
+/**
+ * The images and files over the provider's per-request limits (Anthropic's 100 images, ...)
+ * go as a short text each, oldest first, once the plan is final: no message is lost, the
+ * newest media stay, and the plan only gets smaller, so it stays within the budget.
+ */
+function withinRequestLimits(view: View, plan: PlanItem[], rules: ProviderRules): PlanItem[] {
+  if (!rules.requestLimits) return plan
+  const over = overRequestLimits(
+    plan.map((item) => planMessage(view, item)),
+    rules.requestLimits,
+  )
+  if (over.size === 0) return plan
+  const out = [...plan]
+  for (const [k, parts] of over) {
+    const item = out[k] as PlanItem
+    const message = withoutMedia(planMessage(view, item), parts, rules.messages.label)
+    out[k] =
+      'synthetic' in item
+        ? { ...item, synthetic: message }
+        : { index: item.index, message, reason: 'media-omitted' }
+  }
+  return out
 }
 
 /** A budget-aware strategy left room only it knew about: any leftover overflow is reported as such. */
@@ -328,10 +364,19 @@ export function assemble(
  * A plan is sent only as the rules allow, whoever wrote the strategy: each item names a
  * message of the view once, in order, and takes a tool exchange whole (a call never without
  * its results); a message the strategy wrote is a valid message with no tool call and is not
- * a tool result, and stands for messages of the view. Anything else is an `InvalidPlanError`
- * naming the strategy and the item. Linear in the plan.
+ * a tool result, and stands for messages of the view; what every request carries is in it
+ * (`checkMandatory`), and what the strategy wrote is a message the provider takes
+ * (`checkWritten`). Anything else is an `InvalidPlanError` naming the strategy and the item.
+ * Returns the plan, or a copy with the blank text parts the provider refuses taken out of
+ * the messages the strategy wrote. Linear in the plan.
  */
-function checkPlan(view: View, plan: unknown, strategy: string): void {
+function checkPlan(
+  view: View,
+  plan: unknown,
+  strategy: string,
+  rules: ProviderRules,
+  ownWindow = false,
+): PlanItem[] {
   const fail = (item: number | undefined, detail: string): never => {
     throw new InvalidPlanError(strategy, item, detail)
   }
@@ -407,6 +452,102 @@ function checkPlan(view: View, plan: unknown, strategy: string): void {
     }
   }
   settle(items.length)
+  checkMandatory(view, items as PlanItem[], ownWindow, fail)
+  return checkWritten(view, items as PlanItem[], rules, fail)
+}
+
+type Fail = (item: number | undefined, detail: string) => never
+
+/**
+ * Every request carries the system prompt (each system message of the preamble), the newest
+ * user message and the newest message, named by the plan (rewritten, it may be) or replaced
+ * by a message of the strategy's own (a summary standing for it). A plan that leaves one out
+ * is wrong, and an error, not a repair: putting it back would spend budget the strategy
+ * counted for something else. A strategy whose own rule leaves out the newest messages
+ * (`ownWindow`: AutoGen's buffered and head-and-tail windows) is asked only for the system
+ * prompt. Items are in order: one walk.
+ */
+function checkMandatory(
+  view: View,
+  plan: readonly PlanItem[],
+  ownWindow: boolean,
+  fail: Fail,
+): void {
+  const n = view.messages.length
+  if (n === 0) return
+  const { preamble, lastUser } = view.mandatory()
+  const need: [number, string][] = []
+  if (preamble >= 0)
+    for (let i = view.start(preamble); i < view.end(preamble); i++)
+      need.push([i, `the system message ${i}`])
+  if (!ownWindow) {
+    if (lastUser >= 0)
+      need.push([view.start(lastUser), `the newest user message (${view.start(lastUser)})`])
+    if (need[need.length - 1]?.[0] !== n - 1) need.push([n - 1, `the newest message (${n - 1})`])
+  }
+  if (need.length === 0) return
+  const replaced = new Set<number>()
+  for (const item of plan) if ('synthetic' in item) for (const r of item.replaces) replaced.add(r)
+  let p = 0
+  for (const [i, what] of need) {
+    while (p < plan.length) {
+      const item = plan[p] as PlanItem
+      if ('index' in item && item.index >= i) break
+      p++
+    }
+    const at = plan[p]
+    if ((at && 'index' in at && at.index === i) || replaced.has(i)) continue
+    fail(undefined, `that leaves out ${what}, which every request carries`)
+  }
+}
+
+/**
+ * What the strategy wrote (a rewrite or a message of its own) is a message the provider
+ * takes. An empty one, or an assistant turn of reasoning only, is an error: the plan is
+ * wrong, and leaving the message out would lose it. A blank text part beside other content
+ * is repaired: the part goes, the message stays. A call id twice is an error where the
+ * provider refuses it (in one message always; across the request for Anthropic, whose ids
+ * must also match its pattern): which result answers which call is the strategy's to say.
+ */
+function checkWritten(view: View, plan: PlanItem[], rules: ProviderRules, fail: Fail): PlanItem[] {
+  const r = rules.messages
+  let out = plan
+  let calls = false
+  for (let k = 0; k < plan.length; k++) {
+    const item = plan[k] as PlanItem
+    const m = 'synthetic' in item ? item.synthetic : item.message
+    if (!m) continue
+    if (m.role === 'assistant' && m.toolCalls?.length) calls = true
+    const fault = writtenFault(m, r)
+    if (fault === 'empty') fail(k, `whose ${m.role} message is empty, which ${r.label} refuses`)
+    if (fault === 'thoughts-only')
+      fail(k, `whose assistant message holds only reasoning, which ${r.label} does not take`)
+    if (fault === 'blank-part') {
+      if (out === plan) out = [...plan]
+      const clean = withoutBlankParts(m, r)
+      out[k] = 'synthetic' in item ? { ...item, synthetic: clean } : { ...item, message: clean }
+    }
+  }
+  if (!calls) return out
+  const seen = new Set<string>()
+  for (let k = 0; k < plan.length; k++) {
+    const m = planMessage(view, plan[k] as PlanItem)
+    if (m.role !== 'assistant' || !m.toolCalls?.length) continue
+    const here = new Set<string>()
+    for (const c of m.toolCalls) {
+      if (here.has(c.id)) fail(k, `whose message carries call id ${c.id} twice`)
+      if (r.callId && seen.has(c.id))
+        fail(k, `whose call id ${c.id} is already used in the request, which ${r.label} refuses`)
+      if (r.callId && !r.callId.test(c.id))
+        fail(
+          k,
+          `whose call id ${JSON.stringify(c.id)} ${r.label} refuses (it must match ${r.callId})`,
+        )
+      here.add(c.id)
+      seen.add(c.id)
+    }
+  }
+  return out
 }
 
 /** A call goes with its result: the calls and the results items `from..to` send of exchange `u` match. */

@@ -358,6 +358,21 @@ describe('one policy, run by the provider where it can', () => {
       /compact.trigger/,
     )
     expect(() => contextManagement({}, { target: 'bedrock' as never })).toThrow(InvalidOptionError)
+    // Passed into the request as it is: only a boolean, whether the API or the client compacts.
+    for (const target of ['anthropic', 'openai-chat'] as const)
+      for (const bad of ['yes', 1, null])
+        expect(() =>
+          contextManagement(
+            { compact: { trigger: 50_000, pauseAfterCompaction: bad as never } },
+            { target },
+          ),
+        ).toThrow(/compact.pauseAfterCompaction: expected true or false/)
+    expect(
+      contextManagement(
+        { compact: { trigger: 50_000, pauseAfterCompaction: true } },
+        { target: 'anthropic' },
+      ).body,
+    ).toMatchObject({ context_management: { edits: [{ pause_after_compaction: true }] } })
     expect(() =>
       readContextManagement({
         context_management: { applied_edits: [{ type: 'x', cleared_input_tokens: -3 }] },

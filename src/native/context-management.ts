@@ -184,6 +184,15 @@ export function contextManagement(
     const trigger = count('compact.trigger', compact.trigger, 1) ?? COMPACT_TRIGGER
     if (compact.instructions !== undefined && typeof compact.instructions !== 'string')
       throw new InvalidOptionError('compact.instructions', 'expected a string')
+    // Passed into the request as it is: anything but a boolean would be the API's 400.
+    if (
+      compact.pauseAfterCompaction !== undefined &&
+      typeof compact.pauseAfterCompaction !== 'boolean'
+    )
+      throw new InvalidOptionError(
+        'compact.pauseAfterCompaction',
+        `expected true or false, got ${describeValue(compact.pauseAfterCompaction)}`,
+      )
     if (runs('compact')) {
       parts.compact = {
         trigger,

@@ -35,6 +35,20 @@ export interface OverflowRule {
   code?: string
 }
 
+/**
+ * What one request may carry, as the API publishes it; a figure left out has none published.
+ * `validate` names what is over, and `repair` and the fit replace the oldest images and files
+ * beyond it with a short text (`request-limits.ts`).
+ */
+export interface RequestLimits {
+  /** Images in one request. */
+  images?: number
+  /** Bytes of image data in one request (base64 data decoded). */
+  imageBytes?: number
+  /** Characters of inline data (base64 images and files) in one request body. */
+  inlineBytes?: number
+}
+
 /** What an API publishes about its own tools. */
 export interface ToolRules {
   /** Tokens it adds for one of its tools beyond the tool's JSON, by tool type without its date. */
@@ -159,6 +173,8 @@ export interface ProviderRules {
   counter(): TokenCounter | undefined
   /** Its own tools. */
   tools: ToolRules
+  /** What one request may carry (images, files, inline bytes). */
+  requestLimits?: RequestLimits
   /** What it refuses or changes in a message list. */
   messages: MessageRules
 }

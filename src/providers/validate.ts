@@ -13,6 +13,7 @@ import { describeValue } from '../options-check.js'
 import { PROVIDER_CHECKS } from './checks.js'
 import type { GeminiProblemCode } from './gemini/rules.js'
 import type { ResponsesProblemCode, ResponsesRuleOptions } from './openai-responses/rules.js'
+import { describeLimits, overRequestLimits, withoutMedia } from './request-limits.js'
 import { PROVIDER_RULES, providerRules } from './table.js'
 import type { MessageRules, ProviderRules } from './types.js'
 
@@ -48,6 +49,7 @@ export type ProblemCode =
   | 'unsupported-part'
   | 'media-moved'
   | 'thought-not-sendable'
+  | 'over-request-limit'
   | ResponsesProblemCode
   | GeminiProblemCode
 
@@ -208,6 +210,14 @@ function problemsOf(
     }
   }
 
+  const limits = provider.requestLimits
+  for (const [index, parts] of overRequestLimits(messages, limits))
+    problems.push({
+      index,
+      code: 'over-request-limit',
+      severity: 'error',
+      message: `${parts.length} image or file part(s) of this message are over ${r.label}'s limits for one request (${describeLimits(limits ?? {})}): repair sends the oldest as a short text`,
+    })
   PROVIDER_CHECKS[provider.name]?.(messages, problems, options)
   return problems.sort((a, b) => a.index - b.index)
 }
@@ -306,7 +316,22 @@ export function repairFor(messages: readonly Message[], provider: ProviderRules)
   const state = repairState(provider)
   state.drop = provider.messages.removals?.(messages)
   for (const unit of unitsOf(messages)) repairUnit(messages, unit, state, out)
+  withinRequestLimits(out, provider)
   return out
+}
+
+/**
+ * Images and files over the request's limits (Anthropic's 100 images, ...) are sent as a
+ * short text each, oldest first: no message is lost, and the newest media, which the reply
+ * is most likely about, stay.
+ */
+function withinRequestLimits(out: RepairResult, provider: ProviderRules): void {
+  for (const [k, parts] of overRequestLimits(out.messages, provider.requestLimits)) {
+    out.messages[k] = withoutMedia(out.messages[k] as Message, parts, provider.messages.label)
+    const index = out.origin[k] ?? -1
+    if (!out.changed.some((c) => c.index === index))
+      out.changed.push({ index, code: 'over-request-limit' })
+  }
 }
 
 /** What repair carries from one unit to the next, so a growing history is repaired unit by unit. */
@@ -667,4 +692,46 @@ function checkArguments(messages: unknown, options: unknown): void {
   requireMessages(messages)
   if (options === null || typeof options !== 'object')
     throw new InvalidOptionError('options', 'expected an object such as { provider }')
+}
+
+/** What `writtenFault` finds wrong with a message a strategy wrote. */
+export type WrittenFault = 'empty' | 'thoughts-only' | 'blank-part'
+
+/**
+ * What the provider would refuse in one message a strategy wrote (a rewrite or a message of
+ * its own; the view's messages were repaired already): `empty`, no content it sends where it
+ * refuses that (OpenAI chat takes an empty user or system message); `thoughts-only`, an
+ * assistant turn of reasoning and nothing else it sends (only Gemini takes one, with a thought
+ * part of its own; Responses drops a reasoning item with nothing after it); `blank-part`, a
+ * text part it refuses beside others (`withoutBlankParts` takes it out). Undefined: none.
+ */
+export function writtenFault(m: Message, r: MessageRules): WrittenFault | undefined {
+  if (m.role === 'tool') return undefined
+  const calls = isCallOnly(m)
+  if (m.role === 'assistant' && !calls && m.thought !== undefined && !m.refusal) {
+    if (!hasContent(m.content, r.blankIsEmpty === true)) {
+      if (r.reasoningIsContent) return 'thoughts-only'
+      if (!r.judgesOwn || r.judgesOwn(m)) return 'thoughts-only'
+      return undefined
+    }
+  }
+  if (m.role === 'assistant' && !calls && r.judgesOwn?.(m)) return 'empty'
+  if (emptyList(m) || (isEmpty(m, r) && (r.emptyRefused || m.role === 'assistant'))) return 'empty'
+  if (r.emptyTextPart && countParts(m, r.emptyTextPart) > 0) return 'blank-part'
+  if (r.blankIsEmpty && countParts(m, isBlank) > 0) return 'blank-part'
+  if (
+    r.blankIsEmpty &&
+    calls &&
+    typeof m.content === 'string' &&
+    m.content !== '' &&
+    !hasText(m.content)
+  )
+    return 'blank-part'
+  return undefined
+}
+
+/** The message without the text parts `writtenFault` calls `blank-part` (it keeps other content). */
+export function withoutBlankParts(m: Message, r: MessageRules): Message {
+  if (isCallOnly(m) && typeof m.content === 'string') return withoutContent(m as AssistantMessage)
+  return withoutParts(m, (p) => (r.emptyTextPart?.(p) ?? false) || (!!r.blankIsEmpty && isBlank(p)))
 }

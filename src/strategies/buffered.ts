@@ -20,6 +20,7 @@ export function buffered(options: BufferedOptions): Strategy<'buffered', Buffere
     name: 'buffered',
     options: { size },
     budgetAware: false,
+    ownWindow: true,
     async: false,
     select(view) {
       const n = view.unitCount

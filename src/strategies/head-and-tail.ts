@@ -32,6 +32,7 @@ export function headAndTail(
     name: 'headAndTail',
     options: { head, tail, placeholder },
     budgetAware: false,
+    ownWindow: true,
     async: false,
     select(view) {
       const n = view.unitCount

@@ -120,7 +120,14 @@ export type PlanItem =
       facts?: FactReport
     }
 
-export type ChangeReason = 'truncated' | 'stubbed' | 'cleared' | 'thought-dropped' | 'calls-removed'
+/** Why a message is sent changed (`media-omitted`: images or files over the provider's per-request limits, sent as a short text). */
+export type ChangeReason =
+  | 'truncated'
+  | 'stubbed'
+  | 'cleared'
+  | 'thought-dropped'
+  | 'calls-removed'
+  | 'media-omitted'
 
 /** A selection policy: from a view to the ordered list of what is sent. */
 export interface Strategy<Name extends string = string, Options = unknown> {
@@ -134,6 +141,12 @@ export interface Strategy<Name extends string = string, Options = unknown> {
    * copy the view. Unset: either (the view is copied for the wait).
    */
   readonly async?: boolean
+  /**
+   * Its own rule may leave out the newest user message or the newest message (a window of
+   * the last N messages, a head and a tail): the plan check then asks only for the system
+   * prompt. Unset, a plan without them is an `InvalidPlanError`.
+   */
+  readonly ownWindow?: boolean
   /** Keeps summaries beside the history: a `ChatContext` over a store reads them back on sync. */
   readonly keepsSummaries?: boolean
   /** Set by `withLedger`: the ledger it writes of what it drops (a saved state or component keeps it). */

@@ -26,6 +26,7 @@ export function userTurns(options: UserTurnsOptions): Strategy<'userTurns', User
     name: 'userTurns',
     options: { maxTurns, removeToolExchanges },
     budgetAware: false,
+    ownWindow: true,
     async: false,
     select(view) {
       const n = view.unitCount

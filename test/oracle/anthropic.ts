@@ -194,7 +194,21 @@ export function anthropicViolations(request: unknown): string[] {
         if (!answered.has(id)) out.push(`${at}: no tool_result for tool_use ${id}`)
   })
   if (pending) out.push('messages: the last message has tool_use blocks without results')
+  // The vision guide: 100 images in one API request (on every model); the Messages API: 32 MB a request.
+  const images = countImages(messages)
+  if (images > 100) out.push(`messages: ${images} images, over the 100 one request may carry`)
+  const size = JSON.stringify(request).length
+  if (size > 32_000_000) out.push(`request: ${size} bytes, over the 32 MB a request may be`)
   return out
+}
+
+/** Image blocks anywhere in `value` (tool results hold them too). */
+function countImages(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countImages(v), 0)
+  if (!isObject(value)) return 0
+  let n = value.type === 'image' ? 1 : 0
+  for (const v of Object.values(value)) if (v && typeof v === 'object') n += countImages(v)
+  return n
 }
 
 /** A `search_result` block: `source` and `title` strings, `content` a list of non-empty text blocks. */

@@ -1,7 +1,21 @@
 import { InvalidInputError } from '../../errors.js'
 import { describeValue } from '../../options-check.js'
 import { tokenFigure, usageObject } from '../figures.js'
-import type { NativeContext, OverflowRule, ProviderContextReport, ToolRules } from '../types.js'
+import type {
+  NativeContext,
+  OverflowRule,
+  ProviderContextReport,
+  RequestLimits,
+  ToolRules,
+} from '../types.js'
+
+/**
+ * Anthropic's vision guide: up to 100 images in one API request (600 on models with a
+ * 1M-token window; 100 is what every model takes), and 32 MB for a whole Messages request
+ * on the standard endpoints, which base64 images and PDFs reach first. A PDF counts by its
+ * pages (100 per request), which a file part does not tell: its bytes count.
+ */
+export const requestLimits: RequestLimits = { images: 100, inlineBytes: 32 * 1000 * 1000 }
 
 /** "prompt is too long: M tokens > N maximum"; "input length and `max_tokens` exceed context limit: M + C > N". */
 export const overflow: OverflowRule = {

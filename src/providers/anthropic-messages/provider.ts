@@ -1,6 +1,6 @@
 import { providerCounter } from '../../tokens/counters.js'
 import type { ProviderReplies, ProviderRules } from '../types.js'
-import { native, overflow, promptTokens, tools } from './limits.js'
+import { native, overflow, promptTokens, requestLimits, tools } from './limits.js'
 import { anthropicMessages } from './rules.js'
 
 /** Anthropic Messages, counted as Claude is estimated when no model is named: its rules (the codec is in index.ts). */
@@ -10,6 +10,7 @@ export const anthropicMessagesProvider: ProviderRules = {
   userFirst: true,
   counter: () => providerCounter('anthropic'),
   tools,
+  requestLimits,
   messages: anthropicMessages,
 }
 

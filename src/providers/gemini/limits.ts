@@ -1,5 +1,12 @@
 import { tokenFigure } from '../figures.js'
-import type { OverflowRule, ToolRules } from '../types.js'
+import type { OverflowRule, RequestLimits, ToolRules } from '../types.js'
+
+/**
+ * Gemini: up to 3,000 images in one prompt (images and PDFs together), and inline data
+ * (base64 parts) only while the whole request stays under 20 MB: larger media go through
+ * the File API, by URI.
+ */
+export const requestLimits: RequestLimits = { images: 3000, inlineBytes: 20 * 1000 * 1000 }
 
 /** "The input token count (M) exceeds the maximum number of tokens allowed (N)." */
 export const overflow: OverflowRule = {

@@ -1,6 +1,6 @@
 import { counterFor } from '../../tokens/counters.js'
 import type { ProviderReplies, ProviderRules } from '../types.js'
-import { overflow, promptTokens, tools } from './limits.js'
+import { overflow, promptTokens, requestLimits, tools } from './limits.js'
 import { geminiMessages } from './rules.js'
 
 /** Gemini generateContent, counted with Gemini's own tokenizer when no model is named: its rules (the codec is in index.ts). */
@@ -10,6 +10,7 @@ export const geminiProvider: ProviderRules = {
   userFirst: true,
   counter: () => counterFor('gemini-2.5-pro'),
   tools,
+  requestLimits,
   messages: geminiMessages,
 }
 

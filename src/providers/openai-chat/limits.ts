@@ -1,5 +1,11 @@
 import { tokenFigure, usageObject } from '../figures.js'
-import type { OverflowRule } from '../types.js'
+import type { OverflowRule, RequestLimits } from '../types.js'
+
+/**
+ * OpenAI's image input requirements (Chat Completions and Responses alike): up to 500
+ * images and 50 MB of image bytes in one request, 20 MB per image.
+ */
+export const requestLimits: RequestLimits = { images: 500, imageBytes: 50 * 1000 * 1000 }
 
 /**
  * `context_length_exceeded`: "This model's maximum context length is N tokens. However, your

@@ -1,5 +1,5 @@
 import type { ProviderReplies, ProviderRules } from '../types.js'
-import { overflow, promptTokens } from './limits.js'
+import { overflow, promptTokens, requestLimits } from './limits.js'
 import { openaiChatMessages } from './rules.js'
 
 /** OpenAI Chat Completions: its rules (the codec is in index.ts). */
@@ -9,6 +9,7 @@ export const openaiChatProvider: ProviderRules = {
   userFirst: false,
   counter: () => undefined,
   tools: {},
+  requestLimits,
   messages: openaiChatMessages,
 }
 

@@ -102,6 +102,42 @@ describe('OpenAI Responses codec', () => {
     ])
   })
 
+  it('a server-side tool item keeps its id under ids: omit, and goes, reported lost, when its reasoning does', () => {
+    const input = [
+      { role: 'user', content: 'news?' },
+      { type: 'reasoning', id: 'rs_1', summary: [] },
+      {
+        type: 'web_search_call',
+        id: 'ws_1',
+        status: 'completed',
+        action: { type: 'search', query: 'news' },
+      },
+      {
+        type: 'message',
+        id: 'msg_1',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Here.', annotations: [] }],
+      },
+      { role: 'user', content: 'thanks' },
+    ]
+    const m = fromOpenAIResponses(input)
+    const omitted = toOpenAIResponses(m, { ids: 'omit' }) as unknown as Record<string, unknown>[]
+    expect(omitted).toContainEqual(expect.objectContaining({ type: 'web_search_call', id: 'ws_1' }))
+    expect(responsesViolations(omitted, {}, input)).toEqual([])
+    // Without its reasoning the API asks for it, and without its id the item is not one.
+    const dropped = fit(m, { transforms: [dropThoughts()] }).messages
+    const { output, lost } = encodeOpenAIResponses(dropped)
+    const items = output as unknown as Record<string, unknown>[]
+    expect(items.some((x) => x.type === 'web_search_call')).toBe(false)
+    expect(lost).toContainEqual({
+      index: 1,
+      what: 'web_search_call ws_1 (its reasoning is not sent)',
+    })
+    expect(items).toContainEqual({ type: 'message', role: 'assistant', content: 'Here.' })
+    expect(responsesViolations(items, {}, input)).toEqual([])
+  })
+
   it('store: false sends reasoning only with encrypted_content, and then not its items ids', () => {
     const input = [
       { role: 'user', content: 'hi' },

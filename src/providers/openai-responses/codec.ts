@@ -117,6 +117,13 @@ export interface ResponsesCompaction {
   encrypted_content: string
   id?: string | null
 }
+/**
+ * Items the API runs itself (web and file search, code interpreter, image generation, MCP):
+ * their `id` is required on input, and nothing of the client's answers them.
+ */
+const SERVER_ITEM =
+  /^(web_search_call|file_search_call|code_interpreter_call|image_generation_call|mcp_call|mcp_list_tools)$/
+
 /** A built-in tool item (web or file search), carried as it came. */
 export type ResponsesBuiltInItem =
   | {
@@ -768,6 +775,18 @@ function encodeAssistant(
       continue
     }
     const id = item.id
+    if (typeof id === 'string' && SERVER_ITEM.test(String(item.type)) && !seen.has(id)) {
+      // The API refuses a server-side tool item without its id, and with it but without the
+      // reasoning it followed: when that reasoning is not sent, the item is left out (the
+      // answer it led to stays); otherwise it keeps its id, `ids: 'omit'` or not.
+      if (anyDropped) {
+        lost.push({ index, what: `${String(item.type)} ${id} (its reasoning is not sent)` })
+        continue
+      }
+      seen.add(id)
+      out.push(item)
+      continue
+    }
     const strip = options.ids === 'omit' || anyDropped || (typeof id === 'string' && seen.has(id))
     if (typeof id === 'string' && !strip) seen.add(id)
     if (strip && 'id' in item) {

@@ -2,6 +2,9 @@ import { InvalidInputError } from '../../errors.js'
 import { tokenFigure, usageObject } from '../figures.js'
 import type { NativeContext, OverflowRule } from '../types.js'
 
+/** The same image limits as Chat Completions (one page of OpenAI's guide covers both). */
+export { requestLimits } from '../openai-chat/limits.js'
+
 /** "Your input exceeds the context window of this model." It carries no numbers. */
 export const overflow: OverflowRule = {
   read: (text) =>

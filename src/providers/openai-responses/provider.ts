@@ -1,5 +1,5 @@
 import type { ProviderReplies, ProviderRules } from '../types.js'
-import { native, overflow, promptTokens } from './limits.js'
+import { native, overflow, promptTokens, requestLimits } from './limits.js'
 import { responsesMessages } from './rules.js'
 
 /** OpenAI Responses: its rules (the codec is in index.ts). */
@@ -9,6 +9,7 @@ export const openaiResponsesProvider: ProviderRules = {
   userFirst: false,
   counter: () => undefined,
   tools: {},
+  requestLimits,
   messages: responsesMessages,
 }
 
