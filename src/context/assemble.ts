@@ -167,6 +167,16 @@ function arrange(view: View, chosen: PlanItem[], setup: Setup): PlanItem[] {
  */
 function withinRequestLimits(view: View, plan: PlanItem[], rules: ProviderRules): PlanItem[] {
   if (!rules.requestLimits) return plan
+  // Most requests carry no image or file: found without making anything.
+  let media = false
+  for (const item of plan) {
+    const content = planMessage(view, item).content
+    if (Array.isArray(content) && content.some((part) => part.type !== 'text')) {
+      media = true
+      break
+    }
+  }
+  if (!media) return plan
   const over = overRequestLimits(
     plan.map((item) => planMessage(view, item)),
     rules.requestLimits,
@@ -476,27 +486,37 @@ function checkMandatory(
   const n = view.messages.length
   if (n === 0) return
   const { preamble, lastUser } = view.mandatory()
-  const need: [number, string][] = []
-  if (preamble >= 0)
-    for (let i = view.start(preamble); i < view.end(preamble); i++)
-      need.push([i, `the system message ${i}`])
+  // Positions only; what each is called is written only for an error (this runs every call).
+  const need: number[] = []
+  if (preamble >= 0) for (let i = view.start(preamble); i < view.end(preamble); i++) need.push(i)
+  const newestUser = lastUser >= 0 ? view.start(lastUser) : -1
   if (!ownWindow) {
-    if (lastUser >= 0)
-      need.push([view.start(lastUser), `the newest user message (${view.start(lastUser)})`])
-    if (need[need.length - 1]?.[0] !== n - 1) need.push([n - 1, `the newest message (${n - 1})`])
+    if (newestUser >= 0) need.push(newestUser)
+    if (need[need.length - 1] !== n - 1) need.push(n - 1)
   }
-  if (need.length === 0) return
-  const replaced = new Set<number>()
-  for (const item of plan) if ('synthetic' in item) for (const r of item.replaces) replaced.add(r)
+  let replaced: Set<number> | undefined
   let p = 0
-  for (const [i, what] of need) {
+  for (const i of need) {
     while (p < plan.length) {
       const item = plan[p] as PlanItem
       if ('index' in item && item.index >= i) break
       p++
     }
     const at = plan[p]
-    if ((at && 'index' in at && at.index === i) || replaced.has(i)) continue
+    if (at && 'index' in at && at.index === i) continue
+    // Not named: a message of the strategy's own may stand for it (a summary).
+    if (!replaced) {
+      replaced = new Set()
+      for (const item of plan)
+        if ('synthetic' in item) for (const r of item.replaces) replaced.add(r)
+    }
+    if (replaced.has(i)) continue
+    const what =
+      i === n - 1 && i !== newestUser
+        ? `the newest message (${i})`
+        : i === newestUser
+          ? `the newest user message (${i})`
+          : `the system message ${i}`
     fail(undefined, `that leaves out ${what}, which every request carries`)
   }
 }
