@@ -5,74 +5,31 @@ import { inToolExchange } from '../messages/units.js'
 import { overRequestLimits, withoutMedia } from '../providers/request-limits.js'
 import type { ProviderRules } from '../providers/types.js'
 import { requireUserTurn, withoutBlankParts, writtenFault } from '../providers/validate.js'
-import { mandatoryOverflow } from '../strategies/budget.js'
+import { itemTokens, mandatoryOverflow, trimOldest } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
 import { copyPlain } from './copy.js'
 import type { Setup } from './options.js'
 import type { Prepared } from './prepare.js'
 import type { FitResult, MessageFate } from './result.js'
 
-/** Items of one unit (or one synthetic message), dropped or kept together. */
-interface Block {
-  items: PlanItem[]
-  tokens: number
-  mandatory: boolean
-  firstRole: Message['role']
-}
-
 export function planMessage(view: View, item: PlanItem): Message {
   return 'synthetic' in item ? item.synthetic : (item.message ?? view.message(item.index))
 }
 
-function planTokens(view: View, item: PlanItem): number {
-  if ('synthetic' in item) return view.counter.countMessage(item.synthetic)
-  return item.message ? view.counter.countMessage(item.message) : view.messageTokens(item.index)
-}
-
-/** Groups plan items by unit, marking the ones that must stay. */
-function toBlocks(view: View, plan: readonly PlanItem[]): Block[] {
-  const { last, lastUser } = view.mandatory()
-  const blocks: Block[] = []
-  let current = -2
-  for (const item of plan) {
-    const unit = 'synthetic' in item ? -1 : view.unitOf(item.index)
-    const block = blocks[blocks.length - 1]
-    if (block && unit !== -1 && unit === current) {
-      block.items.push(item)
-      block.tokens += planTokens(view, item)
-      continue
-    }
-    current = unit
-    const isSystem = unit >= 0 && view.kind(unit) === 'system'
-    blocks.push({
-      items: [item],
-      tokens: planTokens(view, item),
-      mandatory: isSystem || (unit >= 0 && (unit === last || unit === lastUser)),
-      firstRole: planMessage(view, item).role,
-    })
-  }
-  return blocks
-}
-
-/** Drops the oldest optional blocks until the plan fits (for strategies that do not count). */
-function enforceBudget(view: View, blocks: Block[]): Block[] {
-  let total = 0
-  for (const b of blocks) total += b.tokens
-  if (total <= view.available) return blocks
-  const out: Block[] = []
-  for (const b of blocks) {
-    if (total > view.available && !b.mandatory) {
-      total -= b.tokens
-      continue
-    }
-    out.push(b)
-  }
-  if (total > view.available) {
+/**
+ * The plan within the budget by the rule every strategy that does not count is held to
+ * (`trimOldest`, the ledger's too), or the overflow error when what must stay does not fit.
+ */
+function enforceBudget(view: View, plan: readonly PlanItem[]): PlanItem[] {
+  const { items, tokens } = trimOldest(view, plan, view.available)
+  if (tokens > view.available) {
     let system = 0
-    for (const b of out) if (b.firstRole === 'system' && b.mandatory) system += b.tokens
-    throw mandatoryOverflow(view, total, system)
+    for (const item of items)
+      if ('index' in item && view.kind(view.unitOf(item.index)) === 'system')
+        system += itemTokens(view, item)
+    throw mandatoryOverflow(view, tokens, system)
   }
-  return out
+  return items
 }
 
 /**
@@ -112,23 +69,11 @@ function withUserTurn(view: View, plan: PlanItem[]): PlanItem[] {
  * then starts at a user message.
  */
 function withinBudget(view: View, plan: PlanItem[], userFirst: boolean): PlanItem[] {
-  if (!userFirst) return enforceBudget(view, toBlocks(view, plan)).flatMap((b) => b.items)
-  const fitted = enforceBudget(view, toBlocks(view, withUserTurn(view, plan)))
+  if (!userFirst) return enforceBudget(view, plan)
+  const fitted = enforceBudget(view, withUserTurn(view, plan))
   // The budget may have taken the only user message (a placeholder): bring the newest back.
-  const again = enforceBudget(
-    view,
-    toBlocks(
-      view,
-      withUserTurn(
-        view,
-        fitted.flatMap((b) => b.items),
-      ),
-    ),
-  )
-  return alignToUser(
-    view,
-    again.flatMap((b) => b.items),
-  )
+  const again = enforceBudget(view, withUserTurn(view, fitted))
+  return alignToUser(view, again)
 }
 
 /** A message of the output: a fresh copy, or (`share`) the frozen history object itself. */
@@ -221,7 +166,7 @@ export function sendable(
   const messages: Message[] = []
   let tokens = 0
   for (const item of arrange(view, plan, setup)) {
-    tokens += planTokens(view, item)
+    tokens += itemTokens(view, item)
     messages.push(outputCopy(planMessage(view, item), share))
   }
   checkTotal(view, setup, tokens)

@@ -108,18 +108,23 @@ export function itemTokens(view: View, item: PlanItem): number {
 }
 
 /**
- * The plan within `room` tokens, by the rule assembly holds a strategy that does not count
- * to: the oldest items go, a unit's items together, until it fits; system messages, the
- * newest unit and the newest user turn stay. Linear in the plan.
+ * The plan within `room` tokens, by the one rule for a strategy that does not count: the
+ * oldest items go, a unit's items together, until it fits; system messages, the newest unit
+ * and the newest user turn stay. Each item counted once; linear in the plan. `tokens` is what
+ * is left, over `room` only when what must stay is.
  */
-export function trimOldest(view: View, plan: readonly PlanItem[], room: number): PlanItem[] {
+export function trimOldest(
+  view: View,
+  plan: readonly PlanItem[],
+  room: number,
+): { items: PlanItem[]; tokens: number } {
   const { last, lastUser } = view.mandatory()
   const unitOfItem = (item: PlanItem) => ('synthetic' in item ? -1 : view.unitOf(item.index))
   const tokens = plan.map((item) => itemTokens(view, item))
   let total = 0
   for (const t of tokens) total += t
-  if (total <= room) return [...plan]
-  const out: PlanItem[] = []
+  if (total <= room) return { items: [...plan], tokens: total }
+  const items: PlanItem[] = []
   for (let k = 0; k < plan.length; ) {
     const u = unitOfItem(plan[k] as PlanItem)
     let j = k + 1
@@ -128,8 +133,8 @@ export function trimOldest(view: View, plan: readonly PlanItem[], room: number):
       size += tokens[j++] as number
     const keep = u >= 0 && (view.kind(u) === 'system' || u === last || u === lastUser)
     if (total > room && !keep) total -= size
-    else for (let x = k; x < j; x++) out.push(plan[x] as PlanItem)
+    else for (let x = k; x < j; x++) items.push(plan[x] as PlanItem)
     k = j
   }
-  return out
+  return { items, tokens: total }
 }

@@ -398,7 +398,7 @@ export function withLedger<S extends Strategy>(inner: S, options: LedgerOptions 
     // and is not itself what that pass takes out.
     if (!base.budgetAware)
       return whenReady(base.select(view), (plan) => {
-        const made = entry(trimOldest(view, plan, view.available - size))
+        const made = entry(trimOldest(view, plan, view.available - size).items)
         return made.tokens > 0 ? made.plan : plan
       })
     // The room the ledger did not use goes back to messages: the strategy selects again with
