@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './free-port.js'
 
 /** A real redis-server on 127.0.0.1 at a free port, in a temporary folder. */
 export interface RedisServer {
@@ -23,17 +23,6 @@ export function hasRedisServer(): boolean {
   } catch {
     return false
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-    s.on('error', reject)
-  })
 }
 
 export async function startRedis(options: { appendonly?: boolean } = {}): Promise<RedisServer> {
