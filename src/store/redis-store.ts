@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import type { Cluster, Redis, RedisOptions } from 'ioredis'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import { newAppendId } from './append-id.js'
 import {
   type AppendOptions,
   checkAppendId,
@@ -287,7 +287,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       )
       if (opts.appendId !== undefined) checkAppendId(id, opts.appendId)
       // Without a caller's id, one of the store's own still covers a script ioredis resends.
-      const appendId = opts.appendId ?? randomUUID()
+      const appendId = opts.appendId ?? newAppendId()
       const [length, version] = (await write(id, 'append', 'eval', [
         APPEND,
         4,

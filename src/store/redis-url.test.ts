@@ -22,6 +22,9 @@ describe('redisStore: a bad URL is a typed error without the password', () => {
     'http://user:s3cretpw@127.0.0.1:1',
     'redis://user:s3cretpw@127.0.0.1:1/zero',
     'redis://s3cretpw@',
+    // A password in the query (ioredis and pg read `?password=`), on a URL refused for another reason.
+    'redis://host:notaport/0?password=s3cretpw',
+    'mysql://host/db?password=s3cretpw',
   ])('%s', async (url) => {
     const error = await redisStore({ url }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(InvalidOptionError)

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { credentialSpans } from '../messages/credentials.js'
 
 /** What a server URL must look like, for `checkServerUrl`. */
 export interface UrlShape {
@@ -18,7 +19,11 @@ export interface UrlShape {
  * replaced by `***`.
  */
 export function checkServerUrl(url: string, shape: UrlShape): (text: string) => string {
-  const secrets = passwordsIn(url)
+  // The userinfo password, and whatever the one credential filter finds (`?password=`,
+  // `?auth=`, tokens), longest first so a shorter one never leaves part of a longer.
+  const secrets = [
+    ...new Set([...passwordsIn(url), ...credentialSpans(url).map(([a, b]) => url.slice(a, b))]),
+  ].sort((a, b) => b.length - a.length)
   const hide = (text: string) => {
     let out = text
     for (const s of secrets) out = out.split(s).join('***')
