@@ -20,7 +20,7 @@ export function planMessage(view: View, item: PlanItem): Message {
  * The plan within the budget by the rule every strategy that does not count is held to
  * (`trimOldest`, the ledger's too), or the overflow error when what must stay does not fit.
  */
-function enforceBudget(view: View, plan: readonly PlanItem[]): PlanItem[] {
+function enforceBudget(view: View, plan: PlanItem[]): PlanItem[] {
   const { items, tokens } = trimOldest(view, plan, view.available)
   if (tokens > view.available) {
     let system = 0

@@ -50,7 +50,9 @@ export function overRequestLimits(
     if (image) images--
     if (image) bytes -= decodedBytes(chars)
     inline -= chars
-    out.set(at, [...(out.get(at) ?? []), part])
+    const list = out.get(at)
+    if (list) list.push(part)
+    else out.set(at, [part])
   }
   return out
 }

@@ -115,7 +115,7 @@ export function itemTokens(view: View, item: PlanItem): number {
  */
 export function trimOldest(
   view: View,
-  plan: readonly PlanItem[],
+  plan: PlanItem[],
   room: number,
 ): { items: PlanItem[]; tokens: number } {
   const { last, lastUser } = view.mandatory()
@@ -123,7 +123,8 @@ export function trimOldest(
   const tokens = plan.map((item) => itemTokens(view, item))
   let total = 0
   for (const t of tokens) total += t
-  if (total <= room) return { items: [...plan], tokens: total }
+  // A plan that fits is returned as it is: nothing copied.
+  if (total <= room) return { items: plan, tokens: total }
   const items: PlanItem[] = []
   for (let k = 0; k < plan.length; ) {
     const u = unitOfItem(plan[k] as PlanItem)

@@ -4,7 +4,13 @@ import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
 import { estimateText } from './estimate-text.js'
 import type { ImageModel } from './images.js'
-import { type ClaudeCounting, findModel, type ModelInfo, providerModel } from './models.js'
+import {
+  type ClaudeCounting,
+  findModel,
+  type ModelInfo,
+  modelTableVersion,
+  providerModel,
+} from './models.js'
 
 export type { ClaudeCounting }
 
@@ -206,8 +212,16 @@ export function counterFor(model: string): TokenCounter {
  * factor of the Claude model that counts most), Gemini's for `google`, o200k for `openai`.
  */
 export function providerCounter(provider: ModelInfo['provider']): TokenCounter {
-  return counterOf(providerModel(provider))
+  // Resolved once per provider and model table: `fit` without a model asks on every call.
+  const key = `${provider}:${modelTableVersion()}`
+  let counter = byProvider.get(key)
+  if (!counter) {
+    counter = counterOf(providerModel(provider))
+    byProvider.set(key, counter)
+  }
+  return counter
 }
+const byProvider = new Map<string, TokenCounter>()
 
 function counterOf(info: ModelInfo): TokenCounter {
   // One counter per model, so its per-message cache serves every caller.

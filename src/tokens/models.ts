@@ -311,7 +311,14 @@ export function registerModel(info: {
     ...(info.tokenizer !== 'estimate' && { toolFormula: 'gpt-4o' as const }),
   }
   registered.set(model.id, model)
+  tableVersion++
   return model
+}
+
+let tableVersion = 0
+/** Grows with every `registerModel`: what is worked out from the whole table is kept until it moves. */
+export function modelTableVersion(): number {
+  return tableVersion
 }
 
 /**
