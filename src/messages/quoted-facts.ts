@@ -111,7 +111,7 @@ function touchesSecret(value: string, secrets: readonly string[]): boolean {
   return false
 }
 
-const cache = new WeakMap<Message, Quotable>()
+const cache = new WeakMap<Message, Map<string, Quotable>>()
 
 function read(m: Message, toolName: string | undefined, known: readonly string[]): Quotable {
   const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
@@ -141,18 +141,23 @@ export function quotableFacts(
   toolName?: string,
   known: readonly string[] = [],
 ): Quotable {
-  const mentioned = known.length > 0 ? known.filter((k) => holds(m, k)) : known
-  if (mentioned.length > 0) return read(m, toolName, mentioned)
-  let entry = cache.get(m)
+  // Once per message object and tool name (the name is a fact of a tool result).
+  let byName = cache.get(m)
+  if (!byName) {
+    byName = new Map()
+    cache.set(m, byName)
+  }
+  let entry = byName.get(toolName ?? '')
   if (!entry) {
     entry = read(m, toolName, [])
-    cache.set(m, entry)
+    byName.set(toolName ?? '', entry)
   }
-  return entry
-}
-
-function holds(m: Message, text: string): boolean {
-  return textsOf(m).some((t) => t.includes(text))
+  if (known.length === 0) return entry
+  // Its own credentials are out already; read again only for another message's it holds.
+  const own = entry.secrets
+  const texts = textsOf(m)
+  const mentioned = known.filter((k) => !own.includes(k) && texts.some((t) => t.includes(k)))
+  return mentioned.length > 0 ? read(m, toolName, mentioned) : entry
 }
 
 /**

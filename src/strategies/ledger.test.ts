@@ -269,3 +269,37 @@ it('the ledger shown in docs/strategies.md is the one the bundled example gets a
   const r = fit(decode(example).messages, { budget: 3000 })
   expect(ledgerOf(r)?.message.content).toBe(shown)
 })
+
+it('a credential one message gives is quoted from no other: not in the ledger, not in a cleared result', () => {
+  const secret = 'Q7abc12345XYz9'
+  const h: Message[] = [
+    { role: 'system', content: 'You are an agent.' },
+    { role: 'user', content: `Log me in. My password is ${secret}` },
+  ]
+  for (let k = 0; k < 6; k++) {
+    h.push({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: `c${k}`, name: 'lookup', arguments: `{"order_id":"ORD${1000 + k}"}` }],
+    })
+    // The result echoes it bare, under a key that names nothing secret.
+    h.push({
+      role: 'tool',
+      toolCallId: `c${k}`,
+      content: JSON.stringify({ order_id: `ORD${1000 + k}`, echo: secret, note: 'x'.repeat(400) }),
+    })
+  }
+  h.push({ role: 'user', content: 'Thanks, what next?' })
+  const led = fit(h, { budget: 400, ledger: true })
+  const ledger = ledgerOf(led)?.message.content as string
+  expect(ledger).toContain('ORD100')
+  expect(ledger).not.toContain(secret)
+  const cleared = fit(h, {
+    strategy: pipe(clearToolResults({ keep: 1, facts: true }), tokenLimited()),
+  })
+  const texts = cleared.changed
+    .filter((c) => c.reason === 'cleared')
+    .map((c) => messageText(cleared.messages[c.position] as Message))
+  expect(texts.join('\n')).toContain('ORD100')
+  expect(texts.join('\n')).not.toContain(secret)
+})

@@ -106,6 +106,13 @@ export function clearToolResults(
       const old = exchanges.slice(0, Math.max(0, exchanges.length - keep))
       let cleared = 0
       const over = total - trigger
+      // Credentials any message holds are quoted from no result (a password the user gave,
+      // bare in a later result): read once per call, each message's cached.
+      let known: string[] | undefined
+      const secrets = () => {
+        known ??= view.messages.flatMap((m) => quotableFacts(m).secrets)
+        return known
+      }
       for (const unit of old) {
         // Enough has been cleared to get under the trigger and to make the batch worth it.
         if (cleared >= over && cleared >= clearAtLeast) break
@@ -123,7 +130,7 @@ export function clearToolResults(
             continue
           const replaced: Message = {
             ...m,
-            content: options.facts ? withFacts(placeholder, m) : placeholder,
+            content: options.facts ? withFacts(placeholder, m, secrets()) : placeholder,
           }
           cleared += view.messageTokens(i) - view.counter.countMessage(replaced)
           out.set(i, replaced)
@@ -163,11 +170,10 @@ export function clearToolResults(
  * The placeholder followed by the result's facts, quoted as the ledger quotes them
  * (`... Facts quoted from it: reservation_id="8JX2WO", ...`); no credential among them.
  */
-function withFacts(placeholder: string, m: Message): string {
-  const facts = rankFacts(quotableFacts(m).facts.filter((f) => f.kind !== 'tool')).slice(
-    0,
-    FACTS_PER_RESULT,
-  )
+function withFacts(placeholder: string, m: Message, known: readonly string[]): string {
+  const facts = rankFacts(
+    quotableFacts(m, undefined, known).facts.filter((f) => f.kind !== 'tool'),
+  ).slice(0, FACTS_PER_RESULT)
   if (facts.length === 0) return placeholder
   return `${placeholder} Facts quoted from it: ${itemsText(facts.map((f) => ({ key: f.label, value: f.value })))}`
 }
