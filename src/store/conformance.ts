@@ -200,6 +200,12 @@ export function storeConformance(
     })
 
     test('learned limits are kept per conversation and forgotten with null (when the store keeps them)', async (store, id) => {
+      // A store keeps learned limits or it doesn't: one method without the other is a store
+      // whose limits are written and never read (or read and never written).
+      if (!store.putLimit !== !store.limit)
+        fail(
+          `the store has ${store.putLimit ? 'putLimit' : 'limit'} without ${store.putLimit ? 'limit' : 'putLimit'}`,
+        )
       if (!store.putLimit || !store.limit) return
       const [c, d] = [id(), id()]
       equal(await store.limit(c), undefined, 'a limit never set')

@@ -172,6 +172,8 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
     )
   let client = options.client
   let owned = false
+  /** The last error of a connection the store opened, password removed; cleared when it is ready. */
+  let trouble: string | undefined
   let hide = (text: string) => text
   if (!client) {
     const url = options.url ?? 'redis://127.0.0.1:6379'
@@ -193,8 +195,15 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
       maxRetriesPerRequest: 1,
       ...options.redisOptions,
     })
-    // Connection trouble surfaces as a StoreError from the call that meets it, not as a log line.
-    client.on('error', () => {})
+    // Connection trouble surfaces as a StoreError from the call that meets it, not as a log
+    // line: a refused login leaves commands waiting, so the error that says why is kept (with
+    // the password taken out) for the call that times out.
+    client.on('error', (e: unknown) => {
+      trouble = hide(firstLine(e))
+    })
+    client.on('ready', () => {
+      trouble = undefined
+    })
     owned = true
   }
   const redis = client
@@ -207,7 +216,9 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Histo
         () =>
           reject(
             new StoreError(
-              `redis store: ${what} for conversation ${id} got no answer within ${timeoutMs} ms`,
+              `redis store: ${what} for conversation ${id} got no answer within ${timeoutMs} ms${
+                trouble === undefined ? '' : ` (the connection said: ${trouble})`
+              }`,
               id,
             ),
           ),

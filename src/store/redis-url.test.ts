@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { echoingRedis } from '../../test/helpers/echoing-servers.js'
 import { InvalidOptionError } from '../errors.js'
 import { redisStore } from './redis-store.js'
 
@@ -42,5 +43,26 @@ describe('redisStore: a bad URL is a typed error without the password', () => {
     expect(error).toMatchObject({ name: 'StoreError' })
     expect(everything(error)).not.toMatch(/s3cr/)
     await store.close?.()
+  })
+})
+
+describe('redisStore: a server that quotes the password back', () => {
+  it('its refusal reaches the caller as a StoreError without the password', async () => {
+    const server = await echoingRedis()
+    try {
+      const store = await redisStore({
+        url: `redis://user:s3cret%40pw@127.0.0.1:${server.port}`,
+        timeoutMs: 2000,
+        redisOptions: { maxRetriesPerRequest: 0, retryStrategy: () => null },
+      })
+      const error = await store.length('c').catch((e: unknown) => e)
+      expect(error).toMatchObject({ name: 'StoreError' })
+      // The server did quote it: the refusal is there, with the password taken out.
+      expect(everything(error)).toMatch(/WRONGPASS/)
+      expect(everything(error)).not.toMatch(/s3cr/)
+      await store.close?.()
+    } finally {
+      await server.close()
+    }
   })
 })

@@ -1,15 +1,22 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { freePort } from './free-port.js'
 
-/** Where Debian's postgresql package puts the server programs. */
+const DEBIAN = '/usr/lib/postgresql'
+
+/**
+ * Where the server programs are: Debian's postgresql package puts each major version under
+ * /usr/lib/postgresql/N/bin (the newest wins); other systems put initdb on the PATH.
+ */
 const BIN = [
-  '/usr/lib/postgresql/17/bin',
-  '/usr/lib/postgresql/16/bin',
-  '/usr/lib/postgresql/15/bin',
-].find((d) => existsSync(join(d, 'initdb')))
+  ...(existsSync(DEBIAN) ? readdirSync(DEBIAN) : [])
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((v) => join(DEBIAN, v, 'bin')),
+  ...(process.env.PATH ?? '').split(delimiter).filter(Boolean),
+].find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'pg_ctl')))
 
 /** A real PostgreSQL server on 127.0.0.1 at a free port, its data in a temporary folder. */
 export interface PostgresServer {

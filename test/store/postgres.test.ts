@@ -10,6 +10,7 @@ import { StoreError } from '../../src/store/history-store.js'
 import { schemaSql } from '../../src/store/postgres-schema.js'
 import { postgresStore } from '../../src/store/postgres-store.js'
 import { requireInCI } from '../helpers/ci.js'
+import { echoingPostgres } from '../helpers/echoing-servers.js'
 import { hasPostgres, type PostgresServer, startPostgres } from '../helpers/postgres-server.js'
 
 const available = requireInCI(hasPostgres(), 'PostgreSQL (initdb, pg_ctl)')
@@ -43,6 +44,24 @@ describe('postgresStore: a bad URL is a typed error without the password', () =>
     }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(StoreError)
     expect(everything(error)).not.toMatch(/s3cr/)
+  })
+})
+
+describe('postgresStore: a server that quotes the password back', () => {
+  it('its refusal reaches the caller as a StoreError without the password', async () => {
+    const server = await echoingPostgres()
+    try {
+      const error = await postgresStore({
+        url: `postgres://user:s3cret%40pw@127.0.0.1:${server.port}/db`,
+        timeoutMs: 2000,
+      }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(StoreError)
+      // The server did quote it: its refusal is there, with the password taken out.
+      expect(everything(error)).toMatch(/password authentication failed/)
+      expect(everything(error)).not.toMatch(/s3cr/)
+    } finally {
+      await server.close()
+    }
   })
 })
 
