@@ -141,3 +141,16 @@ export class InvalidPlanError extends ContextWindowError {
     )
   }
 }
+
+/** A provider's counting endpoint failed, and the counter was asked not to fall back to its estimate. */
+export class CountingEndpointError extends ContextWindowError {
+  override name = 'CountingEndpointError'
+  constructor(
+    readonly provider: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `${provider}'s counting endpoint failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+    )
+  }
+}

@@ -11,6 +11,16 @@ export {
   type ChatContextOptions,
   type ChatContextState,
 } from './context/chat-context.js'
+export {
+  type AnthropicCountingClient,
+  type CountingEndpoint,
+  type CountingEndpointOptions,
+  countingEndpoint,
+  type EndpointCount,
+  fitCounted,
+  type GeminiCountingClient,
+  type OpenAICountingClient,
+} from './context/counting-endpoint.js'
 export { createStrategy } from './context/create-strategy.js'
 export {
   type Fate,

@@ -1,0 +1,360 @@
+import { CountingEndpointError, InvalidOptionError } from '../errors.js'
+import type { Message } from '../messages/message.js'
+import { requireArgument, requireOptions } from '../options-check.js'
+import { toAnthropic } from '../providers/anthropic-messages/codec.js'
+import { encodeGemini } from '../providers/gemini/codec.js'
+import { encodeOpenAIResponses } from '../providers/openai-responses/codec.js'
+import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { counterFor } from '../tokens/counters.js'
+import { type FitOptions, fitAsync } from './fit.js'
+import type { FitResult } from './result.js'
+
+/** What a counting endpoint is called with: the user's own SDK client, read structurally. */
+export interface AnthropicCountingClient {
+  messages: { countTokens(params: never): PromiseLike<{ input_tokens: number }> }
+}
+export interface GeminiCountingClient {
+  /** Set by `@google/genai` on a Vertex client: only Vertex counts a system instruction and tools. */
+  vertexai?: boolean
+  models: { countTokens(params: never): PromiseLike<{ totalTokens?: number }> }
+}
+export interface OpenAICountingClient {
+  responses: { inputTokens: { count(params: never): PromiseLike<{ input_tokens: number }> } }
+}
+
+export type CountingEndpointOptions = {
+  /** The model the request goes to (the endpoint counts with its tokenizer). */
+  model: string
+  /** Tools exactly as the request sends them, in the provider's own shape: sent to the endpoint as they are. */
+  tools?: readonly unknown[]
+  /** The local count the endpoint corrects. Default: the model's counter. */
+  counter?: TokenCounter
+  /**
+   * When a count is worth a call: `near` (default) only when the local estimate is within
+   * `margin` of the room it must fit; `always`; `never` (the local estimate, calibrated by
+   * what was measured before).
+   */
+  when?: 'near' | 'always' | 'never'
+  /** Share of the room, each side, that counts as near. Default 0.15. */
+  margin?: number
+  /** An endpoint error throws `CountingEndpointError` instead of falling back to the local estimate. */
+  strict?: boolean
+} & (
+  | { provider: 'anthropic'; client: AnthropicCountingClient }
+  | { provider: 'gemini'; client: GeminiCountingClient }
+  | { provider: 'openai-responses'; client: OpenAICountingClient }
+)
+
+export interface EndpointCount {
+  /** Input tokens of the request (messages, system prompt and tools). */
+  tokens: number
+  /** `endpoint`: counted by the provider now; `cache`: counted by it before; `estimate`: local. */
+  source: 'endpoint' | 'cache' | 'estimate'
+  /** The endpoint's error, when it failed and the local estimate stands in. */
+  error?: unknown
+}
+
+export interface CountingEndpoint {
+  /**
+   * A counter for `fit`, `fitAsync` and `ChatContext`: each message the endpoint has measured
+   * counts as measured (by content, so a copy of it too), any other as the local counter has
+   * it times the ratio measured so far. A new object after each measurement, so a fit made
+   * with it never reuses counts taken before.
+   */
+  readonly counter: TokenCounter
+  /**
+   * The request's input tokens. The endpoint is called only when the policy says it pays and
+   * this request (the same messages, system prompt and tools) was not counted before; else
+   * the local estimate, corrected by earlier measurements, is returned.
+   */
+  count(messages: readonly Message[], options?: { room?: number }): Promise<EndpointCount>
+  /** Calls made to the endpoint so far. */
+  readonly calls: number
+}
+
+/** Measurements kept per endpoint object: per-message counts, and whole requests. */
+const MAX_ENTRIES = 20_000
+/** Provider tokens per local token outside this band are not a measurement of the same text. */
+const MIN_RATIO = 0.5
+const MAX_RATIO = 4
+
+/**
+ * A counter backed by the provider's own counting endpoint (Anthropic `messages.countTokens`,
+ * Gemini `models.countTokens`, OpenAI `responses.inputTokens.count`), called through the
+ * client the caller already has. A request is sent to it as the request itself would be
+ * encoded, with nothing added. What one call measures beyond what was measured before (the
+ * messages after the longest counted prefix) is shared out over those messages, so each
+ * message is paid for once.
+ */
+export function countingEndpoint(options: CountingEndpointOptions): CountingEndpoint {
+  requireOptions(options, 'countingEndpoint', [
+    'provider',
+    'client',
+    'model',
+    'tools',
+    'counter',
+    'when',
+    'margin',
+    'strict',
+  ])
+  requireArgument(
+    typeof options.model === 'string' && options.model !== '',
+    'countingEndpoint',
+    'model',
+    'a model id',
+    options.model,
+  )
+  const call = endpointCall(options)
+  const when = options.when ?? 'near'
+  if (when !== 'near' && when !== 'always' && when !== 'never')
+    throw new InvalidOptionError(
+      'when',
+      `expected 'near', 'always' or 'never', got ${String(when)}`,
+    )
+  const margin = options.margin ?? 0.15
+  if (typeof margin !== 'number' || !(margin >= 0 && margin <= 1))
+    throw new InvalidOptionError('margin', `expected a number from 0 to 1, got ${String(margin)}`)
+  if (options.tools !== undefined && !Array.isArray(options.tools))
+    throw new InvalidOptionError('tools', 'expected the list of tools the request sends')
+  const local = options.counter ?? counterFor(options.model)
+  const tools = options.tools ?? []
+  const localTools = local.countTools(toolSchemas(tools as ToolInput[]))
+  const toolsKey = hash(JSON.stringify(tools), 0)
+
+  const keys = new WeakMap<Message, number>()
+  const keyOf = (m: Message): number => {
+    let k = keys.get(m)
+    if (k === undefined) {
+      k = hash(JSON.stringify(m), 1)
+      keys.set(m, k)
+    }
+    return k
+  }
+  /** Measured tokens of a message, by content. */
+  const measured = new Map<number, number>()
+  /** Measured input tokens of a request, by its prefix key. */
+  const requests = new Map<number, number>()
+  let ratio: number | undefined
+  let calls = 0
+
+  const remember = <V>(map: Map<number, V>, k: number, v: V) => {
+    // Oldest out first: a long-running process keeps a bounded record.
+    if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as number)
+    map.set(k, v)
+  }
+  const localOf = (m: Message): number => local.countMessage(m)
+  const scaled = (n: number): number => (ratio === undefined ? n : Math.ceil(n * ratio))
+  const countOf = (m: Message): number => measured.get(keyOf(m)) ?? scaled(localOf(m))
+
+  const makeCounter = (generation: number): TokenCounter => ({
+    name: `endpoint:${options.provider}:${options.model}#${generation}`,
+    exact: false,
+    replyPriming: local.replyPriming,
+    countText: (t) => scaled(local.countText(t)),
+    countMessage: countOf,
+    countMessages(messages) {
+      let n = local.replyPriming
+      for (const m of messages) n += countOf(m)
+      return n
+    },
+    countTools: (t) => scaled(local.countTools(t)),
+  })
+  let generation = 0
+  let counter = makeCounter(generation)
+
+  /** Request keys, one per prefix: what the request holds up to and with each message. */
+  const prefixKeys = (messages: readonly Message[]): number[] => {
+    const out: number[] = []
+    let k = toolsKey
+    for (const m of messages) {
+      k = hash(`${k}:${keyOf(m)}`, 2)
+      out.push(k)
+    }
+    return out
+  }
+
+  const learn = (
+    messages: readonly Message[],
+    prefix: number[],
+    from: number,
+    base: number,
+    total: number,
+  ) => {
+    const fresh = messages.slice(from)
+    const localSum = fresh.reduce((n, m) => n + localOf(m), 0)
+    const delta = total - base
+    const r = localSum > 0 ? delta / localSum : undefined
+    // A delta out of all proportion (another request, a cached-only count) teaches nothing per message.
+    if (r !== undefined && r >= MIN_RATIO && r <= MAX_RATIO) {
+      ratio = ratio === undefined ? r : 0.5 * ratio + 0.5 * r
+      let left = delta
+      fresh.forEach((m, i) => {
+        const n = i === fresh.length - 1 ? left : Math.round(localOf(m) * r)
+        left -= n
+        remember(measured, keyOf(m), n)
+      })
+    }
+    remember(requests, prefix[prefix.length - 1] ?? toolsKey, total)
+    counter = makeCounter(++generation)
+  }
+
+  return {
+    get counter() {
+      return counter
+    },
+    get calls() {
+      return calls
+    },
+    async count(messages, countOptions = {}) {
+      requireOptions(countOptions, 'count', ['room'])
+      const room = countOptions.room
+      if (room !== undefined && !(typeof room === 'number' && room > 0))
+        throw new InvalidOptionError('room', `expected a positive number, got ${String(room)}`)
+      const prefix = prefixKeys(messages)
+      const whole = requests.get(prefix[prefix.length - 1] ?? toolsKey)
+      if (whole !== undefined) return { tokens: whole, source: 'cache' }
+      // The longest prefix counted before: only what follows it is new.
+      let from = messages.length
+      while (from > 0 && !requests.has(prefix[from - 1] as number)) from--
+      const base =
+        from > 0
+          ? (requests.get(prefix[from - 1] as number) as number)
+          : scaled(localTools + local.replyPriming)
+      let estimate = base
+      for (const m of messages.slice(from)) estimate += countOf(m)
+      const pays =
+        when === 'always' ||
+        (when === 'near' && (room === undefined || Math.abs(estimate - room) <= margin * room))
+      if (!pays) return { tokens: estimate, source: 'estimate' }
+      let total: number
+      try {
+        calls++
+        total = await call(messages, tools)
+      } catch (error) {
+        if (options.strict) throw new CountingEndpointError(options.provider, error)
+        return { tokens: estimate, source: 'estimate', error }
+      }
+      learn(messages, prefix, from, from > 0 ? base : localTools + local.replyPriming, total)
+      return { tokens: total, source: 'endpoint' }
+    },
+  }
+}
+
+/** One count request, encoded as the request itself would be: model, system prompt, messages, tools. */
+function endpointCall(
+  options: CountingEndpointOptions,
+): (messages: readonly Message[], tools: readonly unknown[]) => Promise<number> {
+  const { model } = options
+  const answer = (n: unknown): number => {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+      throw new TypeError(`the endpoint answered ${String(n)} instead of a token count`)
+    return n
+  }
+  const withTools = (tools: readonly unknown[]) => (tools.length > 0 ? { tools } : {})
+  if (options.provider === 'anthropic') {
+    const { client } = options
+    requireClient(client?.messages?.countTokens, 'client.messages.countTokens')
+    return async (messages, tools) => {
+      const { lost: _lost, ...request } = toAnthropic(messages)
+      const params = { model, ...request, ...withTools(tools) }
+      return answer((await client.messages.countTokens(params as never)).input_tokens)
+    }
+  }
+  if (options.provider === 'openai-responses') {
+    const { client } = options
+    requireClient(client?.responses?.inputTokens?.count, 'client.responses.inputTokens.count')
+    return async (messages, tools) => {
+      const { output } = encodeOpenAIResponses(messages, { request: true })
+      const request = Array.isArray(output) ? { input: output } : output
+      const params = { model, ...request, ...withTools(tools) }
+      return answer((await client.responses.inputTokens.count(params as never)).input_tokens)
+    }
+  }
+  if (options.provider === 'gemini') {
+    const { client } = options
+    requireClient(client?.models?.countTokens, 'client.models.countTokens')
+    return async (messages, tools) => {
+      const { output } = encodeGemini(messages)
+      const system = output.systemInstruction
+      // The Gemini Developer API counts contents only: a system instruction and tools go
+      // through Vertex's config, else they are left to the local count and added to it.
+      const vertex = client.vertexai === true
+      const config = vertex
+        ? { ...(system ? { systemInstruction: system } : {}), ...withTools(tools) }
+        : {}
+      const params = {
+        model,
+        contents: output.contents,
+        ...(Object.keys(config).length > 0 ? { config } : {}),
+      }
+      const counted = answer((await client.models.countTokens(params as never)).totalTokens)
+      return vertex ? counted : counted + geminiOffline(messages, tools, options)
+    }
+  }
+  throw new InvalidOptionError(
+    'provider',
+    `expected 'anthropic', 'gemini' or 'openai-responses', got ${String((options as { provider?: unknown }).provider)}`,
+  )
+}
+
+/** What the Gemini Developer API's count leaves out (system instruction, tools), counted locally. */
+function geminiOffline(
+  messages: readonly Message[],
+  tools: readonly unknown[],
+  options: CountingEndpointOptions,
+): number {
+  const local = options.counter ?? counterFor(options.model)
+  let n = tools.length > 0 ? local.countTools(toolSchemas(tools as ToolInput[])) : 0
+  for (const m of messages) {
+    if (m.role !== 'system') break
+    n += local.countMessage(m)
+  }
+  return n
+}
+
+function requireClient(f: unknown, what: string): void {
+  if (typeof f !== 'function')
+    throw new InvalidOptionError('client', `expected an SDK client with ${what}`)
+}
+
+/** A 53-bit hash of `s` (cyrb53), seeded: keys for counts, never sent anywhere. */
+function hash(s: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed
+  let h2 = 0x41c6ce57 ^ seed
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    h1 = Math.imul(h1 ^ c, 2654435761)
+    h2 = Math.imul(h2 ^ c, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0)
+}
+
+/**
+ * `fitAsync` checked against the provider's count: fitted with what the endpoint measured
+ * so far; when the local count comes near the room (budget less reserve), the fitted
+ * request is counted by the endpoint, and fitted again (at most twice more) while it is over.
+ */
+export async function fitCounted(
+  messages: readonly Message[],
+  options: FitOptions & { endpoint: CountingEndpoint },
+): Promise<FitResult & { counted: EndpointCount }> {
+  const { endpoint, ...fitOptions } = options
+  let result = await fitAsync(messages, { ...fitOptions, counter: endpoint.counter })
+  if (result.budget === null)
+    return Object.assign(result, { counted: await endpoint.count(result.messages) })
+  const room = result.budget - result.tokens.reserve
+  let counted = await endpoint.count(result.messages, { room })
+  for (
+    let tries = 0;
+    tries < 2 && counted.tokens > room && counted.source === 'endpoint';
+    tries++
+  ) {
+    result = await fitAsync(messages, { ...fitOptions, counter: endpoint.counter })
+    counted = await endpoint.count(result.messages, { room })
+  }
+  // The result's lazy fields (fates, dropped) stay lazy: the count is added to it, not copied.
+  return Object.assign(result, { counted })
+}
