@@ -22,7 +22,8 @@ import {
   estimateCounter,
   measuredClaudeCounter,
 } from '../src/tokens/counters.js'
-import { estimateText } from '../src/tokens/estimate-text.js'
+import { loadEncoding, textCounter } from '../src/tokens/encodings.js'
+import { estimateText as pieces } from '../src/tokens/estimate-text.js'
 import { claudeConversations, type Step } from '../test/tau2-claude-steps.js'
 
 type Estimate = (messages: Message[]) => number
@@ -83,7 +84,12 @@ function figures(conversations: Step[][], estimate: (k: number) => Estimate): Fi
   }
 }
 
-/** What each step holds, by kind, in o200k-piece estimates (`estimateText`). */
+type Base = 'pieces' | 'o200k'
+/** The text count the weights price: o200k pieces (no table) or exact o200k tokens. */
+let estimateText: (text: string) => number = pieces
+const textOf = (base: Base) => (base === 'o200k' ? textCounter('o200k_base') : pieces)
+
+/** What each step holds, by kind, in the base's counts. */
 function features(messages: Message[]): number[] {
   // The counter adds each role's own tokens to the per-message figure fitted here.
   let text = 0
@@ -147,7 +153,13 @@ function solve(a: number[][], b: number[]): number[] {
  * Claude's counting fitted on `conversations`: least squares by kind, then scaled so that
  * none of the conversations it was fitted on is counted under `floor` times what Claude counted.
  */
-export function fitClaude(conversations: Step[][], floor = FLOOR, q = QUANTILE): ClaudeCounting {
+export function fitClaude(
+  conversations: Step[][],
+  base: Base = 'pieces',
+  floor = FLOOR,
+  q = QUANTILE,
+): ClaudeCounting {
+  estimateText = textOf(base)
   const rows: number[][] = []
   const ys: number[] = []
   for (const steps of conversations) {
@@ -167,7 +179,7 @@ export function fitClaude(conversations: Step[][], floor = FLOOR, q = QUANTILE):
     number,
     number,
   ]
-  const raw: ClaudeCounting = { text, call, result, perMessage, perToolCall }
+  const raw: ClaudeCounting = { text, call, result, perMessage, perToolCall, base }
   const e = ofCounter(measuredClaudeCounter(raw))
   // Scaled by its lowest ratio on the data it was fitted on: on the safe side of every one.
   const ratios = conversations.map(
@@ -183,6 +195,7 @@ export function fitClaude(conversations: Step[][], floor = FLOOR, q = QUANTILE):
     result: r(result),
     perMessage: r(perMessage),
     perToolCall: r(perToolCall),
+    base,
   }
 }
 
@@ -268,23 +281,36 @@ async function main(): Promise<void> {
   if (values.floor) FLOOR = Number(values.floor)
   if (values.quantile) QUANTILE = Number(values.quantile)
   const conversations = claudeConversations()
+  await loadEncoding('o200k_base')
   if (values.fit) {
-    console.log(JSON.stringify(fitClaude(conversations)))
+    console.log(JSON.stringify(fitClaude(conversations, 'pieces')))
+    console.log(JSON.stringify(fitClaude(conversations, 'o200k')))
     return
   }
-  const held = conversations.map((_, k) =>
-    ofCounter(measuredClaudeCounter(fitClaude(conversations.filter((_, j) => j !== k)))),
-  )
+  const heldOut = (base: Base) =>
+    conversations.map((_, k) =>
+      ofCounter(
+        measuredClaudeCounter(
+          fitClaude(
+            conversations.filter((_, j) => j !== k),
+            base,
+          ),
+        ),
+      ),
+    )
+  const held = heldOut('pieces')
+  const heldO200k = heldOut('o200k')
   const rows: Record<string, Figures> = {
     'old: o200k pieces × 1.6': figures(conversations, () =>
       ofCounter(estimateCounter({ model: 'claude-sonnet-4-5', estimate: 'factor' })),
     ),
-    'measured, held out (leave one conversation out)': figures(
-      conversations,
-      (k) => held[k] as Estimate,
-    ),
-    'measured as shipped (fitted on all 25: in-sample)': figures(conversations, () =>
+    'measured, pieces (default), held out': figures(conversations, (k) => held[k] as Estimate),
+    "measured, base: 'o200k', held out": figures(conversations, (k) => heldO200k[k] as Estimate),
+    'measured, pieces, as shipped (in-sample)': figures(conversations, () =>
       ofCounter(counterFor('claude-sonnet-4-5')),
+    ),
+    "measured, base: 'o200k', as shipped (in-sample)": figures(conversations, () =>
+      ofCounter(estimateCounter({ model: 'claude-sonnet-4-5', base: 'o200k' })),
     ),
   }
   const ai = await aiTokenizer()
@@ -296,6 +322,9 @@ async function main(): Promise<void> {
         estimateCounter({ model: 'claude-sonnet-4-5', estimate: 'factor' }),
       ),
       measured: ofCounter(counterFor('claude-sonnet-4-5')),
+      "measured, base: 'o200k'": ofCounter(
+        estimateCounter({ model: 'claude-sonnet-4-5', base: 'o200k' }),
+      ),
     }
     console.log(
       'usage reports  conversations  next call: median error [90th pct]  room factor (median)',
@@ -340,7 +369,7 @@ async function main(): Promise<void> {
   )
   for (const [name, f] of Object.entries(rows))
     console.log(
-      `${name.padEnd(50)} ${f.median.toFixed(3)} [${f.p10.toFixed(3)}-${f.p90.toFixed(3)}]  ${f.within}/${n} in, ${f.under}/${n} under, ${f.under097}/${n} under 0.97  ${(100 * f.callMedianError).toFixed(1)}%`,
+      `${name.padEnd(48)} ${f.median.toFixed(3)} [${f.p10.toFixed(3)}-${f.p90.toFixed(3)}]  ${f.within}/${n} in, ${f.under}/${n} under, ${f.under097}/${n} under 0.97  ${(100 * f.callMedianError).toFixed(1)}%`,
     )
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { claudeConversations } from '../../test/tau2-claude-steps.js'
 import { counterFor, estimateCounter } from './counters.js'
+import { loadEncoding } from './encodings.js'
 import { CLAUDE_COUNTING } from './models.js'
 
 /** Estimate / Claude's own count (`usage.prompt_tokens` growth), per conversation. */
@@ -24,6 +25,19 @@ describe("Claude's count, measured on Claude Sonnet 4.5's own usage (25 τ²-ben
     const r = ratios((m) => counter.countMessage(m))
     expect(Math.min(...r)).toBeGreaterThanOrEqual(1)
     expect(Math.max(...r)).toBeLessThanOrEqual(1.15)
+  })
+
+  it("base: 'o200k' prices exact o200k tokens: each conversation within 1.00-1.10 times Claude's count", async () => {
+    await loadEncoding('o200k_base')
+    const counter = estimateCounter({ model: 'claude-sonnet-4-5', base: 'o200k' })
+    expect(counter.name).toBe('estimate:measured:o200k:claude-sonnet-4-5')
+    const r = ratios((m) => counter.countMessage(m))
+    expect(Math.min(...r)).toBeGreaterThanOrEqual(1)
+    expect(Math.max(...r)).toBeLessThanOrEqual(1.1)
+    // Not the factor estimate: an explicit factor still means o200k times that factor.
+    expect(
+      estimateCounter({ model: 'claude-sonnet-4-5', base: 'o200k', factor: 1.6 }).name,
+    ).toMatch(/o200kx1\.6/)
   })
 
   it('the former factor is one option away, and counts about 1.5 times Claude', () => {

@@ -86,7 +86,8 @@ export interface EstimateCounterOptions {
   /**
    * What is scaled: `pieces` (default) prices o200k's pre-tokenizer pieces by kind and length
    * and loads no rank table (about 1.17 times the o200k count on chat and tool text);
-   * `o200k` tokenizes exactly (loads the o200k table); `chars` divides the length by 3.
+   * `o200k` tokenizes exactly (loads the o200k table; for Claude, the measured prices fitted
+   * on o200k tokens, closer than the table-free default); `chars` divides the length by 3.
    */
   base?: 'pieces' | 'o200k' | 'chars'
   /**
@@ -134,13 +135,12 @@ export function estimateCounter(options: EstimateCounterOptions = {}): TokenCoun
 }
 
 function estimateOf(info: ModelInfo | undefined, options: EstimateCounterOptions): TokenCounter {
-  if (
-    info?.measured &&
-    options.estimate !== 'factor' &&
-    options.factor === undefined &&
-    options.base === undefined
-  )
-    return measuredClaudeCounter(info.measured.kinds, info.measured.factor, info)
+  if (info?.measured && options.estimate !== 'factor' && options.factor === undefined) {
+    if (options.base === undefined || options.base === 'pieces')
+      return measuredClaudeCounter(info.measured.kinds, info.measured.factor, info)
+    if (options.base === 'o200k')
+      return measuredClaudeCounter(info.measured.o200k, info.measured.factor, info)
+  }
   const factor = options.factor ?? info?.estimateFactor ?? 1.3
   if (!(factor >= 1) || !Number.isFinite(factor)) {
     throw new InvalidOptionError(
@@ -184,9 +184,9 @@ export function measuredClaudeCounter(
   info?: ModelInfo,
 ): TokenCounter {
   return createCounter({
-    name: `estimate:measured${factor === 1 ? '' : `x${factor}`}${info ? `:${info.id}` : ''}`,
+    name: `estimate:measured${kinds.base === 'o200k' ? ':o200k' : ''}${factor === 1 ? '' : `x${factor}`}${info ? `:${info.id}` : ''}`,
     exact: false,
-    text: estimateText,
+    text: kinds.base === 'o200k' ? textCounter('o200k_base') : estimateText,
     accounting: {
       perMessage: kinds.perMessage,
       perName: 1,

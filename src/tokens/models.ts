@@ -23,7 +23,7 @@ export interface ModelInfo {
    * on top (the newer tokenizer's). Without it, or with `estimate: 'factor'`, the estimate is
    * o200k pieces × `estimateFactor`.
    */
-  measured?: { kinds: ClaudeCounting; factor: number }
+  measured?: { kinds: ClaudeCounting; o200k: ClaudeCounting; factor: number }
 }
 
 /**
@@ -36,6 +36,8 @@ export interface ClaudeCounting {
   result: number
   perMessage: number
   perToolCall: number
+  /** What the weights price: o200k pieces (`estimateText`, default: no table) or exact o200k tokens. */
+  base?: 'pieces' | 'o200k'
 }
 
 const tile = (family: Extract<ImageModel, { kind: 'tile' }>['family']): ImageModel => ({
@@ -91,6 +93,7 @@ const claudeModel = (
   ...estimated('anthropic', id, contextWindow, maxOutputTokens, factor, claude),
   measured: {
     kinds: CLAUDE_COUNTING,
+    o200k: CLAUDE_COUNTING_O200K,
     factor: factor === CLAUDE_NEW ? CLAUDE_NEW_TOKENIZER : 1,
   },
 })
@@ -110,6 +113,19 @@ export const CLAUDE_COUNTING: ClaudeCounting = {
   result: 0.992,
   perMessage: 0,
   perToolCall: 79.434,
+}
+/**
+ * The same fit on exact o200k tokens (`estimateCounter({ model, base: 'o200k' })`, which loads
+ * the o200k table): closer per conversation, as the table's tokens follow Claude's more
+ * closely than the table-free pieces do.
+ */
+export const CLAUDE_COUNTING_O200K: ClaudeCounting = {
+  text: 1.157,
+  call: 1.819,
+  result: 1.05,
+  perMessage: 0,
+  perToolCall: 71.514,
+  base: 'o200k',
 }
 /** Opus 4.7's tokenizer counts up to 1.47 times what 4.6 counted. */
 const CLAUDE_NEW_TOKENIZER = 1.47
