@@ -273,6 +273,12 @@ describe('fitCounted', () => {
     expect(heavy.countOf(last)).toBe(r.counted.tokens)
     expect(r.counted.tokens).toBeLessThanOrEqual(budget)
     expect(r.kept.length).toBeLessThan(plain.kept.length)
+    // Fitted again with the same endpoint: the counts it measured make the fit, and what it
+    // sends is still within the budget by the provider's count (new or cached).
+    const again = await fitCounted(messages, { budget, endpoint })
+    expect(again.counted.source).not.toBe('estimate')
+    expect(again.counted.tokens).toBeLessThanOrEqual(budget)
+    expect(again.kept.length).toBeGreaterThan(0)
     // The fit by the local count alone would have gone over by the provider's count.
     const over = countingEndpoint({ ...options, when: 'always' })
     expect((await over.count(plain.messages)).tokens).toBeGreaterThan(budget)

@@ -32,7 +32,7 @@ export type CountingEndpointOptions = {
   counter?: TokenCounter
   /**
    * When a count is worth a call: `near` (default) only when the local estimate is within
-   * `margin` of the room it must fit; `always`; `never` (the local estimate, calibrated by
+   * `margin` of the room it must fit (or no room is given); `always`; `never` (the local estimate, calibrated by
    * what was measured before).
    */
   when?: 'near' | 'always' | 'never'
@@ -335,7 +335,9 @@ function hash(s: string, seed: number): number {
 /**
  * `fitAsync` checked against the provider's count: fitted with what the endpoint measured
  * so far; when the local count comes near the room (budget less reserve), the fitted
- * request is counted by the endpoint, and fitted again (at most twice more) while it is over.
+ * request is counted by the endpoint, and while the provider's count (new or cached) is
+ * over the room it is fitted again (at most twice more), each time to a budget smaller by
+ * the excess, so a fit that counted the same as before cannot come back unchanged.
  */
 export async function fitCounted(
   messages: readonly Message[],
@@ -346,14 +348,17 @@ export async function fitCounted(
   if (result.budget === null)
     return Object.assign(result, { counted: await endpoint.count(result.messages) })
   const room = result.budget - result.tokens.reserve
+  let budget = result.budget
   let counted = await endpoint.count(result.messages, { room })
   for (
     let tries = 0;
-    tries < 2 && counted.tokens > room && counted.source === 'endpoint';
+    tries < 2 && counted.tokens > room && counted.source !== 'estimate';
     tries++
   ) {
-    result = await fitAsync(messages, { ...fitOptions, counter: endpoint.counter })
-    counted = await endpoint.count(result.messages, { room })
+    budget -= counted.tokens - room
+    result = await fitAsync(messages, { ...fitOptions, budget, counter: endpoint.counter })
+    // Checked whatever its estimate: the provider has just said this conversation counts more.
+    counted = await endpoint.count(result.messages)
   }
   // The result's lazy fields (fates, dropped) stay lazy: the count is added to it, not copied.
   return Object.assign(result, { counted })
