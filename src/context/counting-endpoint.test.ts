@@ -23,8 +23,21 @@ afterAll(async () => {
 
 const anthropic = () => new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 })
 const openai = () => new OpenAI({ apiKey: 'k', baseURL: `${server.url}/v1`, maxRetries: 0 })
-const gemini = () =>
-  new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: server.url, retryOptions: undefined } })
+const gemini = () => new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: server.url } })
+/** A Vertex client (express mode, an API key): its count takes the system instruction and tools. */
+const vertex = () =>
+  new GoogleGenAI({ vertexai: true, apiKey: 'k', httpOptions: { baseUrl: server.url } })
+const geminiTools = [
+  {
+    functionDeclarations: [
+      {
+        name: 'get_reservation',
+        description: 'Look up a reservation.',
+        parameters: { type: 'object', properties: { reservation_id: { type: 'string' } } },
+      },
+    ],
+  },
+]
 
 /** An agent conversation with nasty text: astral characters, blank-ish text, hostile keys. */
 function conversation(turns: number): Message[] {
@@ -86,7 +99,14 @@ function strings(value: unknown): string[] {
   return []
 }
 
-type Case = { name: string; path: RegExp; make: () => CountingEndpointOptions; tools: unknown[] }
+type Case = {
+  name: string
+  path: RegExp
+  make: () => CountingEndpointOptions
+  tools: unknown[]
+  /** The system prompt is counted locally and added (the Gemini Developer API counts contents only). */
+  offline?: boolean
+}
 const cases: Case[] = [
   {
     name: 'Anthropic messages.countTokens',
@@ -122,6 +142,19 @@ const cases: Case[] = [
       when: 'always',
     }),
     tools: [],
+    offline: true,
+  },
+  {
+    name: 'Gemini on Vertex models.countTokens',
+    path: /^\/v1beta1\/publishers\/google\/models\/gemini-2\.5-flash:countTokens$/,
+    make: () => ({
+      provider: 'gemini',
+      client: vertex(),
+      model: 'gemini-2.5-flash',
+      tools: geminiTools,
+      when: 'always',
+    }),
+    tools: geminiTools,
   },
 ]
 
@@ -136,14 +169,12 @@ describe.each(cases)('$name through the real SDK on a loopback server', (c) => {
     const [req] = sent
     expect(req?.path).toMatch(c.path)
     // The Gemini Developer API counts contents only: the system prompt is counted locally and added.
-    const offline =
-      c.make().provider === 'gemini'
-        ? counterFor('gemini-2.5-flash').countMessage(messages[0] as Message)
-        : 0
-    expect(offline > 0).toBe(c.make().provider === 'gemini')
+    const offline = c.offline
+      ? counterFor('gemini-2.5-flash').countMessage(messages[0] as Message)
+      : 0
     expect(r).toEqual({ tokens: server.countOf(req?.body ?? {}) + offline, source: 'endpoint' })
-    if (c.make().provider === 'gemini')
-      expect(JSON.stringify(req?.body)).not.toContain('airline agent')
+    // The system prompt goes to the endpoint wherever the endpoint takes it.
+    expect(JSON.stringify(req?.body).includes('airline agent')).toBe(!c.offline)
     // Nothing but the request's own text: every string sent is one of the messages', the tools' or the model's.
     const allowed = new Set([...strings(messages), ...strings(c.tools), c.make().model])
     const extra = strings(req?.body).filter(

@@ -6,7 +6,8 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base'
  * A real HTTP server on 127.0.0.1 answering the three providers' counting endpoints as they
  * are documented: Anthropic `POST /v1/messages/count_tokens` → `{ input_tokens }`, OpenAI
  * `POST /v1/responses/input_tokens` → `{ object: 'response.input_tokens', input_tokens }`,
- * Gemini `POST /v1beta/models/<model>:countTokens` → `{ totalTokens }`. Its count is its own
+ * Gemini `POST /v1beta/models/<model>:countTokens` (Vertex:
+ * `/v1beta1/publishers/google/models/<model>:countTokens`) → `{ totalTokens }`. Its count is its own
  * rule, written apart from the library: o200k tokens of every string in the body except ids,
  * types and the model, times `scale`, plus 4 per message or item and 10 per request.
  */
@@ -72,7 +73,7 @@ export async function startCountingServer(scale = 1.25): Promise<CountingServer>
       if (path === '/v1/messages/count_tokens') return send(200, { input_tokens: countOf(body) })
       if (path === '/v1/responses/input_tokens')
         return send(200, { object: 'response.input_tokens', input_tokens: countOf(body) })
-      if (/^\/v1beta\/models\/[^/]+:countTokens$/.test(path))
+      if (/^\/(v1beta\/models|v1beta1\/publishers\/google\/models)\/[^/]+:countTokens$/.test(path))
         return send(200, { totalTokens: countOf(body) })
       send(404, { error: { message: `no route ${path}` } })
     })
