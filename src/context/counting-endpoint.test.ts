@@ -265,6 +265,25 @@ describe('when the endpoint is called', () => {
     await expect(g.count(messages)).rejects.toThrow(/gemini's counting endpoint failed/)
   })
 
+  it('an answer that is not a count (negative, fractional, text, missing) is an error, never a count', async () => {
+    for (const value of [-1, 12.5, '300', null]) {
+      const endpoint = countingEndpoint({ ...base(), when: 'always' })
+      server.lie(value)
+      const r = await endpoint.count(conversation(1))
+      expect(r.source).toBe('estimate')
+      expect(String(r.error)).toMatch(/instead of a token count/)
+    }
+  })
+
+  it('the input is left as it was: no message or list is changed', async () => {
+    const messages = conversation(3)
+    const copy = structuredClone(messages)
+    const endpoint = countingEndpoint({ ...base(), when: 'always' })
+    await endpoint.count(messages)
+    await fitCounted(messages, { budget: 400, endpoint })
+    expect(messages).toEqual(copy)
+  })
+
   it('bad options are typed errors', () => {
     expect(() => countingEndpoint({ ...base(), when: 'sometimes' as 'near' })).toThrow(
       InvalidOptionError,

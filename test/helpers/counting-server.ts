@@ -19,6 +19,8 @@ export interface CountingServer {
   countOf(body: Record<string, unknown>): number
   /** Answer the next `n` requests with this HTTP status and the provider's error body. */
   fail(status: number, n?: number): void
+  /** Answer the next request with 200 and this in place of the count (a broken or lying endpoint). */
+  lie(value: unknown): void
   close(): Promise<void>
 }
 
@@ -40,6 +42,7 @@ function items(body: Record<string, unknown>): number {
 export async function startCountingServer(scale = 1.25): Promise<CountingServer> {
   const requests: CountingServer['requests'] = []
   let failures: { status: number; n: number } | undefined
+  let lie: { value: unknown } | undefined
   const countOf = (body: Record<string, unknown>) => {
     let n = 0
     for (const s of strings(body)) n += encode(s, { allowedSpecial: 'all' }).length
@@ -70,7 +73,10 @@ export async function startCountingServer(scale = 1.25): Promise<CountingServer>
           return send(status, { error: { message: 'down', type: 'server_error', code: null } })
         return send(status, { error: { code: status, message: 'down', status: 'UNAVAILABLE' } })
       }
-      if (path === '/v1/messages/count_tokens') return send(200, { input_tokens: countOf(body) })
+      const told = lie
+      lie = undefined
+      if (path === '/v1/messages/count_tokens')
+        return send(200, { input_tokens: told ? told.value : countOf(body) })
       if (path === '/v1/responses/input_tokens')
         return send(200, { object: 'response.input_tokens', input_tokens: countOf(body) })
       if (/^\/(v1beta\/models|v1beta1\/publishers\/google\/models)\/[^/]+:countTokens$/.test(path))
@@ -86,6 +92,9 @@ export async function startCountingServer(scale = 1.25): Promise<CountingServer>
     countOf,
     fail(status, n = 1) {
       failures = { status, n }
+    },
+    lie(value) {
+      lie = { value }
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
