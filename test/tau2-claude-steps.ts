@@ -20,6 +20,8 @@ export interface Step {
   before: Message[]
   after: Message[]
   actual: number
+  /** The second call's messages as the conversation holds them: thinking on every turn. */
+  held: Message[]
 }
 
 function toMessage(m: RawMessage): Message {
@@ -78,6 +80,7 @@ function load(): Step[][] {
       steps.push({
         before: prompt(messages, plain, from),
         after: prompt(messages, plain, to),
+        held: messages.slice(0, to),
         actual:
           (s.messages[to]?.usage?.prompt_tokens as number) -
           (s.messages[from]?.usage?.prompt_tokens as number),

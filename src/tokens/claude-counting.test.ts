@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { claudeConversations } from '../../test/tau2-claude-steps.js'
+import { fit } from '../context/fit.js'
+import type { Message } from '../messages/message.js'
+import { clearThinking } from '../transforms/clear-thinking.js'
 import { counterFor, estimateCounter } from './counters.js'
 import { loadEncoding } from './encodings.js'
 import { CLAUDE_COUNTING } from './models.js'
@@ -54,5 +57,39 @@ describe("Claude's count, measured on Claude Sonnet 4.5's own usage (25 τ²-ben
       Math.floor(sonnet * 1.47),
     )
     expect(CLAUDE_COUNTING.result).toBeGreaterThan(0.9)
+  })
+})
+
+describe('thinking before the last user message, which Claude drops from the prompt', () => {
+  const steps = claudeConversations().flat()
+  const withDropped = steps.filter((s) =>
+    s.held.some((m, i) => {
+      const sent = s.after[i]
+      return m.role === 'assistant' && m.thought && sent?.role === 'assistant' && !sent.thought
+    }),
+  )
+
+  it('the data holds such steps (else this checks nothing)', () => {
+    expect(withDropped.length).toBeGreaterThan(50)
+  })
+
+  it('a plain fit counts it (over, the safe side); clearThinking of every turn before the last user message counts what Claude counts', () => {
+    const counter = counterFor('claude-sonnet-4-5')
+    for (const s of withDropped) {
+      const claudeSees = s.after.reduce((n, m) => n + counter.countMessage(m), 0)
+      const plain = fit(s.held, { model: 'claude-sonnet-4-5' })
+      expect(plain.tokens.messages).toBeGreaterThan(claudeSees)
+      // The turn in progress (after the last user message) keeps its thinking; when the
+      // history ends with the user's message, no turn is in progress.
+      const inProgress = s.held[s.held.length - 1]?.role === 'user' ? 0 : 1
+      const keep = { type: 'thinking_turns' as const, value: inProgress }
+      const cleared = fit(s.held, {
+        model: 'claude-sonnet-4-5',
+        transforms: [clearThinking({ keep })],
+      })
+      expect(cleared.tokens.messages).toBe(claudeSees)
+      const thinks = (ms: Message[]) => ms.map((m) => m.role === 'assistant' && Boolean(m.thought))
+      expect(thinks(cleared.messages)).toEqual(thinks(s.after))
+    }
   })
 })
