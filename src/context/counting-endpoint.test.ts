@@ -329,6 +329,9 @@ describe('fitCounted', () => {
     expect(again.counted.source).not.toBe('estimate')
     expect(again.counted.tokens).toBeLessThanOrEqual(budget)
     expect(again.kept.length).toBeGreaterThan(0)
+    // The fit's copies were keyed as their originals: a serialized copy of what was sent is
+    // the same request to the cache.
+    expect((await endpoint.count(structuredClone(again.messages))).source).toBe('cache')
     // The fit by the local count alone would have gone over by the provider's count.
     const over = countingEndpoint({ ...options, when: 'always' })
     expect((await over.count(plain.messages)).tokens).toBeGreaterThan(budget)

@@ -122,15 +122,6 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
   const localTools = local.countTools(toolSchemas(tools as ToolInput[]))
   const toolsKey = hash(JSON.stringify(tools), 0)
 
-  const keys = new WeakMap<Message, number>()
-  const keyOf = (m: Message): number => {
-    let k = keys.get(m)
-    if (k === undefined) {
-      k = hash(JSON.stringify(m), 1)
-      keys.set(m, k)
-    }
-    return k
-  }
   /** Measured tokens of a message, by content. */
   const measured = new Map<number, number>()
   /** Measured input tokens of a request, by its prefix key. */
@@ -318,6 +309,31 @@ function requireClient(f: unknown, what: string): void {
     throw new InvalidOptionError('client', `expected an SDK client with ${what}`)
 }
 
+/**
+ * Each message's content key, by object. A key depends on the content alone, so one table
+ * serves every endpoint, and a fit's unchanged copy of a message takes its original's key
+ * (`fitCounted`) instead of being serialized again on every turn.
+ */
+const keys = new WeakMap<Message, number>()
+function keyOf(m: Message): number {
+  let k = keys.get(m)
+  if (k === undefined) {
+    k = hash(JSON.stringify(m), 1)
+    keys.set(m, k)
+  }
+  return k
+}
+
+/** The messages of a fit that went out as they came in share their input's key. */
+function shareKeys(input: readonly Message[], result: FitResult): void {
+  result.fates.forEach((f, i) => {
+    const copy =
+      f.fate === 'kept' && f.position !== undefined ? result.messages[f.position] : undefined
+    const original = input[i]
+    if (copy && original && !keys.has(copy)) keys.set(copy, keyOf(original))
+  })
+}
+
 /** A 53-bit hash of `s` (cyrb53), seeded: keys for counts, never sent anywhere. */
 function hash(s: string, seed: number): number {
   let h1 = 0xdeadbeef ^ seed
@@ -345,6 +361,7 @@ export async function fitCounted(
 ): Promise<FitResult & { counted: EndpointCount }> {
   const { endpoint, ...fitOptions } = options
   let result = await fitAsync(messages, { ...fitOptions, counter: endpoint.counter })
+  shareKeys(messages, result)
   if (result.budget === null)
     return Object.assign(result, { counted: await endpoint.count(result.messages) })
   const room = result.budget - result.tokens.reserve
@@ -357,6 +374,7 @@ export async function fitCounted(
   ) {
     budget -= counted.tokens - room
     result = await fitAsync(messages, { ...fitOptions, budget, counter: endpoint.counter })
+    shareKeys(messages, result)
     // Checked whatever its estimate: the provider has just said this conversation counts more.
     counted = await endpoint.count(result.messages)
   }
