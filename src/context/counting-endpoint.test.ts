@@ -3,7 +3,7 @@ import { GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CountingServer, startCountingServer } from '../../test/helpers/counting-server.js'
-import { CountingEndpointError, InvalidOptionError } from '../errors.js'
+import { CountingEndpointError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { counterFor, exactCounter } from '../tokens/counters.js'
 import { ChatContext } from './chat-context.js'
@@ -282,6 +282,18 @@ describe('when the endpoint is called', () => {
     await endpoint.count(messages)
     await fitCounted(messages, { budget: 400, endpoint })
     expect(messages).toEqual(copy)
+  })
+
+  it('bad input is a typed error naming the message, and nothing is sent', async () => {
+    const endpoint = countingEndpoint({ ...base(), when: 'always' })
+    const before = server.requests.length
+    await expect(endpoint.count(null as never)).rejects.toBeInstanceOf(InvalidInputError)
+    const bad = [...conversation(1), { role: 'tool', content: 'x' }] as Message[]
+    await expect(endpoint.count(bad)).rejects.toThrow(/message 5/)
+    await expect(fitCounted(conversation(1), { endpoint: {} as never })).rejects.toBeInstanceOf(
+      InvalidOptionError,
+    )
+    expect(server.requests.length).toBe(before)
   })
 
   it('bad options are typed errors', () => {

@@ -7,6 +7,7 @@ import { encodeOpenAIResponses } from '../providers/openai-responses/codec.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor } from '../tokens/counters.js'
+import { checkList, checkMessage } from './check.js'
 import { type FitOptions, fitAsync } from './fit.js'
 import type { FitResult } from './result.js'
 
@@ -88,16 +89,12 @@ const MAX_RATIO = 4
  * message is paid for once.
  */
 export function countingEndpoint(options: CountingEndpointOptions): CountingEndpoint {
-  requireOptions(options, 'countingEndpoint', [
-    'provider',
-    'client',
-    'model',
-    'tools',
-    'counter',
-    'when',
-    'margin',
-    'strict',
-  ])
+  requireOptions(
+    options,
+    'countingEndpoint',
+    ['provider', 'client', 'model', 'tools', 'counter', 'when', 'margin', 'strict'],
+    { required: true },
+  )
   requireArgument(
     typeof options.model === 'string' && options.model !== '',
     'countingEndpoint',
@@ -156,9 +153,12 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
 
   /** Request keys, one per prefix: what the request holds up to and with each message. */
   const prefixKeys = (messages: readonly Message[]): number[] => {
+    checkList(messages)
     const out: number[] = []
     let k = toolsKey
-    for (const m of messages) {
+    for (const [i, m] of messages.entries()) {
+      // A message is checked when first seen: one already keyed was checked before.
+      if (!keys.has(m)) checkMessage(m, i)
       k = hash(`${k}:${keyOf(m)}`, 2)
       out.push(k)
     }
@@ -359,7 +359,15 @@ export async function fitCounted(
   messages: readonly Message[],
   options: FitOptions & { endpoint: CountingEndpoint },
 ): Promise<FitResult & { counted: EndpointCount }> {
+  requireOptions(options, 'fitCounted', undefined, { required: true })
   const { endpoint, ...fitOptions } = options
+  requireArgument(
+    typeof endpoint?.count === 'function' && typeof endpoint.counter === 'object',
+    'fitCounted',
+    'endpoint',
+    'an endpoint from countingEndpoint',
+    endpoint,
+  )
   let result = await fitAsync(messages, { ...fitOptions, counter: endpoint.counter })
   shareKeys(messages, result)
   if (result.budget === null)
