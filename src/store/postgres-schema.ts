@@ -1,3 +1,6 @@
+import { InvalidOptionError } from '../errors.js'
+import { describeValue } from '../options-check.js'
+
 /**
  * The tables of the PostgreSQL store, for a table-name prefix (default `cw_`). The store
  * creates them when it starts (`CREATE … IF NOT EXISTS`, under an advisory lock so that
@@ -6,7 +9,17 @@
  */
 export const SCHEMA_VERSION = 1
 
-export function schemaSql(prefix: string): string {
+/** Throws unless `prefix` can stand in a table name unquoted: letters, digits and `_`. */
+export function checkTablePrefix(prefix: unknown): asserts prefix is string {
+  if (typeof prefix !== 'string' || !/^[a-z_][a-z0-9_]{0,40}$/i.test(prefix))
+    throw new InvalidOptionError(
+      'tablePrefix',
+      `expected letters, digits and _ (at most 41), got ${describeValue(prefix)}`,
+    )
+}
+
+export function schemaSql(prefix = 'cw_'): string {
+  checkTablePrefix(prefix)
   return `
 CREATE TABLE IF NOT EXISTS ${prefix}meta (
   key text PRIMARY KEY,

@@ -11,7 +11,7 @@ import {
   StoreConflictError,
   StoreError,
 } from './history-store.js'
-import { SCHEMA_VERSION, schemaSql } from './postgres-schema.js'
+import { checkTablePrefix, SCHEMA_VERSION, schemaSql } from './postgres-schema.js'
 import { checkServerUrl } from './server-url.js'
 import { readEntry, readSummary } from './stored-values.js'
 
@@ -91,11 +91,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       options[k],
     )
   const { tablePrefix = 'cw_', ttl = 0, timeoutMs = 10_000 } = options
-  if (!/^[a-z_][a-z0-9_]{0,40}$/i.test(tablePrefix))
-    throw new InvalidOptionError(
-      'tablePrefix',
-      `expected letters, digits and _ (at most 41), got ${describeValue(tablePrefix)}`,
-    )
+  checkTablePrefix(tablePrefix)
   if (!Number.isInteger(ttl) || ttl < 0)
     throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1)

@@ -226,3 +226,11 @@ describe('the schema in docs/stores.md', () => {
     expect(block?.trim()).toBe(schemaSql('cw_').trim())
   })
 })
+
+describe('postgresSchemaSql', () => {
+  it('gives the default prefix, and refuses a prefix that cannot stand in a table name', () => {
+    expect(schemaSql()).toContain('CREATE TABLE IF NOT EXISTS cw_conversations')
+    for (const bad of [{}, '', 'a;DROP TABLE x', 'cw-', 7, '__proto__"'])
+      expect(() => schemaSql(bad as string)).toThrow(InvalidOptionError)
+  })
+})
