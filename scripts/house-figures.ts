@@ -139,7 +139,7 @@ function recipeFiles(heading: string): string[] {
   const section = doc.slice(start, end < 0 ? undefined : end)
   const paths = [
     ...section.matchAll(/`((?:src|test|docs)\/[^`\s]+|README\.md|package\.json)`/g),
-  ].map((m) => m[1])
+  ].flatMap((m) => (m[1] ? [m[1]] : []))
   return [...new Set(paths)]
 }
 

@@ -25,6 +25,7 @@ export {
   type ProviderFeedbackState,
   promptTokensOf,
 } from './context/learned-limit.js'
+export { type OverflowReport, parseOverflowError } from './context/overflow-error.js'
 export {
   registerStrategy,
   type StrategyName,
@@ -34,8 +35,6 @@ export {
 export {
   type ContextRetryOptions,
   type ContextRetryResult,
-  type OverflowReport,
-  parseOverflowError,
   withContextRetry,
 } from './context/retry.js'
 export * from './deprecated-entries.js'

@@ -2,8 +2,8 @@ import { anthropicMessagesProvider } from './anthropic-messages/provider.js'
 import { geminiProvider } from './gemini/provider.js'
 import { openaiChatProvider } from './openai-chat/provider.js'
 import { openaiResponsesProvider } from './openai-responses/provider.js'
+import type { Provider } from './provider.js'
 import type { ProviderRules } from './types.js'
-import type { Provider } from './validate.js'
 
 /**
  * The one table of provider APIs' rules, by `provider` name: what fitting, validation,
