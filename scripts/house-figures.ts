@@ -9,7 +9,8 @@
  * - up-arrows: imports inside `src/providers/` from a file to one on a higher layer of
  *   `PROVIDER_LAYERS` below (a lower layer never imports a higher one).
  * - root exports: the runtime names `src/index.ts` exports.
- * - to add a provider / an adapter: the files `docs/extending.md` lists under each recipe.
+ * - to add a provider / an adapter: the `src/` files `docs/extending.md` names in each recipe
+ *   (`test/toy-provider.test.ts` holds the provider recipe to what the type check names).
  * `test/house.test.ts` holds the circles and up-arrows at zero.
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -130,7 +131,10 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
   return found
 }
 
-/** Files `docs/extending.md` names under a heading: the backquoted paths in its section. */
+/**
+ * The source files `docs/extending.md` names under a heading: its backquoted `src/` paths, an
+ * API's folder (`src/providers/<api>/`) counted as the five files the page lists for it.
+ */
 function recipeFiles(heading: string): string[] {
   const doc = readFileSync(join(root, 'docs/extending.md'), 'utf8')
   const start = doc.indexOf(`## ${heading}`)
@@ -138,8 +142,14 @@ function recipeFiles(heading: string): string[] {
   const end = doc.indexOf('\n## ', start + 1)
   const section = doc.slice(start, end < 0 ? undefined : end)
   const paths = [
-    ...section.matchAll(/`((?:src|test|docs)\/[^`\s]+|README\.md|package\.json)`/g),
-  ].flatMap((m) => (m[1] ? [m[1]] : []))
+    ...section.matchAll(/`(src\/(?!.*\.test\.ts)[^`\s]+\.ts|src\/providers\/<api>\/)`/g),
+  ].flatMap((m) =>
+    m[1]?.endsWith('<api>/')
+      ? ['codec.ts', 'rules.ts', 'limits.ts', 'provider.ts', 'index.ts'].map((f) => m[1] + f)
+      : m[1]
+        ? [m[1]]
+        : [],
+  )
   return [...new Set(paths)]
 }
 
@@ -201,7 +211,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     for (const a of f.upArrows) console.log(`  ${a}`)
     for (const u of f.unlayered) console.log(`  no layer: ${u}`)
     console.log(`root exports     ${f.rootExports} runtime names`)
-    console.log(`add a provider   ${f.toAddProvider.length} files (docs/extending.md)`)
-    console.log(`add an adapter   ${f.toAddAdapter.length} files (docs/extending.md)`)
+    console.log(`add a provider   ${f.toAddProvider.length} src/ files named (docs/extending.md)`)
+    console.log(
+      `add an adapter   ${f.toAddAdapter.length ? `${f.toAddAdapter.length} files (docs/extending.md)` : 'no recipe in docs/extending.md'}`,
+    )
   }
 }

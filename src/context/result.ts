@@ -1,6 +1,7 @@
 import type { FactReport } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
 import type { ProblemCode } from '../providers/problems.js'
+import type { AllListed, WireFormat } from '../providers/provider.js'
 import type { ProviderContextReport } from '../providers/types.js'
 import type { ChangeReason } from '../strategies/types.js'
 
@@ -52,6 +53,8 @@ export interface FitResult {
  * `gemini`, `client`: everything on the client.
  */
 export type ContextTarget = 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini' | 'client'
+/** Each provider API's wire format is a target (`contextManagement` checks the same list). */
+export type ContextTargetsListed = AllListed<WireFormat, ContextTarget>
 
 export type Where = 'provider' | 'client'
 

@@ -96,7 +96,10 @@ describe('the provider table', () => {
     expect(Object.keys(PROVIDER_CHECKS)).toEqual(Object.keys(PROVIDER_APIS))
     for (const [name, api] of Object.entries(PROVIDER_APIS)) {
       const own = {
-        ...(PROVIDER_RULES[name] as unknown as Record<string, unknown>),
+        ...(PROVIDER_RULES[name as keyof typeof PROVIDER_RULES] as unknown as Record<
+          string,
+          unknown
+        >),
         ...(PROVIDER_REPLIES[name as keyof typeof PROVIDER_REPLIES] as unknown as Record<
           string,
           unknown

@@ -10,7 +10,7 @@ import type { ProviderRules } from './types.js'
  * learned limits, tool counting and native context management read. `index.ts` adds each
  * API's codec to the same names (its test holds the two tables to the same entries).
  */
-export const PROVIDER_RULES: Readonly<Record<string, ProviderRules>> = Object.freeze({
+export const PROVIDER_RULES: Readonly<Record<Provider, ProviderRules>> = Object.freeze({
   openai: openaiChatProvider,
   anthropic: anthropicMessagesProvider,
   'openai-responses': openaiResponsesProvider,

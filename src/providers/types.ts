@@ -2,7 +2,7 @@ import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messag
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Loss } from './codec-kit.js'
 import type { Problem, ProblemCode, ValidateOptions } from './problems.js'
-import type { Provider } from './provider.js'
+import type { Provider, WireFormat } from './provider.js'
 
 /** What a list added to a conversation follows. */
 export interface AddedAfter {
@@ -178,7 +178,7 @@ export interface ProviderRules {
   /** The `provider` option's name. */
   name: Provider
   /** The `format` name of its wire codec. */
-  format: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini'
+  format: WireFormat
   /** Its history must open with a user turn after the system prompt. */
   userFirst: boolean
   /** The counter used when no model is named (undefined: the library default, o200k). */

@@ -27,7 +27,7 @@ export { PROVIDERS, type Provider } from './provider.js'
  */
 export function rulesOf(provider: Provider | null | undefined): ProviderRules {
   // null is no provider given, as it always was read.
-  if (provider === undefined || provider === null) return PROVIDER_RULES.openai as ProviderRules
+  if (provider === undefined || provider === null) return PROVIDER_RULES.openai
   const rules = providerRules(provider)
   if (rules) return rules
   throw new InvalidOptionError(
