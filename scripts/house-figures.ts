@@ -7,13 +7,14 @@
  * - circles: groups of files that import each other in a loop (static imports and `export … from`,
  *   type-only ones included: a type tie is still a tie a reader must hold).
  * - up-arrows: imports inside `src/providers/` from a file to one on a higher layer of
- *   `PROVIDER_LAYERS` below (a lower layer never imports a higher one).
- * - root exports: the runtime names `src/index.ts` exports.
+ *   `PROVIDER_LAYERS` below, and between folders of `src/` against `SRC_LAYERS` (a lower
+ *   layer never imports a higher one).
+ * - root exports: the runtime names `src/index.ts` exports, and those not deprecated.
  * - to add a provider / an adapter: the `src/` files `docs/extending.md` names in each recipe
  *   (`test/toy-provider.test.ts` holds the provider recipe to what the type check names).
  * `test/house.test.ts` holds the circles and up-arrows at zero.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -39,6 +40,38 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
   // 7 the face
   ['index.ts'],
 ]
+
+/**
+ * The layers of `src/`, lowest first, by folder (a file directly under `src/` is an entry,
+ * unless named here): a folder may import its own layer or lower ones. README's Architecture
+ * section and `docs/architecture.md` draw the same order.
+ */
+export const SRC_LAYERS: readonly (readonly string[])[] = [
+  // the credential filter, which an option's error message goes through too
+  ['errors.ts', 'messages/credentials.ts', 'messages/credential-rules.ts'],
+  ['options-check.ts'],
+  ['messages'],
+  ['tokens', 'store'],
+  ['providers'],
+  ['formats', 'strategies'],
+  ['transforms', 'compress'],
+  ['context'],
+  ['native', 'config', 'report', 'integrations'],
+  ['cli'],
+  ['(entries)'],
+  ['node'],
+]
+
+export function srcLayerOf(file: string): number | undefined {
+  const path = relative(join(root, 'src'), file).replaceAll('\\', '/')
+  const parts = path.split('/')
+  if (parts[0] === '..' || parts[0] === undefined) return undefined
+  // A file named on a layer is there; any other file is on its folder's layer.
+  const named = SRC_LAYERS.findIndex((layer) => layer.includes(path))
+  const name = parts.length === 1 ? '(entries)' : parts[0]
+  const index = named >= 0 ? named : SRC_LAYERS.findIndex((layer) => layer.includes(name))
+  return index < 0 ? undefined : index + 1
+}
 
 export function layerOf(file: string): number | undefined {
   const rel = relative(join(root, 'src/providers'), file).replaceAll('\\', '/')
@@ -171,7 +204,24 @@ export async function houseFigures() {
     }),
   )
   const rel = (f: string) => relative(root, f)
-  const rootEntry = (await import(pathToFileURL(join(root, 'src/index.ts')).href)) as object
+  const srcUpArrows = files.flatMap((f) =>
+    (graph.get(f) ?? []).flatMap((to) => {
+      const from = srcLayerOf(f)
+      const target = srcLayerOf(to)
+      if (from === undefined || target === undefined || target <= from) return []
+      return [`${rel(f)} -> ${rel(to)}`]
+    }),
+  )
+  const load = async (entry: string): Promise<string[]> => {
+    const at = join(root, 'src', entry)
+    return existsSync(at) ? Object.keys(await import(pathToFileURL(at).href)) : []
+  }
+  const rootNames = await load('index.ts')
+  // Names the root hands on only until the next release.
+  const deprecated = new Set([
+    ...(await load('deprecated-entries.ts')),
+    ...(await load('deprecated-root.ts')),
+  ])
   const providerFiles = files.filter((f) => layerOf(f) !== undefined)
   return {
     files: files.length,
@@ -187,10 +237,12 @@ export async function houseFigures() {
       0,
     ),
     upArrows,
+    srcUpArrows,
     unlayered: files
       .filter((f) => f.includes('/src/providers/') && layerOf(f) === undefined)
       .map(rel),
-    rootExports: Object.keys(rootEntry).length,
+    rootExports: rootNames.length,
+    rootCalls: rootNames.filter((n) => !deprecated.has(n)).length,
     toAddProvider: recipeFiles('A provider API'),
     toAddAdapter: recipeFiles('A framework adapter'),
   }
@@ -209,8 +261,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     for (const c of f.circles) console.log(`  ${c.length} files: ${c.join(', ')}`)
     console.log(`providers/ up    ${f.upArrows.length} of ${f.providerArrows} arrows`)
     for (const a of f.upArrows) console.log(`  ${a}`)
+    console.log(`src/ up          ${f.srcUpArrows.length} (folders against SRC_LAYERS)`)
+    for (const a of f.srcUpArrows) console.log(`  ${a}`)
     for (const u of f.unlayered) console.log(`  no layer: ${u}`)
-    console.log(`root exports     ${f.rootExports} runtime names`)
+    console.log(`root exports     ${f.rootExports} runtime names, ${f.rootCalls} not deprecated`)
     console.log(`add a provider   ${f.toAddProvider.length} src/ files named (docs/extending.md)`)
     console.log(
       `add an adapter   ${f.toAddAdapter.length ? `${f.toAddAdapter.length} files (docs/extending.md)` : 'no recipe in docs/extending.md'}`,

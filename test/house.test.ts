@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { circles, houseFigures, importsOf, layerOf } from '../scripts/house-figures.js'
+import { circles, houseFigures, importsOf, layerOf, srcLayerOf } from '../scripts/house-figures.js'
 
 const at = (path: string) => new URL(`../${path}`, import.meta.url).pathname
 
@@ -8,6 +8,7 @@ describe('the shape of src/', () => {
     const figures = await houseFigures()
     expect(figures.circles).toEqual([])
     expect(figures.upArrows).toEqual([])
+    expect(figures.srcUpArrows).toEqual([])
     // A new file in providers/ is placed on a layer before it counts.
     expect(figures.unlayered).toEqual([])
   })
@@ -54,5 +55,11 @@ describe('the shape of src/', () => {
     expect(layer('table.ts')).toBeLessThan(layer('validate.ts') ?? 0)
     expect(layer('index.ts')).toBe(7)
     expect(layerOf(at('src/index.ts'))).toBeUndefined()
+    // Across src/: the entries above everything they hand on, errors.ts below everything.
+    expect(srcLayerOf(at('src/index.ts'))).toBeGreaterThan(srcLayerOf(at('src/cli/main.ts')) ?? 0)
+    expect(srcLayerOf(at('src/errors.ts'))).toBe(1)
+    expect(srcLayerOf(at('src/native/context-management.ts'))).toBeGreaterThan(
+      srcLayerOf(at('src/context/fit.ts')) ?? 0,
+    )
   })
 })
