@@ -165,7 +165,8 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
 }
 
 /**
- * The source files `docs/extending.md` names under a heading: its backquoted `src/` paths, an
+ * The source files `docs/extending.md` names under a heading: its backquoted `src/` paths
+ * (tests left out) and `package.json` / `tsconfig.json`, an
  * API's folder (`src/providers/<api>/`) counted as the five files the page lists for it.
  */
 function recipeFiles(heading: string): string[] {
@@ -175,7 +176,9 @@ function recipeFiles(heading: string): string[] {
   const end = doc.indexOf('\n## ', start + 1)
   const section = doc.slice(start, end < 0 ? undefined : end)
   const paths = [
-    ...section.matchAll(/`(src\/(?!.*\.test\.ts)[^`\s]+\.ts|src\/providers\/<api>\/)`/g),
+    ...section.matchAll(
+      /`(src\/(?![^`]*\.test\.ts)[^`\s]+\.ts|src\/providers\/<api>\/|package\.json|tsconfig\.json)`/g,
+    ),
   ].flatMap((m) =>
     m[1]?.endsWith('<api>/')
       ? ['codec.ts', 'rules.ts', 'limits.ts', 'provider.ts', 'index.ts'].map((f) => m[1] + f)
@@ -265,9 +268,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     for (const a of f.srcUpArrows) console.log(`  ${a}`)
     for (const u of f.unlayered) console.log(`  no layer: ${u}`)
     console.log(`root exports     ${f.rootExports} runtime names, ${f.rootCalls} not deprecated`)
-    console.log(`add a provider   ${f.toAddProvider.length} src/ files named (docs/extending.md)`)
+    console.log(`add a provider   ${f.toAddProvider.length} source files named (docs/extending.md)`)
     console.log(
-      `add an adapter   ${f.toAddAdapter.length ? `${f.toAddAdapter.length} files (docs/extending.md)` : 'no recipe in docs/extending.md'}`,
+      `add an adapter   ${f.toAddAdapter.length ? `${f.toAddAdapter.length} source files named (docs/extending.md)` : 'no recipe in docs/extending.md'}`,
     )
   }
 }
