@@ -1,3 +1,7 @@
+/**
+ * A provider's "too long" error read into figures: what `withContextRetry` and the learned
+ * limit (`learned-limit.ts`) act on, and what an app calls to tell that error from others.
+ */
 import type { Provider } from '../providers/provider.js'
 import { providerReplies } from '../providers/replies.js'
 import type { OverflowFigures } from '../providers/types.js'

@@ -17,8 +17,9 @@ import { describeLimits, overRequestLimits, withoutMedia } from './request-limit
 import { PROVIDER_RULES, providerRules } from './table.js'
 import type { MessageRules, ProviderRules } from './types.js'
 
+// The names and the problems have modules of their own (provider.ts, problems.ts); the root
+// entry and modules outside providers/ still read them from here.
 export type { Problem, ProblemCode, ValidateOptions } from './problems.js'
-// The names and the problems have modules of their own; these names are still read from here.
 export { PROVIDERS, type Provider } from './provider.js'
 
 /**
