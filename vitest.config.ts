@@ -1,21 +1,13 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { SUBPATHS } from './scripts/entries.js'
 
 export default defineConfig({
   resolve: {
     // Examples and the README's blocks import the package by name, as users do; tests run
-    // them against the source.
+    // them against the source. The entries are those package.json exports.
     alias: [
-      ...[
-        'redis',
-        'postgres',
-        'ai-sdk',
-        'langchain',
-        'openai-agents',
-        'mastra',
-        'gemini-tokenizer',
-        'store-conformance',
-      ].map((entry) => ({
+      ...SUBPATHS.map((entry) => ({
         find: `context-window/${entry}`,
         replacement: fileURLToPath(new URL(`./src/${entry}.ts`, import.meta.url)),
       })),

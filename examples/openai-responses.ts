@@ -2,7 +2,8 @@
 // and their outputs), fitted to a budget and sent back with store: false.
 // Run: npx tsx examples/openai-responses.ts
 import { readFileSync } from 'node:fs'
-import { encodeOpenAIResponses, fit, fromOpenAIResponses, validate } from 'context-window'
+import { fit, fromOpenAIResponses, validate } from 'context-window'
+import { encodeOpenAIResponses } from 'context-window/advanced'
 
 const request = JSON.parse(
   readFileSync(new URL('./airline-booking.responses.json', import.meta.url), 'utf8'),

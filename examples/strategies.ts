@@ -10,10 +10,10 @@ import {
   headAndTail,
   tokenLimited,
   toOpenAIChat,
-  unbounded,
   userTurns,
   validate,
 } from 'context-window'
+import { unbounded } from 'context-window/advanced'
 
 const file = new URL('./airline-booking.json', import.meta.url)
 const history = fromOpenAIChat(JSON.parse(readFileSync(file, 'utf8')))

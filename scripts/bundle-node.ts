@@ -8,18 +8,10 @@
  */
 import { readdirSync, rmSync } from 'node:fs'
 import { build, type Plugin } from 'esbuild'
+import { ENTRIES } from './entries.js'
 
-const entries = [
-  'index',
-  'ai-sdk',
-  'langchain',
-  'openai-agents',
-  'mastra',
-  'redis',
-  'postgres',
-  'gemini-tokenizer',
-  'store-conformance',
-]
+// Every entry package.json exports (each has its Node face under src/node/).
+const entries = ENTRIES
 
 const external: Plugin = {
   name: 'external',

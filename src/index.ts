@@ -1,11 +1,14 @@
-export * from './compress/index.js'
+// The root entry: the calls an app makes (pinned by test/root-surface.test.ts). Building
+// blocks live in `context-window/advanced`, the zod schemas in `context-window/schemas`, the
+// framework adapters and stores in their own entries. Types are exported here whole.
+export type * from './compress/index.js'
 export {
-  type ComponentModel,
-  componentJsonSchema,
-  dumpComponent,
-  loadComponent,
-} from './config/component.js'
-export { createTransform, registerTransform, transformNames } from './config/transforms.js'
+  extractiveSummarizer,
+  openAICompatibleSummarizer,
+  SummarizerError,
+  summarizing,
+} from './compress/index.js'
+export type { ComponentModel } from './config/component.js'
 export {
   ChatContext,
   type ChatContextOptions,
@@ -21,7 +24,6 @@ export {
   type GeminiCountingClient,
   type OpenAICountingClient,
 } from './context/counting-endpoint.js'
-export { createStrategy } from './context/create-strategy.js'
 export {
   type Fate,
   type FitOptions,
@@ -30,37 +32,122 @@ export {
   fitAsync,
   type MessageFate,
 } from './context/fit.js'
-export {
-  ProviderFeedback,
-  type ProviderFeedbackState,
-  promptTokensOf,
-} from './context/learned-limit.js'
-export {
-  registerStrategy,
-  type StrategyName,
-  type StrategyOptionsByName,
-  strategyNames,
-} from './context/registry.js'
+export { ProviderFeedback, type ProviderFeedbackState } from './context/learned-limit.js'
+export { type OverflowReport, parseOverflowError } from './context/overflow-error.js'
+export type { StrategyName, StrategyOptionsByName } from './context/registry.js'
 export {
   type ContextRetryOptions,
   type ContextRetryResult,
-  type OverflowReport,
-  parseOverflowError,
   withContextRetry,
 } from './context/retry.js'
 export * from './deprecated-entries.js'
+// Moved to `context-window/advanced` and `/schemas`; here until the next release, deprecated.
+export {
+  AI_SDK,
+  ANTHROPIC,
+  ANTHROPIC_COMPACT_BETA,
+  ANTHROPIC_CONTEXT_BETA,
+  AUTOGEN,
+  assistantMessageSchema,
+  asyncStrategyFromOptions,
+  CLEARED,
+  canonicalModelId,
+  checkFacts,
+  combine,
+  componentJsonSchema,
+  contentPartSchema,
+  contentSchema,
+  contentText,
+  contextManagementReport,
+  convert,
+  createStrategy,
+  createTransform,
+  DEFAULT_PROMPT,
+  decode,
+  detectFormat,
+  dumpComponent,
+  encode,
+  encodeGemini,
+  encodeOpenAIResponses,
+  entities,
+  extractFacts,
+  FACTS_HEADING,
+  FORMATS,
+  filePartSchema,
+  fitFacts,
+  fuse,
+  GEMINI,
+  identifiers,
+  imagePartSchema,
+  LANGCHAIN,
+  LEDGER_HEADING,
+  loadComponent,
+  MOST_RELEVANT_OPTIONS,
+  messageSchema,
+  messageText,
+  models,
+  nearby,
+  newestUserText,
+  OMITTED_RESULT,
+  OPENAI_RESPONSES,
+  pinned,
+  pipe,
+  promptTokensOf,
+  providerMetadataSchema,
+  readContextManagement,
+  recency,
+  registerStrategy,
+  registerTransform,
+  relevance,
+  relevanceScorer,
+  relevant,
+  removeToolExchanges,
+  renderFacts,
+  roleWeights,
+  spreadScores,
+  stableCut,
+  startsUserTurn,
+  strategyNames,
+  summarizerFromJSON,
+  summarizingFromOptions,
+  summaryLedger,
+  systemMessageSchema,
+  textPartSchema,
+  toolCallSchema,
+  toolMessageSchema,
+  toolSchemaSchema,
+  toUnits,
+  transcript,
+  transformNames,
+  unbounded,
+  userMessageSchema,
+} from './deprecated-root.js'
 export * from './errors.js'
-export * from './formats/index.js'
+export type * from './formats/index.js'
+export {
+  fromAISDK,
+  fromAnthropic,
+  fromAutoGen,
+  fromGemini,
+  fromLangChain,
+  fromOpenAIChat,
+  fromOpenAIResponses,
+  toAISDK,
+  toAnthropic,
+  toAutoGen,
+  toGemini,
+  toLangChain,
+  toOpenAIChat,
+  toOpenAIResponses,
+} from './formats/index.js'
 export {
   type AdapterOptions,
   fitAnthropicRequest,
   fitOpenAIMessages,
 } from './integrations/index.js'
-export * from './messages/message.js'
-export { startsUserTurn, toUnits, type Unit, type UnitKind } from './messages/units.js'
+export type * from './messages/message.js'
+export type { Unit, UnitKind } from './messages/units.js'
 export {
-  ANTHROPIC_COMPACT_BETA,
-  ANTHROPIC_CONTEXT_BETA,
   type AppliedEdit,
   type Compaction,
   type ContextManagementPlan,
@@ -68,9 +155,7 @@ export {
   type ContextPolicy,
   type ContextTarget,
   contextManagement,
-  contextManagementReport,
   type ProviderContextReport,
-  readContextManagement,
   withContextManagement,
 } from './native/context-management.js'
 export {
@@ -93,7 +178,17 @@ export {
   type SummaryRecord,
 } from './store/history-store.js'
 export { memoryStore } from './store/memory-store.js'
-export * from './strategies/index.js'
+export type * from './strategies/index.js'
+export {
+  buffered,
+  headAndTail,
+  mostRelevant,
+  scoreBased,
+  semantic,
+  tokenLimited,
+  userTurns,
+  withLedger,
+} from './strategies/index.js'
 export type { SummaryEntry, SummaryLedger } from './strategies/types.js'
 export type { Accounting, TokenCounter } from './tokens/counter.js'
 export {
@@ -104,27 +199,13 @@ export {
   exactCounter,
 } from './tokens/counters.js'
 export { type EncodingName, loadEncoding } from './tokens/encodings.js'
-export {
-  canonicalModelId,
-  findModel,
-  type ModelInfo,
-  models,
-  registerModel,
-} from './tokens/models.js'
+export { findModel, type ModelInfo, registerModel } from './tokens/models.js'
 export {
   type ClearThinkingOptions,
   clearThinking,
   type ThinkingKeep,
 } from './transforms/clear-thinking.js'
-export {
-  CLEARED,
-  type ClearToolResultsOptions,
-  clearToolResults,
-} from './transforms/clear-tool-results.js'
+export { type ClearToolResultsOptions, clearToolResults } from './transforms/clear-tool-results.js'
 export { type DropThoughtsOptions, dropThoughts } from './transforms/drop-thoughts.js'
-export { pipe } from './transforms/pipe.js'
-export {
-  type RemoveToolExchangesOptions,
-  removeToolExchanges,
-} from './transforms/remove-tool-exchanges.js'
+export type { RemoveToolExchangesOptions } from './transforms/remove-tool-exchanges.js'
 export { type TruncateMessagesOptions, truncateMessages } from './transforms/truncate-messages.js'

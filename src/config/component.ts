@@ -7,7 +7,7 @@ import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../er
 import { fromAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { describeValue, requireArgument } from '../options-check.js'
-import { PROVIDERS } from '../providers/validate.js'
+import { PROVIDERS } from '../providers/provider.js'
 import { type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { createTransform, transformNames } from './transforms.js'

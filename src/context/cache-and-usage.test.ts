@@ -11,7 +11,8 @@ import { exactCounter } from '../tokens/counters.js'
 import { HOLD } from './calibration.js'
 import { ChatContext } from './chat-context.js'
 import { fit } from './fit.js'
-import { parseOverflowError, withContextRetry } from './retry.js'
+import { parseOverflowError } from './overflow-error.js'
+import { withContextRetry } from './retry.js'
 
 const stream = tauBench()
   .slice(0, 30)

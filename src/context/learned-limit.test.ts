@@ -19,7 +19,8 @@ import {
   promptTokensOf,
   windowAfterRejection,
 } from './learned-limit.js'
-import { parseOverflowError, withContextRetry } from './retry.js'
+import { parseOverflowError } from './overflow-error.js'
+import { withContextRetry } from './retry.js'
 
 const WINDOW = 4200
 

@@ -4,7 +4,7 @@ import { tokenFigure } from '../providers/figures.js'
 import { PROVIDER_REPLIES } from '../providers/replies.js'
 import { calibrate, MAX_RATIO, MIN_RATIO } from './calibration.js'
 import type { FitOptions, FitResult } from './fit.js'
-import { type OverflowReport, parseOverflowError } from './retry.js'
+import { type OverflowReport, parseOverflowError } from './overflow-error.js'
 
 /**
  * What a provider says about its window, remembered. A rejection ("maximum context length

@@ -8,7 +8,8 @@ import { userTurn } from '../../test/helpers/turns.js'
 import type { Message } from '../messages/message.js'
 import { ChatContext } from './chat-context.js'
 import { ProviderFeedback } from './learned-limit.js'
-import { parseOverflowError, withContextRetry } from './retry.js'
+import { parseOverflowError } from './overflow-error.js'
+import { withContextRetry } from './retry.js'
 
 const RESPONSES_MESSAGE =
   'Your input exceeds the context window of this model. Please adjust your input and try again.'

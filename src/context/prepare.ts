@@ -1,5 +1,5 @@
 import type { Message } from '../messages/message.js'
-import type { ProblemCode } from '../providers/validate.js'
+import type { ProblemCode } from '../providers/problems.js'
 import type { ChangeReason, View } from '../strategies/types.js'
 import { HistoryIndex } from './history-index.js'
 import type { Setup } from './options.js'

@@ -1,7 +1,8 @@
 import type { FactReport } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
-import type { ContextManagementReport } from '../native/context-management.js'
-import type { ProblemCode } from '../providers/validate.js'
+import type { ProblemCode } from '../providers/problems.js'
+import type { AllListed, WireFormat } from '../providers/provider.js'
+import type { ProviderContextReport } from '../providers/types.js'
 import type { ChangeReason } from '../strategies/types.js'
 
 export type Fate = 'kept' | 'changed' | 'dropped' | 'summarized' | 'invalid'
@@ -44,4 +45,26 @@ export interface FitResult {
   notes?: string[]
   /** Set by `withContextManagement`: which parts of a policy the provider ran, and what it reported. */
   contextManagement?: ContextManagementReport
+}
+
+/**
+ * Where requests go. `anthropic`: the Messages API (all three natively, beta);
+ * `openai-responses`: compaction natively, the rest on the client; `openai-chat`,
+ * `gemini`, `client`: everything on the client.
+ */
+export type ContextTarget = 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini' | 'client'
+/** Each provider API's wire format is a target (`contextManagement` checks the same list). */
+export type ContextTargetsListed = AllListed<WireFormat, ContextTarget>
+
+export type Where = 'provider' | 'client'
+
+/** The plan and what the provider reported: attach to a `FitResult` as `contextManagement`. */
+export interface ContextManagementReport {
+  target: ContextTarget
+  /** Where each part of the policy runs. */
+  where: { clearToolResults?: Where; clearThinking?: Where; compact?: Where }
+  /** The body fields and headers the request carried. */
+  request: Record<string, unknown>
+  headers: Record<string, string>
+  provider?: ProviderContextReport
 }

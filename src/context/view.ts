@@ -1,7 +1,7 @@
 import type { Message } from '../messages/message.js'
 import type { Unit, UnitKind } from '../messages/units.js'
+import type { Provider } from '../providers/provider.js'
 import type { ProviderRules } from '../providers/types.js'
-import type { Provider } from '../providers/validate.js'
 import type { Mandatory, PlanItem, SummaryLedger, View } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import type { Column } from './column.js'

@@ -9,6 +9,7 @@ import {
 } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
 import {
+  describe,
   detach,
   fail,
   type Json,
@@ -17,7 +18,6 @@ import {
   refuseDeep,
   requireList,
 } from '../providers/codec-kit.js'
-import { describe } from '../providers/openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const AI_SDK = 'ai-sdk'

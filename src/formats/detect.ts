@@ -2,11 +2,11 @@ import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireOptions } from '../options-check.js'
-import type { Loss } from '../providers/anthropic-messages/codec.js'
+import type { Loss } from '../providers/codec-kit.js'
 import { providerApiOfFormat } from '../providers/index.js'
+import type { AllListed, Provider, WireFormat } from '../providers/provider.js'
 import { nameOfFormat } from '../providers/table.js'
 import type { EncodeOptions } from '../providers/types.js'
-import type { Provider } from '../providers/validate.js'
 import { fromAISDK, toAISDK } from './ai-sdk.js'
 import { fromAutoGen, toAutoGen } from './autogen.js'
 import { fromLangChain, toLangChain } from './langchain.js'
@@ -21,6 +21,8 @@ export const FORMATS = [
   'langchain',
 ] as const
 export type Format = (typeof FORMATS)[number]
+/** Each provider API's wire format is a format. */
+export type WireFormatsListed = AllListed<WireFormat, Format>
 
 /**
  * The provider a wire format belongs to, whose rules its output must pass: each provider's

@@ -2,9 +2,9 @@ export {
   ANTHROPIC,
   type AnthropicRequest,
   fromAnthropic,
-  type Loss,
   toAnthropic,
 } from '../providers/anthropic-messages/codec.js'
+export type { Loss } from '../providers/codec-kit.js'
 export {
   encodeGemini,
   fromGemini,

@@ -2,6 +2,7 @@ import { InvalidInputError } from '../errors.js'
 import type { ContentPart, Message, ToolCall } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
 import {
+  describe,
   detach,
   fail,
   type Json,
@@ -10,7 +11,6 @@ import {
   refuseDeep,
   requireList,
 } from '../providers/codec-kit.js'
-import { describe } from '../providers/openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const LANGCHAIN = 'langchain'

@@ -1,6 +1,6 @@
 import type { Summarizer } from '../compress/summarizer.js'
 import { type SummarizingStrategy, summarizing } from '../compress/summarizing.js'
-import type { FitResult } from '../context/fit.js'
+import type { ContextManagementReport, ContextTarget, FitResult, Where } from '../context/result.js'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { checkKeys, describeValue, requireArgument } from '../options-check.js'
 import { PROVIDER_REPLIES, providerRepliesOfFormat } from '../providers/replies.js'
@@ -42,15 +42,6 @@ export interface ContextPolicy {
   }
 }
 
-/**
- * Where requests go. `anthropic`: the Messages API (all three natively, beta);
- * `openai-responses`: compaction natively, the rest on the client; `openai-chat`,
- * `gemini`, `client`: everything on the client.
- */
-export type ContextTarget = 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini' | 'client'
-
-export type Where = 'provider' | 'client'
-
 const COMPACT_KEYS = ['trigger', 'instructions', 'pauseAfterCompaction', 'summarizer'] as const
 
 export interface ContextManagementPlan {
@@ -65,7 +56,7 @@ export interface ContextManagementPlan {
   /** Client-side compaction, when the provider does not compact. */
   strategy?: SummarizingStrategy
   /** Where each part of the policy runs. */
-  where: { clearToolResults?: Where; clearThinking?: Where; compact?: Where }
+  where: ContextManagementReport['where']
 }
 
 export {
@@ -226,17 +217,7 @@ export type AppliedEdit = ProviderContextReport['applied'][number]
 /** A compaction the provider made: Anthropic's summary text, or OpenAI's opaque item. */
 export type Compaction = ProviderContextReport['compactions'][number]
 
-export type { ProviderContextReport }
-
-/** The plan and what the provider reported: attach to a `FitResult` as `contextManagement`. */
-export interface ContextManagementReport {
-  target: ContextTarget
-  where: ContextManagementPlan['where']
-  /** The body fields and headers the request carried. */
-  request: Record<string, unknown>
-  headers: Record<string, string>
-  provider?: ProviderContextReport
-}
+export type { ContextManagementReport, ContextTarget, ProviderContextReport, Where }
 
 /**
  * What the provider did, from its response: each API with context management of its own

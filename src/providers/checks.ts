@@ -1,8 +1,8 @@
 import { anthropicRules } from './anthropic-messages/rules.js'
 import { geminiRules } from './gemini/rules.js'
 import { responsesRules } from './openai-responses/rules.js'
+import type { Provider } from './provider.js'
 import type { ListCheck } from './types.js'
-import type { Provider } from './validate.js'
 
 /**
  * Each provider API's own rules over a whole list, by `provider` name (the names of

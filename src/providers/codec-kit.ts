@@ -3,8 +3,23 @@ import { requireMessages } from '../messages/check.js'
 import { copyData } from '../messages/copy.js'
 import type { Message, ProviderMetadata } from '../messages/message.js'
 import { nestingProblem, shortPath } from '../messages/nesting.js'
+import { describeValue } from '../options-check.js'
 
 export type Json = Record<string, unknown>
+
+/** Something the target format could not carry, by output message. */
+export interface Loss {
+  index: number
+  what: string
+}
+
+/** A value named for a codec's error: its kind, and a scalar's value (`string "x"`, `number 5`). */
+export function describe(v: unknown): string {
+  const t = typeof v
+  return t === 'string' || t === 'number' || t === 'boolean'
+    ? `${t} ${describeValue(v)}`
+    : describeValue(v)
+}
 
 /** Throws the typed error every decoder throws: message index, field, what is wrong. */
 export function fail(index: number, field: string, detail: string): never {

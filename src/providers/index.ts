@@ -2,6 +2,7 @@ import { anthropicMessages } from './anthropic-messages/index.js'
 import { gemini } from './gemini/index.js'
 import { openaiChat } from './openai-chat/index.js'
 import { openaiResponses } from './openai-responses/index.js'
+import type { Provider } from './provider.js'
 import { entryOf, nameOfFormat } from './table.js'
 import type { ProviderApi } from './types.js'
 
@@ -13,7 +14,7 @@ export type { ProviderApi, ProviderReplies, ProviderRules } from './types.js'
  * The one table of provider APIs with their codecs: adding one means a folder beside these,
  * a line here and a line in `table.ts` (its rules).
  */
-export const PROVIDER_APIS: Readonly<Record<string, ProviderApi>> = Object.freeze({
+export const PROVIDER_APIS: Readonly<Record<Provider, ProviderApi>> = Object.freeze({
   openai: openaiChat,
   anthropic: anthropicMessages,
   'openai-responses': openaiResponses,

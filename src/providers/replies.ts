@@ -2,9 +2,9 @@ import { anthropicMessagesReplies } from './anthropic-messages/provider.js'
 import { geminiReplies } from './gemini/provider.js'
 import { openaiChatReplies } from './openai-chat/provider.js'
 import { openaiResponsesReplies } from './openai-responses/provider.js'
+import type { Provider } from './provider.js'
 import { entryOf, nameOfFormat } from './table.js'
 import type { ProviderReplies } from './types.js'
-import type { Provider } from './validate.js'
 
 /**
  * What each provider API sends back, by `provider` name (the names of `PROVIDER_RULES`):

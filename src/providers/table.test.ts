@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { promptTokensOf } from '../context/learned-limit.js'
 import { resolveSetup } from '../context/options.js'
-import { parseOverflowError } from '../context/retry.js'
+import { parseOverflowError } from '../context/overflow-error.js'
 import { InvalidOptionError } from '../errors.js'
 import { contextManagement, readContextManagement } from '../native/context-management.js'
 import { PROVIDER_CHECKS } from './checks.js'
@@ -96,7 +96,10 @@ describe('the provider table', () => {
     expect(Object.keys(PROVIDER_CHECKS)).toEqual(Object.keys(PROVIDER_APIS))
     for (const [name, api] of Object.entries(PROVIDER_APIS)) {
       const own = {
-        ...(PROVIDER_RULES[name] as unknown as Record<string, unknown>),
+        ...(PROVIDER_RULES[name as keyof typeof PROVIDER_RULES] as unknown as Record<
+          string,
+          unknown
+        >),
         ...(PROVIDER_REPLIES[name as keyof typeof PROVIDER_REPLIES] as unknown as Record<
           string,
           unknown

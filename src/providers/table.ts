@@ -2,15 +2,15 @@ import { anthropicMessagesProvider } from './anthropic-messages/provider.js'
 import { geminiProvider } from './gemini/provider.js'
 import { openaiChatProvider } from './openai-chat/provider.js'
 import { openaiResponsesProvider } from './openai-responses/provider.js'
+import type { Provider } from './provider.js'
 import type { ProviderRules } from './types.js'
-import type { Provider } from './validate.js'
 
 /**
  * The one table of provider APIs' rules, by `provider` name: what fitting, validation,
  * learned limits, tool counting and native context management read. `index.ts` adds each
  * API's codec to the same names (its test holds the two tables to the same entries).
  */
-export const PROVIDER_RULES: Readonly<Record<string, ProviderRules>> = Object.freeze({
+export const PROVIDER_RULES: Readonly<Record<Provider, ProviderRules>> = Object.freeze({
   openai: openaiChatProvider,
   anthropic: anthropicMessagesProvider,
   'openai-responses': openaiResponsesProvider,

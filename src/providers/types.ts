@@ -1,8 +1,8 @@
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import type { Loss } from './anthropic-messages/codec.js'
-import type { ToOpenAIResponsesOptions } from './openai-responses/codec.js'
-import type { Problem, ProblemCode, Provider, ValidateOptions } from './validate.js'
+import type { Loss } from './codec-kit.js'
+import type { Problem, ProblemCode, ValidateOptions } from './problems.js'
+import type { Provider, WireFormat } from './provider.js'
 
 /** What a list added to a conversation follows. */
 export interface AddedAfter {
@@ -12,6 +12,18 @@ export interface AddedAfter {
   openCalls: readonly ToolCall[]
   /** Tool names by call id, for results that carry none. */
   calls: ReadonlyMap<string, string>
+}
+
+/** Options of the Responses API's encoder (`toOpenAIResponses`), the widest an API's `encode` takes. */
+export interface ToOpenAIResponsesOptions {
+  /**
+   * `preserve` (default) sends item ids as they came, except where the reasoning item an
+   * item belongs to is not sent (the API rejects such an item); `omit` sends no message or
+   * call ids (for histories replayed to another project or deployment).
+   */
+  ids?: 'preserve' | 'omit'
+  /** `false`: the request is sent with `store: false`, so reasoning goes only with its `encrypted_content`. */
+  store?: boolean
 }
 
 /** Options of `encode`: the Responses API's, and whether to write a whole request. */
@@ -166,7 +178,7 @@ export interface ProviderRules {
   /** The `provider` option's name. */
   name: Provider
   /** The `format` name of its wire codec. */
-  format: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini'
+  format: WireFormat
   /** Its history must open with a user turn after the system prompt. */
   userFirst: boolean
   /** The counter used when no model is named (undefined: the library default, o200k). */

@@ -11,14 +11,16 @@ import type {
 import { type Unit, unitsOf } from '../messages/units.js'
 import { describeValue } from '../options-check.js'
 import { PROVIDER_CHECKS } from './checks.js'
-import type { GeminiProblemCode } from './gemini/rules.js'
-import type { ResponsesProblemCode, ResponsesRuleOptions } from './openai-responses/rules.js'
+import type { Problem, ProblemCode, ResponsesRuleOptions, ValidateOptions } from './problems.js'
+import type { Provider } from './provider.js'
 import { describeLimits, overRequestLimits, withoutMedia } from './request-limits.js'
 import { PROVIDER_RULES, providerRules } from './table.js'
 import type { MessageRules, ProviderRules } from './types.js'
 
-export type Provider = 'openai' | 'anthropic' | 'openai-responses' | 'gemini'
-export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] as const
+// The names and the problems have modules of their own (provider.ts, problems.ts); the root
+// entry and modules outside providers/ still read them from here.
+export type { Problem, ProblemCode, ValidateOptions } from './problems.js'
+export { PROVIDERS, type Provider } from './provider.js'
 
 /**
  * The rules of the provider a `provider` option names (default OpenAI chat), resolved once:
@@ -26,45 +28,13 @@ export const PROVIDERS = ['openai', 'anthropic', 'openai-responses', 'gemini'] a
  */
 export function rulesOf(provider: Provider | null | undefined): ProviderRules {
   // null is no provider given, as it always was read.
-  if (provider === undefined || provider === null) return PROVIDER_RULES.openai as ProviderRules
+  if (provider === undefined || provider === null) return PROVIDER_RULES.openai
   const rules = providerRules(provider)
   if (rules) return rules
   throw new InvalidOptionError(
     'provider',
     `expected one of ${Object.keys(PROVIDER_RULES).join(', ')}, got ${describeValue(provider)}`,
   )
-}
-
-export type ProblemCode =
-  | 'orphan-tool-result'
-  | 'missing-tool-result'
-  | 'duplicate-tool-call-id'
-  | 'first-not-user'
-  | 'consecutive-same-role'
-  | 'system-not-leading'
-  | 'empty-content'
-  | 'invalid-tool-call-id'
-  | 'empty-text-part'
-  | 'no-user-turn'
-  | 'unsupported-part'
-  | 'media-moved'
-  | 'thought-not-sendable'
-  | 'over-request-limit'
-  | ResponsesProblemCode
-  | GeminiProblemCode
-
-export interface Problem {
-  /** Index of the offending message in the input. */
-  index: number
-  code: ProblemCode
-  /** `error`: the provider rejects the request. `warning`: it accepts it but changes it. */
-  severity: 'error' | 'warning'
-  message: string
-}
-
-export interface ValidateOptions extends ResponsesRuleOptions {
-  /** Whose rules to check. Default `openai`. */
-  provider?: Provider
 }
 
 /**

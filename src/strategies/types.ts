@@ -1,8 +1,8 @@
 import type { Fact, FactReport } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
 import type { Unit, UnitKind } from '../messages/units.js'
+import type { Provider } from '../providers/provider.js'
 import type { ToolInput } from '../providers/tool-shapes.js'
-import type { Provider } from '../providers/validate.js'
 import type { TokenCounter } from '../tokens/counter.js'
 
 /** What a strategy sees: a valid history, split into units, counted once. */

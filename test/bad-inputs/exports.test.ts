@@ -1,6 +1,7 @@
 import { deepEqual } from 'node:assert'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { recency, toUnits } from '../../src/advanced.js'
 import { fitMiddleware } from '../../src/ai-sdk.js'
 import {
   type ContextWindowError,
@@ -9,9 +10,7 @@ import {
   fit,
   InvalidInputError,
   InvalidOptionError,
-  recency,
   summarizing,
-  toUnits,
 } from '../../src/index.js'
 import { fitInputProcessor } from '../../src/mastra.js'
 import { fittedSession } from '../../src/openai-agents.js'

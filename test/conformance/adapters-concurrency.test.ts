@@ -16,7 +16,7 @@ import { createAgent, HumanMessage } from 'langchain'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { windowAfterRejection } from '../../src/context/learned-limit.js'
-import { parseOverflowError } from '../../src/context/retry.js'
+import { parseOverflowError } from '../../src/context/overflow-error.js'
 import {
   type FitResult,
   fitAgentMessages,

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { createStrategy, dumpComponent } from '../../src/advanced.js'
 import {
   ChatContext,
   ContextWindowError,
   contextManagement,
-  createStrategy,
-  dumpComponent,
   fit,
   InvalidOptionError,
   renderReport,

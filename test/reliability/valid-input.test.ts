@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { encode as o200k } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
+import { decode } from '../../src/advanced.js'
 import { main } from '../../src/cli/main.js'
 import {
   clearToolResults,
-  decode,
   estimateCounter,
   exactCounter,
   type Format,

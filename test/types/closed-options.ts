@@ -8,13 +8,12 @@ import {
   headAndTail,
   type Message,
   mostRelevant,
-  relevance,
   scoreBased,
   summarizing,
   tokenLimited,
-  unbounded,
   userTurns,
 } from 'context-window'
+import { relevance, unbounded } from 'context-window/advanced'
 
 const h: Message[] = [{ role: 'user', content: 'hi' }]
 

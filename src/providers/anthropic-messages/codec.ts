@@ -3,15 +3,16 @@ import { base64ToText, textToBase64 } from '../../messages/base64.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../../messages/message.js'
 import { describeValue } from '../../options-check.js'
 import {
+  describe,
   detach,
   fail,
   type Json,
+  type Loss,
   metadataFor,
   parseArguments,
   refuseDeep,
   requireList,
 } from '../codec-kit.js'
-import { describe } from '../openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const ANTHROPIC = 'anthropic'
@@ -89,12 +90,6 @@ export interface AnthropicRequest {
     | { role: 'user'; content: string | AnthropicBlock[] }
     | { role: 'assistant'; content: string | AnthropicBlock[] }
   )[]
-}
-
-/** Something the target format could not carry, by output message. */
-export interface Loss {
-  index: number
-  what: string
 }
 
 const { meta, withMeta } = metadataFor(ANTHROPIC)

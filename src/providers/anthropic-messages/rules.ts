@@ -1,6 +1,6 @@
 import type { Message } from '../../messages/message.js'
+import type { Problem } from '../problems.js'
 import type { MessageRules } from '../types.js'
-import type { Problem } from '../validate.js'
 
 /**
  * Anthropic's own rules over the whole list: at least one user message, the first message

@@ -8,18 +8,18 @@ import type {
   ToolMessage,
 } from '../../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../../options-check.js'
-import type { Loss } from '../anthropic-messages/codec.js'
 import {
   decodedAt,
+  describe,
   detach,
   fail,
   type Json,
+  type Loss,
   metadataFor,
   parseArguments,
   refuseDeep,
   requireList,
 } from '../codec-kit.js'
-import { describe } from '../openai-chat/codec.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const GEMINI = 'gemini'

@@ -1,11 +1,9 @@
 import type { Message, ToolCall } from '../../messages/message.js'
+import type { Problem } from '../problems.js'
 import type { MessageRules } from '../types.js'
-import type { Problem } from '../validate.js'
 
 /** Metadata key of the Gemini codec (kept here as data: this layer does not import codecs). */
 const KEY = 'gemini'
-
-export type GeminiProblemCode = 'missing-thought-signature'
 
 /**
  * A message Gemini would get as a turn without parts (which it rejects): no content, no

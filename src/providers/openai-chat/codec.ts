@@ -7,8 +7,7 @@ import type {
   ToolCall,
 } from '../../messages/message.js'
 import { describeValue } from '../../options-check.js'
-import type { Loss } from '../anthropic-messages/codec.js'
-import { detach, refuseDeep, requireList } from '../codec-kit.js'
+import { describe, detach, type Loss, refuseDeep, requireList } from '../codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_CHAT = 'openai-chat'
@@ -128,14 +127,6 @@ function str(v: unknown, index: number, field: string, optional = false): string
   if (v === undefined && optional) return undefined
   if (typeof v !== 'string') fail(index, field, `expected a string, got ${describe(v)}`)
   return v
-}
-
-/** A value named for a codec's error: its kind, and a scalar's value (`string "x"`, `number 5`). */
-export function describe(v: unknown): string {
-  const t = typeof v
-  return t === 'string' || t === 'number' || t === 'boolean'
-    ? `${t} ${describeValue(v)}`
-    : describeValue(v)
 }
 
 function decodeOne(

@@ -8,9 +8,17 @@ import type {
   ToolMessage,
 } from '../../messages/message.js'
 import { describeValue, requireOptions } from '../../options-check.js'
-import type { Loss } from '../anthropic-messages/codec.js'
-import { detach, fail, type Json, metadataFor, refuseDeep, requireList } from '../codec-kit.js'
-import { describe } from '../openai-chat/codec.js'
+import {
+  describe,
+  detach,
+  fail,
+  type Json,
+  type Loss,
+  metadataFor,
+  refuseDeep,
+  requireList,
+} from '../codec-kit.js'
+import type { ToOpenAIResponsesOptions } from '../types.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_RESPONSES = 'openai-responses'
@@ -160,16 +168,7 @@ export interface ResponsesRequest {
   input: ResponsesInputItem[]
 }
 
-export interface ToOpenAIResponsesOptions {
-  /**
-   * `preserve` (default) sends item ids as they came, except where the reasoning item an
-   * item belongs to is not sent (the API rejects such an item); `omit` sends no message or
-   * call ids (for histories replayed to another project or deployment).
-   */
-  ids?: 'preserve' | 'omit'
-  /** `false`: the request is sent with `store: false`, so reasoning goes only with its `encrypted_content`. */
-  store?: boolean
-}
+export type { ToOpenAIResponsesOptions }
 
 type Slot =
   | { t: 'reasoning'; item: Json }

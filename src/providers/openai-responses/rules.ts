@@ -1,19 +1,9 @@
 import type { Message } from '../../messages/message.js'
+import type { Problem, ResponsesProblemCode, ResponsesRuleOptions } from '../problems.js'
 import type { MessageRules } from '../types.js'
-import type { Problem } from '../validate.js'
 
 /** Metadata key of the Responses codec (kept here as data: this layer does not import codecs). */
 const KEY = 'openai-responses'
-
-export type ResponsesProblemCode =
-  | 'reasoning-without-following-item'
-  | 'reasoning-not-replayable'
-  | 'superseded-by-compaction'
-
-export interface ResponsesRuleOptions {
-  /** The request is sent with `store: false`: reasoning goes back only with its `encrypted_content`. */
-  store?: boolean
-}
 
 type Slot = { t: string; item?: Record<string, unknown> }
 

@@ -1,0 +1,4 @@
+/** `context-window/schemas` under Node: the same exports, from the same bundle as the other Node entries. */
+import '../tokens/node-encodings.js'
+
+export * from '../schemas.js'

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import { circles, houseFigures, importsOf, layerOf, srcLayerOf } from '../scripts/house-figures.js'
+
+const at = (path: string) => new URL(`../${path}`, import.meta.url).pathname
+
+describe('the shape of src/', () => {
+  it('has no import circle, and no import inside providers/ runs up its layers', async () => {
+    const figures = await houseFigures()
+    expect(figures.circles).toEqual([])
+    expect(figures.upArrows).toEqual([])
+    expect(figures.srcUpArrows).toEqual([])
+    // A new file in providers/ is placed on a layer before it counts.
+    expect(figures.unlayered).toEqual([])
+  })
+
+  it('finds a circle of any length, and none in a chain', () => {
+    const loop = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+    ])
+    expect(circles(loop)).toEqual([['a', 'b', 'c']])
+    expect(
+      circles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([])
+  })
+
+  it('reads type-only, re-exporting and multi-line imports as arrows, not comments or strings', () => {
+    const file = at('src/providers/x.ts')
+    const text = [
+      "import type { A } from './a.js'",
+      "export { B } from './b.js'",
+      'import {',
+      '  C,',
+      "} from './c.js'",
+      "// import { D } from './d.js'",
+      'const s = "import { E } from \'./e.js\'"',
+      "import 'node:fs'",
+    ].join('\n')
+    expect(importsOf(file, text)).toEqual(['a', 'b', 'c'].map((n) => at(`src/providers/${n}.ts`)))
+  })
+
+  it('places the names below the engine, and an API folder between kit and tables', () => {
+    const layer = (p: string) => layerOf(at(`src/providers/${p}`))
+    expect(layer('provider.ts')).toBeLessThan(layer('codec-kit.ts') ?? 0)
+    expect(layer('gemini/codec.ts')).toBeGreaterThan(layer('types.ts') ?? 0)
+    expect(layer('gemini/index.ts')).toBeLessThan(layer('table.ts') ?? 0)
+    expect(layer('table.ts')).toBeLessThan(layer('validate.ts') ?? 0)
+    expect(layer('index.ts')).toBe(7)
+    expect(layerOf(at('src/index.ts'))).toBeUndefined()
+    // Across src/: the entries above everything they hand on, errors.ts below everything.
+    expect(srcLayerOf(at('src/index.ts'))).toBeGreaterThan(srcLayerOf(at('src/cli/main.ts')) ?? 0)
+    expect(srcLayerOf(at('src/errors.ts'))).toBe(1)
+    expect(srcLayerOf(at('src/native/context-management.ts'))).toBeGreaterThan(
+      srcLayerOf(at('src/context/fit.ts')) ?? 0,
+    )
+  })
+})
