@@ -325,7 +325,8 @@ export type FitEachStepOptions = AdapterOptions & {
  * loop: `generateText({ ..., prepareStep: fitEachStep({ system, budget: 8000 }) })`. With
  * `system`, the system prompt is counted and sent as the step's `system`. The rules follow
  * the step model's provider id; with `feedback`, the usage of each finished step calibrates
- * the next one and a window learnt from a rejection is kept.
+ * the next one, and a rejection handed to `prepareStep.learn(error, context)` (the call's
+ * `experimental_context`) teaches the window.
  */
 export function fitEachStep(options: FitEachStepOptions = {}) {
   checkAdapterOptions(options, 'fitEachStep', ['system'])
@@ -335,21 +336,27 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
     system === undefined ? undefined : { role: 'system', content: system }
   // The step messages this loop has decoded: the same objects come back at every step.
   const decoded = new WeakMap<object, Decoded>()
-  // Our count of the step this loop fitted last: the next step's usage figure is its.
-  let fitted: FitResult | undefined
-  return <M>(step: {
+  // Our count of the step each loop fitted last, keyed by that loop's own `steps` list (the
+  // AI SDK hands one loop the same list at every step) and by the call's
+  // `experimental_context`: the next step's usage, or the step's rejection, is read against
+  // it, so loops that share this function never read each other's counts.
+  const fitted = new WeakMap<object, FitResult>()
+  const feedback = options.feedback
+  const prepare = <M>(step: {
     messages: M[]
     model?: unknown
     steps?: readonly { usage?: unknown }[]
+    experimental_context?: unknown
   }): { messages: M[]; system?: string } => {
     const model = (typeof step.model === 'object' ? step.model : undefined) as
       | { provider?: string; modelId?: string }
       | undefined
-    const last = step.steps?.[step.steps.length - 1]
-    if (options.feedback && last && fitted) {
+    const loop = Array.isArray(step.steps) ? step.steps : undefined
+    const last = loop?.[loop.length - 1]
+    const before = loop && fitted.get(loop)
+    if (feedback && last && before) {
       const promptTokens = promptTokensOf(last.usage)
-      if (promptTokens !== undefined)
-        options.feedback.recordUsage({ promptTokens }, { sent: fitted })
+      if (promptTokens !== undefined) feedback.recordUsage({ promptTokens }, { sent: before })
     }
     const { bare, riders } = stripRiders(step.messages)
     const { messages: stepMessages, owner } = decodeEach(bare, decodeModelMessages, decoded)
@@ -367,7 +374,9 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
           typeof step.model === 'string' ? step.model : undefined,
         ),
     })
-    fitted = result
+    if (loop) fitted.set(loop, result)
+    const context = step.experimental_context
+    if (typeof context === 'object' && context !== null) fitted.set(context, result)
     // The system prompt is mandatory: sent as the step's `system`, never among the messages.
     const messages = withRiders(
       originalsOrEncoded(
@@ -381,4 +390,15 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
     )
     return system === undefined ? { messages } : { system, messages }
   }
+  /**
+   * `feedback.learn(error)` for the `generateText` call given `context` as its
+   * `experimental_context`: the rejection is read against our count of that call's last step,
+   * never another loop's. Without it, only a window the error states is learnt.
+   */
+  const learn = (error: unknown, context?: unknown) => {
+    if (!feedback) return undefined
+    const own = typeof context === 'object' && context !== null ? fitted.get(context) : undefined
+    return feedback.learn(error, own)
+  }
+  return Object.assign(prepare, { learn })
 }

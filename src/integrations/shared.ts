@@ -57,8 +57,9 @@ export type FrameworkTool =
   | { hosted: Record<string, unknown> }
 
 /**
- * Fits with what `feedback` learnt, and notes what was sent so usage can be compared with it.
- * `tools` are the request's own, counted when `options.tools` does not say otherwise: each
+ * Fits with what `feedback` learnt. The result is the request's own count: the adapter keeps
+ * it with the request (never in `feedback`, which many requests share) and hands it to
+ * `feedback.learn` or `recordUsage` for that request alone. `tools` are the request's own, counted when `options.tools` does not say otherwise: each
  * function tool as its JSON Schema and never below the tokens of the JSON it is sent as.
  */
 export function fitWithFeedback(
@@ -72,7 +73,7 @@ export function fitWithFeedback(
   if (!feedback) return fit(messages, fitOptions)
   const setup = resolveSetup(fitOptions)
   const result = fit(messages, feedback.apply(fitOptions, setup))
-  feedback.sent(result)
+  feedback.fitted(result)
   return result
 }
 

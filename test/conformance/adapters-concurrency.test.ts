@@ -72,9 +72,8 @@ class WatchingFeedback extends ProviderFeedback {
       this.learnt.push({ conversation: current.getStore(), counted: undefined, window: -1 })
     return super.learn(error, sent)
   }
-  override sent(result: Pick<FitResult, 'tokens'>): void {
-    this.note(result as FitResult)
-    super.sent(result)
+  override fitted(result: FitResult): void {
+    this.note(result)
   }
 }
 
