@@ -15,7 +15,7 @@ import {
   setTracingDisabled,
   user,
 } from '@openai/agents'
-import { generateText, type LanguageModel, type ModelMessage, wrapLanguageModel } from 'ai'
+import { generateText, type ModelMessage, wrapLanguageModel } from 'ai'
 import { createAgent, HumanMessage } from 'langchain'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -141,7 +141,9 @@ const root = () => server.url.replace(/\/v1$/, '')
 const openai = () => new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0 })
 
 /** AI SDK models, by the provider they speak, with the id the adapters know them by. */
-const aiModels: [string, () => LanguageModel & object, string][] = [
+type AIModel = Parameters<typeof wrapLanguageModel>[0]['model']
+
+const aiModels: [string, () => AIModel, string][] = [
   [
     'chat completions',
     () => createOpenAI({ apiKey: 'k', baseURL: server.url }).chat('gpt-4o'),
@@ -169,7 +171,7 @@ const asModelMessages = (history: Turn[]) =>
   history.map((t) => ({ role: t.role, content: t.text })) as ModelMessage[]
 
 const middleware =
-  (model: () => Parameters<typeof wrapLanguageModel>[0]['model']): Make =>
+  (model: () => AIModel): Make =>
   (feedback) => {
     const wrapped = wrapLanguageModel({
       model: model(),
@@ -189,7 +191,7 @@ const middleware =
 
 /** One `prepareStep` shared by every conversation's loop; a rejection handed back with the call's context. */
 const eachStep =
-  (model: () => LanguageModel, id: string): Make =>
+  (model: () => AIModel, id: string): Make =>
   (feedback) => {
     const prepareStep = fitEachStep({ system: SYSTEM_PROMPT, model: id, reserve: REPLY, feedback })
     const raw = model()
