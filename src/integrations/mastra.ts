@@ -118,7 +118,8 @@ export function fitInputProcessor(
       })
       let largest = stepTokens
       for (const t of perMessage.values()) largest = Math.max(largest, t)
-      threads.set(thread, { step: largest, sent: { tokens: { ...result.tokens } } })
+      // Only the counts (five numbers), not the fitted messages, are kept per thread.
+      threads.set(thread, { step: largest, sent: { tokens: result.tokens } })
       // A Mastra message goes when any part of it went: its parts travel together.
       const gone = new Set<number>()
       const at = new Map<number, number>()

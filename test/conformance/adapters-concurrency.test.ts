@@ -6,6 +6,7 @@ import { ChatAnthropic } from '@langchain/anthropic'
 import { AIMessage } from '@langchain/core/messages'
 import { ChatGoogleGenerativeAI } from '@langchain/google-genai'
 import { ChatOpenAI } from '@langchain/openai'
+import { Agent as MastraAgent } from '@mastra/core/agent'
 import {
   Agent,
   assistant,
@@ -26,6 +27,7 @@ import {
   fitAgentMessages,
   fitAgentModel,
   fitEachStep,
+  fitInputProcessor,
   fitMiddleware,
   fitModelInput,
   ProviderFeedback,
@@ -72,9 +74,10 @@ const conversationOf = (value: unknown): number | undefined => {
 /** A feedback that notes, for every `learn`, whose call was rejected and whose counts it was given. */
 class WatchingFeedback extends ProviderFeedback {
   learnt: { conversation: number | undefined; counted: number | undefined; window: number }[] = []
+  // By the counts object each fit made: an adapter may keep only that, not the whole result.
   private readonly owners = new WeakMap<object, number | undefined>()
   note(result: FitResult): void {
-    this.owners.set(result, conversationOf(result.messages))
+    this.owners.set(result.tokens, conversationOf(result.messages))
   }
   override learn(error: unknown, sent?: Pick<FitResult, 'tokens'>) {
     const report = parseOverflowError(error)
@@ -82,7 +85,7 @@ class WatchingFeedback extends ProviderFeedback {
       const window = windowAfterRejection(report, sent.tokens.total, sent.tokens.reserve)
       this.learnt.push({
         conversation: current.getStore(),
-        counted: this.owners.get(sent),
+        counted: this.owners.get(sent.tokens),
         window: window ?? -1,
       })
     } else if (report)
@@ -316,6 +319,43 @@ const cases: [string, Make][] = [
       }
     },
   ]),
+  [
+    'Mastra fitInputProcessor, chat completions, a thread per conversation',
+    (feedback) => {
+      const processor = fitInputProcessor({
+        model: 'gpt-4o',
+        reserve: REPLY,
+        instructions: SYSTEM_PROMPT,
+        feedback,
+      })
+      // Mastra sends a model given by URL through its OpenAI-compatible client.
+      const agent = new MastraAgent({
+        name: 'airline',
+        instructions: SYSTEM_PROMPT,
+        model: { id: 'openai/gpt-4o', url: server.url, apiKey: 'k' },
+        inputProcessors: [processor],
+      })
+      return (history, c) => {
+        // Each conversation is a thread, its messages stamped as Mastra's memory stamps them,
+        // each a second after the last (Mastra orders a thread by createdAt).
+        const thread = { threadId: `thread-${c}`, resourceId: `user-${c % 3}` }
+        const messages = history.map((t, j) => ({
+          id: `c${c}-m${j}`,
+          role: t.role,
+          createdAt: new Date(Date.UTC(2025, 0, 1) + j * 1000),
+          ...thread,
+          content: { format: 2 as const, parts: [{ type: 'text' as const, text: t.text }] },
+        }))
+        return retrying(
+          () =>
+            agent.generate(messages, {
+              modelSettings: { maxOutputTokens: REPLY, maxRetries: 0 },
+            }),
+          (error) => processor.learn(error, thread),
+        )
+      }
+    },
+  ],
 ]
 
 function violations(path: string, body: Json): string[] {
