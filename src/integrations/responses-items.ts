@@ -43,6 +43,24 @@ function text(content: unknown): string {
 
 const callIdOf = (item: Item): unknown => item.callId ?? item.call_id
 
+/**
+ * A call the caller runs, other than a function call (`shell_call`, `apply_patch_call`,
+ * `computer_call`, `program`, a client `tool_search_call`), and the output that answers it:
+ * read as a call and its result, so the two go or stay together as a function call and its
+ * output do.
+ */
+const isOtherCall = (type: unknown, item: Item) =>
+  typeof callIdOf(item) === 'string' &&
+  (type === 'program' || (typeof type === 'string' && /_call$/.test(type)))
+const isOtherOutput = (type: unknown, item: Item) =>
+  typeof callIdOf(item) === 'string' && typeof type === 'string' && /_(output|result)$/.test(type)
+
+/** An item as the JSON the counts read, without its ids and provider data. */
+function itemJson(item: Item): string {
+  const { id: _i, callId: _c, call_id: _a, providerData: _p, ...rest } = item
+  return JSON.stringify(rest)
+}
+
 /** Groups items into canonical messages; a model turn's items (text, calls, the rest) become one assistant message. */
 export function decodeItems(items: readonly unknown[]): DecodedItems {
   if (!Array.isArray(items))
@@ -102,10 +120,23 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
       sources.push([i])
       return
     }
+    if (type !== 'function_call' && isOtherOutput(type, item)) {
+      flush()
+      messages.push({ role: 'tool', toolCallId: callIdOf(item) as string, content: itemJson(item) })
+      sources.push([i])
+      return
+    }
     const t = open()
     t.from.push(i)
     const m = t.message
-    if (type === 'message') {
+    if (type !== 'function_call' && isOtherCall(type, item)) {
+      m.toolCalls ??= []
+      m.toolCalls.push({
+        id: callIdOf(item) as string,
+        name: String(type),
+        arguments: itemJson(item),
+      })
+    } else if (type === 'message') {
       const said = text(item.content)
       m.content = m.content ? `${m.content}\n${said}` : said
     } else if (type === 'function_call') {
