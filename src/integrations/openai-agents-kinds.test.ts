@@ -187,7 +187,7 @@ describe('OpenAI Agents items: every kind the SDK defines', () => {
       const filter = fitModelInput({ counter: exactCounter(), budget: 100_000, reserve: 0 })
       const out = filter({ modelData: { input, instructions: 'Be brief.' } }).input
       expect(out.length).toBe(input.length)
-      out.forEach((item, i) => expect(item).toBe(input[i]))
+      for (const [i, item] of out.entries()) expect(item).toBe(input[i])
     },
   )
 
