@@ -4,6 +4,7 @@ import { fromAISDK, toAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
+  callLearning,
   checkAdapterOptions,
   type Decoded,
   decodeEach,
@@ -277,22 +278,22 @@ export function fitMiddleware(options: AdapterOptions = {}) {
       doGenerate: () => PromiseLike<R>
       params: CallOptionsLike
       model: ModelLike
-    }): Promise<R> => {
-      let result: R
-      let sent = requests.get(o.params)?.sent
-      try {
-        result = await o.doGenerate()
-      } catch (error) {
-        const again = refit(error, o.params, o.model)
-        if (!again) throw error
-        sent = requests.get(again)?.sent
-        result = (await o.model.doGenerate(again as never)) as R
-      }
-      const usage = (result as { usage?: unknown }).usage
-      const promptTokens = promptTokensOf(usage)
-      if (promptTokens !== undefined && sent) feedback.recordUsage({ promptTokens }, { sent })
-      return result
-    },
+    }): Promise<R> =>
+      callLearning(
+        feedback,
+        async (own, again) => {
+          if (!again) {
+            own.sent = requests.get(o.params)?.sent
+            return o.doGenerate()
+          }
+          // The caller's own prompt fitted again (the feedback has learnt), not the fitted one.
+          const params = requests.get(o.params)?.params ?? o.params
+          const refitted = fitParams(params, o.model)
+          own.sent = requests.get(refitted)?.sent
+          return (await o.model.doGenerate(refitted as never)) as R
+        },
+        (result) => promptTokensOf((result as { usage?: unknown }).usage),
+      ),
     wrapStream: async <R>(o: {
       doStream: () => PromiseLike<R>
       params: CallOptionsLike

@@ -6,6 +6,7 @@ import { requireArgument } from '../options-check.js'
 import { decodeItemsWithCodec, type ItemsMemo, plainItems } from './responses-items.js'
 import {
   type AdapterOptions,
+  callLearning,
   checkAdapterOptions,
   fitWithFeedback,
   frameworkTools,
@@ -272,21 +273,8 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
     return { ...request, input }
   }
   return {
-    async getResponse(request: Q): Promise<R> {
-      let response: R
-      let own: { sent?: FitResult } = {}
-      try {
-        response = await model.getResponse(fitRequest(request, own))
-      } catch (error) {
-        if (!feedback.learn(error, own.sent)) throw error
-        own = {}
-        response = await model.getResponse(fitRequest(request, own))
-      }
-      const promptTokens = promptTokensOf(response)
-      if (promptTokens !== undefined && own.sent)
-        feedback.recordUsage({ promptTokens }, { sent: own.sent })
-      return response
-    },
+    getResponse: (request: Q): Promise<R> =>
+      callLearning(feedback, (own) => model.getResponse(fitRequest(request, own)), promptTokensOf),
     async *getStreamedResponse(request: Q): AsyncIterable<E> {
       let events: AsyncIterator<E>
       let first: IteratorResult<E>

@@ -77,6 +77,37 @@ export function fitWithFeedback(
   return result
 }
 
+/** Where an adapter puts our count of the request it is about to send. */
+export type Counted = { sent?: FitResult }
+
+/**
+ * One model call that learns from the provider: `send(own, again)` fits the request, puts
+ * its counts in `own` and sends it (`again` on the one retry). A "too long" rejection is
+ * learnt against the rejected request's own counts and the call made once more, fitted to
+ * what it taught; the usage the reply reports (`promptTokens`) is read against the counts
+ * of the request that got it. Counts travel with each call, so calls that share `feedback`
+ * at the same time never read each other's.
+ */
+export async function callLearning<R>(
+  feedback: ProviderFeedback,
+  send: (own: Counted, again: boolean) => PromiseLike<R>,
+  promptTokens: (reply: R) => number | undefined,
+): Promise<R> {
+  let own: Counted = {}
+  let reply: R
+  try {
+    reply = await send(own, false)
+  } catch (error) {
+    if (!feedback.learn(error, own.sent)) throw error
+    own = {}
+    reply = await send(own, true)
+  }
+  const billed = promptTokens(reply)
+  if (billed !== undefined && own.sent)
+    feedback.recordUsage({ promptTokens: billed }, { sent: own.sent })
+  return reply
+}
+
 function countedTools(tools: readonly FrameworkTool[], options: FitOptions): ToolInput[] {
   if (tools.length === 0) return []
   const { counter } = resolveSetup({ ...options, tools: [] })
