@@ -121,38 +121,93 @@ function pendingCalls(entry: unknown): { toolCallId?: unknown; toolName?: unknow
 }
 
 /**
+ * What one tool message with riders was stripped to, by the message object, with the entry
+ * before it then: a loop's next step hands the same objects, and gets the same stripped
+ * entry back (so its decoding and counts are reused, not made anew at every step).
+ */
+type Stripped = {
+  before: unknown
+  /** The message's JSON text then: one edited in place since is stripped anew. */
+  text: string
+  bare: unknown
+  rider: Omit<Rider, 'anchor'> | undefined
+}
+
+/**
  * The prompt with every tool message's parts other than results taken out (an MCP
  * `tool-approval-response` and any part a later SDK adds): they answer a call, so they ride
- * with the message they follow and go out, unchanged, whenever any of it does.
+ * with the message they follow and go out, unchanged, whenever any of it does. With `memo`
+ * (one per `fitEachStep`), a message stripped at an earlier step gives the same object.
  */
-function stripRiders<T>(prompt: readonly T[]): { bare: T[]; riders: Rider[] } {
+function stripRiders<T>(
+  prompt: readonly T[],
+  memo?: WeakMap<object, Stripped>,
+): { bare: T[]; riders: Rider[] } {
   const bare: T[] = []
   const riders: Rider[] = []
   for (const raw of prompt) {
     const m = raw as Entry | null
     const parts = m?.role === 'tool' && Array.isArray(m.content) ? (m.content as Part[]) : []
-    const extra = parts.filter((p) => p?.type !== 'tool-result')
-    if (!m || extra.length === 0) {
+    if (!m || !parts.some((p) => p?.type !== 'tool-result')) {
       bare.push(raw)
       continue
     }
-    const results = parts.filter((p) => p?.type === 'tool-result')
-    // An approval answers a provider-run call whose result the provider makes later (MCP):
-    // counted as an empty result, so the call is not an unanswered one the fit drops.
-    const pending = results.length > 0 ? [] : pendingCalls(bare[bare.length - 1])
-    const stand = pending.map((c) => ({
-      type: 'tool-result',
-      toolCallId: c.toolCallId,
-      toolName: c.toolName,
-      output: { type: 'text', value: '' },
-    }))
-    if (results.length > 0 || stand.length > 0) {
-      riders.push({ anchor: bare.length, alone: false, entry: m, parts: extra, stand })
-      bare.push({ ...m, content: [...stand, ...results] } as T)
-    } else if (bare.length > 0)
-      riders.push({ anchor: bare.length - 1, alone: true, entry: m, parts, stand })
+    const text = memo && jsonOf(m)
+    const known = text === undefined ? undefined : memo?.get(m)
+    if (known && known.before === bare[bare.length - 1] && known.text === text) {
+      if (known.rider)
+        riders.push({ ...known.rider, anchor: bare.length - (known.rider.alone ? 1 : 0) })
+      if (known.bare !== undefined) bare.push(known.bare as T)
+      continue
+    }
+    const before = bare[bare.length - 1]
+    const count = { bare: bare.length, riders: riders.length }
+    stripOne(m, bare, riders)
+    const rider = riders.length > count.riders ? riders[riders.length - 1] : undefined
+    if (text !== undefined)
+      memo?.set(m, {
+        before,
+        text,
+        bare: bare.length > count.bare ? bare[bare.length - 1] : undefined,
+        rider: rider && {
+          alone: rider.alone,
+          entry: rider.entry,
+          parts: rider.parts,
+          stand: rider.stand,
+        },
+      })
   }
   return { bare, riders }
+}
+
+/** A value's JSON text, or undefined when it has none (a cycle, a BigInt). */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return undefined
+  }
+}
+
+/** One tool message with riders: its bare entry (if it keeps one) and its rider, added to the lists. */
+function stripOne<T>(m: Entry, bare: T[], riders: Rider[]): void {
+  const parts = m.content as Part[]
+  const extra = parts.filter((p) => p?.type !== 'tool-result')
+  const results = parts.filter((p) => p?.type === 'tool-result')
+  // An approval answers a provider-run call whose result the provider makes later (MCP):
+  // counted as an empty result, so the call is not an unanswered one the fit drops.
+  const pending = results.length > 0 ? [] : pendingCalls(bare[bare.length - 1])
+  const stand = pending.map((c) => ({
+    type: 'tool-result',
+    toolCallId: c.toolCallId,
+    toolName: c.toolName,
+    output: { type: 'text', value: '' },
+  }))
+  if (results.length > 0 || stand.length > 0) {
+    riders.push({ anchor: bare.length, alone: false, entry: m, parts: extra, stand })
+    bare.push({ ...m, content: [...stand, ...results] } as T)
+  } else if (bare.length > 0)
+    riders.push({ anchor: bare.length - 1, alone: true, entry: m, parts, stand })
 }
 
 /** The call ids an entry holds (its calls or results). */
@@ -337,6 +392,8 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
     system === undefined ? undefined : { role: 'system', content: system }
   // The step messages this loop has decoded: the same objects come back at every step.
   const decoded = new WeakMap<object, Decoded>()
+  // The tool messages with riders this loop has stripped: the same objects come back too.
+  const stripped = new WeakMap<object, Stripped>()
   // Our count of the step each loop fitted last, keyed by that loop's own `steps` list (the
   // AI SDK hands one loop the same list at every step) and by the call's
   // `experimental_context`: the next step's usage, or the step's rejection, is read against
@@ -359,7 +416,7 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       const promptTokens = promptTokensOf(last.usage)
       if (promptTokens !== undefined) feedback.recordUsage({ promptTokens }, { sent: before })
     }
-    const { bare, riders } = stripRiders(step.messages)
+    const { bare, riders } = stripRiders(step.messages, stripped)
     const { messages: stepMessages, owner } = decodeEach(bare, decodeModelMessages, decoded)
     const input = systemMessage ? [systemMessage, ...stepMessages] : stepMessages
     if (systemMessage) owner.unshift(-1)
