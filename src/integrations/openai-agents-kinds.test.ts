@@ -225,3 +225,95 @@ describe('OpenAI Agents items: every kind the SDK defines', () => {
     },
   )
 })
+
+describe('Responses API items (call_id) for the calls the caller runs', () => {
+  const apiUnits: Record<string, Item[]> = {
+    shell_call: [
+      {
+        type: 'shell_call',
+        id: 'sh_1',
+        call_id: 'c.1',
+        status: 'completed',
+        action: { commands: ['ls'] },
+      },
+      {
+        type: 'shell_call_output',
+        call_id: 'c.1',
+        output: [{ stdout: words(30, 40), stderr: '', outcome: { type: 'exit', exit_code: 0 } }],
+      },
+    ],
+    computer_call: [
+      {
+        type: 'computer_call',
+        id: 'cu_1',
+        call_id: 'c.2',
+        status: 'completed',
+        action: { type: 'click', x: 1, y: 2, button: 'left' },
+        pending_safety_checks: [],
+      },
+      {
+        type: 'computer_call_output',
+        call_id: 'c.2',
+        output: { type: 'computer_screenshot', image_url: 'data:image/png;base64,iVBORw0KGgo=' },
+      },
+    ],
+    apply_patch_call: [
+      {
+        type: 'apply_patch_call',
+        id: 'ap_1',
+        call_id: 'c.3',
+        status: 'completed',
+        operation: { type: 'create_file', path: 'a.txt', diff: `+${words(31, 30)}` },
+      },
+      { type: 'apply_patch_call_output', call_id: 'c.3', status: 'completed', output: 'done' },
+    ],
+    custom_tool_call: [
+      {
+        type: 'custom_tool_call',
+        id: 'ct_1',
+        call_id: 'c.4',
+        name: 'grammar',
+        input: words(32, 20),
+      },
+      { type: 'custom_tool_call_output', call_id: 'c.4', output: words(33, 30) },
+    ],
+    local_shell_call: [
+      {
+        type: 'local_shell_call',
+        id: 'ls_1',
+        call_id: 'c.5',
+        status: 'completed',
+        action: { type: 'exec', command: ['ls'], env: {} },
+      },
+      { type: 'local_shell_call_output', id: 'lso_1', call_id: 'c.5', output: words(34, 30) },
+    ],
+  }
+
+  it.each(Object.entries(apiUnits))(
+    '%s: passes through when it fits, goes only whole',
+    (kind, unit) => {
+      const input = history(kind, unit)
+      const all = fitModelInput({ counter: exactCounter(), budget: 100_000, reserve: 0 })({
+        modelData: { input, instructions: 'Be brief.' },
+      }).input
+      expect(all).toEqual(input)
+      for (const [i, item] of all.entries()) expect(item).toBe(input[i])
+      let dropped = 0
+      for (let budget = 10; budget <= 2000; budget += 10) {
+        let out: readonly unknown[]
+        try {
+          out = fitModelInput({ counter: exactCounter(), budget, reserve: 0 })({
+            modelData: { input, instructions: 'Be brief.' },
+          }).input
+        } catch (error) {
+          expect((error as Error).name).toBe('ContextOverflowError')
+          continue
+        }
+        const present = unit.map((item) => out.includes(item))
+        expect(new Set(present).size, `budget ${budget}`).toBe(1)
+        if (!present[0]) dropped++
+      }
+      expect(dropped).toBeGreaterThan(0)
+    },
+  )
+})
