@@ -317,3 +317,29 @@ describe('Responses API items (call_id) for the calls the caller runs', () => {
     },
   )
 })
+
+describe('a model turn the fit writes anew', () => {
+  it.each(['program', 'computer_call', 'shell_call', 'apply_patch_call', 'tool_search_call'])(
+    '%s: its call and output go out as the items they were, never as a function call',
+    (kind) => {
+      const [call, output] = units[kind] as [Item, Item]
+      // The same turn also holds a function call with no output: the fit drops that call, so
+      // the turn's message is written anew.
+      const input: Item[] = [
+        { type: 'message', role: 'user', content: 'Run it.' },
+        { type: 'function_call', callId: 'lonely.1', name: 'lookup', arguments: '{}' },
+        call,
+        output,
+        { type: 'message', role: 'user', content: 'And now?' },
+      ]
+      const out = fitModelInput({ counter: exactCounter(), budget: 100_000, reserve: 0 })({
+        modelData: { input, instructions: 'Be brief.' },
+      }).input as Item[]
+      expect(out.some((i) => i.callId === 'lonely.1')).toBe(false)
+      expect(out).toContainEqual(call)
+      expect(out).toContainEqual(output)
+      expect(out.filter((i) => i.type === 'function_call')).toEqual([])
+      for (const item of out) expect(protocol.ModelItem.safeParse(item).success).toBe(true)
+    },
+  )
+})

@@ -44,16 +44,23 @@ function text(content: unknown): string {
 const callIdOf = (item: Item): unknown => item.callId ?? item.call_id
 
 /**
- * A call the caller runs, other than a function call (`shell_call`, `apply_patch_call`,
- * `computer_call`, `program`, a client `tool_search_call`), and the output that answers it:
- * read as a call and its result, so the two go or stay together as a function call and its
- * output do.
+ * An Agents SDK call the caller runs, other than a function call (`shell_call`,
+ * `apply_patch_call`, `computer_call`, `program`, a client `tool_search_call`), and the
+ * output that answers it (`callId`): read as a call and its result, so the two go or stay
+ * together as a function call and its output do. (The API's own items, with `call_id`, are
+ * read by the Responses codec, which pairs them itself.) Each keeps its item, which is
+ * what goes out when the fit writes its message anew.
  */
 const isOtherCall = (type: unknown, item: Item) =>
-  typeof callIdOf(item) === 'string' &&
+  typeof item.callId === 'string' &&
   (type === 'program' || (typeof type === 'string' && /_call$/.test(type)))
 const isOtherOutput = (type: unknown, item: Item) =>
-  typeof callIdOf(item) === 'string' && typeof type === 'string' && /_(output|result)$/.test(type)
+  typeof item.callId === 'string' && typeof type === 'string' && /_(output|result)$/.test(type)
+
+/** The item a call or an output was read from, when it is not a function's. */
+const ITEM = 'agentsItem'
+const itemOf = (x: { providerMetadata?: Record<string, Record<string, unknown>> | undefined }) =>
+  x.providerMetadata?.[ITEM]?.item as Item | undefined
 
 /** An item as the JSON the counts read, without its ids and provider data. */
 function itemJson(item: Item): string {
@@ -122,7 +129,12 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
     }
     if (type !== 'function_call' && isOtherOutput(type, item)) {
       flush()
-      messages.push({ role: 'tool', toolCallId: callIdOf(item) as string, content: itemJson(item) })
+      messages.push({
+        role: 'tool',
+        toolCallId: item.callId as string,
+        content: itemJson(item),
+        providerMetadata: { [ITEM]: { item } },
+      })
       sources.push([i])
       return
     }
@@ -132,9 +144,10 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
     if (type !== 'function_call' && isOtherCall(type, item)) {
       m.toolCalls ??= []
       m.toolCalls.push({
-        id: callIdOf(item) as string,
+        id: item.callId as string,
         name: String(type),
         arguments: itemJson(item),
+        providerMetadata: { [ITEM]: { item } },
       })
     } else if (type === 'message') {
       const said = text(item.content)
@@ -164,6 +177,10 @@ export function plainItems(m: Message, agents: boolean): Item[] {
   const body = typeof m.content === 'string' ? m.content : text(m.content ?? '')
   if (m.role === 'system' || m.role === 'user')
     return [{ type: 'message', role: m.role, content: body }]
+  // An output of a call that is not a function's goes as the item it was: its shape is its
+  // kind's own, which a function output cannot stand for.
+  const own = m.role === 'tool' ? itemOf(m) : undefined
+  if (own) return [own]
   if (m.role === 'tool')
     return agents
       ? [
@@ -186,9 +203,10 @@ export function plainItems(m: Message, agents: boolean): Item[] {
     })
   for (const c of m.toolCalls ?? [])
     out.push(
-      agents
-        ? { type: 'function_call', callId: c.id, name: c.name, arguments: c.arguments }
-        : { type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments },
+      itemOf(c) ??
+        (agents
+          ? { type: 'function_call', callId: c.id, name: c.name, arguments: c.arguments }
+          : { type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments }),
     )
   return out
 }
