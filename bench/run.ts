@@ -506,6 +506,24 @@ async function main() {
       (scaling[`ledgerTrueMs_${scaleFirst}`] as number),
   )
 
+  // 7d. Gemini: one turn of K parallel calls against K turns
+  console.log(
+    '## 7d. Gemini decode: one turn of K parallel calls against the same calls over K turns\n',
+  )
+  const gemini = medianFigures('gemini-parallel')
+  console.log(
+    '| responses matched by | K | one turn | K turns | ratio |\n| --- | --- | --- | --- | --- |',
+  )
+  for (const key of Object.keys(gemini).filter((k) => k.startsWith('ratio_'))) {
+    const at = key.slice('ratio_'.length)
+    const [by, k] = at.split('_') as [string, string]
+    console.log(
+      `| ${by === 'ids' ? 'id (in another order)' : 'name'} | ${k} | ${fmt(gemini[`oneTurnMs_${at}`] as number)} | ${fmt(gemini[`spreadMs_${at}`] as number)} | ${(gemini[key] as number).toFixed(2)} |`,
+    )
+  }
+  console.log('\nEach figure the median of five fresh processes (three decodes each).\n')
+  rows.push({ workload: 'gemini-parallel', ...gemini })
+
   // 8. cold start
   console.log(
     '## 8. Cold start: a fresh Node process imports the package and fits the bundled example to 3,000 tokens once\n',

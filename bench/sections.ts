@@ -10,7 +10,7 @@ import type { Message } from '../src/messages/message.js'
 import { lib, messageText } from './lib.js'
 import { history, period, system } from './traffic.js'
 
-const { ChatContext, exactCounter, fit } = lib
+const { ChatContext, exactCounter, fit, fromGemini } = lib
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -272,6 +272,60 @@ function counting() {
   return { workload: 'counting', messages: sample.length, bytes, rawMs, oursMs }
 }
 
+/**
+ * Decoding one Gemini turn of K parallel calls (their responses in one user turn, with ids
+ * in another order, and without ids, matched by name) against the same K calls over K turns,
+ * at K = 5,000 and 20,000. The ratio stays near or under 1 and does not grow with K when
+ * matching a response costs the same however many calls are open.
+ */
+function geminiParallel() {
+  const out: Record<string, number | string> = { workload: 'gemini-parallel' }
+  const call = (k: number, ids: boolean) => ({
+    functionCall: { ...(ids && { id: `call_${k}` }), name: `tool_${k % 7}`, args: { q: k } },
+  })
+  const response = (k: number, ids: boolean) => ({
+    functionResponse: {
+      ...(ids && { id: `call_${k}` }),
+      name: `tool_${k % 7}`,
+      response: { output: `result ${k}` },
+    },
+  })
+  for (const ids of [true, false])
+    for (const k of [5_000, 20_000]) {
+      // With ids the responses come in another order, as parallel calls finish.
+      const order = Array.from({ length: k }, (_, j) => (ids ? (j * 7_919) % k : j))
+      const oneTurn = [
+        { role: 'user', parts: [{ text: 'Run them all.' }] },
+        { role: 'model', parts: order.map((_, j) => call(j, ids)) },
+        { role: 'user', parts: order.map((j) => response(j, ids)) },
+      ]
+      const spread = [
+        { role: 'user', parts: [{ text: 'Run them all.' }] },
+        ...order.flatMap((_, j) => [
+          { role: 'model', parts: [call(j, ids)] },
+          { role: 'user', parts: [response(j, ids)] },
+        ]),
+      ]
+      const timed = (contents: unknown[]) => {
+        fromGemini(contents)
+        const runs: number[] = []
+        for (let r = 0; r < 3; r++) {
+          const s0 = performance.now()
+          fromGemini(contents)
+          runs.push(performance.now() - s0)
+        }
+        return median(runs)
+      }
+      const key = `${ids ? 'ids' : 'names'}_${k / 1_000}k`
+      const one = timed(oneTurn)
+      const many = timed(spread)
+      out[`oneTurnMs_${key}`] = one
+      out[`spreadMs_${key}`] = many
+      out[`ratio_${key}`] = one / many
+    }
+  return out
+}
+
 const which = process.argv[2]
 const sections: Record<string, () => unknown> = {
   'agent-loop': agentLoop,
@@ -280,6 +334,7 @@ const sections: Record<string, () => unknown> = {
   'agent-ledger': agentLedger,
   'growing-chat-ledger': growingChatLedger,
   'context-scaling': contextScaling,
+  'gemini-parallel': geminiParallel,
 }
 if (which === '--list') {
   console.log(JSON.stringify(Object.keys(sections)))

@@ -37,7 +37,8 @@ for (let turn = 1; turn <= 8; turn++) {
       modelSettings: { maxOutputTokens: 400, maxRetries: 0 },
     })
   const result = await go().catch((error) => {
-    if (!processor.feedback.learn(error)) throw error // not a "too long" rejection
+    // Read against this conversation's last request (no memory here: one thread, no id).
+    if (!processor.learn(error)) throw error // not a "too long" rejection
     return go()
   })
   messages.push(...((result.response.messages ?? []) as never[]))

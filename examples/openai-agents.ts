@@ -41,10 +41,12 @@ const callModelInputFilter = fitModelInput(options)
 
 for (let turn = 1; turn <= 8; turn++) {
   const question = `Turn ${turn}: ${'Check my booking, the seat and the baggage allowance. '.repeat(50)}`
+  // The run's own context: a rejection is read against this run's request, not another's.
+  const context = { turn }
   const go = (input: ReturnType<typeof user>[]) =>
-    run(agent, input, { session, callModelInputFilter })
+    run(agent, input, { session, context, callModelInputFilter })
   const result = await go([user(question)]).catch(async (error) => {
-    if (!feedback.learn(error)) throw error // not a "too long" rejection
+    if (!callModelInputFilter.learn(error, context)) throw error // not a "too long" rejection
     // Send the turn again unless the rejected run already stored it.
     const stored = JSON.stringify(await session.allItems()).includes(`Turn ${turn}:`)
     return go(stored ? [] : [user(question)])

@@ -190,7 +190,9 @@ export class ProviderFeedback {
    * returns the report; otherwise returns undefined and remembers nothing. `sent` is our
    * count of the rejected request (its `FitResult`): an adapter shared by concurrent calls
    * passes the rejected call's own, as the figures are scaled by it. Without it, the request
-   * last noted with `sent` is taken, which is right only for one call at a time.
+   * last noted by hand with `sent` is taken, which is right only for one call at a time; the
+   * adapters never note one, so after theirs a window the error states is learnt as stated
+   * and a rejection without numbers teaches nothing.
    */
   learn(error: unknown, sent?: SentCounts): OverflowReport | undefined {
     const report = parseOverflowError(error)
@@ -230,6 +232,13 @@ export class ProviderFeedback {
   sent(result: SentCounts): void {
     this.noted = countsOf(result)
   }
+
+  /**
+   * Called by the adapters with our count of each request they fit, as it goes out. It keeps
+   * nothing: each request's counts stay with that request, so `learn` and `recordUsage` given
+   * no counts never read a request the adapters made. Override it to watch what is sent.
+   */
+  fitted(_result: FitResult): void {}
 
   /**
    * What the provider billed for a request: `options.sent` is our count of it (its

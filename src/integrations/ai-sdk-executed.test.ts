@@ -14,10 +14,8 @@ import { fitAISDKMessages } from './index.js'
 function recording() {
   const counted: FitResult['tokens'][] = []
   const feedback = new ProviderFeedback()
-  const sent = feedback.sent.bind(feedback)
-  feedback.sent = (result) => {
+  feedback.fitted = (result) => {
     counted.push(result.tokens)
-    sent(result)
   }
   return { feedback, counted }
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { userTurn } from '../../test/helpers/turns.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { exactCounter } from '../tokens/counters.js'
 import { fitEachStep, fitMiddleware } from './ai-sdk.js'
 
 /**
@@ -248,5 +250,33 @@ describe('fitMiddleware retries from the caller prompt', () => {
     expect(sent[1]?.length).toBeLessThan(sent[0]?.length as number)
     expect(JSON.stringify(sent[0])).toContain('Earlier messages were left out')
     expect(JSON.stringify(sent[1])).toContain('BK0Q0Z')
+  })
+})
+
+describe('fitEachStep after an approval response', () => {
+  it('a step reads only its new messages: the stripped approval message is the same object every step', () => {
+    const inner = exactCounter()
+    const seen = new Set<object>()
+    let fresh = 0
+    const counter: TokenCounter = Object.assign(Object.create(inner) as TokenCounter, {
+      countMessage(m: Parameters<TokenCounter['countMessage']>[0]) {
+        if (!seen.has(m)) fresh++
+        seen.add(m)
+        return inner.countMessage(m)
+      },
+    })
+    const prepareStep = fitEachStep({ model: 'gpt-4o', counter, budget: 100_000, reserve: 0 })
+    const messages: unknown[] = [user(0), mcpCall('m1'), approval('m1')]
+    const perStep: number[] = []
+    for (let k = 1; k <= 30; k++) {
+      messages.push(user(k, 5), { role: 'assistant', content: [{ type: 'text', text: `ok ${k}` }] })
+      fresh = 0
+      const out = prepareStep({ messages: [...messages], steps: [] }).messages as unknown[]
+      perStep.push(fresh)
+      // The approval still rides with its call, unchanged.
+      expect(out.filter((m) => m === messages[2])).toHaveLength(1)
+    }
+    // After the first step, each step counts its two new messages and nothing before them.
+    expect(perStep.slice(1).every((n) => n <= 2)).toBe(true)
   })
 })

@@ -4,6 +4,7 @@ import { fromAISDK, toAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
+  callLearning,
   checkAdapterOptions,
   type Decoded,
   decodeEach,
@@ -120,38 +121,93 @@ function pendingCalls(entry: unknown): { toolCallId?: unknown; toolName?: unknow
 }
 
 /**
+ * What one tool message with riders was stripped to, by the message object, with the entry
+ * before it then: a loop's next step hands the same objects, and gets the same stripped
+ * entry back (so its decoding and counts are reused, not made anew at every step).
+ */
+type Stripped = {
+  before: unknown
+  /** The message's JSON text then: one edited in place since is stripped anew. */
+  text: string
+  bare: unknown
+  rider: Omit<Rider, 'anchor'> | undefined
+}
+
+/**
  * The prompt with every tool message's parts other than results taken out (an MCP
  * `tool-approval-response` and any part a later SDK adds): they answer a call, so they ride
- * with the message they follow and go out, unchanged, whenever any of it does.
+ * with the message they follow and go out, unchanged, whenever any of it does. With `memo`
+ * (one per `fitEachStep`), a message stripped at an earlier step gives the same object.
  */
-function stripRiders<T>(prompt: readonly T[]): { bare: T[]; riders: Rider[] } {
+function stripRiders<T>(
+  prompt: readonly T[],
+  memo?: WeakMap<object, Stripped>,
+): { bare: T[]; riders: Rider[] } {
   const bare: T[] = []
   const riders: Rider[] = []
   for (const raw of prompt) {
     const m = raw as Entry | null
     const parts = m?.role === 'tool' && Array.isArray(m.content) ? (m.content as Part[]) : []
-    const extra = parts.filter((p) => p?.type !== 'tool-result')
-    if (!m || extra.length === 0) {
+    if (!m || !parts.some((p) => p?.type !== 'tool-result')) {
       bare.push(raw)
       continue
     }
-    const results = parts.filter((p) => p?.type === 'tool-result')
-    // An approval answers a provider-run call whose result the provider makes later (MCP):
-    // counted as an empty result, so the call is not an unanswered one the fit drops.
-    const pending = results.length > 0 ? [] : pendingCalls(bare[bare.length - 1])
-    const stand = pending.map((c) => ({
-      type: 'tool-result',
-      toolCallId: c.toolCallId,
-      toolName: c.toolName,
-      output: { type: 'text', value: '' },
-    }))
-    if (results.length > 0 || stand.length > 0) {
-      riders.push({ anchor: bare.length, alone: false, entry: m, parts: extra, stand })
-      bare.push({ ...m, content: [...stand, ...results] } as T)
-    } else if (bare.length > 0)
-      riders.push({ anchor: bare.length - 1, alone: true, entry: m, parts, stand })
+    const text = memo && jsonOf(m)
+    const known = text === undefined ? undefined : memo?.get(m)
+    if (known && known.before === bare[bare.length - 1] && known.text === text) {
+      if (known.rider)
+        riders.push({ ...known.rider, anchor: bare.length - (known.rider.alone ? 1 : 0) })
+      if (known.bare !== undefined) bare.push(known.bare as T)
+      continue
+    }
+    const before = bare[bare.length - 1]
+    const count = { bare: bare.length, riders: riders.length }
+    stripOne(m, bare, riders)
+    const rider = riders.length > count.riders ? riders[riders.length - 1] : undefined
+    if (text !== undefined)
+      memo?.set(m, {
+        before,
+        text,
+        bare: bare.length > count.bare ? bare[bare.length - 1] : undefined,
+        rider: rider && {
+          alone: rider.alone,
+          entry: rider.entry,
+          parts: rider.parts,
+          stand: rider.stand,
+        },
+      })
   }
   return { bare, riders }
+}
+
+/** A value's JSON text, or undefined when it has none (a cycle, a BigInt). */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return undefined
+  }
+}
+
+/** One tool message with riders: its bare entry (if it keeps one) and its rider, added to the lists. */
+function stripOne<T>(m: Entry, bare: T[], riders: Rider[]): void {
+  const parts = m.content as Part[]
+  const extra = parts.filter((p) => p?.type !== 'tool-result')
+  const results = parts.filter((p) => p?.type === 'tool-result')
+  // An approval answers a provider-run call whose result the provider makes later (MCP):
+  // counted as an empty result, so the call is not an unanswered one the fit drops.
+  const pending = results.length > 0 ? [] : pendingCalls(bare[bare.length - 1])
+  const stand = pending.map((c) => ({
+    type: 'tool-result',
+    toolCallId: c.toolCallId,
+    toolName: c.toolName,
+    output: { type: 'text', value: '' },
+  }))
+  if (results.length > 0 || stand.length > 0) {
+    riders.push({ anchor: bare.length, alone: false, entry: m, parts: extra, stand })
+    bare.push({ ...m, content: [...stand, ...results] } as T)
+  } else if (bare.length > 0)
+    riders.push({ anchor: bare.length - 1, alone: true, entry: m, parts, stand })
 }
 
 /** The call ids an entry holds (its calls or results). */
@@ -277,22 +333,22 @@ export function fitMiddleware(options: AdapterOptions = {}) {
       doGenerate: () => PromiseLike<R>
       params: CallOptionsLike
       model: ModelLike
-    }): Promise<R> => {
-      let result: R
-      let sent = requests.get(o.params)?.sent
-      try {
-        result = await o.doGenerate()
-      } catch (error) {
-        const again = refit(error, o.params, o.model)
-        if (!again) throw error
-        sent = requests.get(again)?.sent
-        result = (await o.model.doGenerate(again as never)) as R
-      }
-      const usage = (result as { usage?: unknown }).usage
-      const promptTokens = promptTokensOf(usage)
-      if (promptTokens !== undefined && sent) feedback.recordUsage({ promptTokens }, { sent })
-      return result
-    },
+    }): Promise<R> =>
+      callLearning(
+        feedback,
+        async (own, again) => {
+          if (!again) {
+            own.sent = requests.get(o.params)?.sent
+            return o.doGenerate()
+          }
+          // The caller's own prompt fitted again (the feedback has learnt), not the fitted one.
+          const params = requests.get(o.params)?.params ?? o.params
+          const refitted = fitParams(params, o.model)
+          own.sent = requests.get(refitted)?.sent
+          return (await o.model.doGenerate(refitted as never)) as R
+        },
+        (result) => promptTokensOf((result as { usage?: unknown }).usage),
+      ),
     wrapStream: async <R>(o: {
       doStream: () => PromiseLike<R>
       params: CallOptionsLike
@@ -325,7 +381,8 @@ export type FitEachStepOptions = AdapterOptions & {
  * loop: `generateText({ ..., prepareStep: fitEachStep({ system, budget: 8000 }) })`. With
  * `system`, the system prompt is counted and sent as the step's `system`. The rules follow
  * the step model's provider id; with `feedback`, the usage of each finished step calibrates
- * the next one and a window learnt from a rejection is kept.
+ * the next one, and a rejection handed to `prepareStep.learn(error, context)` (the call's
+ * `experimental_context`) teaches the window.
  */
 export function fitEachStep(options: FitEachStepOptions = {}) {
   checkAdapterOptions(options, 'fitEachStep', ['system'])
@@ -335,23 +392,31 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
     system === undefined ? undefined : { role: 'system', content: system }
   // The step messages this loop has decoded: the same objects come back at every step.
   const decoded = new WeakMap<object, Decoded>()
-  // Our count of the step this loop fitted last: the next step's usage figure is its.
-  let fitted: FitResult | undefined
-  return <M>(step: {
+  // The tool messages with riders this loop has stripped: the same objects come back too.
+  const stripped = new WeakMap<object, Stripped>()
+  // Our count of the step each loop fitted last, keyed by that loop's own `steps` list (the
+  // AI SDK hands one loop the same list at every step) and by the call's
+  // `experimental_context`: the next step's usage, or the step's rejection, is read against
+  // it, so loops that share this function never read each other's counts.
+  const fitted = new WeakMap<object, FitResult>()
+  const feedback = options.feedback
+  const prepare = <M>(step: {
     messages: M[]
     model?: unknown
     steps?: readonly { usage?: unknown }[]
+    experimental_context?: unknown
   }): { messages: M[]; system?: string } => {
     const model = (typeof step.model === 'object' ? step.model : undefined) as
       | { provider?: string; modelId?: string }
       | undefined
-    const last = step.steps?.[step.steps.length - 1]
-    if (options.feedback && last && fitted) {
+    const loop = Array.isArray(step.steps) ? step.steps : undefined
+    const last = loop?.[loop.length - 1]
+    const before = loop && fitted.get(loop)
+    if (feedback && last && before) {
       const promptTokens = promptTokensOf(last.usage)
-      if (promptTokens !== undefined)
-        options.feedback.recordUsage({ promptTokens }, { sent: fitted })
+      if (promptTokens !== undefined) feedback.recordUsage({ promptTokens }, { sent: before })
     }
-    const { bare, riders } = stripRiders(step.messages)
+    const { bare, riders } = stripRiders(step.messages, stripped)
     const { messages: stepMessages, owner } = decodeEach(bare, decodeModelMessages, decoded)
     const input = systemMessage ? [systemMessage, ...stepMessages] : stepMessages
     if (systemMessage) owner.unshift(-1)
@@ -367,7 +432,9 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
           typeof step.model === 'string' ? step.model : undefined,
         ),
     })
-    fitted = result
+    if (loop) fitted.set(loop, result)
+    const context = step.experimental_context
+    if (typeof context === 'object' && context !== null) fitted.set(context, result)
     // The system prompt is mandatory: sent as the step's `system`, never among the messages.
     const messages = withRiders(
       originalsOrEncoded(
@@ -381,4 +448,15 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
     )
     return system === undefined ? { messages } : { system, messages }
   }
+  /**
+   * `feedback.learn(error)` for the `generateText` call given `context` as its
+   * `experimental_context`: the rejection is read against our count of that call's last step,
+   * never another loop's. Without it, only a window the error states is learnt.
+   */
+  const learn = (error: unknown, context?: unknown) => {
+    if (!feedback) return undefined
+    const own = typeof context === 'object' && context !== null ? fitted.get(context) : undefined
+    return feedback.learn(error, own)
+  }
+  return Object.assign(prepare, { learn })
 }

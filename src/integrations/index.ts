@@ -24,7 +24,9 @@ import {
 /**
  * Thin adapters: the SDKs' own message shapes in, the same shapes out, fitted. They depend
  * on no SDK at run time; the SDKs are the caller's. With `feedback`, a window learnt from a
- * rejection (`feedback.learn(error)`) and usage (`feedback.observe(response)`) steer the fit.
+ * rejection and usage steer the fit: hand each back with the fit's own `result`
+ * (`feedback.learn(error, result)`, `feedback.observe(response, result)`), so that calls
+ * made at once never read each other's counts.
  */
 
 /** OpenAI SDK: fit `messages` before `chat.completions.create`. */

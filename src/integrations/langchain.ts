@@ -5,6 +5,7 @@ import { fromLangChain, toLangChain } from '../formats/langchain.js'
 import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
+  callLearning,
   checkAdapterOptions,
   type FrameworkTool,
   fitWithFeedback,
@@ -153,21 +154,8 @@ export function fitAgentMessages(options: AdapterOptions = {}) {
     wrapModelCall: async <R extends ModelRequestLike, A>(
       request: R,
       handler: (request: R) => Promise<A> | A,
-    ): Promise<A> => {
-      let reply: A
-      let own: { sent?: FitResult } = {}
-      try {
-        reply = await handler(fitRequest(request, own))
-      } catch (error) {
-        if (!feedback.learn(error, own.sent)) throw error
-        own = {}
-        reply = await handler(fitRequest(request, own))
-      }
-      const promptTokens = usageOf(reply)
-      if (promptTokens !== undefined && own.sent)
-        feedback.recordUsage({ promptTokens }, { sent: own.sent })
-      return reply
-    },
+    ): Promise<A> =>
+      callLearning(feedback, async (own) => handler(fitRequest(request, own)), usageOf),
     /** What the provider taught: share it with other agents, or save it with `toJSON`. */
     feedback,
   }

@@ -76,7 +76,8 @@ let written = 0
  * tool calls and their results together (Mastra keeps both in one message), so a message is
  * sent whole or not at all. The agent's instructions are not among the messages: give them
  * as `instructions` to count them. With `feedback`, a window learnt from a rejection
- * (`feedback.learn(error)`) and usage (`feedback.observe(result)`) steer later calls.
+ * (`processor.learn(error, { threadId, resourceId })`, read against that thread's last
+ * request) and usage (`feedback.observe(result)`) steer later calls.
  */
 export function fitInputProcessor(
   options: AdapterOptions & { instructions?: string; name?: string } = {},
@@ -118,7 +119,8 @@ export function fitInputProcessor(
       })
       let largest = stepTokens
       for (const t of perMessage.values()) largest = Math.max(largest, t)
-      threads.set(thread, { step: largest, sent: { tokens: { ...result.tokens } } })
+      // Only the counts (five numbers), not the fitted messages, are kept per thread.
+      threads.set(thread, { step: largest, sent: { tokens: result.tokens } })
       // A Mastra message goes when any part of it went: its parts travel together.
       const gone = new Set<number>()
       const at = new Map<number, number>()

@@ -61,9 +61,10 @@ describe('OpenAI Agents SDK against a Responses loopback server', () => {
     let history: AgentInputItem[] = []
     for (let k = 0; k < 8; k++) {
       const input = [...history, user(userTurn(k, 500))]
-      const go = () => run(agent, input, { callModelInputFilter: filter })
+      const context = { turn: k }
+      const go = () => run(agent, input, { context, callModelInputFilter: filter })
       const result = await go().catch((error) => {
-        if (!filter.feedback.learn(error)) throw error
+        if (!filter.learn(error, context)) throw error
         return go()
       })
       history = result.history
@@ -97,11 +98,12 @@ describe('OpenAI Agents SDK against a Responses loopback server', () => {
     })
     const filter = fitModelInput({ model: 'gpt-4o', reserve: 400, feedback })
     for (let k = 0; k < 8; k++) {
+      const context = { turn: k }
       const go = (input: AgentInputItem[]) =>
-        run(agent, input, { session, callModelInputFilter: filter })
+        run(agent, input, { session, context, callModelInputFilter: filter })
       const turn = [user(userTurn(k, 500))]
       await go(turn).catch(async (error) => {
-        if (!feedback.learn(error)) throw error
+        if (!filter.learn(error, context)) throw error
         // A rejected run may have stored the turn already: send it again only if it did not.
         const all = await session.allItems()
         const kept = all.some((i) => JSON.stringify(i).includes(`Turn ${k}:`))

@@ -6,6 +6,7 @@ import { requireArgument } from '../options-check.js'
 import { decodeItemsWithCodec, type ItemsMemo, plainItems } from './responses-items.js'
 import {
   type AdapterOptions,
+  callLearning,
   checkAdapterOptions,
   fitWithFeedback,
   frameworkTools,
@@ -115,32 +116,55 @@ export function newestUnits<I>(groups: readonly I[][], limit: number): I[] {
 
 /**
  * OpenAI Agents SDK: a `callModelInputFilter` that fits the items of every model call to the
- * budget: `run(agent, input, { callModelInputFilter: fitModelInput({ budget: 8000 }) })`.
+ * budget: `run(agent, input, { context, callModelInputFilter: fitModelInput({ budget: 8000 }) })`.
  * The agent's instructions and tools are counted; the items kept are the caller's own
  * objects, in order, a function call never without its output. Give the run's error to
- * `filter.feedback.learn(error)` and run again: the window it teaches holds for every later
- * call; `filter.feedback.observe(result.rawResponses.at(-1))` calibrates from usage.
+ * `filter.learn(error, context)` (the context the run was given) and run again: the
+ * rejection is read against our count of that run's last request, never another run's, and
+ * the window it teaches holds for every later call. Without the context, only a window the
+ * error states is learnt (a Responses rejection states none);
+ * `filter.feedback.observe(result.rawResponses.at(-1))` calibrates from usage.
  */
 export function fitModelInput(options: AdapterOptions = {}) {
   checkAdapterOptions(options, 'fitModelInput')
   const feedback = options.feedback ?? new ProviderFeedback()
   const memo: ItemsMemo = { groups: new Map() }
+  // Our count of each run's last request, keyed by the run's context (the Agents SDK's
+  // `RunContext` and the caller's object inside it): the filter never sees the reply or the
+  // error, so the caller names the run whose rejection it hands back.
+  const runs = new WeakMap<object, FitResult>()
   const filter = <
     D extends { input: readonly unknown[]; instructions?: string | undefined },
   >(args: {
     modelData: D
     agent?: AgentLike
-  }): D => ({
-    ...args.modelData,
-    input: fitItems(
+    context?: unknown
+  }): D => {
+    const sink: { sent?: FitResult } = {}
+    const input = fitItems(
       args.modelData.input,
       args.modelData.instructions,
       { ...options, feedback },
       args.agent,
       memo,
-    ),
-  })
-  return Object.assign(filter, { feedback })
+      sink,
+    )
+    for (const key of runKeys(args.context)) if (sink.sent) runs.set(key, sink.sent)
+    return { ...args.modelData, input }
+  }
+  /** `feedback.learn(error)` for the run given `context`, read against that run's last request. */
+  const learn = (error: unknown, context?: unknown) => {
+    const [key] = runKeys(context)
+    return feedback.learn(error, key === undefined ? undefined : runs.get(key))
+  }
+  return Object.assign(filter, { feedback, learn })
+}
+
+/** The objects a run's context is known by: the `RunContext`, and the caller's context inside it. */
+function runKeys(context: unknown): object[] {
+  if (typeof context !== 'object' || context === null) return []
+  const inner = (context as { context?: unknown }).context
+  return typeof inner === 'object' && inner !== null ? [context, inner] : [context]
 }
 
 /** The parts of an Agents SDK `Session` the wrapper uses. */
@@ -249,21 +273,8 @@ export function fitAgentModel<Q extends RequestLike, R, E>(
     return { ...request, input }
   }
   return {
-    async getResponse(request: Q): Promise<R> {
-      let response: R
-      let own: { sent?: FitResult } = {}
-      try {
-        response = await model.getResponse(fitRequest(request, own))
-      } catch (error) {
-        if (!feedback.learn(error, own.sent)) throw error
-        own = {}
-        response = await model.getResponse(fitRequest(request, own))
-      }
-      const promptTokens = promptTokensOf(response)
-      if (promptTokens !== undefined && own.sent)
-        feedback.recordUsage({ promptTokens }, { sent: own.sent })
-      return response
-    },
+    getResponse: (request: Q): Promise<R> =>
+      callLearning(feedback, (own) => model.getResponse(fitRequest(request, own)), promptTokensOf),
     async *getStreamedResponse(request: Q): AsyncIterable<E> {
       let events: AsyncIterator<E>
       let first: IteratorResult<E>

@@ -43,6 +43,31 @@ function text(content: unknown): string {
 
 const callIdOf = (item: Item): unknown => item.callId ?? item.call_id
 
+/**
+ * An Agents SDK call the caller runs, other than a function call (`shell_call`,
+ * `apply_patch_call`, `computer_call`, `program`, a client `tool_search_call`), and the
+ * output that answers it (`callId`): read as a call and its result, so the two go or stay
+ * together as a function call and its output do. (The API's own items, with `call_id`, are
+ * read by the Responses codec, which pairs them itself.) Each keeps its item, which is
+ * what goes out when the fit writes its message anew.
+ */
+const isOtherCall = (type: unknown, item: Item) =>
+  typeof item.callId === 'string' &&
+  (type === 'program' || (typeof type === 'string' && /_call$/.test(type)))
+const isOtherOutput = (type: unknown, item: Item) =>
+  typeof item.callId === 'string' && typeof type === 'string' && /_(output|result)$/.test(type)
+
+/** The item a call or an output was read from, when it is not a function's. */
+const ITEM = 'agentsItem'
+const itemOf = (x: { providerMetadata?: Record<string, Record<string, unknown>> | undefined }) =>
+  x.providerMetadata?.[ITEM]?.item as Item | undefined
+
+/** An item as the JSON the counts read, without its ids and provider data. */
+function itemJson(item: Item): string {
+  const { id: _i, callId: _c, call_id: _a, providerData: _p, ...rest } = item
+  return JSON.stringify(rest)
+}
+
 /** Groups items into canonical messages; a model turn's items (text, calls, the rest) become one assistant message. */
 export function decodeItems(items: readonly unknown[]): DecodedItems {
   if (!Array.isArray(items))
@@ -102,10 +127,29 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
       sources.push([i])
       return
     }
+    if (type !== 'function_call' && isOtherOutput(type, item)) {
+      flush()
+      messages.push({
+        role: 'tool',
+        toolCallId: item.callId as string,
+        content: itemJson(item),
+        providerMetadata: { [ITEM]: { item } },
+      })
+      sources.push([i])
+      return
+    }
     const t = open()
     t.from.push(i)
     const m = t.message
-    if (type === 'message') {
+    if (type !== 'function_call' && isOtherCall(type, item)) {
+      m.toolCalls ??= []
+      m.toolCalls.push({
+        id: item.callId as string,
+        name: String(type),
+        arguments: itemJson(item),
+        providerMetadata: { [ITEM]: { item } },
+      })
+    } else if (type === 'message') {
       const said = text(item.content)
       m.content = m.content ? `${m.content}\n${said}` : said
     } else if (type === 'function_call') {
@@ -133,6 +177,10 @@ export function plainItems(m: Message, agents: boolean): Item[] {
   const body = typeof m.content === 'string' ? m.content : text(m.content ?? '')
   if (m.role === 'system' || m.role === 'user')
     return [{ type: 'message', role: m.role, content: body }]
+  // An output of a call that is not a function's goes as the item it was: its shape is its
+  // kind's own, which a function output cannot stand for.
+  const own = m.role === 'tool' ? itemOf(m) : undefined
+  if (own) return [own]
   if (m.role === 'tool')
     return agents
       ? [
@@ -155,9 +203,10 @@ export function plainItems(m: Message, agents: boolean): Item[] {
     })
   for (const c of m.toolCalls ?? [])
     out.push(
-      agents
-        ? { type: 'function_call', callId: c.id, name: c.name, arguments: c.arguments }
-        : { type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments },
+      itemOf(c) ??
+        (agents
+          ? { type: 'function_call', callId: c.id, name: c.name, arguments: c.arguments }
+          : { type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments }),
     )
   return out
 }

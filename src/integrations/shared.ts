@@ -57,8 +57,9 @@ export type FrameworkTool =
   | { hosted: Record<string, unknown> }
 
 /**
- * Fits with what `feedback` learnt, and notes what was sent so usage can be compared with it.
- * `tools` are the request's own, counted when `options.tools` does not say otherwise: each
+ * Fits with what `feedback` learnt. The result is the request's own count: the adapter keeps
+ * it with the request (never in `feedback`, which many requests share) and hands it to
+ * `feedback.learn` or `recordUsage` for that request alone. `tools` are the request's own, counted when `options.tools` does not say otherwise: each
  * function tool as its JSON Schema and never below the tokens of the JSON it is sent as.
  */
 export function fitWithFeedback(
@@ -72,8 +73,39 @@ export function fitWithFeedback(
   if (!feedback) return fit(messages, fitOptions)
   const setup = resolveSetup(fitOptions)
   const result = fit(messages, feedback.apply(fitOptions, setup))
-  feedback.sent(result)
+  feedback.fitted(result)
   return result
+}
+
+/** Where an adapter puts our count of the request it is about to send. */
+export type Counted = { sent?: FitResult }
+
+/**
+ * One model call that learns from the provider: `send(own, again)` fits the request, puts
+ * its counts in `own` and sends it (`again` on the one retry). A "too long" rejection is
+ * learnt against the rejected request's own counts and the call made once more, fitted to
+ * what it taught; the usage the reply reports (`promptTokens`) is read against the counts
+ * of the request that got it. Counts travel with each call, so calls that share `feedback`
+ * at the same time never read each other's.
+ */
+export async function callLearning<R>(
+  feedback: ProviderFeedback,
+  send: (own: Counted, again: boolean) => PromiseLike<R>,
+  promptTokens: (reply: R) => number | undefined,
+): Promise<R> {
+  let own: Counted = {}
+  let reply: R
+  try {
+    reply = await send(own, false)
+  } catch (error) {
+    if (!feedback.learn(error, own.sent)) throw error
+    own = {}
+    reply = await send(own, true)
+  }
+  const billed = promptTokens(reply)
+  if (billed !== undefined && own.sent)
+    feedback.recordUsage({ promptTokens: billed }, { sent: own.sent })
+  return reply
 }
 
 function countedTools(tools: readonly FrameworkTool[], options: FitOptions): ToolInput[] {

@@ -71,10 +71,8 @@ function largeSchema(zz: typeof z | typeof z3) {
 function recording() {
   const counted: FitResult['tokens'][] = []
   const feedback = new ProviderFeedback()
-  const sent = feedback.sent.bind(feedback)
-  feedback.sent = (result) => {
+  feedback.fitted = (result) => {
     counted.push(result.tokens)
-    sent(result)
   }
   return { feedback, counted }
 }

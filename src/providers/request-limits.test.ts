@@ -4,7 +4,7 @@ import { ChatContext } from '../context/chat-context.js'
 import { fit } from '../context/fit.js'
 import type { ContentPart, Message } from '../messages/message.js'
 import { toAnthropic } from './anthropic-messages/codec.js'
-import { overRequestLimits } from './request-limits.js'
+import { overRequestLimits, pdfPages } from './request-limits.js'
 import { repair, validate } from './validate.js'
 
 /** A tiny PNG, inline. */
@@ -128,5 +128,95 @@ describe('per-request limits are provider rules', () => {
     expect(placeholders(fixed)).toEqual([0])
     // OpenAI counts decoded image bytes (50 MB): 27 MB is within it.
     expect(overRequestLimits(h, { imageBytes: 50_000_000 }).size).toBe(0)
+  })
+})
+
+/** A PDF of `pages` pages (a page tree, one leaf page object each), as base64. */
+function pdf(pages: number, label: string): string {
+  const kids = Array.from({ length: pages }, (_, k) => `${k + 3} 0 R`).join(' ')
+  const objects = [
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    `2 0 obj << /Type /Pages /Kids [${kids}] /Count ${pages} >> endobj`,
+    ...Array.from(
+      { length: pages },
+      (_, k) => `${k + 3} 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >> endobj`,
+    ),
+  ]
+  const body = `%PDF-1.4\n% ${label}\n${objects.join('\n')}\ntrailer << /Root 1 0 R >>\n%%EOF\n`
+  return Buffer.from(body, 'latin1').toString('base64')
+}
+
+const pdfTurn = (k: number, pages: number): Message[] => [
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: `Contract ${k}: any clause about fees?` },
+      {
+        type: 'file',
+        data: pdf(pages, `contract ${k}`),
+        mediaType: 'application/pdf',
+        filename: `c${k}.pdf`,
+      },
+    ],
+  },
+  { role: 'assistant', content: `Contract ${k} read.` },
+]
+
+const pdfsIn = (messages: readonly Message[]) =>
+  messages.flatMap((m) =>
+    Array.isArray(m.content) ? m.content.filter((p) => p.type === 'file') : [],
+  )
+
+describe('PDF pages per request (Anthropic: 100)', () => {
+  // 40 + 40 + 40 = 120 pages: the oldest PDF goes, 80 stay.
+  const history: Message[] = [0, 1, 2].flatMap((k) => pdfTurn(k, 40))
+  history.push({ role: 'user', content: 'Compare them.' })
+
+  it('the page counter reads leaf pages, not the tree node, and 0 for a PDF by URL', () => {
+    const part = ((history[0] as Message).content as ContentPart[])[1] as ContentPart
+    expect(pdfPages(part)).toBe(40)
+    expect(
+      pdfPages({ type: 'file', url: 'https://example.com/c.pdf', mediaType: 'application/pdf' }),
+    ).toBe(0)
+    expect(pdfPages({ type: 'file', data: 'not base64 ✗', mediaType: 'application/pdf' })).toBe(0)
+    expect(pdfPages({ type: 'file', data: pdf(3, 'x'), mediaType: 'text/plain' })).toBe(0)
+  })
+
+  it('the oracle refuses 120 pages; validate names the oldest PDF; fit sends it as a short text, nothing lost', () => {
+    const { lost: _lost, ...request } = toAnthropic(history)
+    expect(anthropicViolations(request)).toContain(
+      'messages: 120 PDF pages, over the 100 one request may carry',
+    )
+    const over = validate(history, { provider: 'anthropic' }).filter(
+      (p) => p.code === 'over-request-limit',
+    )
+    expect(over.map((p) => p.index)).toEqual([0])
+    expect(over[0]?.message).toContain('100 PDF pages')
+    const r = fit(history, { provider: 'anthropic', budget: 1_000_000 })
+    expect(r.messages).toHaveLength(history.length)
+    expect(pdfsIn(r.messages)).toHaveLength(2)
+    const first = r.messages[0]?.content as ContentPart[]
+    expect(first.some((p) => p.type === 'text' && p.text.startsWith('[file c0.pdf omitted'))).toBe(
+      true,
+    )
+    expect(r.changed.filter((c) => c.reason === 'media-omitted')).toHaveLength(1)
+    const { lost: _l, ...sent } = toAnthropic(r.messages)
+    expect(anthropicViolations(sent)).toEqual([])
+    // The other providers publish no page limit for one request: every PDF goes.
+    expect(pdfsIn(fit(history, { provider: 'openai', budget: 1_000_000 }).messages)).toHaveLength(3)
+  })
+
+  it("PDFs by URL are not read: their pages are the provider's to refuse (a documented gap)", () => {
+    const byUrl: Message[] = [0, 1, 2].flatMap((k) => [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: `Contract ${k}` },
+          { type: 'file', url: `https://example.com/c${k}.pdf`, mediaType: 'application/pdf' },
+        ],
+      } as Message,
+      { role: 'assistant', content: 'Read.' } as Message,
+    ])
+    expect(overRequestLimits(byUrl, { pdfPages: 100 }).size).toBe(0)
   })
 })

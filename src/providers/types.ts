@@ -59,6 +59,11 @@ export interface RequestLimits {
   imageBytes?: number
   /** Characters of inline data (base64 images and files) in one request body. */
   inlineBytes?: number
+  /**
+   * Pages of PDF documents in one request, counted in PDFs sent inline (base64); a PDF sent
+   * by URL or file id is not read, and one whose page objects are compressed counts 0.
+   */
+  pdfPages?: number
 }
 
 /** What an API publishes about its own tools. */

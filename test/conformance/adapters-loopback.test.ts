@@ -72,8 +72,7 @@ class CountingFeedback extends ProviderFeedback {
   constructor(private readonly server: LimitedServer) {
     super()
   }
-  override sent(result: Pick<FitResult, 'tokens'>): void {
-    super.sent(result)
+  override fitted(result: FitResult): void {
     this.counts.push({ at: this.server.requests.length, total: result.tokens.total })
   }
 }
@@ -134,7 +133,10 @@ function check(
 }
 
 /** A caught "too long" error is learnt and the call made again, as the README shows. */
-async function learning<T>(feedback: ProviderFeedback, go: () => Promise<T>): Promise<T> {
+async function learning<T>(
+  feedback: Pick<ProviderFeedback, 'learn'>,
+  go: () => Promise<T>,
+): Promise<T> {
   return go().catch((error) => {
     if (!feedback.learn(error)) throw error
     return go()
@@ -246,7 +248,9 @@ describe('AI SDK', () => {
     const messages: ModelMessage[] = []
     for (let k = 0; k < TURNS; k++) {
       messages.push({ role: 'user', content: turn(k) })
-      const out = await learning(feedback, () =>
+      // The call's own context: a rejection is read against this call's counts.
+      const context = { turn: k }
+      const out = await learning({ learn: (e) => prepareStep.learn(e, context) }, () =>
         generateText({
           model,
           messages,
@@ -255,6 +259,7 @@ describe('AI SDK', () => {
           maxOutputTokens: REPLY,
           maxRetries: 0,
           prepareStep,
+          experimental_context: context,
         }),
       )
       messages.push(...out.response.messages)
@@ -352,8 +357,9 @@ describe('OpenAI Agents SDK', () => {
     let history: AgentInputItem[] = []
     for (let k = 0; k < TURNS; k++) {
       const input = [...history, user(turn(k))]
-      const result = await learning(feedback, () =>
-        run(agent, input, { callModelInputFilter: filter }),
+      const context = { turn: k }
+      const result = await learning({ learn: (e) => filter.learn(e, context) }, () =>
+        run(agent, input, { context, callModelInputFilter: filter }),
       )
       history = result.history
     }

@@ -199,7 +199,33 @@ export function anthropicViolations(request: unknown): string[] {
   if (images > 100) out.push(`messages: ${images} images, over the 100 one request may carry`)
   const size = JSON.stringify(request).length
   if (size > 32_000_000) out.push(`request: ${size} bytes, over the 32 MB a request may be`)
+  // The PDF support guide: 100 pages in one request.
+  const pages = countPdfPages(messages)
+  if (pages > 100) out.push(`messages: ${pages} PDF pages, over the 100 one request may carry`)
   return out
+}
+
+/**
+ * Pages of the base64 PDF documents anywhere in `value`: each PDF's leaf page dictionaries
+ * (`/Type/Page` with no `s`), read from its decoded bytes.
+ */
+function countPdfPages(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countPdfPages(v), 0)
+  if (!isObject(value)) return 0
+  const src = value.source
+  if (
+    value.type === 'document' &&
+    isObject(src) &&
+    src.type === 'base64' &&
+    src.media_type === 'application/pdf' &&
+    typeof src.data === 'string'
+  ) {
+    const bytes = Buffer.from(src.data, 'base64').toString('latin1')
+    return bytes.split(/\/Type\s*\/Page\b/).length - 1
+  }
+  let n = 0
+  for (const v of Object.values(value)) if (v && typeof v === 'object') n += countPdfPages(v)
+  return n
 }
 
 /** Image blocks anywhere in `value` (tool results hold them too). */

@@ -12,10 +12,15 @@ import type {
 /**
  * Anthropic's vision guide: up to 100 images in one API request (600 on models with a
  * 1M-token window; 100 is what every model takes), and 32 MB for a whole Messages request
- * on the standard endpoints, which base64 images and PDFs reach first. A PDF counts by its
- * pages (100 per request), which a file part does not tell: its bytes count.
+ * on the standard endpoints, which base64 images and PDFs reach first. PDFs: 100 pages per
+ * request (Anthropic's PDF support guide, "Maximum pages per request"; Amazon Bedrock's
+ * "API restrictions" page says the same of Claude), counted in the PDFs sent inline.
  */
-export const requestLimits: RequestLimits = { images: 100, inlineBytes: 32 * 1000 * 1000 }
+export const requestLimits: RequestLimits = {
+  images: 100,
+  inlineBytes: 32 * 1000 * 1000,
+  pdfPages: 100,
+}
 
 /** "prompt is too long: M tokens > N maximum"; "input length and `max_tokens` exceed context limit: M + C > N". */
 export const overflow: OverflowRule = {

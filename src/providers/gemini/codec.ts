@@ -270,6 +270,50 @@ function decodeModel(parts: Json[], i: number, turn: Json): AssistantMessage {
   return withMeta(out, { ...turn, layout })
 }
 
+/** A queue of the open calls that share an id or a name: `next` is the first not looked at. */
+type Queue = { calls: { id: string; used: boolean }[]; next: number }
+
+/**
+ * The calls of the model turn before, open until a response answers one: by its id, else the
+ * first open call of its name. Each answer costs the same however many calls the turn has
+ * (a list searched and spliced per response made one turn of K parallel calls cost K² steps).
+ */
+class OpenCalls {
+  private readonly byId = new Map<string, Queue>()
+  private readonly byName = new Map<string, Queue>()
+  constructor(calls: readonly { id: string; name: string }[]) {
+    for (const c of calls) {
+      const call = { id: c.id, used: false }
+      for (const [map, key] of [
+        [this.byId, c.id],
+        [this.byName, c.name],
+      ] as const) {
+        const q = map.get(key)
+        if (q) q.calls.push(call)
+        else map.set(key, { calls: [call], next: 0 })
+      }
+    }
+  }
+
+  /** The first open call in `q`, now answered. */
+  private static take(q: Queue | undefined): string | undefined {
+    if (!q) return undefined
+    while (q.next < q.calls.length && (q.calls[q.next] as { used: boolean }).used) q.next++
+    const call = q.calls[q.next]
+    if (!call) return undefined
+    call.used = true
+    return call.id
+  }
+
+  takeId(id: string): void {
+    OpenCalls.take(this.byId.get(id))
+  }
+
+  takeName(name: string): string | undefined {
+    return OpenCalls.take(this.byName.get(name))
+  }
+}
+
 function decodeUser(
   parts: Json[],
   i: number,
@@ -278,7 +322,7 @@ function decodeUser(
 ): Message[] {
   const out: Message[] = []
   const content: ContentPart[] = []
-  const open = [...pending]
+  const open = new OpenCalls(pending)
   let responses = 0
   parts.forEach((p, k) => {
     if (p.functionResponse === undefined) {
@@ -313,13 +357,8 @@ function decodeUser(
       )
     // Without an id, a response answers the first open call of its name; none: an orphan.
     let callId = id as string | undefined
-    if (callId === undefined) {
-      const at = open.findIndex((c) => c.name === name)
-      callId = at >= 0 ? (open.splice(at, 1)[0] as { id: string }).id : `gemini_orphan_${i}_${k}`
-    } else {
-      const at = open.findIndex((c) => c.id === callId)
-      if (at >= 0) open.splice(at, 1)
-    }
+    if (callId === undefined) callId = open.takeName(name) ?? `gemini_orphan_${i}_${k}`
+    else open.takeId(callId)
     const r = (response ?? {}) as Json
     const keys = Object.keys(r)
     let form: string
