@@ -1,6 +1,6 @@
 import { CountingEndpointError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import { requireArgument, requireOptions } from '../options-check.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { toAnthropic } from '../providers/anthropic-messages/codec.js'
 import { encodeGemini } from '../providers/gemini/codec.js'
 import { encodeOpenAIResponses } from '../providers/openai-responses/codec.js'
@@ -232,28 +232,31 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
   }
 }
 
-/** One count request, encoded as the request itself would be: model, system prompt, messages, tools. */
-function endpointCall(
-  options: CountingEndpointOptions,
-): (messages: readonly Message[], tools: readonly unknown[]) => Promise<number> {
-  const { model } = options
-  const answer = (n: unknown): number => {
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
-      throw new TypeError(`the endpoint answered ${String(n)} instead of a token count`)
-    return n
-  }
-  const withTools = (tools: readonly unknown[]) => (tools.length > 0 ? { tools } : {})
-  if (options.provider === 'anthropic') {
-    const { client } = options
+type Caller = (messages: readonly Message[], tools: readonly unknown[]) => Promise<number>
+type EndpointProvider = CountingEndpointOptions['provider']
+type OptionsOf<P extends EndpointProvider> = Extract<CountingEndpointOptions, { provider: P }>
+
+const answer = (n: unknown): number => {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw new TypeError(`the endpoint answered ${String(n)} instead of a token count`)
+  return n
+}
+const withTools = (tools: readonly unknown[]) => (tools.length > 0 ? { tools } : {})
+
+/**
+ * One count request per provider API, encoded as the request itself would be: model, system
+ * prompt, messages, tools. A table keyed by the provider name, so no code branches on one.
+ */
+const CALLERS: { [P in EndpointProvider]: (options: OptionsOf<P>) => Caller } = {
+  anthropic: ({ client, model }) => {
     requireClient(client?.messages?.countTokens, 'client.messages.countTokens')
     return async (messages, tools) => {
       const { lost: _lost, ...request } = toAnthropic(messages)
       const params = { model, ...request, ...withTools(tools) }
       return answer((await client.messages.countTokens(params as never)).input_tokens)
     }
-  }
-  if (options.provider === 'openai-responses') {
-    const { client } = options
+  },
+  'openai-responses': ({ client, model }) => {
     requireClient(client?.responses?.inputTokens?.count, 'client.responses.inputTokens.count')
     return async (messages, tools) => {
       const { output } = encodeOpenAIResponses(messages, { request: true })
@@ -261,9 +264,9 @@ function endpointCall(
       const params = { model, ...request, ...withTools(tools) }
       return answer((await client.responses.inputTokens.count(params as never)).input_tokens)
     }
-  }
-  if (options.provider === 'gemini') {
-    const { client } = options
+  },
+  gemini: (options) => {
+    const { client, model } = options
     requireClient(client?.models?.countTokens, 'client.models.countTokens')
     return async (messages, tools) => {
       const { output } = encodeGemini(messages)
@@ -282,11 +285,18 @@ function endpointCall(
       const counted = answer((await client.models.countTokens(params as never)).totalTokens)
       return vertex ? counted : counted + geminiOffline(messages, tools, options)
     }
-  }
-  throw new InvalidOptionError(
-    'provider',
-    `expected 'anthropic', 'gemini' or 'openai-responses', got ${String((options as { provider?: unknown }).provider)}`,
-  )
+  },
+}
+
+function endpointCall(options: CountingEndpointOptions): Caller {
+  const provider: unknown = options.provider
+  if (typeof provider !== 'string' || !Object.hasOwn(CALLERS, provider))
+    throw new InvalidOptionError(
+      'provider',
+      `expected 'anthropic', 'gemini' or 'openai-responses', got ${describeValue(provider)}`,
+    )
+  // The table's entry for this options object's own provider name.
+  return (CALLERS[options.provider] as (o: CountingEndpointOptions) => Caller)(options)
 }
 
 /** What the Gemini Developer API's count leaves out (system instruction, tools), counted locally. */
