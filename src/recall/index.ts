@@ -1,0 +1,18 @@
+export {
+  checkRecallOptions,
+  RECALL_DEFAULTS,
+  RECALL_HEADING,
+  type RecallOptions,
+  type RecallRequest,
+  type RecallResult,
+  readRecallRequest,
+  recall,
+} from './recall.js'
+export {
+  executeRecall,
+  RECALL_DESCRIPTION,
+  RECALL_PARAMETERS,
+  RECALL_TOOL_NAME,
+  type RecallToolFormat,
+  recallTool,
+} from './tool.js'
