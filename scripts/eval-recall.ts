@@ -12,14 +12,14 @@
 // The recall's settings and ranking were chosen on τ-bench; τ²-bench (Claude) and LoCoMo were
 // not looked at to choose them.
 //
-// npm run eval:recall [-- --data tau-bench,tau2-claude,locomo] [--budget 0.1] [--max-tokens 1500] [--json]
+// npm run eval:recall [-- --data tau-bench,tau2-claude,locomo] [--budget 0.1] [--max-tokens 3000] [--max-messages 16] [--json]
 import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
 import { type Message, messageText } from '../src/messages/message.js'
 import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
-import { checkRecallOptions, recallFrom } from '../src/recall/recall.js'
+import { checkRecallOptions, RECALL_DEFAULTS, recallFrom } from '../src/recall/recall.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { LOCOMO_DEV_PATH, readLocomo } from '../test/locomo-data.js'
 import { agentBudget, agentCases, DATA_SETS } from './eval-agent.js'
@@ -49,9 +49,15 @@ export function askedAs(call: { name: string; arguments: string }): string {
   return [call.name, ...names].join(' ')
 }
 
-function agents(data: string, budget: number, maxTokens: number, ledger: boolean): Row {
+function agents(
+  data: string,
+  budget: number,
+  maxTokens: number,
+  maxMessages: number,
+  ledger: boolean,
+): Row {
   const records = (DATA_SETS[data] as () => ReturnType<(typeof DATA_SETS)[string]>)()
-  const settings = checkRecallOptions({ maxTokens })
+  const settings = checkRecallOptions({ maxTokens, maxMessages })
   const traces = records.map((r) => fromOpenAIChat(r.traj))
   let sent = 0
   let either = 0
@@ -95,9 +101,9 @@ function agents(data: string, budget: number, maxTokens: number, ledger: boolean
   }
 }
 
-function locomo(budget: number, maxTokens: number): Row {
+function locomo(budget: number, maxTokens: number, maxMessages: number): Row {
   const samples = readLocomo(LOCOMO_DEV_PATH) as LocomoSample[]
-  const settings = checkRecallOptions({ maxTokens })
+  const settings = checkRecallOptions({ maxTokens, maxMessages })
   let n = 0
   let sent = 0
   let either = 0
@@ -142,35 +148,42 @@ function main(): void {
       data: { type: 'string' },
       budget: { type: 'string' },
       'max-tokens': { type: 'string' },
+      'max-messages': { type: 'string' },
       json: { type: 'boolean' },
     },
   })
   const sets = (values.data ?? 'tau-bench,tau2-claude,locomo').split(',')
   const budget = Number(values.budget ?? 0.1)
-  const maxTokens = Number(values['max-tokens'] ?? 1500)
+  const maxTokens = Number(values['max-tokens'] ?? RECALL_DEFAULTS.maxTokens)
+  const maxMessages = Number(values['max-messages'] ?? RECALL_DEFAULTS.maxMessages)
   const known = [...Object.keys(DATA_SETS), 'locomo']
   if (
     !(budget > 0 && budget <= 1) ||
-    !(Number.isInteger(maxTokens) && maxTokens >= 64) ||
+    !(Number.isInteger(maxTokens) && maxTokens >= 128) ||
+    !(Number.isInteger(maxMessages) && maxMessages > 0) ||
     sets.some((s) => !known.includes(s))
   ) {
     process.stderr.write(
-      `eval-recall: --data takes ${known.join(',')}; --budget a fraction in (0, 1]; --max-tokens a whole number >= 64\n`,
+      `eval-recall: --data takes ${known.join(',')}; --budget a fraction in (0, 1]; --max-tokens a whole number >= 128; --max-messages a whole number > 0\n`,
     )
     process.exit(2)
   }
   const rows: Row[] = []
   for (const s of sets) {
-    if (s === 'locomo') rows.push(locomo(budget, maxTokens))
-    else rows.push(agents(s, budget, maxTokens, true), agents(s, budget, maxTokens, false))
+    if (s === 'locomo') rows.push(locomo(budget, maxTokens, maxMessages))
+    else
+      rows.push(
+        agents(s, budget, maxTokens, maxMessages, true),
+        agents(s, budget, maxTokens, maxMessages, false),
+      )
   }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ budget, maxTokens, rows }, null, 2)}\n`)
+    process.stdout.write(`${JSON.stringify({ budget, maxTokens, maxMessages, rows }, null, 2)}\n`)
     return
   }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   process.stdout.write(
-    `budget ${pct(budget)}, recall.maxTokens ${maxTokens}\n\n| data | setting | cases | sent | sent or recalled | recall tokens (mean) | ledger tokens (mean) |\n| --- | --- | --- | --- | --- | --- | --- |\n`,
+    `budget ${pct(budget)}, recall.maxTokens ${maxTokens}, recall.maxMessages ${maxMessages}\n\n| data | setting | cases | sent | sent or recalled | recall tokens (mean) | ledger tokens (mean) |\n| --- | --- | --- | --- | --- | --- | --- |\n`,
   )
   for (const r of rows)
     process.stdout.write(
