@@ -8,6 +8,8 @@ import { type Message, messageSchema } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
 import { providerApiOfFormat } from '../providers/index.js'
 import { PROVIDERS, type Provider } from '../providers/validate.js'
+import type { RecallOptions } from '../recall/recall.js'
+import { recallText } from '../recall/tool.js'
 import { newAppendId } from '../store/append-id.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
@@ -509,6 +511,15 @@ export class ChatContext {
     const r = assemble(prepared, plan, this.setup)
     this.sent({ messages: r.messages, tokens: r.tokens.messages })
     return r
+  }
+
+  /**
+   * Runs a recall tool call (`args` as the model sent them) over what `fitAsync` sends now,
+   * after reading the store: the messages left out that it asks for, as the tool's result.
+   */
+  async recall(args: unknown, options: RecallOptions | true = true): Promise<string> {
+    const r = await this.fitAsync()
+    return recallText(this.history(), r, args, this.setup.counter, options)
   }
 
   /** @deprecated Use `fit()` (synchronous, as the module's `fit`). */

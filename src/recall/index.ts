@@ -14,5 +14,6 @@ export {
   RECALL_PARAMETERS,
   RECALL_TOOL_NAME,
   type RecallToolFormat,
+  recallText,
   recallTool,
 } from './tool.js'

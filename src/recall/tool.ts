@@ -2,6 +2,7 @@ import { fit } from '../context/fit.js'
 import { type FitOptions, resolveSetup } from '../context/options.js'
 import type { FitResult } from '../context/result.js'
 import type { Message } from '../messages/message.js'
+import type { TokenCounter } from '../tokens/counter.js'
 import { checkRecallOptions, type RecallOptions, readRecallRequest, recallFrom } from './recall.js'
 
 export const RECALL_TOOL_NAME = 'recall'
@@ -70,10 +71,21 @@ export function executeRecall(
   result?: FitResult,
 ): string {
   const { recall: given, ...fitOptions } = options
-  const settings = checkRecallOptions(given ?? true)
+  const { counter } = resolveSetup(fitOptions)
+  return recallText(history, result ?? (() => fit(history, fitOptions)), args, counter, given)
+}
+
+/** The tool result for `args` over a fit made (or to be made, when the arguments are good). */
+export function recallText(
+  history: readonly Message[],
+  result: FitResult | (() => FitResult),
+  args: unknown,
+  counter: TokenCounter,
+  options: RecallOptions | true = true,
+): string {
+  const settings = checkRecallOptions(options)
   const request = readRecallRequest(args)
   if (typeof request === 'string') return `recall: ${request}`
-  const fitted = result ?? fit(history, fitOptions)
-  const { counter } = resolveSetup(fitOptions)
+  const fitted = typeof result === 'function' ? result() : result
   return recallFrom(history, fitted, request, counter, settings).text
 }
