@@ -1,19 +1,18 @@
 export {
   checkRecallOptions,
   RECALL_DEFAULTS,
-  RECALL_HEADING,
+  RECALL_DESCRIPTION,
+  RECALL_PARAMETERS,
+  RECALL_TOOL_NAME,
   type RecallOptions,
+  type RecallToolFormat,
+  recallTool,
+} from './definition.js'
+export {
+  RECALL_HEADING,
   type RecallRequest,
   type RecallResult,
   readRecallRequest,
   recall,
 } from './recall.js'
-export {
-  executeRecall,
-  RECALL_DESCRIPTION,
-  RECALL_PARAMETERS,
-  RECALL_TOOL_NAME,
-  type RecallToolFormat,
-  recallText,
-  recallTool,
-} from './tool.js'
+export { executeRecall, recallText } from './tool.js'

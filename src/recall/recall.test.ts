@@ -4,8 +4,16 @@ import { fit } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { memoryStore } from '../store/memory-store.js'
+import { LEDGER_HEADING_RECALL } from '../strategies/ledger.js'
 import { exactCounter } from '../tokens/counters.js'
-import { executeRecall, RECALL_HEADING, RECALL_PARAMETERS, recall, recallTool } from './index.js'
+import {
+  executeRecall,
+  RECALL_DESCRIPTION,
+  RECALL_HEADING,
+  RECALL_PARAMETERS,
+  recall,
+  recallTool,
+} from './index.js'
 
 const counter = exactCounter()
 
@@ -158,5 +166,24 @@ describe('recall', () => {
       { role: 'user', content: 'Thanks.' },
     ])
     expect(await reader.recall({ query: 'frequent flyer' })).toContain('FF99812')
+  })
+
+  it('fit with recall: the tool counted with the request, the ledger says the messages it names can be recalled', () => {
+    const without = fit(h, options)
+    const withRecall = fit(h, { ...options, recall: true })
+    expect(withRecall.tokens.tools).toBeGreaterThan(without.tokens.tools)
+    expect(withRecall.tokens.tools).toBe(
+      counter.countTools([
+        { name: 'recall', description: RECALL_DESCRIPTION, parameters: RECALL_PARAMETERS },
+      ]),
+    )
+    expect(withRecall.tokens.total).toBeLessThanOrEqual(900)
+    const ledger = withRecall.inserted.find((i) => i.reason === 'ledger')
+    expect(String(ledger?.message.content).startsWith(LEDGER_HEADING_RECALL)).toBe(true)
+    // A recall tool the caller lists already is not counted twice.
+    const listed = fit(h, { ...options, recall: true, tools: [recallTool('openai') as never] })
+    expect(listed.tokens.tools).toBe(withRecall.tokens.tools)
+    expect(() => fit(h, { ...options, recall: 'yes' as never })).toThrow(InvalidOptionError)
+    expect(() => fit(h, { ...options, recall: { maxMessage: 3 } as never })).toThrow(/maxMessages/)
   })
 })

@@ -6,8 +6,8 @@ import { redactCredentials } from '../messages/credentials.js'
 import { contentText, type Message } from '../messages/message.js'
 import { quotableFacts } from '../messages/quoted-facts.js'
 import { type FactRecord, renderRecords, type Who } from '../messages/records.js'
-import { requireArgument, requireOptions } from '../options-check.js'
 import type { TokenCounter } from '../tokens/counter.js'
+import { checkRecallOptions, type RecallOptions } from './definition.js'
 
 /** What the model asks for: message numbers the ledger named, or words to look for. */
 export interface RecallRequest {
@@ -15,13 +15,6 @@ export interface RecallRequest {
   query?: string
   /** Message numbers as the ledger names them (indexes in the history). */
   messages?: readonly number[]
-}
-
-export interface RecallOptions {
-  /** Tokens a recall returns at most (at least 128). Default 3,000. */
-  maxTokens?: number
-  /** Messages a search returns at most. Default 16. */
-  maxMessages?: number
 }
 
 /** What a recall returns: the tool result text, and what it holds. */
@@ -36,8 +29,6 @@ export interface RecallResult {
   more: number[]
 }
 
-/** Chosen on τ-bench (`npm run eval:recall`): the least that meets 98% of calls there. */
-export const RECALL_DEFAULTS = { maxTokens: 3000, maxMessages: 16 } as const
 /** Room kept for the line that says what else matched or was not found. */
 const TAIL = 48
 
@@ -48,28 +39,6 @@ const MARK = '[credential]'
 /** BM25's usual constants. */
 const K1 = 1.2
 const B = 0.75
-
-export function checkRecallOptions(options: RecallOptions | true): Required<RecallOptions> {
-  if (options === true) return { ...RECALL_DEFAULTS }
-  requireOptions(options, 'recall', ['maxTokens', 'maxMessages'], { name: 'recall' })
-  const { maxTokens = RECALL_DEFAULTS.maxTokens, maxMessages = RECALL_DEFAULTS.maxMessages } =
-    options
-  requireArgument(
-    Number.isInteger(maxTokens) && maxTokens >= 128,
-    'recall',
-    'recall.maxTokens',
-    'a token count >= 128',
-    maxTokens,
-  )
-  requireArgument(
-    Number.isInteger(maxMessages) && maxMessages > 0,
-    'recall',
-    'recall.maxMessages',
-    'a whole number > 0',
-    maxMessages,
-  )
-  return { maxTokens, maxMessages }
-}
 
 /** A request from the model's arguments (a JSON text or an object), or why it is not one. */
 export function readRecallRequest(args: unknown): RecallRequest | string {
@@ -216,12 +185,14 @@ function recallable(history: readonly Message[], result: FitResult): number[] {
 export function recall(
   history: readonly Message[],
   request: RecallRequest,
-  options: FitOptions & { recall?: RecallOptions | true } = {},
+  options: FitOptions = {},
 ): RecallResult {
   const read = readRecallRequest(request)
   if (typeof read === 'string') throw new InvalidOptionError('request', read)
-  const { recall: given, ...fitOptions } = options
-  const { maxTokens, maxMessages } = checkRecallOptions(given ?? true)
+  const given = options.recall === undefined || options.recall === false ? true : options.recall
+  const { maxTokens, maxMessages } = checkRecallOptions(given)
+  // The fit the model's request came from: with the recall tool offered (counted, named by the ledger).
+  const fitOptions = { ...options, recall: given } as FitOptions
   const result = fit(history, fitOptions)
   const { counter } = resolveSetup(fitOptions)
   return recallFrom(history, result, read, counter, { maxTokens, maxMessages })

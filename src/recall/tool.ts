@@ -3,60 +3,8 @@ import { type FitOptions, resolveSetup } from '../context/options.js'
 import type { FitResult } from '../context/result.js'
 import type { Message } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { checkRecallOptions, type RecallOptions, readRecallRequest, recallFrom } from './recall.js'
-
-export const RECALL_TOOL_NAME = 'recall'
-
-export const RECALL_DESCRIPTION =
-  'Get back earlier messages of this conversation that were left out to fit the context window. ' +
-  'Ask by the message numbers the ledger names, or search by words, an identifier, or the name ' +
-  'and argument names of the tool you are about to call. Returns the matching messages as quoted data.'
-
-/** The arguments' JSON Schema (the subset every provider accepts). */
-export const RECALL_PARAMETERS = {
-  type: 'object',
-  properties: {
-    query: {
-      type: 'string',
-      description: 'Words, an identifier, or a tool name and its argument names to look for.',
-    },
-    messages: {
-      type: 'array',
-      items: { type: 'integer' },
-      description: 'Message numbers named by the ledger.',
-    },
-  },
-} as const
-
-export type RecallToolFormat = 'openai' | 'openai-responses' | 'anthropic' | 'gemini'
-
-/**
- * The recall tool's definition in the function-tool JSON a provider's API takes: an entry of
- * `tools` (for Gemini, a function declaration for `tools[].functionDeclarations`).
- */
-export function recallTool(format: RecallToolFormat): Record<string, unknown> {
-  const parameters = structuredClone(RECALL_PARAMETERS) as Record<string, unknown>
-  switch (format) {
-    case 'openai':
-      return {
-        type: 'function',
-        function: { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters },
-      }
-    case 'openai-responses':
-      return {
-        type: 'function',
-        name: RECALL_TOOL_NAME,
-        description: RECALL_DESCRIPTION,
-        parameters,
-      }
-    case 'anthropic':
-      return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, input_schema: parameters }
-    case 'gemini':
-      return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters }
-    default:
-      throw new TypeError(`recallTool: unknown format ${JSON.stringify(format)}`)
-  }
-}
+import { checkRecallOptions, type RecallOptions } from './definition.js'
+import { readRecallRequest, recallFrom } from './recall.js'
 
 /**
  * Runs a recall tool call the model made: `args` as the model sent them (JSON text or an
@@ -67,10 +15,11 @@ export function recallTool(format: RecallToolFormat): Record<string, unknown> {
 export function executeRecall(
   history: readonly Message[],
   args: unknown,
-  options: FitOptions & { recall?: RecallOptions | true } = {},
+  options: FitOptions = {},
   result?: FitResult,
 ): string {
-  const { recall: given, ...fitOptions } = options
+  const given = options.recall === undefined || options.recall === false ? true : options.recall
+  const fitOptions = { ...options, recall: given } as FitOptions
   const { counter } = resolveSetup(fitOptions)
   return recallText(history, result ?? (() => fit(history, fitOptions)), args, counter, given)
 }

@@ -127,7 +127,11 @@ describe('recall: what a fit left out, got back', () => {
         fc.constantFrom('RES', 'reservation_id', 'get_reservation_details note raw', 'password'),
         (c, query) => {
           const total = counter.countMessages(c.history)
-          const options = { budget: Math.round(total * c.share), counter }
+          const options = {
+          budget: Math.round(total * c.share),
+          counter,
+          recall: { maxTokens: 4000, maxMessages: 40 },
+        }
           let result: ReturnType<typeof fit>
           try {
             result = fit(c.history, options)
