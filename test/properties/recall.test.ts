@@ -128,10 +128,10 @@ describe('recall: what a fit left out, got back', () => {
         (c, query) => {
           const total = counter.countMessages(c.history)
           const options = {
-          budget: Math.round(total * c.share),
-          counter,
-          recall: { maxTokens: 4000, maxMessages: 40 },
-        }
+            budget: Math.round(total * c.share),
+            counter,
+            recall: { maxTokens: 4000, maxMessages: 40 },
+          }
           let result: ReturnType<typeof fit>
           try {
             result = fit(c.history, options)
