@@ -19,7 +19,13 @@ import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
 import { type Message, messageText } from '../src/messages/message.js'
 import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
-import { checkRecallOptions, RECALL_DEFAULTS } from '../src/recall/definition.js'
+import {
+  checkRecallOptions,
+  RECALL_DEFAULTS,
+  RECALL_DESCRIPTION,
+  RECALL_PARAMETERS,
+  RECALL_TOOL_NAME,
+} from '../src/recall/definition.js'
 import { recallFrom } from '../src/recall/recall.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { LOCOMO_DEV_PATH, readLocomo } from '../test/locomo-data.js'
@@ -27,6 +33,13 @@ import { agentBudget, agentCases, DATA_SETS } from './eval-agent.js'
 import { type LocomoSample, locomoChat, normaliseEvidence } from './locomo.js'
 
 const counter = exactCounter()
+/**
+ * What the recall tool's definition costs: added to each budget, as the data sets' own tools
+ * are not counted either (`eval:agent` fits the history alone), so the history gets the same room.
+ */
+const TOOL = counter.countTools([
+  { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters: RECALL_PARAMETERS },
+])
 
 interface Row {
   data: string
@@ -50,12 +63,19 @@ export function askedAs(call: { name: string; arguments: string }): string {
   return [call.name, ...names].join(' ')
 }
 
+/** The ledger settings compared, with recall on: how small can the ledger be? */
+const LEDGERS: Record<string, { ledger?: false | { maxTokens: number } }> = {
+  'ledger (default) + recall': {},
+  'ledger { maxTokens: 200 } + recall': { ledger: { maxTokens: 200 } },
+  'ledger: false + recall': { ledger: false },
+}
+
 function agents(
   data: string,
   budget: number,
   maxTokens: number,
   maxMessages: number,
-  ledger: boolean,
+  setting: string,
 ): Row {
   const records = (DATA_SETS[data] as () => ReturnType<(typeof DATA_SETS)[string]>)()
   const settings = checkRecallOptions({ maxTokens, maxMessages })
@@ -69,9 +89,10 @@ function agents(
     const call = traces[c.trajectory]?.[c.history.length]
     if (call?.role !== 'assistant' || !call.toolCalls?.length) throw new Error('case without call')
     const options = {
-      budget: agentBudget(c.history, budget, counter),
+      budget: agentBudget(c.history, budget, counter) + TOOL,
       counter,
-      ...(!ledger && { ledger: false }),
+      recall: settings,
+      ...LEDGERS[setting],
     }
     let text = ''
     let r: ReturnType<typeof fit> | undefined
@@ -93,7 +114,7 @@ function agents(
   }
   return {
     data,
-    setting: ledger ? 'ledger (default) + recall' : 'ledger: false + recall',
+    setting,
     cases: cases.length,
     sent: sent / cases.length,
     sentOrRecalled: either / cases.length,
@@ -123,7 +144,11 @@ function locomo(budget: number, maxTokens: number, maxMessages: number): Row {
       if (evidence.length === 0) continue
       n++
       const history: Message[] = [...messages, { role: 'user', content: qa.question }]
-      const r = fit(history, { budget: Math.max(1, Math.round(total * budget)), counter })
+      const r = fit(history, {
+        budget: Math.max(1, Math.round(total * budget)) + TOOL,
+        counter,
+        recall: settings,
+      })
       const kept = new Set(r.kept)
       if (evidence.every((i) => kept.has(i))) sent++
       const got = recallFrom(history, r, { query: qa.question }, counter, settings)
@@ -173,10 +198,7 @@ function main(): void {
   for (const s of sets) {
     if (s === 'locomo') rows.push(locomo(budget, maxTokens, maxMessages))
     else
-      rows.push(
-        agents(s, budget, maxTokens, maxMessages, true),
-        agents(s, budget, maxTokens, maxMessages, false),
-      )
+      for (const l of Object.keys(LEDGERS)) rows.push(agents(s, budget, maxTokens, maxMessages, l))
   }
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ budget, maxTokens, maxMessages, rows }, null, 2)}\n`)
@@ -184,7 +206,7 @@ function main(): void {
   }
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`
   process.stdout.write(
-    `budget ${pct(budget)}, recall.maxTokens ${maxTokens}, recall.maxMessages ${maxMessages}\n\n| data | setting | cases | sent | sent or recalled | recall tokens (mean) | ledger tokens (mean) |\n| --- | --- | --- | --- | --- | --- | --- |\n`,
+    `budget ${pct(budget)} (+ ${TOOL} tokens for the recall tool's definition), recall.maxTokens ${maxTokens}, recall.maxMessages ${maxMessages}\n\n| data | setting | cases | sent | sent or recalled | recall tokens (mean) | ledger tokens (mean) |\n| --- | --- | --- | --- | --- | --- | --- |\n`,
   )
   for (const r of rows)
     process.stdout.write(
