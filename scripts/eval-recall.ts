@@ -70,7 +70,7 @@ const LEDGERS: Record<string, { ledger?: false | { maxTokens: number } }> = {
   'ledger: false + recall': { ledger: false },
 }
 
-function agents(
+export function agents(
   data: string,
   budget: number,
   maxTokens: number,
@@ -123,7 +123,7 @@ function agents(
   }
 }
 
-function locomo(budget: number, maxTokens: number, maxMessages: number): Row {
+export function locomo(budget: number, maxTokens: number, maxMessages: number): Row {
   const samples = readLocomo(LOCOMO_DEV_PATH) as LocomoSample[]
   const settings = checkRecallOptions({ maxTokens, maxMessages })
   let n = 0
