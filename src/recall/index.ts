@@ -9,6 +9,12 @@ export {
   recallTool,
 } from './definition.js'
 export {
+  type RecallToolOptions,
+  recallToolForAISDK,
+  recallToolForLangChain,
+  recallToolForOpenAIAgents,
+} from './frameworks.js'
+export {
   RECALL_HEADING,
   type RecallRequest,
   type RecallResult,

@@ -1,0 +1,119 @@
+import { tool as agentsTool, type RunContext } from '@openai/agents'
+import { generateText } from 'ai'
+import { MockLanguageModelV3 } from 'ai/test'
+import { tool as langchainTool } from 'langchain'
+import { describe, expect, it } from 'vitest'
+import { toAISDK } from '../formats/ai-sdk.js'
+import type { Message } from '../messages/message.js'
+import { toOpenAIChat } from '../providers/openai-chat/codec.js'
+import { exactCounter } from '../tokens/counters.js'
+import {
+  recallToolForAISDK,
+  recallToolForLangChain,
+  recallToolForOpenAIAgents,
+} from './frameworks.js'
+
+const counter = exactCounter()
+
+/** An agent's history whose early profile lookup a small budget drops. */
+function agentHistory(): Message[] {
+  const h: Message[] = [{ role: 'system', content: 'You are an airline agent.' }]
+  h.push({ role: 'user', content: 'I am ivan_muller_7015.' })
+  h.push({
+    role: 'assistant',
+    toolCalls: [
+      { id: 'c1', name: 'get_user_details', arguments: '{"user_id":"ivan_muller_7015"}' },
+    ],
+  })
+  h.push({
+    role: 'tool',
+    toolCallId: 'c1',
+    content: JSON.stringify({
+      payment_methods: { gift_card_8516878: { amount: 128 } },
+      token: 'Bearer sk-live-Q7abcdefghijklmnop0123x9',
+    }),
+  })
+  for (let k = 0; k < 10; k++) {
+    h.push({ role: 'user', content: `Question ${k}: ${'about seats and bags '.repeat(25)}` })
+    h.push({ role: 'assistant', content: `Answer ${k}: ${'the policy says so '.repeat(25)}` })
+  }
+  h.push({ role: 'user', content: 'Book it with my gift card.' })
+  return h
+}
+
+const query = { query: 'book_reservation payment_methods' }
+
+describe('the recall tool in each framework, run by the framework itself', () => {
+  it('AI SDK: generateText runs it on the model`s call; the result holds the dropped id, no credential', async () => {
+    const history = toAISDK(agentHistory())
+    const recall = recallToolForAISDK({ history: () => history, budget: 700, counter })
+    let step = 0
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        step++
+        return step === 1
+          ? {
+              content: [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'r1',
+                  toolName: 'recall',
+                  input: JSON.stringify(query),
+                },
+              ],
+              finishReason: { unified: 'tool-calls', raw: undefined },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'done' }],
+              finishReason: { unified: 'stop', raw: undefined },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+              warnings: [],
+            }
+      },
+    })
+    const r = await generateText({ model, tools: { recall }, prompt: 'Book it.' })
+    const results = r.toolResults
+    expect(results).toHaveLength(1)
+    const output = String(results[0]?.output)
+    expect(output).toContain('gift_card_8516878')
+    expect(output).not.toContain('Q7abcdefghijklmnop0123x9')
+    // The SDK sent the tool's schema as the JSON Schema the library defines.
+    const sent = model.doGenerateCalls[0]?.tools?.[0]
+    expect(sent).toMatchObject({ type: 'function', name: 'recall' })
+    expect((sent as { inputSchema: { properties: object } }).inputSchema.properties).toHaveProperty(
+      'query',
+    )
+  })
+
+  it('LangChain: tool(func, fields) makes a tool that returns the recall', async () => {
+    const history = toOpenAIChat(agentHistory())
+    const t = recallToolForLangChain({ history: () => history, budget: 700, counter })
+    const made = langchainTool(t.func, t)
+    expect(made.name).toBe('recall')
+    const out = await made.invoke(query)
+    expect(String(out)).toContain('gift_card_8516878')
+    expect(String(out)).not.toContain('Q7abcdefghijklmnop0123x9')
+  })
+
+  it('OpenAI Agents: tool(options) makes a function tool the runner can invoke', async () => {
+    const history = toOpenAIChat(agentHistory())
+    const made = agentsTool(
+      recallToolForOpenAIAgents({ history: () => history, budget: 700, counter }),
+    )
+    expect(made.name).toBe('recall')
+    expect(made.parameters).toMatchObject({ type: 'object' })
+    const out = await made.invoke({} as RunContext, JSON.stringify(query))
+    expect(String(out)).toContain('gift_card_8516878')
+    expect(String(out)).not.toContain('Q7abcdefghijklmnop0123x9')
+    // Bad arguments are the result, not an exception that stops the run.
+    expect(String(await made.invoke({} as RunContext, '{"messages":"x"}'))).toMatch(/recall: /)
+  })
+})

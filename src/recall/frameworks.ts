@@ -1,0 +1,67 @@
+// The recall tool for the agent frameworks, without their packages: each shape is what the
+// framework's own tool factory takes (or, for the AI SDK, is a tool as it is), so the library
+// adds no dependency. The executor reads the conversation the caller gives, in any format the
+// library reads, fits it with the caller's options, and returns the tool's result text.
+
+import type { FitOptions } from '../context/options.js'
+import type { Format } from '../formats/detect.js'
+import { decode } from '../formats/detect.js'
+import { RECALL_DESCRIPTION, RECALL_PARAMETERS, RECALL_TOOL_NAME } from './definition.js'
+import { executeRecall } from './tool.js'
+
+export type RecallToolOptions = FitOptions & {
+  /** The whole conversation as the agent holds it now (any format the library reads). */
+  history: () => readonly unknown[] | Promise<readonly unknown[]>
+  /** The history's format. Default: detected. */
+  format?: Format | 'auto'
+}
+
+/** The executor: the model's arguments in, the tool's result text out. */
+function executor({ history, format = 'auto', ...options }: RecallToolOptions) {
+  return async (args: unknown): Promise<string> => {
+    const { messages } = decode(await history(), format)
+    return executeRecall(messages, args, options)
+  }
+}
+
+/**
+ * The recall tool as an AI SDK tool (put it in `tools: { recall: ... }`): a JSON Schema the
+ * SDK reads as its own `jsonSchema()` makes, and `execute`.
+ */
+export function recallToolForAISDK(options: RecallToolOptions) {
+  const execute = executor(options)
+  return {
+    type: 'function' as const,
+    description: RECALL_DESCRIPTION,
+    inputSchema: {
+      [Symbol.for('vercel.ai.schema')]: true,
+      _type: undefined,
+      jsonSchema: structuredClone(RECALL_PARAMETERS),
+      validate: (value: unknown) => ({ success: true as const, value }),
+    },
+    execute: (input: unknown) => execute(input),
+  }
+}
+
+/** What LangChain's `tool(func, fields)` takes: `tool(t.func, t)`. */
+export function recallToolForLangChain(options: RecallToolOptions) {
+  const execute = executor(options)
+  return {
+    name: RECALL_TOOL_NAME,
+    description: RECALL_DESCRIPTION,
+    schema: structuredClone(RECALL_PARAMETERS),
+    func: (input: unknown) => execute(input),
+  }
+}
+
+/** What the OpenAI Agents SDK's `tool(options)` takes (a JSON Schema, not strict). */
+export function recallToolForOpenAIAgents(options: RecallToolOptions) {
+  const execute = executor(options)
+  return {
+    name: RECALL_TOOL_NAME,
+    description: RECALL_DESCRIPTION,
+    parameters: { ...structuredClone(RECALL_PARAMETERS), additionalProperties: false },
+    strict: false as const,
+    execute: (input: unknown) => execute(input),
+  }
+}
