@@ -7,6 +7,7 @@ import type { FitOptions } from '../context/options.js'
 import type { Format } from '../formats/detect.js'
 import { decode } from '../formats/detect.js'
 import { RECALL_DESCRIPTION, RECALL_PARAMETERS, RECALL_TOOL_NAME } from './definition.js'
+import { readRecallRequest } from './recall.js'
 import { executeRecall } from './tool.js'
 
 export type RecallToolOptions = FitOptions & {
@@ -25,20 +26,32 @@ function executor({ history, format = 'auto', ...options }: RecallToolOptions) {
 }
 
 /**
- * The recall tool as an AI SDK tool (put it in `tools: { recall: ... }`): a JSON Schema the
- * SDK reads as its own `jsonSchema()` makes, and `execute`.
+ * The tool's arguments as a Standard Schema with its JSON Schema (the vendor-neutral form the
+ * AI SDK and other frameworks read): checked by the library's own reading of them.
  */
+export function recallArgumentsSchema() {
+  const schema = () => structuredClone(RECALL_PARAMETERS) as Record<string, unknown>
+  return {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'context-window',
+      validate: (value: unknown) => {
+        const read = readRecallRequest(value)
+        return typeof read === 'string'
+          ? { issues: [{ message: read }] }
+          : { value: read as { query?: string; messages?: number[] } }
+      },
+      jsonSchema: { input: schema, output: schema },
+    },
+  }
+}
+
+/** The recall tool as an AI SDK tool (put it in `tools: { recall: ... }`). */
 export function recallToolForAISDK(options: RecallToolOptions) {
   const execute = executor(options)
   return {
-    type: 'function' as const,
     description: RECALL_DESCRIPTION,
-    inputSchema: {
-      [Symbol.for('vercel.ai.schema')]: true,
-      _type: undefined,
-      jsonSchema: structuredClone(RECALL_PARAMETERS),
-      validate: (value: unknown) => ({ success: true as const, value }),
-    },
+    inputSchema: recallArgumentsSchema(),
     execute: (input: unknown) => execute(input),
   }
 }
@@ -54,13 +67,17 @@ export function recallToolForLangChain(options: RecallToolOptions) {
   }
 }
 
-/** What the OpenAI Agents SDK's `tool(options)` takes (a JSON Schema, not strict). */
+/** What the OpenAI Agents SDK's `tool(options)` takes (a JSON Schema, not strict: both arguments optional). */
 export function recallToolForOpenAIAgents(options: RecallToolOptions) {
   const execute = executor(options)
   return {
     name: RECALL_TOOL_NAME,
     description: RECALL_DESCRIPTION,
-    parameters: { ...structuredClone(RECALL_PARAMETERS), additionalProperties: false },
+    parameters: {
+      ...structuredClone(RECALL_PARAMETERS),
+      required: [] as ('query' | 'messages')[],
+      additionalProperties: true as const,
+    },
     strict: false as const,
     execute: (input: unknown) => execute(input),
   }

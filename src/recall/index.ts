@@ -10,6 +10,7 @@ export {
 } from './definition.js'
 export {
   type RecallToolOptions,
+  recallArgumentsSchema,
   recallToolForAISDK,
   recallToolForLangChain,
   recallToolForOpenAIAgents,
