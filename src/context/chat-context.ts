@@ -515,11 +515,14 @@ export class ChatContext {
 
   /**
    * Runs a recall tool call (`args` as the model sent them) over what `fitAsync` sends now,
-   * after reading the store: the messages left out that it asks for, as the tool's result.
+   * after reading the store: the messages left out that it asks for, as the tool's result
+   * (sized by `options`, else the context's own `recall` option).
    */
-  async recall(args: unknown, options: RecallOptions | true = true): Promise<string> {
+  async recall(args: unknown, options?: RecallOptions | true): Promise<string> {
     const r = await this.fitAsync()
-    return recallText(this.history(), r, args, this.setup.counter, options)
+    const own = this.options.recall
+    const settings = options ?? (own === undefined || own === false ? true : own)
+    return recallText(this.history(), r, args, this.setup.counter, settings)
   }
 
   /** @deprecated Use `fit()` (synchronous, as the module's `fit`). */

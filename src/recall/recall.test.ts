@@ -186,4 +186,17 @@ describe('recall', () => {
     expect(() => fit(h, { ...options, recall: 'yes' as never })).toThrow(InvalidOptionError)
     expect(() => fit(h, { ...options, recall: { maxMessage: 3 } as never })).toThrow(/maxMessages/)
   })
+
+  it('a ChatContext with recall: the tool counted, its own recall size used', async () => {
+    const ctx = new ChatContext({ budget: 900, counter, recall: { maxTokens: 200 } })
+    await ctx.addMessages(h)
+    const r = ctx.fit()
+    expect(r.tokens.tools).toBeGreaterThan(0)
+    expect(r.tokens.total).toBeLessThanOrEqual(900)
+    const text = await ctx.recall({ query: 'policy answer question' })
+    expect(counter.countText(text)).toBeLessThanOrEqual(200)
+    expect(
+      counter.countText(await ctx.recall({ query: 'policy answer question' }, true)),
+    ).toBeGreaterThan(200)
+  })
 })
