@@ -5,7 +5,7 @@ import { InvalidOptionError } from '../errors.js'
 import { redactCredentials } from '../messages/credentials.js'
 import { contentText, type Message } from '../messages/message.js'
 import { quotableFacts } from '../messages/quoted-facts.js'
-import { type FactRecord, renderRecords, type Who } from '../messages/records.js'
+import { type FactRecord, quote, renderRecords, type Who } from '../messages/records.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { checkRecallOptions, type RecallOptions } from './definition.js'
 
@@ -231,7 +231,7 @@ export function recallFrom(
   const more = ranked.filter((i) => !messages.includes(i))
   let text = made.text
   if (messages.length === 0)
-    text = `${RECALL_HEADING}\nnothing left out matches${request.query?.trim() ? ` ${JSON.stringify(request.query.slice(0, 200))}` : ''}`
+    text = `${RECALL_HEADING}\nnothing left out matches${request.query?.trim() ? ` ${quote(Array.from(request.query).slice(0, 200).join(''))}` : ''}`
   const tail = notes.slice(0, 3)
   if (notes.length > 3) tail.push(`${notes.length - 3} more numbers not left out`)
   if (more.length > 0)
