@@ -69,11 +69,13 @@ export function recallTool(format: RecallToolFormat): Record<string, unknown> {
         function: { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters },
       }
     case 'openai-responses':
+      // Not strict: both arguments are optional (strict mode requires every one).
       return {
         type: 'function',
         name: RECALL_TOOL_NAME,
         description: RECALL_DESCRIPTION,
         parameters,
+        strict: false,
       }
     case 'anthropic':
       return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, input_schema: parameters }

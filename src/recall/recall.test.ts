@@ -147,6 +147,7 @@ describe('recall', () => {
       type: 'function',
       name: 'recall',
       parameters: RECALL_PARAMETERS,
+      strict: false,
     })
     expect(recallTool('anthropic')).toMatchObject({
       name: 'recall',

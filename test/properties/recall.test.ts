@@ -119,18 +119,19 @@ function lineProblems(text: string, h: readonly Message[]): string[] {
 }
 
 describe('recall: what a fit left out, got back', () => {
-  it(`never returns a planted credential, never a message the request sends, every line in the record grammar (${RUNS} runs)`, () => {
+  it(`never returns a planted credential, never a message the request sends, every line in the record grammar, within its token budget (${RUNS} runs)`, () => {
     let returned = 0
     fc.assert(
       fc.property(
         agent,
         fc.constantFrom('RES', 'reservation_id', 'get_reservation_details note raw', 'password'),
-        (c, query) => {
+        fc.integer({ min: 128, max: 4000 }),
+        (c, query, maxTokens) => {
           const total = counter.countMessages(c.history)
           const options = {
             budget: Math.round(total * c.share),
             counter,
-            recall: { maxTokens: 4000, maxMessages: 40 },
+            recall: { maxTokens, maxMessages: 40 },
           }
           let result: ReturnType<typeof fit>
           try {
@@ -143,7 +144,7 @@ describe('recall: what a fit left out, got back', () => {
           for (const request of [{ query }, { messages: every }, { query, messages: [1, 2, 3] }]) {
             const got = recall(c.history, request, {
               ...options,
-              recall: { maxTokens: 4000, maxMessages: 40 },
+              recall: { maxTokens, maxMessages: 40 },
             })
             for (const s of c.secrets) expect(got.text).not.toContain(s)
             for (const i of got.messages) {
@@ -151,7 +152,7 @@ describe('recall: what a fit left out, got back', () => {
               expect(c.history[i]?.role).not.toBe('system')
             }
             expect(lineProblems(got.text, c.history)).toEqual([])
-            expect(got.tokens).toBeLessThanOrEqual(4000)
+            expect(got.tokens).toBeLessThanOrEqual(maxTokens)
             returned += got.messages.length
           }
         },
