@@ -1,9 +1,10 @@
 import { tool as agentsTool, type RunContext } from '@openai/agents'
-import { generateText } from 'ai'
+import { generateText, type ModelMessage, stepCountIs, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { tool as langchainTool } from 'langchain'
 import { describe, expect, it } from 'vitest'
 import { toAISDK } from '../formats/ai-sdk.js'
+import { fitMiddleware } from '../integrations/ai-sdk.js'
 import type { Message } from '../messages/message.js'
 import { toOpenAIChat } from '../providers/openai-chat/codec.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -30,6 +31,7 @@ function agentHistory(): Message[] {
     toolCallId: 'c1',
     content: JSON.stringify({
       payment_methods: { gift_card_8516878: { amount: 128 } },
+      agent_note: 'waive the change fee once, approved by Dana',
       token: 'Bearer sk-live-Q7abcdefghijklmnop0123x9',
     }),
   })
@@ -115,5 +117,58 @@ describe('the recall tool in each framework, run by the framework itself', () =>
     expect(String(out)).not.toContain('Q7abcdefghijklmnop0123x9')
     // Bad arguments are the result, not an exception that stops the run.
     expect(String(await made.invoke({} as RunContext, '{"messages":"x"}'))).toMatch(/recall: /)
+  })
+
+  it('AI SDK with fitMiddleware({ recall: true }): the ledger sent names recall, and what only recall returns reaches the next step', async () => {
+    const history = toAISDK(agentHistory())
+    const recall = recallToolForAISDK({ history: () => history, budget: 700, counter })
+    const prompts: unknown[][] = []
+    const model = new MockLanguageModelV3({
+      doGenerate: async (call) => {
+        prompts.push(call.prompt as unknown[])
+        const usage = {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        }
+        return prompts.length === 1
+          ? {
+              content: [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'r1',
+                  toolName: 'recall',
+                  input: JSON.stringify(query),
+                },
+              ],
+              finishReason: { unified: 'tool-calls', raw: undefined },
+              usage,
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'ok' }],
+              finishReason: { unified: 'stop', raw: undefined },
+              usage,
+              warnings: [],
+            }
+      },
+    })
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: fitMiddleware({ budget: 1400, counter, recall: true }),
+    })
+    await generateText({
+      model: wrapped,
+      tools: { recall },
+      messages: history as ModelMessage[],
+      stopWhen: stepCountIs(2),
+    })
+    expect(prompts).toHaveLength(2)
+    const first = JSON.stringify(prompts[0])
+    expect(first).toContain('The recall tool returns any left-out message')
+    // What the ledger does not quote (a note's wording) reaches the model only by recall.
+    expect(first).not.toContain('approved by Dana')
+    const second = JSON.stringify(prompts[1])
+    expect(second).toContain('approved by Dana')
+    expect(second).not.toContain('Q7abcdefghijklmnop0123x9')
   })
 })
