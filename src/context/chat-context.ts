@@ -519,7 +519,11 @@ export class ChatContext {
    * (sized by `options`, else the context's own `recall` option).
    */
   async recall(args: unknown, options?: RecallOptions | true): Promise<string> {
-    const r = await this.fitAsync()
+    // The request as `fitAsync` makes it, not recorded as sent (usage is compared with what was).
+    await this.sync()
+    const planned = this.plan(this.setup)
+    const { prepared, plan } = planned instanceof Promise ? await planned : planned
+    const r = assemble(prepared, plan, this.setup)
     const own = this.options.recall
     const settings = options ?? (own === undefined || own === false ? true : own)
     return recallText(this.history(), r, args, this.setup.counter, settings)
