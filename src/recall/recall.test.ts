@@ -4,7 +4,7 @@ import { fit } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { memoryStore } from '../store/memory-store.js'
-import { LEDGER_HEADING_RECALL } from '../strategies/ledger.js'
+import { LEDGER_HEADING, LEDGER_HEADING_RECALL } from '../strategies/ledger.js'
 import { exactCounter } from '../tokens/counters.js'
 import {
   executeRecall,
@@ -188,7 +188,19 @@ describe('recall', () => {
     )
     expect(withRecall.tokens.total).toBeLessThanOrEqual(900)
     const ledger = withRecall.inserted.find((i) => i.reason === 'ledger')
-    expect(String(ledger?.message.content).startsWith(LEDGER_HEADING_RECALL)).toBe(true)
+    const heading = String(ledger?.message.content).split('\n')[0] as string
+    expect(heading.startsWith(LEDGER_HEADING_RECALL)).toBe(true)
+    // The heading names exactly the messages left out, as ranges.
+    const ranges = /Left out: messages ([\d, -]+)\.$/.exec(heading)?.[1] ?? ''
+    const named = ranges.split(', ').flatMap((r) => {
+      const [a, b = a] = r.split('-').map(Number) as [number, number?]
+      return Array.from({ length: (b as number) - a + 1 }, (_, k) => a + k)
+    })
+    expect(named).toEqual(withRecall.dropped.filter((i) => h[i]?.role !== 'system'))
+    expect(named.length).toBeGreaterThan(3)
+    // Without recall, the heading is the ledger's own.
+    const plain = without.inserted.find((i) => i.reason === 'ledger')
+    expect(String(plain?.message.content).split('\n')[0]).toBe(LEDGER_HEADING)
     // A recall tool the caller lists already is not counted twice.
     const listed = fit(h, { ...options, recall: true, tools: [recallTool('openai') as never] })
     expect(listed.tokens.tools).toBe(withRecall.tokens.tools)

@@ -88,7 +88,7 @@ export function ledgerText(
   maxTokens: number,
   heading: string = LEDGER_HEADING,
 ): Made | undefined {
-  let key = `${maxTokens}${heading === LEDGER_HEADING ? '' : 'r'}`
+  let key = `${maxTokens}${heading === LEDGER_HEADING ? '' : heading}`
   for (const i of window) key += `:${idOf(view.message(i))}@${placeOf(view, i)}#${i}`
   return ledgerCache(view.counter, key, () => buildLedger(view, window, maxTokens, heading))
 }
@@ -277,6 +277,35 @@ function droppedWindow(view: View, plan: readonly PlanItem[], limit: number): nu
   return out.reverse()
 }
 
+/** Ranges named at most: a scattered cut is named by its first ranges and a count. */
+const RANGES = 12
+
+/**
+ * `Left out: messages 1-17, 19.`: the places in the caller's history of the gaps between what
+ * the plan sends, as ranges. Its cost is the plan, not the history.
+ */
+function leftOut(view: View, plan: readonly PlanItem[]): string {
+  const sent: number[] = []
+  for (const item of plan) if (!('synthetic' in item)) sent.push(item.index)
+  sent.sort((a, b) => a - b)
+  const ranges: string[] = []
+  let count = 0
+  let from = 0
+  for (const k of [...sent, view.messages.length]) {
+    if (k > from) {
+      count++
+      if (ranges.length < RANGES) {
+        const a = placeOf(view, from)
+        const b = placeOf(view, k - 1)
+        ranges.push(a === b ? `${a}` : `${a}-${b}`)
+      }
+    }
+    from = Math.max(from, k + 1)
+  }
+  const more = count > RANGES ? ` and ${count - RANGES} more ranges` : ''
+  return `Left out: messages ${ranges.join(', ')}${more}.`
+}
+
 /** Whether the history has a tool exchange: the index keeps the count; a view made by hand is read newest first. */
 function hasToolCalls(view: View): boolean {
   if (view.exchanges !== undefined) return view.exchanges() > 0
@@ -292,7 +321,9 @@ function withEntry(
   heading: string,
 ): { plan: PlanItem[]; tokens: number } {
   const window = droppedWindow(view, plan, Math.min(WINDOW * maxTokens, WINDOW_MAX))
-  const made = window.length > 0 ? ledgerText(view, window, maxTokens, heading) : undefined
+  // With recall, the heading names every message left out: any of them can be asked for.
+  const named = heading === LEDGER_HEADING ? heading : `${heading} ${leftOut(view, plan)}`
+  const made = window.length > 0 ? ledgerText(view, window, maxTokens, named) : undefined
   if (!made) return { plan, tokens: 0 }
   const at = plan.findIndex(
     (item) => 'synthetic' in item || view.message(item.index).role !== 'system',
