@@ -1,4 +1,5 @@
-import { requireArgument, requireOptions } from '../options-check.js'
+import { InvalidOptionError } from '../errors.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 
 export interface RecallOptions {
   /** Tokens a recall returns at most (at least 128). Default 3,000. */
@@ -11,7 +12,10 @@ export interface RecallOptions {
 export const RECALL_DEFAULTS = { maxTokens: 3000, maxMessages: 16 } as const
 export function checkRecallOptions(options: RecallOptions | true): Required<RecallOptions> {
   if (options === true) return { ...RECALL_DEFAULTS }
-  requireOptions(options, 'recall', ['maxTokens', 'maxMessages'], { name: 'recall' })
+  requireOptions(options, 'recall', ['maxTokens', 'maxMessages'], {
+    name: 'recall',
+    required: true,
+  })
   const { maxTokens = RECALL_DEFAULTS.maxTokens, maxMessages = RECALL_DEFAULTS.maxMessages } =
     options
   requireArgument(
@@ -82,6 +86,9 @@ export function recallTool(format: RecallToolFormat): Record<string, unknown> {
     case 'gemini':
       return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters }
     default:
-      throw new TypeError(`recallTool: unknown format ${JSON.stringify(format)}`)
+      throw new InvalidOptionError(
+        'format',
+        `recallTool expects "openai", "openai-responses", "anthropic" or "gemini", got ${describeValue(format)}`,
+      )
   }
 }

@@ -6,6 +6,7 @@
 import type { FitOptions } from '../context/options.js'
 import type { Format } from '../formats/detect.js'
 import { decode } from '../formats/detect.js'
+import { requireArgument, requireOptions } from '../options-check.js'
 import { RECALL_DESCRIPTION, RECALL_PARAMETERS, RECALL_TOOL_NAME } from './definition.js'
 import { readRecallRequest } from './recall.js'
 import { executeRecall } from './tool.js'
@@ -18,7 +19,10 @@ export type RecallToolOptions = FitOptions & {
 }
 
 /** The executor: the model's arguments in, the tool's result text out. */
-function executor({ history, format = 'auto', ...options }: RecallToolOptions) {
+function executor(given: RecallToolOptions, where: string) {
+  requireOptions(given, where, undefined, { required: true })
+  const { history, format = 'auto', ...options } = given
+  requireArgument(typeof history === 'function', where, 'history', 'a function', history)
   return async (args: unknown): Promise<string> => {
     const { messages } = decode(await history(), format)
     return executeRecall(messages, args, options)
@@ -48,7 +52,7 @@ export function recallArgumentsSchema() {
 
 /** The recall tool as an AI SDK tool (put it in `tools: { recall: ... }`). */
 export function recallToolForAISDK(options: RecallToolOptions) {
-  const execute = executor(options)
+  const execute = executor(options, 'recallToolForAISDK')
   return {
     description: RECALL_DESCRIPTION,
     inputSchema: recallArgumentsSchema(),
@@ -58,7 +62,7 @@ export function recallToolForAISDK(options: RecallToolOptions) {
 
 /** What LangChain's `tool(func, fields)` takes: `tool(t.func, t)`. */
 export function recallToolForLangChain(options: RecallToolOptions) {
-  const execute = executor(options)
+  const execute = executor(options, 'recallToolForLangChain')
   return {
     name: RECALL_TOOL_NAME,
     description: RECALL_DESCRIPTION,
@@ -69,7 +73,7 @@ export function recallToolForLangChain(options: RecallToolOptions) {
 
 /** What the OpenAI Agents SDK's `tool(options)` takes (a JSON Schema, not strict: both arguments optional). */
 export function recallToolForOpenAIAgents(options: RecallToolOptions) {
-  const execute = executor(options)
+  const execute = executor(options, 'recallToolForOpenAIAgents')
   return {
     name: RECALL_TOOL_NAME,
     description: RECALL_DESCRIPTION,

@@ -157,7 +157,7 @@ describe('recall', () => {
     // Each call gives a fresh copy: a caller editing one does not change the next.
     ;(recallTool('anthropic').input_schema as { type: string }).type = 'x'
     expect(recallTool('anthropic').input_schema).toEqual(RECALL_PARAMETERS)
-    expect(() => recallTool('bedrock' as never)).toThrow(TypeError)
+    expect(() => recallTool('bedrock' as never)).toThrow(InvalidOptionError)
   })
 
   it('over a store, a context recalls what another process wrote', async () => {
