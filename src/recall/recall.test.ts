@@ -79,6 +79,15 @@ describe('recall', () => {
     expect(got.text).toContain('message 2 by assistant calling get_user_details: arguments=')
     expect(got.text).toContain(`message ${last} is in this request`)
     expect(got.text).toContain('no left-out message 999')
+    // A model asking for every number it can think of gets a bounded answer.
+    const many = recall(
+      h,
+      { messages: Array.from({ length: 200_000 }, (_, i) => i % 50_000) },
+      options,
+    )
+    expect(many.tokens).toBeLessThanOrEqual(3000)
+    expect(many.messages.length).toBeGreaterThan(0)
+    expect(many.text).toMatch(/\d+ more numbers not left out/)
   })
 
   it('a user credential in a message asked by number is taken out', () => {
