@@ -1,3 +1,4 @@
+import { makeCoreTool } from '@mastra/core/utils'
 import { tool as agentsTool, type RunContext } from '@openai/agents'
 import { generateText, type ModelMessage, stepCountIs, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
@@ -11,6 +12,7 @@ import { exactCounter } from '../tokens/counters.js'
 import {
   recallToolForAISDK,
   recallToolForLangChain,
+  recallToolForMastra,
   recallToolForOpenAIAgents,
 } from './frameworks.js'
 
@@ -170,5 +172,21 @@ describe('the recall tool in each framework, run by the framework itself', () =>
     const second = JSON.stringify(prompts[1])
     expect(second).toContain('approved by Dana')
     expect(second).not.toContain('Q7abcdefghijklmnop0123x9')
+  })
+
+  it('Mastra: the core tool Mastra builds from it keeps the schema and runs the recall', async () => {
+    const history = toOpenAIChat(agentHistory())
+    const core = makeCoreTool(
+      recallToolForMastra({ history: () => history, budget: 700, counter }) as never,
+      { name: 'recall' } as never,
+    )
+    const sent = JSON.stringify(core.parameters)
+    expect(sent).toContain('"query":{"type":"string"')
+    expect(sent).toContain('"messages":{"type":"array"')
+    const out = String(
+      await core.execute?.(query as never, { toolCallId: 'r1', messages: [] } as never),
+    )
+    expect(out).toContain('gift_card_8516878')
+    expect(out).not.toContain('Q7abcdefghijklmnop0123x9')
   })
 })

@@ -86,3 +86,27 @@ export function recallToolForOpenAIAgents(options: RecallToolOptions) {
     execute: (input: unknown) => execute(input),
   }
 }
+
+/**
+ * The recall tool for a Mastra agent's `tools`: a tool in the AI SDK's shape (Mastra takes
+ * those as they are), its arguments in the JSON Schema form the AI SDK's `jsonSchema()` makes,
+ * which Mastra sends unchanged.
+ */
+export function recallToolForMastra(options: RecallToolOptions) {
+  const execute = executor(options, 'recallToolForMastra')
+  return {
+    description: RECALL_DESCRIPTION,
+    parameters: {
+      [Symbol.for('vercel.ai.schema')]: true,
+      _type: undefined,
+      jsonSchema: structuredClone(RECALL_PARAMETERS),
+      validate: (value: unknown) => {
+        const read = readRecallRequest(value)
+        return typeof read === 'string'
+          ? { success: false as const, error: new TypeError(read) }
+          : { success: true as const, value: read }
+      },
+    },
+    execute: (input: unknown) => execute(input),
+  }
+}

@@ -13,6 +13,7 @@ export {
   recallArgumentsSchema,
   recallToolForAISDK,
   recallToolForLangChain,
+  recallToolForMastra,
   recallToolForOpenAIAgents,
 } from './frameworks.js'
 export {
