@@ -168,6 +168,7 @@ export {
   type ValidateOptions,
   validate,
 } from './providers/validate.js'
+export * from './recall/index.js'
 export { type ReportSettings, renderReport } from './report/html.js'
 export {
   type AppendOptions,

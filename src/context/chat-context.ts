@@ -8,6 +8,8 @@ import { type Message, messageSchema } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
 import { providerApiOfFormat } from '../providers/index.js'
 import { PROVIDERS, type Provider } from '../providers/validate.js'
+import type { RecallOptions } from '../recall/definition.js'
+import { recallText } from '../recall/tool.js'
 import { newAppendId } from '../store/append-id.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
 import type {
@@ -509,6 +511,22 @@ export class ChatContext {
     const r = assemble(prepared, plan, this.setup)
     this.sent({ messages: r.messages, tokens: r.tokens.messages })
     return r
+  }
+
+  /**
+   * Runs a recall tool call (`args` as the model sent them) over what `fitAsync` sends now,
+   * after reading the store: the messages left out that it asks for, as the tool's result
+   * (sized by `options`, else the context's own `recall` option).
+   */
+  async recall(args: unknown, options?: RecallOptions | true): Promise<string> {
+    // The request as `fitAsync` makes it, not recorded as sent (usage is compared with what was).
+    await this.sync()
+    const planned = this.plan(this.setup)
+    const { prepared, plan } = planned instanceof Promise ? await planned : planned
+    const r = assemble(prepared, plan, this.setup)
+    const own = this.options.recall
+    const settings = options ?? (own === undefined || own === false ? true : own)
+    return recallText(this.history(), r, args, this.setup.counter, settings)
   }
 
   /** @deprecated Use `fit()` (synchronous, as the module's `fit`). */

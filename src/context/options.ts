@@ -5,6 +5,13 @@ import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import type { ProviderRules } from '../providers/types.js'
 import { type Provider, rulesOf } from '../providers/validate.js'
 import {
+  checkRecallOptions,
+  RECALL_DESCRIPTION,
+  RECALL_PARAMETERS,
+  RECALL_TOOL_NAME,
+  type RecallOptions,
+} from '../recall/definition.js'
+import {
   checkLedgerOptions,
   type LedgerOptions,
   ledgerBase,
@@ -51,6 +58,12 @@ export interface RequestFitOptions {
    * options: always. `false` (any other strategy's default): never.
    */
   ledger?: boolean | 'auto' | LedgerOptions | undefined
+  /**
+   * The recall tool is offered with the request: its definition is counted with `tools`
+   * (added when no tool of its name is there), and the ledger tells the model it may ask
+   * for any message it names. `true` or options (how much a recall returns).
+   */
+  recall?: boolean | RecallOptions | undefined
 }
 
 /** No strategy: `tokenLimited` under a budget (these two options are its), else `unbounded`. */
@@ -84,6 +97,7 @@ const requestKeys = [
   'transforms',
   'summaries',
   'ledger',
+  'recall',
 ] as const
 const defaultStrategyKeys = ['stable', 'dropFrom'] as const
 
@@ -177,10 +191,16 @@ export function resolveSetup(
   // One rule whatever the spelling: the strategy's own ledger (`withLedger`), else the one
   // asked for, else the strategy's default (`auto` for tokenLimited by name, object or default).
   const ledger = resolveLedger(given.ledger, strategy)
+  const recall =
+    given.recall === undefined || given.recall === false
+      ? false
+      : checkRecallOptions(given.recall as RecallOptions | true)
   const plain = ledgerBase(strategy)
   if (!ledger || plain.keepsSummaries) strategy = plain
-  else if (ledger !== strategy.ledger)
-    strategy = withLedger(plain, ledger === 'auto' ? { when: 'tool-calls' } : ledger)
+  else if (ledger !== strategy.ledger || recall)
+    strategy = withLedger(plain, ledger === 'auto' ? { when: 'tool-calls' } : ledger, {
+      recall: recall !== false,
+    })
 
   const told = strategy.request ?? {}
   const modelId = modelOption ?? checkString('model', told.model)
@@ -201,7 +221,19 @@ export function resolveSetup(
     (given.counter as TokenCounter | undefined) ??
     (modelId ? counterFor(modelId) : provider.counter()) ??
     defaultCounter()
-  const tools = toolSchemas((given.tools as readonly ToolInput[] | undefined) ?? told.tools)
+  const listed = toolSchemas((given.tools as readonly ToolInput[] | undefined) ?? told.tools)
+  // The recall tool is sent with the request: it is counted like the others.
+  const tools =
+    recall && !listed.some((t) => t.name === RECALL_TOOL_NAME)
+      ? [
+          ...listed,
+          {
+            name: RECALL_TOOL_NAME,
+            description: RECALL_DESCRIPTION,
+            parameters: structuredClone(RECALL_PARAMETERS),
+          },
+        ]
+      : listed
   const transforms = given.transforms ?? []
   if (!Array.isArray(transforms))
     throw new InvalidOptionError('transforms', 'expected a list of transforms')

@@ -1,0 +1,94 @@
+import { InvalidOptionError } from '../errors.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+
+export interface RecallOptions {
+  /** Tokens a recall returns at most (at least 128). Default 3,000. */
+  maxTokens?: number
+  /** Messages a search returns at most. Default 16. */
+  maxMessages?: number
+}
+
+/** Chosen on τ-bench (`npm run eval:recall`): the least that meets 98% of calls there. */
+export const RECALL_DEFAULTS = { maxTokens: 3000, maxMessages: 16 } as const
+export function checkRecallOptions(options: RecallOptions | true): Required<RecallOptions> {
+  if (options === true) return { ...RECALL_DEFAULTS }
+  requireOptions(options, 'recall', ['maxTokens', 'maxMessages'], {
+    name: 'recall',
+    required: true,
+  })
+  const { maxTokens = RECALL_DEFAULTS.maxTokens, maxMessages = RECALL_DEFAULTS.maxMessages } =
+    options
+  requireArgument(
+    Number.isInteger(maxTokens) && maxTokens >= 128,
+    'recall',
+    'recall.maxTokens',
+    'a token count >= 128',
+    maxTokens,
+  )
+  requireArgument(
+    Number.isInteger(maxMessages) && maxMessages > 0,
+    'recall',
+    'recall.maxMessages',
+    'a whole number > 0',
+    maxMessages,
+  )
+  return { maxTokens, maxMessages }
+}
+
+export const RECALL_TOOL_NAME = 'recall'
+
+export const RECALL_DESCRIPTION =
+  'Get back earlier messages of this conversation that were left out to fit the context window. ' +
+  'Ask by the message numbers the ledger names, or search by words, an identifier, or the name ' +
+  'and argument names of the tool you are about to call. Returns the matching messages as quoted data.'
+
+/** The arguments' JSON Schema (the subset every provider accepts). */
+export const RECALL_PARAMETERS = {
+  type: 'object',
+  properties: {
+    query: {
+      type: 'string',
+      description: 'Words, an identifier, or a tool name and its argument names to look for.',
+    },
+    messages: {
+      type: 'array',
+      items: { type: 'integer' },
+      description: 'Message numbers named by the ledger.',
+    },
+  },
+} as const
+
+export type RecallToolFormat = 'openai' | 'openai-responses' | 'anthropic' | 'gemini'
+
+/**
+ * The recall tool's definition in the function-tool JSON a provider's API takes: an entry of
+ * `tools` (for Gemini, a function declaration for `tools[].functionDeclarations`).
+ */
+export function recallTool(format: RecallToolFormat): Record<string, unknown> {
+  const parameters = structuredClone(RECALL_PARAMETERS) as Record<string, unknown>
+  switch (format) {
+    case 'openai':
+      return {
+        type: 'function',
+        function: { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters },
+      }
+    case 'openai-responses':
+      // Not strict: both arguments are optional (strict mode requires every one).
+      return {
+        type: 'function',
+        name: RECALL_TOOL_NAME,
+        description: RECALL_DESCRIPTION,
+        parameters,
+        strict: false,
+      }
+    case 'anthropic':
+      return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, input_schema: parameters }
+    case 'gemini':
+      return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters }
+    default:
+      throw new InvalidOptionError(
+        'format',
+        `recallTool expects "openai", "openai-responses", "anthropic" or "gemini", got ${describeValue(format)}`,
+      )
+  }
+}

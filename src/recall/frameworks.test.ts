@@ -1,0 +1,192 @@
+import { makeCoreTool } from '@mastra/core/utils'
+import { tool as agentsTool, type RunContext } from '@openai/agents'
+import { generateText, type ModelMessage, stepCountIs, wrapLanguageModel } from 'ai'
+import { MockLanguageModelV3 } from 'ai/test'
+import { tool as langchainTool } from 'langchain'
+import { describe, expect, it } from 'vitest'
+import { toAISDK } from '../formats/ai-sdk.js'
+import { fitMiddleware } from '../integrations/ai-sdk.js'
+import type { Message } from '../messages/message.js'
+import { toOpenAIChat } from '../providers/openai-chat/codec.js'
+import { exactCounter } from '../tokens/counters.js'
+import {
+  recallToolForAISDK,
+  recallToolForLangChain,
+  recallToolForMastra,
+  recallToolForOpenAIAgents,
+} from './frameworks.js'
+
+const counter = exactCounter()
+
+/** An agent's history whose early profile lookup a small budget drops. */
+function agentHistory(): Message[] {
+  const h: Message[] = [{ role: 'system', content: 'You are an airline agent.' }]
+  h.push({ role: 'user', content: 'I am ivan_muller_7015.' })
+  h.push({
+    role: 'assistant',
+    toolCalls: [
+      { id: 'c1', name: 'get_user_details', arguments: '{"user_id":"ivan_muller_7015"}' },
+    ],
+  })
+  h.push({
+    role: 'tool',
+    toolCallId: 'c1',
+    content: JSON.stringify({
+      payment_methods: { gift_card_8516878: { amount: 128 } },
+      agent_note: 'waive the change fee once, approved by Dana',
+      token: 'Bearer sk-live-Q7abcdefghijklmnop0123x9',
+    }),
+  })
+  for (let k = 0; k < 10; k++) {
+    h.push({ role: 'user', content: `Question ${k}: ${'about seats and bags '.repeat(25)}` })
+    h.push({ role: 'assistant', content: `Answer ${k}: ${'the policy says so '.repeat(25)}` })
+  }
+  h.push({ role: 'user', content: 'Book it with my gift card.' })
+  return h
+}
+
+const query = { query: 'book_reservation payment_methods' }
+
+describe('the recall tool in each framework, run by the framework itself', () => {
+  it('AI SDK: generateText runs it on the model`s call; the result holds the dropped id, no credential', async () => {
+    const history = toAISDK(agentHistory())
+    const recall = recallToolForAISDK({ history: () => history, budget: 700, counter })
+    let step = 0
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        step++
+        return step === 1
+          ? {
+              content: [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'r1',
+                  toolName: 'recall',
+                  input: JSON.stringify(query),
+                },
+              ],
+              finishReason: { unified: 'tool-calls', raw: undefined },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'done' }],
+              finishReason: { unified: 'stop', raw: undefined },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+              warnings: [],
+            }
+      },
+    })
+    const r = await generateText({ model, tools: { recall }, prompt: 'Book it.' })
+    const results = r.toolResults
+    expect(results).toHaveLength(1)
+    const output = String(results[0]?.output)
+    expect(output).toContain('gift_card_8516878')
+    expect(output).not.toContain('Q7abcdefghijklmnop0123x9')
+    // The SDK sent the tool's schema as the JSON Schema the library defines.
+    const sent = model.doGenerateCalls[0]?.tools?.[0]
+    expect(sent).toMatchObject({ type: 'function', name: 'recall' })
+    expect((sent as { inputSchema: { properties: object } }).inputSchema.properties).toHaveProperty(
+      'query',
+    )
+  })
+
+  it('LangChain: tool(func, fields) makes a tool that returns the recall', async () => {
+    const history = toOpenAIChat(agentHistory())
+    const t = recallToolForLangChain({ history: () => history, budget: 700, counter })
+    const made = langchainTool(t.func, t)
+    expect(made.name).toBe('recall')
+    const out = await made.invoke(query)
+    expect(String(out)).toContain('gift_card_8516878')
+    expect(String(out)).not.toContain('Q7abcdefghijklmnop0123x9')
+  })
+
+  it('OpenAI Agents: tool(options) makes a function tool the runner can invoke', async () => {
+    const history = toOpenAIChat(agentHistory())
+    const made = agentsTool(
+      recallToolForOpenAIAgents({ history: () => history, budget: 700, counter }),
+    )
+    expect(made.name).toBe('recall')
+    expect(made.parameters).toMatchObject({ type: 'object' })
+    const out = await made.invoke({} as RunContext, JSON.stringify(query))
+    expect(String(out)).toContain('gift_card_8516878')
+    expect(String(out)).not.toContain('Q7abcdefghijklmnop0123x9')
+    // Bad arguments are the result, not an exception that stops the run.
+    expect(String(await made.invoke({} as RunContext, '{"messages":"x"}'))).toMatch(/recall: /)
+  })
+
+  it('AI SDK with fitMiddleware({ recall: true }): the ledger sent names recall, and what only recall returns reaches the next step', async () => {
+    const history = toAISDK(agentHistory())
+    const recall = recallToolForAISDK({ history: () => history, budget: 700, counter })
+    const prompts: unknown[][] = []
+    const model = new MockLanguageModelV3({
+      doGenerate: async (call) => {
+        prompts.push(call.prompt as unknown[])
+        const usage = {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        }
+        return prompts.length === 1
+          ? {
+              content: [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'r1',
+                  toolName: 'recall',
+                  input: JSON.stringify(query),
+                },
+              ],
+              finishReason: { unified: 'tool-calls', raw: undefined },
+              usage,
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'ok' }],
+              finishReason: { unified: 'stop', raw: undefined },
+              usage,
+              warnings: [],
+            }
+      },
+    })
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: fitMiddleware({ budget: 1400, counter, recall: true }),
+    })
+    await generateText({
+      model: wrapped,
+      tools: { recall },
+      messages: history as ModelMessage[],
+      stopWhen: stepCountIs(2),
+    })
+    expect(prompts).toHaveLength(2)
+    const first = JSON.stringify(prompts[0])
+    expect(first).toContain('The recall tool returns any left-out message')
+    // What the ledger does not quote (a note's wording) reaches the model only by recall.
+    expect(first).not.toContain('approved by Dana')
+    const second = JSON.stringify(prompts[1])
+    expect(second).toContain('approved by Dana')
+    expect(second).not.toContain('Q7abcdefghijklmnop0123x9')
+  })
+
+  it('Mastra: the core tool Mastra builds from it keeps the schema and runs the recall', async () => {
+    const history = toOpenAIChat(agentHistory())
+    const core = makeCoreTool(
+      recallToolForMastra({ history: () => history, budget: 700, counter }) as never,
+      { name: 'recall' } as never,
+    )
+    const sent = JSON.stringify(core.parameters)
+    expect(sent).toContain('"query":{"type":"string"')
+    expect(sent).toContain('"messages":{"type":"array"')
+    const out = String(
+      await core.execute?.(query as never, { toolCallId: 'r1', messages: [] } as never),
+    )
+    expect(out).toContain('gift_card_8516878')
+    expect(out).not.toContain('Q7abcdefghijklmnop0123x9')
+  })
+})
