@@ -11,10 +11,10 @@ import {
   fromOpenAIChat,
   loadEncoding,
   type Message,
-  messageText,
   recallTool,
   validate,
 } from 'context-window'
+import { messageText } from 'context-window/advanced'
 
 await loadEncoding('o200k_base')
 const chat = JSON.parse(readFileSync(new URL('./airline-booking.json', import.meta.url), 'utf8'))

@@ -48,6 +48,17 @@ export {
   readContextManagement,
 } from './native/context-management.js'
 export {
+  checkRecallOptions,
+  RECALL_DEFAULTS,
+  RECALL_DESCRIPTION,
+  RECALL_HEADING,
+  RECALL_PARAMETERS,
+  RECALL_TOOL_NAME,
+  readRecallRequest,
+  recallArgumentsSchema,
+  recallText,
+} from './recall/index.js'
+export {
   combine,
   entities,
   fuse,

@@ -5,3 +5,5 @@
 export { type FitEachStepOptions, fitEachStep, fitMiddleware } from './integrations/ai-sdk.js'
 export { fitAISDKMessages } from './integrations/index.js'
 export type { AdapterOptions } from './integrations/shared.js'
+/** The recall tool as this framework's tool: the model gets back what a fit left out. */
+export { type RecallToolOptions, recallToolForAISDK } from './recall/frameworks.js'

@@ -168,7 +168,16 @@ export {
   type ValidateOptions,
   validate,
 } from './providers/validate.js'
-export * from './recall/index.js'
+export {
+  executeRecall,
+  type RecallOptions,
+  type RecallRequest,
+  type RecallResult,
+  type RecallToolFormat,
+  type RecallToolOptions,
+  recall,
+  recallTool,
+} from './recall/index.js'
 export { type ReportSettings, renderReport } from './report/html.js'
 export {
   type AppendOptions,

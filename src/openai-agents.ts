@@ -9,3 +9,5 @@ export {
   fittedSession,
 } from './integrations/openai-agents.js'
 export type { AdapterOptions } from './integrations/shared.js'
+/** The recall tool as this framework's tool: the model gets back what a fit left out. */
+export { type RecallToolOptions, recallToolForOpenAIAgents } from './recall/frameworks.js'

@@ -61,6 +61,10 @@ const ROOT = [
   'loadEncoding',
   'countingEndpoint',
   'fitCounted',
+  // recall what a fit left out
+  'recall',
+  'recallTool',
+  'executeRecall',
   'findModel',
   'registerModel',
   // the provider's answers
@@ -99,11 +103,26 @@ const MOVED_ADAPTERS = [
   'fitInputProcessor',
 ]
 
-const moved = { ...advanced, ...schemas }
+/** Names that were never at the root: they start in `context-window/advanced`. */
+const NEW_IN_ADVANCED = new Set([
+  'checkRecallOptions',
+  'RECALL_DEFAULTS',
+  'RECALL_DESCRIPTION',
+  'RECALL_HEADING',
+  'RECALL_PARAMETERS',
+  'RECALL_TOOL_NAME',
+  'readRecallRequest',
+  'recallArgumentsSchema',
+  'recallText',
+])
+
+const moved = Object.fromEntries(
+  Object.entries({ ...advanced, ...schemas }).filter(([name]) => !NEW_IN_ADVANCED.has(name)),
+)
 
 describe('the root entry', () => {
   it('exports the pinned calls, the deprecated names, and nothing else', () => {
-    expect(ROOT.length).toBeLessThanOrEqual(66)
+    expect(ROOT.length).toBeLessThanOrEqual(67)
     expect(new Set(ROOT).size).toBe(ROOT.length)
     const expected = [...ROOT, ...MOVED_ADAPTERS, ...Object.keys(moved)]
     expect(Object.keys(root).sort()).toEqual(expected.sort())
