@@ -6,7 +6,7 @@ import type { ProviderRules } from '../providers/types.js'
 import type { SummaryLedger } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { assemble } from './assemble.js'
-import { checkList } from './check.js'
+import { checkHistory, checkList } from './check.js'
 import { HistoryIndex } from './history-index.js'
 import { type FitOptions, resolveSetup } from './options.js'
 import { prepare } from './prepare.js'
@@ -86,6 +86,7 @@ export function indexOf(
  * The input is never modified and the output shares no object with it.
  */
 export function fit(messages: readonly Message[], options: FitOptions = {}): FitResult {
+  checkHistory(messages)
   const setup = resolveSetup(options)
   if (setup.strategy.async) throw asyncError(setup.strategy.name)
   const prepared = prepare(indexOf(messages, setup.counter, setup.provider), setup)
@@ -99,6 +100,7 @@ export async function fitAsync(
   messages: readonly Message[],
   options: FitOptions = {},
 ): Promise<FitResult> {
+  checkHistory(messages)
   const resolved = resolveSetup(options, [], asyncStrategyFromOptions)
   const index = indexOf(messages, resolved.counter, resolved.provider)
   // Summaries belong to the conversation: without a ledger given, each history keeps its own
