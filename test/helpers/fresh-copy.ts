@@ -48,12 +48,13 @@ export function runIn(
   line: string,
   fill: Record<string, string> = {},
   timeoutMs = 120_000,
+  extraEnv: Record<string, string> = {},
 ): Promise<Ran> {
   const command = line.replace(/\b([A-Z_]+)=\.\.\./g, (all, key: string) =>
     key in fill ? `${key}=${fill[key]}` : all,
   )
   // The child's environment is a user's shell: none of vitest's variables.
-  const env: Record<string, string> = {}
+  const env: Record<string, string> = { ...extraEnv }
   for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
     const v = process.env[k]
     if (v !== undefined) env[k] = v
