@@ -9,6 +9,7 @@ import {
   messageSchema,
   validate,
 } from '../src/index.js'
+import { readOpenAIChat } from '../src/providers/openai-chat/codec.js'
 
 /** Empty means empty: no history, or a message with nothing in it, is a typed error, never a silent empty answer. */
 describe('empty inputs are typed errors', () => {
@@ -59,13 +60,13 @@ describe('empty inputs are typed errors', () => {
   it('OpenAI chat: content is optional on assistant messages only', () => {
     for (const role of ['system', 'developer', 'user'])
       for (const content of [undefined, null])
-        expect(where(() => fromOpenAIChat([{ role, content }]))).toEqual({
+        expect(where(() => readOpenAIChat([{ role, content }]))).toEqual({
           index: 0,
           field: 'content',
         })
     expect(
       where(() =>
-        fromOpenAIChat([
+        readOpenAIChat([
           {
             role: 'assistant',
             tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }],

@@ -82,9 +82,22 @@ export function indexOf(
 }
 
 /**
+ * What `fit` says at compile time when given messages in a provider's shape (an SDK's
+ * message type is no `Message`): a one-line hint, where the mismatch would print the
+ * expanded types of every role.
+ */
+export type FitInput<T> = T extends readonly Message[]
+  ? unknown
+  : "fit takes the library's messages: convert first, e.g. fit(fromOpenAIChat(messages))"
+
+/**
  * Fits a history to a budget: the messages to send and an account of every input message.
  * The input is never modified and the output shares no object with it.
  */
+export function fit<T extends readonly Message[] | readonly object[]>(
+  messages: T & FitInput<T>,
+  options?: FitOptions,
+): FitResult
 export function fit(messages: readonly Message[], options: FitOptions = {}): FitResult {
   checkHistory(messages)
   const setup = resolveSetup(options)
@@ -96,6 +109,10 @@ export function fit(messages: readonly Message[], options: FitOptions = {}): Fit
 }
 
 /** `fit` for strategies that call out (summarizers): same result, awaited. */
+export async function fitAsync<T extends readonly Message[] | readonly object[]>(
+  messages: T & FitInput<T>,
+  options?: FitOptions,
+): Promise<FitResult>
 export async function fitAsync(
   messages: readonly Message[],
   options: FitOptions = {},

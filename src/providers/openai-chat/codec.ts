@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../errors.js'
+import type { OpenAIChatInput, ReaderInput } from '../../messages/input.js'
 import type {
   AssistantMessage,
   ContentPart,
@@ -92,7 +93,12 @@ const KNOWN: Record<string, readonly string[]> = {
  * developer, user, assistant, tool and the legacy function role. Throws
  * `InvalidInputError` naming the message index and the field on anything malformed.
  */
-export function fromOpenAIChat(input: unknown): Message[] {
+export function fromOpenAIChat<const T>(input: ReaderInput<T, OpenAIChatInput>): Message[] {
+  return readOpenAIChat(input)
+}
+
+/** `fromOpenAIChat` for a value of any type (a caller generic over the SDK's message type). */
+export function readOpenAIChat(input: unknown): Message[] {
   refuseDeep(input)
   const list = messageList(input)
   const out: Message[] = []
