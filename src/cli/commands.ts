@@ -119,7 +119,7 @@ export function count(positionals: string[], values: Values, io: Output): number
     ? ` of ${info.contextWindow} (${model}) ${bar(total, info.contextWindow, 30)}`
     : ''
   io.out(
-    `\n${total} tokens in ${input.messages.length} messages${window}, counted by ${counter.name}${counter.exact ? '' : ' (estimate)'}`,
+    `${values.quiet ? '' : '\n'}${total} tokens in ${input.messages.length} messages${window}, counted by ${counter.name}${counter.exact ? '' : ' (estimate)'}`,
   )
   return 0
 }
@@ -567,7 +567,7 @@ function finishFit(
       ? 'no budget'
       : `of ${result.budget} ${splitBar(parts, result.budget, 30)} (S system, # messages and tools, r reserve, . free)`
   say(
-    `${toStdout ? '' : '\n'}${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
+    `${toStdout || values.quiet ? '' : '\n'}${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
       (result.inserted.length ? `, inserted ${result.inserted.length}` : '') +
       (result.changed.length ? `, changed ${result.changed.length}` : '') +
       `; ${tokens.total} tokens sent${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +
