@@ -54,6 +54,28 @@ export type AnthropicInput =
     }
 
 /**
+ * An OpenAI Responses input item (`ResponseInputItem`, or its JSON): a message by its role,
+ * or any other item by its `type`.
+ */
+export type OpenAIResponsesInputItem =
+  | {
+      readonly role: 'user' | 'assistant' | 'system' | 'developer'
+      readonly content: Content
+      readonly type?: 'message'
+    }
+  /** An item reference, whose `type` the SDK makes optional. */
+  | { readonly id: string; readonly type?: 'item_reference' | null }
+  | TypedPart
+
+/** What `fromOpenAIResponses` reads: an item list, or a request with `input` (and `instructions`). */
+export type OpenAIResponsesInput =
+  | readonly OpenAIResponsesInputItem[]
+  | {
+      readonly input: string | readonly OpenAIResponsesInputItem[]
+      readonly instructions?: string | null
+    }
+
+/**
  * A reader's parameter: a value typed as `unknown` or `any`, or a list of records of unknown
  * fields (parsed JSON), is taken and checked at run time; a typed one must have the shape
  * `Shape`, so a wrong one is found by the compiler.
@@ -71,4 +93,8 @@ type Loose<T, Shape> = T extends readonly (infer E)[]
     ? Untyped<E> extends true
       ? unknown
       : Shape
-    : Shape
+    : T extends { readonly input: readonly (infer E)[] }
+      ? Untyped<E> extends true
+        ? unknown
+        : Shape
+      : Shape

@@ -4,7 +4,7 @@
 
 import type Anthropic from '@anthropic-ai/sdk'
 import type OpenAI from 'openai'
-import { fit, fromAnthropic, fromOpenAIChat } from '../../src/index.js'
+import { fit, fromAnthropic, fromOpenAIChat, fromOpenAIResponses } from '../../src/index.js'
 
 fromOpenAIChat([{ role: 'user', content: 'x' }])
 fromOpenAIChat([
@@ -53,3 +53,15 @@ fromOpenAIChat('hello')
 fit(sdk)
 fit(fromOpenAIChat(sdk))
 fit([{ role: 'user', content: 'x' }])
+
+// OpenAI Responses: the SDK's input items and request, and a wrong role refused.
+declare const items: OpenAI.Responses.ResponseInputItem[]
+fromOpenAIResponses(items)
+declare const create: OpenAI.Responses.ResponseCreateParamsNonStreaming
+fromOpenAIResponses({ input: items, instructions: create.instructions ?? null })
+fromOpenAIResponses([
+  { role: 'user', content: 'x' },
+  { type: 'function_call_output', call_id: 'c', output: 'ok' },
+])
+// @ts-expect-error a role the Responses API does not have
+fromOpenAIResponses([{ role: 'robot', content: 'x' }])
