@@ -100,6 +100,14 @@ export function fit<T extends readonly Message[] | readonly object[]>(
 ): FitResult
 export function fit(messages: readonly Message[], options: FitOptions = {}): FitResult {
   checkHistory(messages)
+  return fitAny(messages, options)
+}
+
+/**
+ * `fit` taking an empty list too (an empty result): for the framework adapters, where a
+ * session with nothing in it yet is an ordinary state the framework reads, not bad input.
+ */
+export function fitAny(messages: readonly Message[], options: FitOptions = {}): FitResult {
   const setup = resolveSetup(options)
   if (setup.strategy.async) throw asyncError(setup.strategy.name)
   const prepared = prepare(indexOf(messages, setup.counter, setup.provider), setup)
