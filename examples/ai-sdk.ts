@@ -1,6 +1,6 @@
 // Vercel AI SDK: fitMiddleware fits every call of a wrapped model (system prompt and tools
 // counted, rules by the model's provider id); fitEachStep does the same in prepareStep.
-// Run: npm run build && OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/ai-sdk.ts
+// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/ai-sdk.ts
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai'
 import { fitEachStep, fitMiddleware } from 'context-window/ai-sdk'

@@ -1,6 +1,6 @@
 // LangChain v1: fitAgentMessages is a createAgent middleware that fits each model call's
 // messages (the agent's own message instances in and out); the agent's state keeps everything.
-// Run: npm run build && OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/langchain-agent.ts
+// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/langchain-agent.ts
 import { ChatOpenAI } from '@langchain/openai'
 import { fitAgentMessages } from 'context-window/langchain'
 import { type BaseMessage, createAgent, HumanMessage, tool } from 'langchain'

@@ -1,6 +1,6 @@
 // Mastra (@mastra/core 0.24, the release line that runs on Node 20): fitInputProcessor fits
 // the messages of each call; a rejection teaches the window through its feedback.
-// Run: npm run build && OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/mastra.ts
+// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/mastra.ts
 import { Agent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
 import { fitInputProcessor } from 'context-window/mastra'

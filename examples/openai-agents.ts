@@ -1,6 +1,6 @@
 // OpenAI Agents SDK: fitModelInput is a callModelInputFilter that fits each model call's
 // items; fittedSession stores the whole history and hands the model a fitted one.
-// Run: npm run build && OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/openai-agents.ts
+// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/openai-agents.ts
 import {
   Agent,
   MemorySession,

@@ -1,6 +1,6 @@
 // ChatContext + withContextRetry: a deployment whose window is smaller than the model table's.
 // The first "too long" rejection teaches the window; every later turn fits it.
-// Run: npm run build && OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/remembered-limit.ts
+// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/remembered-limit.ts
 import { ChatContext, toOpenAIChat, withContextRetry } from 'context-window'
 import OpenAI from 'openai'
 

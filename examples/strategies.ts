@@ -1,5 +1,5 @@
 // One runnable example per strategy, on the bundled τ-bench conversation.
-// Run: npm run build && npx tsx examples/strategies.ts
+// Run: npx tsx examples/strategies.ts
 import { readFileSync } from 'node:fs'
 import {
   buffered,

@@ -2,8 +2,8 @@
  * The Node entries (`dist/node/*.js`, picked by the `node` export condition) as one esbuild
  * bundle split across them: a Node process then loads a few files where the compiled
  * modules are some two hundred (zod's included), which is most of an import's cost. Every
- * other package stays external; minified (with source maps), as parsing is the rest of the
- * cost. The rank tables stay the modules `tsc` wrote
+ * other package stays external; syntax minified (with source maps), names and lines kept
+ * for readable stack traces. The rank tables stay the modules `tsc` wrote
  * (`dist/tokens/data/`), loaded on demand. Run by `npm run build` after `tsc`.
  */
 import { readdirSync, rmSync } from 'node:fs'
@@ -43,7 +43,11 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  minify: true,
+  // Syntax minified (most of the parse saving) but names and lines kept: a stack trace from
+  // the Node entry reads `at fit (chunk-….js:1234:5)`, not `at pt (chunk-….js:6:3270)`.
+  minifySyntax: true,
+  minifyWhitespace: false,
+  minifyIdentifiers: false,
   plugins: [external],
   logLevel: 'warning',
 })

@@ -7,4 +7,9 @@ export {
   type MigrateRedisKeysResult,
   migrateRedisKeys,
 } from './store/redis-migrate.js'
-export { type RedisClient, type RedisStoreOptions, redisStore } from './store/redis-store.js'
+export {
+  type RedisClient,
+  type RedisStore,
+  type RedisStoreOptions,
+  redisStore,
+} from './store/redis-store.js'

@@ -1,18 +1,22 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { blockName, blocks, missingLines } from './docs/blocks.js'
-import { clearGlobals, type DocsServer, setGlobals, startDocsServer } from './docs/prelude.js'
+import { type DocsServer, startDocsServer } from './docs/server.js'
 import { requireInCI } from './helpers/ci.js'
+import { runIn } from './helpers/fresh-copy.js'
 import { type LimitedServer, startLimitedServer } from './helpers/limited-server.js'
 import { hasRedisServer, type RedisServer, startRedis } from './helpers/redis-server.js'
 
 /**
- * Every TypeScript block of the README and of docs/ is either a program, compiled under
- * `strict` and run here against loopback servers (OpenAI chat and Responses, Anthropic and
- * Gemini on 127.0.0.1, a real redis-server for the store), or an excerpt of an example
+ * Every TypeScript block of the README and of docs/ is either a program, standalone (it
+ * defines what it uses: no global declarations), compiled under `strict` and run as a
+ * user would run it, `npx tsx block.ts` in its own process, which must exit on its own,
+ * with the SDKs' keys and base URLs in the environment pointing at loopback servers
+ * (OpenAI chat and Responses, Anthropic and Gemini on 127.0.0.1, a real redis-server for
+ * the store), or an excerpt of an example
  * (`// from examples/x.ts` on its first line) whose lines all appear in that file, in order;
  * the examples are compiled by the type check and run by test/examples*.test.ts.
  */
@@ -37,7 +41,7 @@ describe('README and docs code blocks', () => {
       const source = readFileSync(join(root, b.excerptOf as string), 'utf8')
       expect(missingLines(b.code, source)).toEqual([])
       const name = (b.excerptOf as string).replace(/^examples\//, '').replace(/\.ts$/, '')
-      expect(runExamples).toContain(`examples/${name}.js`)
+      expect(runExamples).toContain(`examples/${name}.ts`)
     })
   }
 
@@ -57,15 +61,15 @@ describe('README and docs code blocks', () => {
           noEmit: true,
           skipLibCheck: true,
           types: ['node'],
-          paths: {
-            'context-window': ['../../src/index.ts'],
-            'context-window/redis': ['../../src/redis.ts'],
-            'context-window/postgres': ['../../src/postgres.ts'],
-            'context-window/gemini-tokenizer': ['../../src/gemini-tokenizer.ts'],
-            'context-window/store-conformance': ['../../src/store-conformance.ts'],
-          },
+          // The Node entries, as the package's `node` condition resolves them for tsx.
+          paths: Object.fromEntries(
+            ['index', 'redis', 'postgres', 'gemini-tokenizer', 'store-conformance'].map((e) => [
+              e === 'index' ? 'context-window' : `context-window/${e}`,
+              [`../../src/node/${e}.ts`],
+            ]),
+          ),
         },
-        files: [...programs.map((b) => `${blockName(b)}.ts`), '../../test/docs/globals.d.ts'],
+        files: programs.map((b) => `${blockName(b)}.ts`),
       }),
     )
   })
@@ -89,11 +93,9 @@ describe('README and docs code blocks', () => {
     beforeAll(async () => {
       limited = await startLimitedServer({ window: 1_000_000 })
       docs = await startDocsServer(limited)
-      setGlobals(docs)
       if (requireInCI(hasRedisServer(), 'redis-server')) redis = await startRedis()
     })
     afterAll(async () => {
-      clearGlobals()
       await docs.close()
       await limited.close()
       await redis?.stop()
@@ -111,19 +113,24 @@ describe('README and docs code blocks', () => {
           file = join(dir, `${blockName(b)}.run.ts`)
           writeFileSync(file, b.code.replaceAll(REDIS_URL, redis.url))
         }
-        const log = vi.spyOn(console, 'log').mockImplementation(() => {})
-        try {
-          await import(pathToFileURL(file).href)
-        } finally {
-          log.mockRestore()
-        }
-      })
+        // From the repository's root, as a user runs a file in their project.
+        const ran = await runIn(root, `npx tsx ${file}`, {}, 60_000, {
+          OPENAI_BASE_URL: `${docs.url}/v1`,
+          OPENAI_API_KEY: 'test',
+          ANTHROPIC_BASE_URL: docs.url,
+          ANTHROPIC_API_KEY: 'test',
+          GOOGLE_GEMINI_BASE_URL: docs.url,
+          GEMINI_API_KEY: 'test',
+        })
+        // Exit 0 on its own within the time limit (a block that leaves a connection open is killed).
+        expect(ran.code, ran.stderr).toBe(0)
+      }, 90_000)
     }
 
     it('the blocks reached every provider, and none was rejected', () => {
       expect(limited.rejections).toBe(0)
       for (const route of ['chat', 'responses', 'messages', 'gemini', 'embeddings'])
-        expect(docs.calls[route], route).toBeGreaterThan(0)
+        expect(docs.calls[route] ?? 0, `${route}: ${JSON.stringify(docs.calls)}`).toBeGreaterThan(0)
     })
   })
 })

@@ -7,7 +7,7 @@ import {
   hits,
   leaveOneOut,
 } from '../scripts/eval-agent.js'
-import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
+import { readOpenAIChat } from '../src/providers/openai-chat/codec.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { tauBench } from './tau-bench.js'
 
@@ -61,7 +61,7 @@ describe('agent evaluation: identifiers the next tool call needs from older turn
     const again = structuredClone(traj)
     ;(again[3] as { content: string }).content = 'Still mia_li_3668.'
     expect(agentCases([{ task_id: 1, traj: again }])).toHaveLength(0)
-    const h = fromOpenAIChat(traj).slice(0, 4)
+    const h = readOpenAIChat(traj).slice(0, 4)
     const rest = h.slice(1).reduce((n, m) => n + counter.countMessage(m), 0)
     expect(agentBudget(h, 0.1, counter)).toBe(
       Math.round(counter.countMessage(h[0] as never) + 0.1 * rest + 400),

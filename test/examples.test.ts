@@ -1,17 +1,26 @@
-import { describe, expect, it, vi } from 'vitest'
-import { printedBy } from './helpers/logged.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freshCopy, runIn, runLine } from './helpers/fresh-copy.js'
 
-describe('examples run as written', () => {
+/**
+ * Each example's own "Run:" line, run by a shell in a copy of the repository: no vitest,
+ * no setup file, so what a user on a fresh clone types is what is tested.
+ */
+describe('examples run as their Run: line says', () => {
+  let copy: ReturnType<typeof freshCopy>
+  beforeAll(() => {
+    copy = freshCopy()
+  })
+  afterAll(() => copy.remove())
+
+  async function run(path: string): Promise<string[]> {
+    const ran = await runIn(copy.dir, runLine(path))
+    expect(ran.stderr).toBe('')
+    expect(ran.code).toBe(0)
+    return ran.stdout.split('\n').filter((l) => l !== '')
+  }
+
   it('examples/strategies.ts prints one valid fit per strategy', async () => {
-    const lines: string[] = []
-    const spy = vi.spyOn(console, 'log').mockImplementation((...args) => {
-      lines.push(args.join(' '))
-    })
-    try {
-      await import('../examples/strategies.js')
-    } finally {
-      spy.mockRestore()
-    }
+    const lines = await run('examples/strategies.ts')
     const fits = lines.filter((l) => /kept\s+\d+\/36/.test(l))
     expect(fits).toHaveLength(9)
     for (const l of fits) expect(l).toMatch(/valid: true$/)
@@ -19,10 +28,8 @@ describe('examples run as written', () => {
     expect(lines.join('\n')).toMatch(/sends \d+ of 36 messages/)
   })
 
-  const run = (path: string) => printedBy(new URL(path, import.meta.url))
-
   it('examples/openai-responses.ts fits a Responses history at three budgets, valid, more kept with more room', async () => {
-    const lines = await run('../examples/openai-responses.js')
+    const lines = await run('examples/openai-responses.ts')
     expect(lines[0]).toBe('52 items read as 36 messages')
     const fits = lines
       .slice(1)
@@ -44,7 +51,7 @@ describe('examples run as written', () => {
   })
 
   it('examples/gemini.ts fits a Gemini history at three budgets: user first, system kept, signatures sent', async () => {
-    const lines = await run('../examples/gemini.js')
+    const lines = await run('examples/gemini.ts')
     expect(lines[0]).toBe('35 turns read as 36 messages')
     const fits = lines
       .slice(1)

@@ -181,6 +181,24 @@ export const b: number = cw.fit([m], { budget: 100 }).tokens.total
   )
 
   it(
+    "a stack trace from the Node entry names the library's functions",
+    () => {
+      writeFileSync(
+        join(app, 'trace.mjs'),
+        `import { fit } from 'context-window'
+try { fit('not a list') } catch (e) { console.log(e.stack) }
+`,
+      )
+      const stack = sh('node', ['trace.mjs'], app)
+      expect(stack).toMatch(/^InvalidInputError: /)
+      // Names as written (checkList, fit), not one or two letters of a minifier.
+      expect(stack).toMatch(/\n\s+at checkList \(.*dist\/node\/chunk-\w+\.js:\d+:\d+\)/)
+      expect(stack).toMatch(/\n\s+at (Module\.)?fit \(/)
+    },
+    SLOW,
+  )
+
+  it(
     'require() works, gives the same result as import, and the Redis entry names its missing peer',
     () => {
       writeFileSync(

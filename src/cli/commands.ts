@@ -107,16 +107,19 @@ export function count(positionals: string[], values: Values, io: Output): number
     )
     return 0
   }
-  const rows = [['#', 'role', 'tokens', 'text']]
-  input.messages.forEach((m, i) => {
-    rows.push([String(i), roleLabel(m, io.color), String(tokens[i]), preview(m)])
-  })
-  io.out(table(rows, new Set([0, 2])))
+  // --quiet: the total only, for files too long to list.
+  if (!values.quiet) {
+    const rows = [['#', 'role', 'tokens', 'text']]
+    input.messages.forEach((m, i) => {
+      rows.push([String(i), roleLabel(m, io.color), String(tokens[i]), preview(m)])
+    })
+    io.out(table(rows, new Set([0, 2])))
+  }
   const window = info
     ? ` of ${info.contextWindow} (${model}) ${bar(total, info.contextWindow, 30)}`
     : ''
   io.out(
-    `\n${total} tokens in ${input.messages.length} messages${window}, counted by ${counter.name}${counter.exact ? '' : ' (estimate)'}`,
+    `${values.quiet ? '' : '\n'}${total} tokens in ${input.messages.length} messages${window}, counted by ${counter.name}${counter.exact ? '' : ' (estimate)'}`,
   )
   return 0
 }
@@ -132,7 +135,8 @@ export function validateCommand(positionals: string[], values: Values, io: Outpu
   } else if (problems.length === 0) {
     io.out(`${input.source}: ${input.messages.length} messages, valid for ${provider}`)
   } else {
-    for (const p of problems) {
+    // --quiet: the count line only.
+    for (const p of values.quiet ? [] : problems) {
       const tag = paint(p.severity, p.severity === 'error' ? 'red' : 'yellow', io.color)
       io.out(`${input.source}: message ${p.index}: ${tag} ${p.code}: ${p.message}`)
     }
@@ -149,8 +153,55 @@ const FATE_COLOUR: Record<string, Colour> = {
   invalid: 'red',
 }
 
+/** Flags that belong to some strategies only: given with another, they are refused, not ignored. */
+const STRATEGY_FLAGS: Record<string, readonly string[]> = {
+  size: ['buffered'],
+  head: ['headAndTail'],
+  tail: ['headAndTail'],
+  turns: ['userTurns'],
+  'drop-from': ['tokenLimited'],
+  query: ['scoreBased', 'mostRelevant'],
+  summarizer: ['summarizing'],
+  'base-url': ['summarizing'],
+  'summary-model': ['summarizing'],
+  'api-key-env': ['summarizing'],
+  trigger: ['summarizing'],
+  'leave-last': ['summarizing'],
+}
+
+/** Flags a strategy cannot run without, named as the flags they are. */
+const REQUIRED_FLAGS: Record<string, readonly string[]> = {
+  buffered: ['size'],
+  headAndTail: ['head', 'tail'],
+  userTurns: ['turns'],
+}
+
+/** Flags that only mean something beside another flag. */
+const NEEDS_FLAG: Record<string, string> = {
+  'compact-at': 'native',
+  'provider-response': 'native',
+}
+
+function checkStrategyFlags(values: Values): void {
+  const strategy = typeof values.strategy === 'string' ? values.strategy : 'tokenLimited'
+  for (const [flag, strategies] of Object.entries(STRATEGY_FLAGS))
+    if (values[flag] !== undefined && !strategies.includes(strategy))
+      throw new UsageError(
+        `option --${flag} applies to --strategy ${strategies.join(' or ')}, not ${strategy}`,
+      )
+  const missing = (REQUIRED_FLAGS[strategy] ?? []).filter((f) => values[f] === undefined)
+  if (missing.length)
+    throw new UsageError(
+      `--strategy ${strategy} needs ${missing.map((f) => `--${f} N`).join(' and ')}`,
+    )
+  for (const [flag, needed] of Object.entries(NEEDS_FLAG))
+    if (values[flag] !== undefined && values[needed] === undefined)
+      throw new UsageError(`option --${flag} needs --${needed}`)
+}
+
 /** `fit`: the main job. */
 function fitOptions(values: Values, input: Input): FitOptions {
+  checkStrategyFlags(values)
   const model = typeof values.model === 'string' ? values.model : undefined
   const budget = intOption(values, 'budget')
   if (budget === undefined && !model && values.strategy === undefined) {
@@ -388,6 +439,10 @@ export function fitCommand(
   stdoutOnce(values)
   if (path !== '-' && existsSync(path) && statSync(path).isDirectory())
     return fitBatch(path, values, io)
+  if (values['out-dir'] !== undefined)
+    throw new UsageError(
+      `option --out-dir applies to a folder of files; ${path} is one file: use --out`,
+    )
   const input = readInput(path, formatOption(values))
   const options = fitOptions(values, input)
   const failed = (e: unknown): number => {
@@ -496,7 +551,7 @@ function finishFit(
   }
   // With standard output taken by the data, only the summary line goes to standard error.
   const say = toStdout ? io.err : io.out
-  if (!toStdout) say(table(rows, new Set([0, 2])))
+  if (!toStdout && !values.quiet) say(table(rows, new Set([0, 2])))
   const { tokens } = result
   let system = 0
   for (const f of result.fates)
@@ -512,7 +567,7 @@ function finishFit(
       ? 'no budget'
       : `of ${result.budget} ${splitBar(parts, result.budget, 30)} (S system, # messages and tools, r reserve, . free)`
   say(
-    `${toStdout ? '' : '\n'}${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
+    `${toStdout || values.quiet ? '' : '\n'}${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
       (result.inserted.length ? `, inserted ${result.inserted.length}` : '') +
       (result.changed.length ? `, changed ${result.changed.length}` : '') +
       `; ${tokens.total} tokens sent${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +

@@ -12,6 +12,7 @@ import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ContextWindowError, InvalidInputError } from '../errors.js'
 import { decode, encode, FORMATS, type Format } from '../formats/detect.js'
+import { requireMessages } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 
 /** The conversation shipped with the package (`--example`): a τ-bench airline trajectory. */
@@ -56,7 +57,10 @@ export function parseJson(text: string, source: string): unknown {
 /** Reads a conversation in any known format (`auto` detects it) and remembers its shape. */
 export function readInput(file: string, format: Format | 'auto' = 'auto'): Input {
   const source = file === '-' ? 'stdin' : file
-  const json = parseJson(readText(file), source)
+  const text = readText(file)
+  if (text.trim() === '')
+    throw new InvalidInputError('the file is empty: expected a conversation as JSON', { source })
+  const json = parseJson(text, source)
   if (format !== 'auto' && !FORMATS.includes(format)) {
     throw new UsageError(
       `option --format: expected auto or one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`,
@@ -64,6 +68,10 @@ export function readInput(file: string, format: Format | 'auto' = 'auto'): Input
   }
   try {
     const decoded = decode(json, format)
+    // Empty means empty: no messages, or one with nothing in it, is bad input, never a fit of nothing.
+    if (decoded.messages.length === 0)
+      throw new InvalidInputError('no messages: the conversation is empty', { field: 'messages' })
+    requireMessages(decoded.messages)
     return {
       source,
       format: decoded.format,

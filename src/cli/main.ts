@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import '../tokens/node-encodings.js'
 import { ContextWindowError } from '../errors.js'
+import { closest } from '../options-check.js'
 import { count, fitCommand, type Output, type Values, validateCommand } from './commands.js'
 import { UsageError } from './io.js'
 import { useColor } from './render.js'
@@ -63,6 +64,10 @@ Options:
     --trigger X                a fraction of the budget (0.8) or a token count
     --leave-last N             the newest N units are never summarized (default 2)
   --json              print the full result as JSON
+  --quiet, -q         print the summary only, not a row per message (for long files)
+
+  A strategy's own flags (--size, --head, --tail, --turns, --drop-from, --query, the
+  summarizing ones) are refused with another strategy.
 
   FILE may be a folder: every *.json in it is fitted into --out-dir OUT, with progress
   on standard error; a bad file is reported and skipped (exit 1 when any failed).
@@ -79,12 +84,16 @@ Examples:
   context-window fit --example --budget 3000 --strategy summarizing --trigger 0.5
   context-window fit --example --budget 3000 --clear-tool-results 2
   context-window fit --example --budget 3000 --native anthropic --clear-tool-results 2 --clear-thinking 1 --compact-at 100000`,
-  count: `Usage: context-window count FILE|-|--example [--model M] [--json]
+  count: `Usage: context-window count FILE|-|--example [--model M] [--format F] [--json] [--quiet]
+
+--quiet prints the total only, not a row per message.
 
 Examples:
   context-window count --example
   context-window count --example --model claude-sonnet-4-5`,
-  validate: `Usage: context-window validate FILE|-|--example [--provider openai|anthropic|openai-responses|gemini] [--json]
+  validate: `Usage: context-window validate FILE|-|--example [--provider openai|anthropic|openai-responses|gemini] [--format F] [--json] [--quiet]
+
+--quiet prints the count of broken rules only, not each one.
 
 Exit codes: 0 valid, 1 a rule is broken, 2 bad input.
 
@@ -126,7 +135,73 @@ const OPTIONS = {
   'summary-model': { type: 'string' },
   trigger: { type: 'string' },
   'leave-last': { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
 } as const
+
+type OptionName = keyof typeof OPTIONS
+
+/** What each command takes; any other flag is refused by name, never ignored. */
+const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
+  fit: Object.keys(OPTIONS) as OptionName[],
+  count: ['help', 'example', 'json', 'model', 'format', 'quiet'],
+  validate: ['help', 'example', 'json', 'provider', 'format', 'quiet'],
+}
+
+/**
+ * The command line checked in the tool's own words before Node's parser sees it: an
+ * unknown flag named with the nearest known one, a flag of another command refused, a
+ * missing value named, and a negative number kept as the value it is (`--budget -5`), for
+ * the option's own range check to refuse.
+ */
+function checkedArgs(command: string, args: readonly string[]): string[] {
+  const allowed = COMMAND_OPTIONS[command] ?? []
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    if (arg === '--') {
+      out.push(...args.slice(i))
+      break
+    }
+    if (arg === '-' || !arg.startsWith('-')) {
+      out.push(arg)
+      continue
+    }
+    const long = arg.startsWith('--')
+    const name = long ? (arg.slice(2).split('=')[0] as string) : arg.slice(1)
+    const option = long
+      ? Object.hasOwn(OPTIONS, name)
+        ? (name as OptionName)
+        : undefined
+      : (Object.keys(OPTIONS) as OptionName[]).find(
+          (k) => (OPTIONS[k] as { short?: string }).short === name,
+        )
+    const shown = long ? `--${name}` : arg
+    if (!option) {
+      const near = closest(name, allowed)
+      throw new UsageError(
+        `${command}: unknown option ${shown}${near ? `; did you mean --${near}?` : ''} (see ${command} --help)`,
+      )
+    }
+    if (!allowed.includes(option))
+      throw new UsageError(
+        `${command}: --${option} is not an option of ${command} (see ${command} --help)`,
+      )
+    const takesValue = OPTIONS[option].type === 'string'
+    const inline = long && arg.includes('=')
+    if (!takesValue && inline) throw new UsageError(`${command}: option --${option} takes no value`)
+    if (takesValue && !inline) {
+      const value = args[i + 1]
+      if (value === undefined || (value.startsWith('--') && value !== '--'))
+        throw new UsageError(`${command}: option --${option} needs a value`)
+      // `--budget -5`: the value, for the range check to name.
+      out.push(`--${option}=${value}`)
+      i++
+      continue
+    }
+    out.push(arg)
+  }
+  return out
+}
 
 const COMMANDS: Record<string, (p: string[], v: Values, io: Output) => number | Promise<number>> = {
   fit: fitCommand,
@@ -153,8 +228,14 @@ export function main(argv: string[], io: Output): number | Promise<number> {
   try {
     let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>
     try {
-      parsed = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, strict: true })
+      parsed = parseArgs({
+        args: checkedArgs(command, rest),
+        options: OPTIONS,
+        allowPositionals: true,
+        strict: true,
+      })
     } catch (e) {
+      if (e instanceof UsageError) throw e
       throw new UsageError(`${command}: ${(e as Error).message.split('\n')[0]}`)
     }
     if (parsed.values.help) {

@@ -44,7 +44,9 @@ export interface ContextOwnOptions {
   /**
    * The format messages are added in, so an SDK's messages go in as they come
    * (`'openai-chat'`, `'openai-responses'`, `'anthropic'`, `'gemini'`, ...); `'auto'` tells
-   * each by its shape. Default: this library's `Message`.
+   * each by its shape. Default: this library's `Message`. Messages come out as `Message`s
+   * whatever the format (one history, sent to any provider): send them with the format's
+   * writer, `toOpenAIChat(await ctx.getMessages())`.
    */
   format?: Format | 'auto' | undefined
 }

@@ -22,3 +22,15 @@ export function checkList(messages: unknown): asserts messages is readonly unkno
   if (!Array.isArray(messages))
     throw new InvalidInputError('expected a list of messages', { field: 'messages' })
 }
+
+/**
+ * A history to fit, or a typed error: an empty one has nothing to send, and returning an
+ * empty request would look like success.
+ */
+export function checkHistory(messages: unknown): asserts messages is readonly unknown[] {
+  checkList(messages)
+  if (messages.length === 0)
+    throw new InvalidInputError('no messages: an empty history has nothing to fit', {
+      field: 'messages',
+    })
+}

@@ -6,7 +6,7 @@ import type { ProviderRules } from '../providers/types.js'
 import type { SummaryLedger } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { assemble } from './assemble.js'
-import { checkList } from './check.js'
+import { checkHistory, checkList } from './check.js'
 import { HistoryIndex } from './history-index.js'
 import { type FitOptions, resolveSetup } from './options.js'
 import { prepare } from './prepare.js'
@@ -82,10 +82,32 @@ export function indexOf(
 }
 
 /**
+ * What `fit` says at compile time when given messages in a provider's shape (an SDK's
+ * message type is no `Message`): a one-line hint, where the mismatch would print the
+ * expanded types of every role.
+ */
+export type FitInput<T> = T extends readonly Message[]
+  ? unknown
+  : "fit takes the library's messages: convert first, e.g. fit(fromOpenAIChat(messages))"
+
+/**
  * Fits a history to a budget: the messages to send and an account of every input message.
  * The input is never modified and the output shares no object with it.
  */
+export function fit<T extends readonly Message[] | readonly object[]>(
+  messages: T & FitInput<T>,
+  options?: FitOptions,
+): FitResult
 export function fit(messages: readonly Message[], options: FitOptions = {}): FitResult {
+  checkHistory(messages)
+  return fitAny(messages, options)
+}
+
+/**
+ * `fit` taking an empty list too (an empty result): for the framework adapters, where a
+ * session with nothing in it yet is an ordinary state the framework reads, not bad input.
+ */
+export function fitAny(messages: readonly Message[], options: FitOptions = {}): FitResult {
   const setup = resolveSetup(options)
   if (setup.strategy.async) throw asyncError(setup.strategy.name)
   const prepared = prepare(indexOf(messages, setup.counter, setup.provider), setup)
@@ -95,10 +117,15 @@ export function fit(messages: readonly Message[], options: FitOptions = {}): Fit
 }
 
 /** `fit` for strategies that call out (summarizers): same result, awaited. */
+export async function fitAsync<T extends readonly Message[] | readonly object[]>(
+  messages: T & FitInput<T>,
+  options?: FitOptions,
+): Promise<FitResult>
 export async function fitAsync(
   messages: readonly Message[],
   options: FitOptions = {},
 ): Promise<FitResult> {
+  checkHistory(messages)
   const resolved = resolveSetup(options, [], asyncStrategyFromOptions)
   const index = indexOf(messages, resolved.counter, resolved.provider)
   // Summaries belong to the conversation: without a ledger given, each history keeps its own

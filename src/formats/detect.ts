@@ -56,6 +56,9 @@ export function detectFormat(json: unknown): Format {
   if (items.length === 0) return 'openai-chat'
   if (items.some((m) => m.lc === 1 || (typeof m.type === 'string' && 'data' in m)))
     return 'langchain'
+  // A BaseMessage instance (not its JSON): serializable, with its namespace on the class.
+  if (items.some((m) => Array.isArray(m.lc_namespace) && typeof m.toJSON === 'function'))
+    return 'langchain'
   if (items.some((m) => typeof m.type === 'string' && /Message$/.test(m.type))) return 'autogen'
   const blocks = items.flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []))
   const types = new Set(blocks.map((b) => b?.type))

@@ -3,12 +3,12 @@ import { type ModelMessageJson, toAISDK } from '../formats/ai-sdk.js'
 import { requireArgument } from '../options-check.js'
 import {
   type AnthropicRequest,
-  fromAnthropic,
+  readAnthropic,
   toAnthropic,
 } from '../providers/anthropic-messages/codec.js'
 import {
-  fromOpenAIChat,
   type OpenAIChatMessage,
+  readOpenAIChat,
   toOpenAIChat,
 } from '../providers/openai-chat/codec.js'
 import { decodeModelMessages, withExecutedResults } from './ai-sdk.js'
@@ -35,7 +35,7 @@ export function fitOpenAIMessages<M extends object>(
   options: AdapterOptions = {},
 ): { messages: M[]; result: FitResult } {
   checkAdapterOptions(options, 'fitOpenAIMessages')
-  const result = fitWithFeedback(fromOpenAIChat(messages), { provider: 'openai', ...options })
+  const result = fitWithFeedback(readOpenAIChat(messages), { provider: 'openai', ...options })
   return { messages: toOpenAIChat(result.messages) as unknown as M[], result }
 }
 
@@ -69,7 +69,7 @@ export function fitAnthropicRequest<
     ...(Array.isArray(tools) && { tools: tools as AdapterOptions['tools'] }),
     ...(typeof maxTokens === 'number' && { reserve: maxTokens }),
   }
-  const result = fitWithFeedback(fromAnthropic(request), {
+  const result = fitWithFeedback(readAnthropic(request), {
     provider: 'anthropic',
     ...own,
     ...options,

@@ -1,4 +1,4 @@
-import { type FitOptions, type FitResult, fit, resolveSetup } from '../context/fit.js'
+import { type FitOptions, type FitResult, fitAny, resolveSetup } from '../context/fit.js'
 import { ProviderFeedback } from '../context/learned-limit.js'
 import { checkFitKeys } from '../context/options.js'
 import type { Message } from '../messages/message.js'
@@ -70,9 +70,10 @@ export function fitWithFeedback(
   const { feedback, ...given } = options
   const fitOptions =
     tools && given.tools === undefined ? { ...given, tools: countedTools(tools, given) } : given
-  if (!feedback) return fit(messages, fitOptions)
+  // A session with nothing in it yet is the framework's ordinary state: nothing is sent.
+  if (!feedback) return fitAny(messages, fitOptions)
   const setup = resolveSetup(fitOptions)
-  const result = fit(messages, feedback.apply(fitOptions, setup))
+  const result = fitAny(messages, feedback.apply(fitOptions, setup))
   feedback.fitted(result)
   return result
 }

@@ -197,7 +197,28 @@ const message = discriminated('role', {
 
 /** The first problem that keeps `value` from being a `Message`, or undefined when it is one. */
 export function messageIssue(value: unknown): MessageIssue | undefined {
-  return message(value, []) ?? nestingIssue(value)
+  return message(value, []) ?? emptyIssue(value) ?? nestingIssue(value)
+}
+
+/**
+ * An assistant message may leave out `content` when it calls tools, refuses or only thinks;
+ * one that carries none of these has nothing to send. (Empty content, `''` or `[]`, is
+ * content: whether a provider takes it is `validate`'s question, and `fit` repairs it.)
+ */
+export function emptyIssue(value: unknown): MessageIssue | undefined {
+  if (!isObject(value) || value.role !== 'assistant') return undefined
+  if (
+    value.content === undefined &&
+    (value.toolCalls === undefined ||
+      (Array.isArray(value.toolCalls) && !value.toolCalls.length)) &&
+    value.refusal === undefined &&
+    value.thought === undefined
+  )
+    return {
+      path: ['content'],
+      message: 'an assistant message without content, tool calls, refusal or thought',
+    }
+  return undefined
 }
 
 /**

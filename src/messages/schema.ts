@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import en from 'zod/v4/locales/en.js'
+import { emptyIssue } from './check.js'
 import { nestingIssue } from './nesting.js'
 
 // zod/mini ships no messages; its English ones make errors name the reason
@@ -111,7 +112,7 @@ export const messageSchema = z
   // Copies and clones recurse: a value nested thousands deep would end in a RangeError.
   .check(
     z.superRefine((m, ctx) => {
-      const issue = nestingIssue(m)
+      const issue = emptyIssue(m) ?? nestingIssue(m)
       if (issue) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path })
     }),
   )

@@ -43,7 +43,13 @@ export function rulesOf(provider: Provider | null | undefined): ProviderRules {
  */
 export function validate(messages: readonly Message[], options: ValidateOptions = {}): Problem[] {
   checkArguments(messages, options)
-  return problemsOf(messages, rulesOf(options.provider), options)
+  const rules = rulesOf(options.provider)
+  // No messages is no request: calling it valid would be the silent empty answer.
+  if (messages.length === 0)
+    throw new InvalidInputError('no messages: an empty history is not a valid request', {
+      field: 'messages',
+    })
+  return problemsOf(messages, rules, options)
 }
 
 /** `validate` once its arguments are checked and the provider resolved. */

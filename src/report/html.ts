@@ -29,7 +29,10 @@ function label(result: FitResult, i: number): { key: string; text: string } {
   if (!f) return { key: 'dropped', text: 'dropped' }
   if (f.fate === 'summarized') {
     const at = result.inserted.find((s) => s.replaces.includes(i))
-    return { key: 'summarized', text: `summarized into +#${at ? at.position : '?'}` }
+    return {
+      key: 'summarized',
+      text: `summarized into the summary sent at position ${at ? at.position : '?'}`,
+    }
   }
   if (f.fate === 'changed') return { key: 'changed', text: `${f.reason ?? 'changed'}` }
   if (f.fate === 'invalid') return { key: 'invalid', text: `invalid (${f.reason})` }
@@ -126,7 +129,7 @@ export function renderReport(
       const lastReplaced = ins.replaces[ins.replaces.length - 1] ?? -1
       if (lastReplaced >= unit.start && lastReplaced < unit.end) {
         rows.push(
-          `<details class="msg inserted" data-fate="inserted"><summary><span class="idx">+#${ins.position}</span><span class="role">${esc(ins.message.role)}</span><span class="tok"></span><span class="fate">${esc(ins.reason)} for ${ins.replaces.length} messages</span><span class="pv">${esc(messageText(ins.message).slice(0, 140))}</span></summary><pre>${esc(messageText(ins.message))}</pre></details>`,
+          `<details class="msg inserted" data-fate="inserted"><summary><span class="idx" title="not an input message: written by the strategy, sent at this position">new @${ins.position}</span><span class="role">${esc(ins.message.role)}</span><span class="tok"></span><span class="fate">${esc(ins.reason)} for ${ins.replaces.length} messages</span><span class="pv">${esc(messageText(ins.message).slice(0, 140))}</span></summary><pre>${esc(messageText(ins.message))}</pre></details>`,
         )
       }
     }
@@ -140,7 +143,7 @@ export function renderReport(
         facts.length
           ? `<ul class="facts">${facts.map((x) => `<li><span class="kind">${esc(x.label ?? x.kind)}</span> <code>${esc(x.value)}</code></li>`).join('')}</ul>`
           : '<p>none</p>'
-      return `<section class="ledger" data-ledger="${ins.position}"><p>Summary #${ins.position}: <b>${f.kept + f.reinserted.length} of ${f.total}</b> facts of the summarized messages are sent (${(100 * f.rate).toFixed(1)}%): ${f.kept} kept by the summarizer or beside it, <b>${f.reinserted.length} re-inserted</b> in its facts section, ${f.lost.length} lost for want of room.</p><details open><summary>Re-inserted (${f.reinserted.length})</summary>${list(f.reinserted)}</details>${f.lost.length ? `<details><summary>Lost (${f.lost.length})</summary>${list(f.lost)}</details>` : ''}</section>`
+      return `<section class="ledger" data-ledger="${ins.position}"><p>The summary sent at position ${ins.position}: <b>${f.kept + f.reinserted.length} of ${f.total}</b> facts of the summarized messages are sent (${(100 * f.rate).toFixed(1)}%): ${f.kept} kept by the summarizer or beside it, <b>${f.reinserted.length} re-inserted</b> in its facts section, ${f.lost.length} lost for want of room.</p><details open><summary>Re-inserted (${f.reinserted.length})</summary>${list(f.reinserted)}</details>${f.lost.length ? `<details><summary>Lost (${f.lost.length})</summary>${list(f.lost)}</details>` : ''}</section>`
     })
     .join('')
   const cm = result.contextManagement

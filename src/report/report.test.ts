@@ -54,7 +54,12 @@ describe('HTML report', () => {
     const r = fit(history, { strategy: headAndTail({ head: 1, tail: 8 }), budget: 4000 })
     const html = renderReport(history, r, { strategy: r.strategy, budget: 4000 })
     expect(html.match(/class="fate">kept</g)?.length).toBe(r.kept.length - r.changed.length)
-    expect(html).toMatch(/summarized into \+#\d+/)
+    expect(html).toMatch(/summarized into the summary sent at position \d+/)
+    // An inserted message is labelled unlike an input index (#i): it is no input message.
+    expect(html).toMatch(/<span class="idx"[^>]*>new @\d+<\/span>/)
+    expect(html).not.toMatch(
+      />\+?#\d+<\/span><span class="role">(system|user|assistant)<\/span><span class="tok"><\/span>/,
+    )
     expect(html.match(/role="group"/g)?.length).toBe(
       history.filter((m) => m.role === 'assistant' && m.toolCalls?.length).length,
     )

@@ -145,6 +145,11 @@ export interface HistoryStore {
   clear(id: string): Promise<void>
   /** Removes everything about a conversation. */
   delete(id: string): Promise<void>
+  /**
+   * Ends what the store opened (a connection, a pool). Optional here, as a store in memory
+   * holds nothing open; the Redis and PostgreSQL stores declare it, and a process that made
+   * one from a URL exits only once it is called.
+   */
   close?(): Promise<void>
 }
 

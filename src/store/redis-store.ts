@@ -19,6 +19,12 @@ import { readEntry, readSummary } from './stored-values.js'
 /** A single server (`Redis`) or a Redis Cluster (`Cluster`): the store works the same on both. */
 export type RedisClient = Redis | Cluster
 
+/** The Redis store: a `HistoryStore` whose `close` must be called for the process to exit. */
+export interface RedisStore extends HistoryStore {
+  /** Ends the connection the store made from `url` (a client you gave stays open). */
+  close(): Promise<void>
+}
+
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` of one server; for a cluster give a `Cluster` as `client`. */
   url?: string
@@ -123,7 +129,7 @@ return 1
  * position. Message contents and passwords never appear in an error. `ioredis` is an optional
  * peer dependency, loaded here.
  */
-export async function redisStore(options: RedisStoreOptions = {}): Promise<HistoryStore> {
+export async function redisStore(options: RedisStoreOptions = {}): Promise<RedisStore> {
   requireOptions(options, 'redisStore', [
     'url',
     'client',

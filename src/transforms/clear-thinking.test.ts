@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { fit } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import { fromAnthropic, toAnthropic } from '../providers/anthropic-messages/codec.js'
+import { readAnthropic, toAnthropic } from '../providers/anthropic-messages/codec.js'
 import { errorsOf, validate } from '../providers/validate.js'
 import { clearThinking } from './clear-thinking.js'
 import { dropThoughts } from './drop-thoughts.js'
@@ -58,7 +58,7 @@ function thinkingPerAssistantMessage(wire: ReturnType<typeof toAnthropic>): stri
 }
 
 describe('clearThinking (Anthropic clear_thinking_20251015, client-side)', () => {
-  const history = fromAnthropic(request)
+  const history = readAnthropic(request)
   const frozen = structuredClone(history)
   const run = (keep: Parameters<typeof clearThinking>[0]) => {
     const r = fit(history, { transforms: [clearThinking(keep)], provider: 'anthropic' })

@@ -8,6 +8,8 @@ export interface TruncateMessagesOptions {
   maxTokensPerMessage: number
   /** Which part survives. Default `head`. */
   keep?: 'head' | 'tail' | 'both'
+  /** Cut system messages too. Default `false`: the system prompt is the instructions, kept whole unless asked. */
+  includeSystem?: boolean
 }
 
 /**
@@ -20,10 +22,11 @@ export function truncateMessages(
 ): Transform<'truncateMessages', TruncateMessagesOptions> {
   const cap = positiveInt('maxTokensPerMessage', options?.maxTokensPerMessage)
   const keep = options.keep ?? 'head'
+  const includeSystem = options.includeSystem === true
   return {
     name: 'truncateMessages',
     reason: 'truncated',
-    options: { maxTokensPerMessage: cap, keep },
+    options: { maxTokensPerMessage: cap, keep, includeSystem },
     apply(view) {
       const out = new Map<number, Message | null>()
       const shorten = (content: string): string | undefined => {
@@ -41,6 +44,7 @@ export function truncateMessages(
         // What a codec sends whole (a hosted tool's item) is not cut: the cut would be counted
         // and the whole item sent.
         if (m.content === undefined || isCarried(m)) return
+        if (m.role === 'system' && !includeSystem) return
         if (typeof m.content === 'string') {
           const text = shorten(m.content)
           if (text !== undefined) out.set(i, { ...m, content: text } as Message)

@@ -209,7 +209,11 @@ export const hostileHistory: fc.Arbitrary<Message[]> = fc
         case 'reply':
           out.push({
             role: 'assistant',
-            ...(s.content !== undefined && { content: s.content }),
+            // A reply of nothing at all is refused as input (test/empty-inputs.test.ts); the
+            // hostile one is empty text, which fit repairs.
+            ...(s.content !== undefined || s.thought !== undefined || s.refusal !== undefined
+              ? s.content !== undefined && { content: s.content }
+              : { content: '' }),
             ...(s.thought !== undefined && { thought: s.thought }),
             ...(s.refusal !== undefined && { refusal: s.refusal }),
           })

@@ -63,6 +63,11 @@ function checkOutcome(
     expect(outcome.required).toBeGreaterThan(outcome.budget)
     return false
   }
+  if (outcome instanceof InvalidInputError && input.length === 0) {
+    // Empty means empty: no history is no request.
+    expect(outcome.field).toBe('messages')
+    return false
+  }
   if (outcome instanceof InvalidInputError) {
     // Nothing left to send (the input had nothing, or the strategy chose nothing), or
     // (Anthropic) no user message with something in it.
@@ -75,7 +80,8 @@ function checkOutcome(
   }
   if (outcome instanceof Error) throw outcome
   const r = outcome as FitResult
-  // Nothing asked, nothing sent: an empty history gives an empty list, not a request.
+  // The module's fit refuses an empty history (above); a ChatContext with nothing added
+  // yet sends nothing.
   if (input.length === 0) {
     expect(r.messages).toEqual([])
     return false

@@ -11,12 +11,12 @@ import {
   exactCounter,
   type Format,
   fit,
-  fromAnthropic,
   InvalidInputError,
   InvalidOptionError,
   toAnthropic,
   toGemini,
 } from '../../src/index.js'
+import { readAnthropic } from '../../src/providers/anthropic-messages/codec.js'
 import { anthropicViolations } from '../oracle/anthropic.js'
 
 const searchResult = {
@@ -46,7 +46,7 @@ describe('valid Anthropic blocks the codec does not model are carried, counted a
   }
 
   it('a search_result block in a user turn and in a tool result goes back as it came, and Anthropic accepts the request', () => {
-    const r = fit(fromAnthropic(request), { provider: 'anthropic', budget: 10_000 })
+    const r = fit(readAnthropic(request), { provider: 'anthropic', budget: 10_000 })
     const { lost, ...sent } = toAnthropic(r.messages)
     expect(lost).toEqual([])
     expect(sent).toEqual(request)
@@ -55,13 +55,13 @@ describe('valid Anthropic blocks the codec does not model are carried, counted a
 
   it('it is counted as the JSON it is sent as', () => {
     const counter = exactCounter()
-    const [, user] = fromAnthropic(request)
+    const [, user] = readAnthropic(request)
     const blockTokens = o200k(JSON.stringify(searchResult)).length
     expect(counter.countMessage(user as never)).toBeGreaterThanOrEqual(blockTokens)
   })
 
   it('a transform that clears the result sends what it counted, not the whole block', () => {
-    const r = fit(fromAnthropic(request), {
+    const r = fit(readAnthropic(request), {
       provider: 'anthropic',
       budget: 10_000,
       transforms: [clearToolResults({ keep: 0, trigger: 0 })],

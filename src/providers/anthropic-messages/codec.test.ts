@@ -7,7 +7,7 @@ import { InvalidInputError } from '../../errors.js'
 import { dropThoughts } from '../../transforms/drop-thoughts.js'
 import { fromOpenAIChat } from '../openai-chat/codec.js'
 import { errorsOf, repair, validate } from '../validate.js'
-import { fromAnthropic, toAnthropic } from './codec.js'
+import { fromAnthropic, readAnthropic, toAnthropic } from './codec.js'
 
 const fixture = JSON.parse(
   readFileSync(new URL('../../../test/fixtures/formats/anthropic.json', import.meta.url), 'utf8'),
@@ -105,7 +105,7 @@ describe('Anthropic Messages codec', () => {
     [{ messages: [{ role: 'user', content: 7 }] }, /message 0, field content/],
     [{ nope: true }, /field messages/],
   ])('refuses bad input with a typed error (%#)', (input, pattern) => {
-    expect(() => fromAnthropic(input)).toThrow(InvalidInputError)
-    expect(() => fromAnthropic(input)).toThrow(pattern)
+    expect(() => readAnthropic(input)).toThrow(InvalidInputError)
+    expect(() => readAnthropic(input)).toThrow(pattern)
   })
 })

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../../errors.js'
 import { base64ToText, textToBase64 } from '../../messages/base64.js'
+import type { AnthropicInput, ReaderInput } from '../../messages/input.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../../messages/message.js'
 import { describeValue } from '../../options-check.js'
 import {
@@ -100,7 +101,12 @@ const { meta, withMeta } = metadataFor(ANTHROPIC)
  * its other blocks; thinking and redacted thinking are kept byte for byte (the text in
  * `thought`, the signature in metadata). Throws `InvalidInputError` naming index and field.
  */
-export function fromAnthropic(input: unknown): Message[] {
+export function fromAnthropic<const T>(input: ReaderInput<T, AnthropicInput>): Message[] {
+  return readAnthropic(input)
+}
+
+/** `fromAnthropic` for a value of any type (a caller generic over the SDK's message type). */
+export function readAnthropic(input: unknown): Message[] {
   refuseDeep(input)
   const req = (Array.isArray(input) ? { messages: input } : input) as Json
   if (!req || typeof req !== 'object' || !Array.isArray(req.messages)) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { tauBench } from '../../../test/tau-bench.js'
 import { InvalidInputError } from '../../errors.js'
 import { errorsOf, validate } from '../validate.js'
-import { fromOpenAIChat, toOpenAIChat } from './codec.js'
+import { fromOpenAIChat, readOpenAIChat, toOpenAIChat } from './codec.js'
 
 describe('OpenAI chat codec', () => {
   it('decodes all 200 τ-bench trajectories, validates them clean, and encodes them back deep-equal', () => {
@@ -51,7 +51,7 @@ describe('OpenAI chat codec', () => {
       { role: 'tool', tool_call_id: 'b', content: [{ type: 'text', text: 'rb' }] },
       { role: 'assistant', content: 'done' },
     ]
-    const decoded = fromOpenAIChat({ messages: input })
+    const decoded = readOpenAIChat({ messages: input })
     expect(toOpenAIChat(decoded)).toEqual(input)
     expect(decoded[2]).toMatchObject({ role: 'assistant', toolCalls: [{ name: 'lookup' }] })
     expect(decoded[3]).toMatchObject({
@@ -89,7 +89,7 @@ describe('OpenAI chat codec', () => {
   ])('refuses bad input with a typed error naming index and field (%#)', (input, pattern) => {
     let error: unknown
     try {
-      fromOpenAIChat(input)
+      readOpenAIChat(input)
     } catch (e) {
       error = e
     }

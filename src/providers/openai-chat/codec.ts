@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../errors.js'
+import type { OpenAIChatInput, ReaderInput } from '../../messages/input.js'
 import type {
   AssistantMessage,
   ContentPart,
@@ -91,7 +92,12 @@ const KNOWN: Record<string, readonly string[]> = {
  * developer, user, assistant, tool and the legacy function role. Throws
  * `InvalidInputError` naming the message index and the field on anything malformed.
  */
-export function fromOpenAIChat(input: unknown): Message[] {
+export function fromOpenAIChat<const T>(input: ReaderInput<T, OpenAIChatInput>): Message[] {
+  return readOpenAIChat(input)
+}
+
+/** `fromOpenAIChat` for a value of any type (a caller generic over the SDK's message type). */
+export function readOpenAIChat(input: unknown): Message[] {
   refuseDeep(input)
   const list = messageList(input)
   const out: Message[] = []
@@ -157,32 +163,26 @@ function decodeOne(
     case 'system':
     case 'developer': {
       if (role === 'developer') meta.role = 'developer'
-      const content = decodeContent(m.content, i, meta)
-      return withMeta(
-        { role: 'system', content: content ?? '', ...(name !== undefined && { name }) },
-        meta,
-      )
+      const content = required(decodeContent(m.content, i, meta), i, role)
+      return withMeta({ role: 'system', content, ...(name !== undefined && { name }) }, meta)
     }
     case 'user': {
-      const content = decodeContent(m.content, i, meta)
-      return withMeta(
-        { role: 'user', content: content ?? '', ...(name !== undefined && { name }) },
-        meta,
-      )
+      const content = required(decodeContent(m.content, i, meta), i, role)
+      return withMeta({ role: 'user', content, ...(name !== undefined && { name }) }, meta)
     }
     case 'assistant':
       return decodeAssistant(m, i, meta, name, callNames)
     case 'tool': {
       const toolCallId = str(m.tool_call_id, i, 'tool_call_id') as string
       if (!toolCallId) fail(i, 'tool_call_id', 'must not be empty')
-      const content = decodeContent(m.content, i, meta)
+      const content = required(decodeContent(m.content, i, meta), i, role)
       if (name !== undefined) meta.nameField = true
       const toolName = name ?? callNames.get(toolCallId)
       return withMeta(
         {
           role: 'tool',
           toolCallId,
-          content: content ?? '',
+          content,
           ...(toolName !== undefined && { toolName }),
         },
         meta,
@@ -275,6 +275,13 @@ function decodeCall(
   if (Object.keys(extra).length) meta.extra = extra
   callNames.set(id, call.name)
   return Object.keys(meta).length ? { ...call, providerMetadata: { [OPENAI_CHAT]: meta } } : call
+}
+
+/** OpenAI takes `content` as optional on assistant messages only. */
+function required<T>(content: T | undefined, i: number, role: string): T {
+  if (content === undefined)
+    fail(i, 'content', `a ${role} message without content (absent or null)`)
+  return content
 }
 
 function decodeContent(v: unknown, i: number, meta: Meta): string | ContentPart[] | undefined {

@@ -8,7 +8,12 @@ import type { AssistantMessage, Message } from '../../messages/message.js'
 import { exactCounter } from '../../tokens/counters.js'
 import { dropThoughts } from '../../transforms/drop-thoughts.js'
 import { validate } from '../validate.js'
-import { encodeOpenAIResponses, fromOpenAIResponses, toOpenAIResponses } from './codec.js'
+import {
+  encodeOpenAIResponses,
+  fromOpenAIResponses,
+  readOpenAIResponses,
+  toOpenAIResponses,
+} from './codec.js'
 
 const fixture = JSON.parse(
   readFileSync(
@@ -121,7 +126,7 @@ describe('OpenAI Responses codec', () => {
       },
       { role: 'user', content: 'thanks' },
     ]
-    const m = fromOpenAIResponses(input)
+    const m = readOpenAIResponses(input)
     const omitted = toOpenAIResponses(m, { ids: 'omit' }) as unknown as Record<string, unknown>[]
     expect(omitted).toContainEqual(expect.objectContaining({ type: 'web_search_call', id: 'ws_1' }))
     expect(responsesViolations(omitted, {}, input)).toEqual([])
@@ -145,7 +150,7 @@ describe('OpenAI Responses codec', () => {
       { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'f', arguments: '{}' },
       { type: 'function_call_output', call_id: 'c1', output: 'ok' },
     ]
-    const m = fromOpenAIResponses(input)
+    const m = readOpenAIResponses(input)
     expect(toOpenAIResponses(m)).toEqual(input)
     const { output, lost } = encodeOpenAIResponses(m, { store: false })
     expect(output).toEqual([
@@ -170,7 +175,7 @@ describe('OpenAI Responses codec', () => {
       },
       { type: 'reasoning', id: 'rs_c', summary: [], encrypted_content: 'z' },
     ]
-    const items = toOpenAIResponses(fromOpenAIResponses(input)) as unknown as Record<
+    const items = toOpenAIResponses(readOpenAIResponses(input)) as unknown as Record<
       string,
       unknown
     >[]
@@ -229,7 +234,7 @@ describe('OpenAI Responses codec', () => {
       { type: 'message', id: 'msg_e', role: 'assistant', status: 'completed', content: [] },
       { role: 'user', content: [] },
     ]
-    expect(toOpenAIResponses(fromOpenAIResponses(input))).toEqual(input)
+    expect(toOpenAIResponses(readOpenAIResponses(input))).toEqual(input)
   })
 })
 

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../errors.js'
+import type { OpenAIResponsesInput, ReaderInput } from '../../messages/input.js'
 import type {
   AssistantMessage,
   ContentPart,
@@ -198,7 +199,14 @@ export function isModelItem(item: unknown): boolean {
  * reasoning item always travels with what follows it; ids, `encrypted_content`, statuses
  * and unknown fields are kept for the way back. Throws `InvalidInputError` naming the item.
  */
-export function fromOpenAIResponses(input: unknown): Message[] {
+export function fromOpenAIResponses<const T>(
+  input: ReaderInput<T, OpenAIResponsesInput>,
+): Message[] {
+  return readOpenAIResponses(input)
+}
+
+/** `fromOpenAIResponses` for a value of any type (a caller generic over the SDK's item type). */
+export function readOpenAIResponses(input: unknown): Message[] {
   refuseDeep(input)
   const out: Message[] = []
   let items: unknown

@@ -1,39 +1,6 @@
-import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import Anthropic from '@anthropic-ai/sdk'
-import { GoogleGenAI } from '@google/genai'
-import OpenAI from 'openai'
-import { fromOpenAIChat } from '../../src/index.js'
 import type { LimitedServer } from '../helpers/limited-server.js'
-
-/** The bundled example conversation, as OpenAI chat messages and as canonical ones. */
-export function exampleConversation(): {
-  openaiMessages: OpenAI.ChatCompletionMessageParam[]
-  tools: OpenAI.ChatCompletionTool[]
-} {
-  const raw = JSON.parse(
-    readFileSync(new URL('../../examples/airline-booking.json', import.meta.url), 'utf8'),
-  ) as { messages?: unknown[] } | unknown[]
-  const messages = (
-    Array.isArray(raw) ? raw : (raw.messages ?? [])
-  ) as OpenAI.ChatCompletionMessageParam[]
-  const tools: OpenAI.ChatCompletionTool[] = [
-    {
-      type: 'function',
-      function: {
-        name: 'get_reservation_details',
-        description: 'Get the details of a reservation.',
-        parameters: {
-          type: 'object',
-          properties: { reservation_id: { type: 'string', description: 'The reservation id.' } },
-          required: ['reservation_id'],
-        },
-      },
-    },
-  ]
-  return { openaiMessages: messages, tools }
-}
 
 /** What the docs server was asked, by route. */
 export interface DocsServer {
@@ -125,28 +92,4 @@ export async function startDocsServer(limited: LimitedServer): Promise<DocsServe
     calls,
     close: () => new Promise<void>((ok) => server.close(() => ok())),
   }
-}
-
-/** Sets the globals `globals.d.ts` declares, with clients pointed at the docs server. */
-export function setGlobals(docs: DocsServer): void {
-  const { openaiMessages, tools } = exampleConversation()
-  const history = fromOpenAIChat(openaiMessages)
-  const g = globalThis as Record<string, unknown>
-  g.openai = new OpenAI({ baseURL: `${docs.url}/v1`, apiKey: 'test', maxRetries: 0 })
-  g.anthropic = new Anthropic({ baseURL: docs.url, apiKey: 'test', maxRetries: 0 })
-  g.ai = new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: docs.url } })
-  g.openaiMessages = openaiMessages
-  g.tools = tools
-  g.history = history
-  g.system = history.find((m) => m.role === 'system') ?? {
-    role: 'system',
-    content: 'You are an airline agent.',
-  }
-}
-
-/** Removes what `setGlobals` set. */
-export function clearGlobals(): void {
-  const g = globalThis as Record<string, unknown>
-  for (const k of ['openai', 'anthropic', 'ai', 'openaiMessages', 'tools', 'history', 'system'])
-    delete g[k]
 }
