@@ -41,7 +41,9 @@ describe('the entry list', () => {
 
   it('tsconfig.json maps each entry, and nothing else, to its Node source (which loads the encodings as the Node build does)', () => {
     const paths = JSON.parse(read('tsconfig.json')).compilerOptions.paths
-    expect(paths).toEqual(Object.fromEntries(ENTRIES.map((e) => [specifier(e), [`./src/node/${e}.ts`]])))
+    expect(paths).toEqual(
+      Object.fromEntries(ENTRIES.map((e) => [specifier(e), [`./src/node/${e}.ts`]])),
+    )
   })
 
   it('src/node/ holds one Node face per entry, each handing on its entry', () => {
