@@ -105,16 +105,26 @@ describe('framework entries', () => {
     'openai-agents': ['fitModelInput', 'fittedSession', 'fitAgentModel'],
     mastra: ['fitInputProcessor'],
   } as const
+  /** Each framework's recall tool: new in its entry, never at the root. */
+  const recallTools = {
+    'ai-sdk': 'recallToolForAISDK',
+    langchain: 'recallToolForLangChain',
+    'openai-agents': 'recallToolForOpenAIAgents',
+    mastra: 'recallToolForMastra',
+  } as const
 
   for (const [name, exported] of Object.entries(frameworks)) {
     it(`context-window/${name} exports its adapters, the same functions the root entry still exports (deprecated)`, async () => {
       const sub = (await import(pathToFileURL(entry(`${name}.ts`)).href)) as Record<string, unknown>
       const root = (await import('../src/index.js')) as Record<string, unknown>
-      expect(Object.keys(sub).sort()).toEqual([...exported].sort())
+      const recallTool = recallTools[name as keyof typeof recallTools]
+      expect(Object.keys(sub).sort()).toEqual([...exported, recallTool].sort())
       for (const key of exported) {
         expect(typeof sub[key]).toBe('function')
         expect(root[key]).toBe(sub[key])
       }
+      expect(typeof sub[recallTool]).toBe('function')
+      expect(root).not.toHaveProperty(recallTool)
     })
 
     it(`context-window/${name} bundles for a neutral platform with no node: built-in`, async () => {

@@ -58,37 +58,43 @@ export const RECALL_PARAMETERS = {
   },
 } as const
 
-export type RecallToolFormat = 'openai' | 'openai-responses' | 'anthropic' | 'gemini'
+/** Each provider API's function-tool JSON for a definition, by the API's name. */
+const TOOL_SHAPES = {
+  openai: (parameters: Record<string, unknown>) => ({
+    type: 'function',
+    function: { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters },
+  }),
+  // Not strict: both arguments are optional (strict mode requires every one).
+  'openai-responses': (parameters: Record<string, unknown>) => ({
+    type: 'function',
+    name: RECALL_TOOL_NAME,
+    description: RECALL_DESCRIPTION,
+    parameters,
+    strict: false,
+  }),
+  anthropic: (parameters: Record<string, unknown>) => ({
+    name: RECALL_TOOL_NAME,
+    description: RECALL_DESCRIPTION,
+    input_schema: parameters,
+  }),
+  gemini: (parameters: Record<string, unknown>) => ({
+    name: RECALL_TOOL_NAME,
+    description: RECALL_DESCRIPTION,
+    parameters,
+  }),
+}
+
+export type RecallToolFormat = keyof typeof TOOL_SHAPES
 
 /**
  * The recall tool's definition in the function-tool JSON a provider's API takes: an entry of
  * `tools` (for Gemini, a function declaration for `tools[].functionDeclarations`).
  */
 export function recallTool(format: RecallToolFormat): Record<string, unknown> {
-  const parameters = structuredClone(RECALL_PARAMETERS) as Record<string, unknown>
-  switch (format) {
-    case 'openai':
-      return {
-        type: 'function',
-        function: { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters },
-      }
-    case 'openai-responses':
-      // Not strict: both arguments are optional (strict mode requires every one).
-      return {
-        type: 'function',
-        name: RECALL_TOOL_NAME,
-        description: RECALL_DESCRIPTION,
-        parameters,
-        strict: false,
-      }
-    case 'anthropic':
-      return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, input_schema: parameters }
-    case 'gemini':
-      return { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters }
-    default:
-      throw new InvalidOptionError(
-        'format',
-        `recallTool expects "openai", "openai-responses", "anthropic" or "gemini", got ${describeValue(format)}`,
-      )
-  }
+  if (typeof format !== 'string' || !Object.hasOwn(TOOL_SHAPES, format))
+    throw new InvalidOptionError(
+      'format',
+      `recallTool expects "openai", "openai-responses", "anthropic" or "gemini", got ${describeValue(format)}`,
+    )
+  return TOOL_SHAPES[format](structuredClone(RECALL_PARAMETERS) as Record<string, unknown>)
 }
