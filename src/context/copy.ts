@@ -11,3 +11,8 @@ export function copyPlain<T>(value: T, freeze = false): T {
 
 const cloneOther = (value: object): unknown => structuredClone(value)
 const cloneFrozen = (value: object): unknown => Object.freeze(structuredClone(value))
+
+/** A deep copy that cannot be modified: what a context's history stores. One pass, no structuredClone. */
+export function frozenCopy<T>(value: T): T {
+  return copyPlain(value, true)
+}

@@ -1,6 +1,9 @@
+import { supersede } from '../compress/summarizing.js'
+import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import type { SummaryEntry } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
+import { frozenCopy } from './copy.js'
 
 /**
  * Below this many tokens per 6 characters of text a stored count is not believed: prose
@@ -32,6 +35,32 @@ export function storedCount(
 /** A stored summary with its tokens counted here: a few messages, so never trusted from outside. */
 export function recountSummary(entry: SummaryEntry, counter: TokenCounter): SummaryEntry {
   return { ...entry, tokens: counter.countMessage(entry.message) }
+}
+
+/** Summaries read back from a store or a saved state that may be served, recounted and frozen. */
+export function servedSummaries(
+  entries: readonly SummaryEntry[],
+  counter: TokenCounter,
+): SummaryEntry[] {
+  return supersede(
+    [],
+    entries
+      .filter((e) => servableSummary(e.message))
+      .map((e) => frozenCopy(recountSummary(e, counter))),
+  )
+}
+
+/**
+ * A summary read back from a saved state or a store is served only if it is what a summary
+ * is: a valid message of plain content, with no tool call (which would need its result) and
+ * not a tool result (which would need its call). Anything else is left out, and the history
+ * it stood for is fitted as if it had never been summarized.
+ */
+function servableSummary(m: unknown): boolean {
+  if (messageIssue(m) !== undefined) return false
+  const message = m as Message
+  if (message.role === 'tool') return false
+  return !(message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0)
 }
 
 function size(m: Message): { chars: number; parts: number } {

@@ -1,0 +1,141 @@
+import * as z from 'zod/mini'
+import { InvalidInputError, InvalidStateError } from '../errors.js'
+import { type Message, messageSchema } from '../messages/message.js'
+import { PROVIDERS } from '../providers/validate.js'
+import type { SummaryEntry } from '../strategies/types.js'
+import type { ChatContextOptions } from './chat-options.js'
+import type { DefaultStrategyOptions, Setup } from './options.js'
+
+export const STATE_TYPE = 'context-window/chat-context'
+export const STATE_VERSION = 1
+
+const stateSchema = z.object({
+  type: z.literal(STATE_TYPE),
+  version: z.int().check(z.positive()),
+  messages: z.array(messageSchema),
+  initialMessages: z._default(z.array(messageSchema), []),
+  settings: z._default(
+    z.object({
+      strategy: z.optional(
+        z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }),
+      ),
+      /** The default strategy's own options (a state without `strategy` keeps the default). */
+      stable: z.optional(
+        z.union([
+          z.boolean(),
+          z.object({ lowWater: z.optional(z.number()), evictAtLeast: z.optional(z.number()) }),
+        ]),
+      ),
+      dropFrom: z.optional(z.enum(['oldest', 'middle'])),
+      budget: z.optional(z.number().check(z.positive())),
+      model: z.optional(z.string()),
+      reserve: z.optional(z.number().check(z.nonnegative())),
+      provider: z.optional(z.enum(PROVIDERS)),
+      tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
+      ledger: z.optional(
+        z.union([
+          z.literal('auto'),
+          z.boolean(),
+          z.object({
+            share: z.number(),
+            maxTokens: z.number(),
+            when: z.enum(['always', 'tool-calls']),
+          }),
+        ]),
+      ),
+    }),
+    {},
+  ),
+  /** Summaries kept beside the messages (optional: version-1 states without them still load). */
+  summaries: z.optional(
+    z.array(
+      z.object({
+        replaces: z.tuple([z.int().check(z.nonnegative()), z.int().check(z.positive())]),
+        message: messageSchema,
+        tokens: z.optional(z.int().check(z.nonnegative())),
+        anchor: z.optional(z.string()),
+      }),
+    ),
+  ),
+  /** A window the provider's rejection taught (optional: states without it still load). */
+  limit: z.optional(z.object({ window: z.int().check(z.positive()) })),
+})
+
+/** Plain JSON that holds a context's messages and the settings to rebuild it. */
+export type ChatContextState = z.input<typeof stateSchema>
+
+/** What a context's state is made of, read from the context at the time it is saved. */
+export interface StateParts {
+  setup: Setup
+  options: ChatContextOptions
+  messages: Message[]
+  initial: Message[]
+  summaries: SummaryEntry[]
+  learned: number | undefined
+}
+
+/** Versioned plain JSON: the history, the initial messages, the summaries and the settings. */
+export function savedState(parts: StateParts): ChatContextState {
+  const { setup, options } = parts
+  const { strategy } = setup
+  const settings: ChatContextState['settings'] = { provider: setup.provider.name }
+  // The default strategy is saved as the default, so a state restored with a budget is
+  // fitted as a default context is (tokenLimited, with its ledger), not as `unbounded`.
+  if (setup.defaultStrategy) {
+    const own = options as DefaultStrategyOptions
+    if (own.stable !== undefined) settings.stable = JSON.parse(JSON.stringify(own.stable))
+    if (own.dropFrom !== undefined) settings.dropFrom = own.dropFrom
+  } else
+    settings.strategy = {
+      name: strategy.name,
+      options: JSON.parse(JSON.stringify(strategy.options ?? {})),
+    }
+  if (Number.isFinite(setup.budget) && options.budget !== undefined) settings.budget = setup.budget
+  if (options.model) settings.model = options.model
+  if (options.reserve !== undefined) settings.reserve = options.reserve
+  if (setup.tools.length) settings.tools = structuredClone(setup.tools)
+  // Saved when off too: a restored default context would otherwise get the default ledger.
+  settings.ledger = structuredClone(setup.ledger)
+  return {
+    type: STATE_TYPE,
+    version: STATE_VERSION,
+    messages: structuredClone(parts.messages),
+    initialMessages: structuredClone(parts.initial),
+    settings,
+    ...(parts.summaries.length > 0 && { summaries: structuredClone(parts.summaries) }),
+    ...(parts.learned !== undefined && { limit: { window: parts.learned } }),
+  }
+}
+
+/**
+ * A saved state, checked: one that fails the schema, or comes from a newer version than this
+ * library reads, is refused with `InvalidStateError` (a bad message names its position).
+ */
+export function parseState(state: unknown): z.output<typeof stateSchema> {
+  if (state && typeof state === 'object' && 'version' in state) {
+    const version = (state as { version: unknown }).version
+    if (typeof version === 'number' && version > STATE_VERSION) {
+      throw new InvalidStateError(
+        `state version ${version} is newer than this library reads (${STATE_VERSION}): upgrade context-window`,
+      )
+    }
+  }
+  const parsed = stateSchema.safeParse(state)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const path = issue?.path.join('.') ?? ''
+    const where = /^messages\.(\d+)\.?(.*)$/.exec(path)
+    if (where) {
+      const err = new InvalidInputError(issue?.message ?? 'invalid', {
+        source: 'state',
+        index: Number(where[1]),
+        field: where[2] || 'message',
+      })
+      throw new InvalidStateError(`invalid state: ${err.message}`)
+    }
+    throw new InvalidStateError(
+      `invalid state: ${path ? `field ${path}: ` : ''}${issue?.message ?? 'not a state'}`,
+    )
+  }
+  return parsed.data
+}

@@ -1,0 +1,50 @@
+import { InvalidOptionError } from '../errors.js'
+import type { PlanItem } from '../strategies/types.js'
+import type { HistoryIndex } from './history-index.js'
+import type { Setup } from './options.js'
+import { type Prepared, prepare } from './prepare.js'
+
+/** A view of a context's history and the strategy's plan for it, to assemble. */
+export interface Planned {
+  prepared: Prepared
+  plan: PlanItem[]
+}
+
+/** The plan of a synchronous strategy; an asynchronous one is refused, naming `asyncName` to use. */
+export function planNow(
+  index: HistoryIndex,
+  setup: Setup,
+  calibration: number,
+  asyncName: string,
+): Planned {
+  const refuse = () =>
+    new InvalidOptionError('strategy', `${setup.strategy.name} is asynchronous: use ${asyncName}`)
+  if (setup.strategy.async) throw refuse()
+  const prepared = prepare(index, setup, { calibration })
+  const plan = setup.strategy.select(prepared.view)
+  if (plan instanceof Promise) throw refuse()
+  return { prepared, plan }
+}
+
+/**
+ * The view and the strategy's plan: at once when the strategy answers at once, else a
+ * promise. A strategy that may await sees a copy, since messages may be added meanwhile.
+ */
+export function planView(
+  index: HistoryIndex,
+  setup: Setup,
+  calibration: number,
+): Planned | Promise<Planned> {
+  const prepared = prepare(index, setup, { calibration, frozen: setup.strategy.async !== false })
+  const plan = setup.strategy.select(prepared.view)
+  if (!(plan instanceof Promise)) return { prepared, plan }
+  if (setup.strategy.async === false) {
+    // Its view was not copied, as it said it never waits: what it resolves to is not used.
+    plan.catch(() => {})
+    throw new InvalidOptionError(
+      'strategy',
+      `${setup.strategy.name} declares async: false, but its select returned a promise`,
+    )
+  }
+  return plan.then((p) => ({ prepared, plan: p }))
+}
