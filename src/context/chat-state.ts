@@ -43,6 +43,16 @@ const stateSchema = z.object({
           }),
         ]),
       ),
+      /** The recall option: the tool is offered, and counted, after a restore as before. */
+      recall: z.optional(
+        z.union([
+          z.boolean(),
+          z.object({
+            maxTokens: z.optional(z.number()),
+            maxMessages: z.optional(z.number()),
+          }),
+        ]),
+      ),
     }),
     {},
   ),
@@ -96,6 +106,8 @@ export function savedState(parts: StateParts): ChatContextState {
   if (setup.tools.length) settings.tools = structuredClone(setup.tools)
   // Saved when off too: a restored default context would otherwise get the default ledger.
   settings.ledger = structuredClone(setup.ledger)
+  if (options.recall !== undefined && options.recall !== false)
+    settings.recall = structuredClone(options.recall)
   return {
     type: STATE_TYPE,
     version: STATE_VERSION,

@@ -229,4 +229,23 @@ describe('recall', () => {
       counter.countText(await ctx.recall({ query: 'policy answer question' }, true)),
     ).toBeGreaterThan(200)
   })
+
+  it('saveState keeps the recall option: the restored context sends and recalls the same', async () => {
+    const ctx = new ChatContext({ budget: 900, counter, recall: { maxTokens: 200 } })
+    await ctx.addMessages(h)
+    const state = JSON.parse(JSON.stringify(ctx.saveState()))
+    expect(state.settings.recall).toEqual({ maxTokens: 200 })
+    const back = ChatContext.fromState(state, { counter })
+    const [a, b] = [ctx.fit(), back.fit()]
+    expect(b.tokens.tools).toBe(a.tokens.tools)
+    expect(b.tokens.tools).toBeGreaterThan(0)
+    expect(b.messages).toEqual(a.messages)
+    const args = { query: 'policy answer question' }
+    expect(await back.recall(args)).toBe(await ctx.recall(args))
+    // Off stays off: nothing saved, nothing offered.
+    const off = new ChatContext({ budget: 900, counter })
+    await off.addMessages(h)
+    expect(off.saveState().settings).not.toHaveProperty('recall')
+    expect(ChatContext.fromState(off.saveState(), { counter }).fit().tokens.tools).toBe(0)
+  })
 })
