@@ -4,7 +4,7 @@ import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
 import { strategyNames } from '../context/registry.js'
 import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../errors.js'
-import { fromAutoGen } from '../formats/autogen.js'
+import { readAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { describeValue, requireArgument } from '../options-check.js'
 import { PROVIDERS } from '../providers/provider.js'
@@ -325,7 +325,7 @@ function loadAutoGen(provider: string, config: Record<string, unknown>): ChatCon
 function autogenMessages(raw: unknown): Message[] {
   if (raw === undefined || raw === null) return []
   try {
-    return fromAutoGen(raw)
+    return readAutoGen(raw)
   } catch (e) {
     throw new InvalidStateError(`initial_messages: ${(e as Error).message}`)
   }

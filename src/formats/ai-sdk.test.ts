@@ -6,7 +6,7 @@ import { fit } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import { errorsOf, validate } from '../providers/validate.js'
-import { fromAISDK, toAISDK } from './ai-sdk.js'
+import { fromAISDK, readAISDK, toAISDK } from './ai-sdk.js'
 
 const fixture = JSON.parse(
   readFileSync(new URL('../../test/fixtures/formats/ai-sdk.json', import.meta.url), 'utf8'),
@@ -68,7 +68,7 @@ describe('Vercel AI SDK ModelMessage codec', () => {
       /field content.0.type: unknown part type "video"/,
     ],
   ])('refuses bad input with a typed error (%#)', (input, pattern) => {
-    expect(() => fromAISDK(input)).toThrow(InvalidInputError)
-    expect(() => fromAISDK(input)).toThrow(pattern)
+    expect(() => readAISDK(input)).toThrow(InvalidInputError)
+    expect(() => readAISDK(input)).toThrow(pattern)
   })
 })

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors.js'
 import { bytesToBase64 } from '../messages/base64.js'
+import type { AISDKInput, ReaderInput } from '../messages/input.js'
 import {
   type AssistantMessage,
   type ContentPart,
@@ -49,7 +50,12 @@ const isUrl = (s: string) => /^(https?:|data:)/.test(s)
  * image, file, reasoning, tool-call and tool-result parts (every `output` variant);
  * `providerOptions` are kept. One canonical tool message per tool result.
  */
-export function fromAISDK(input: unknown): Message[] {
+export function fromAISDK<const T>(input: ReaderInput<T, AISDKInput>): Message[] {
+  return readAISDK(input)
+}
+
+/** `fromAISDK` for a value of any type (a caller generic over the SDK's message type). */
+export function readAISDK(input: unknown): Message[] {
   refuseDeep(input)
   const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
   if (!Array.isArray(list))

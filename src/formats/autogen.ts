@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js'
+import type { AutoGenInput, ReaderInput } from '../messages/input.js'
 import { type ContentPart, contentText, type Message } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
 import {
@@ -26,7 +27,12 @@ const rest = (m: Json, known: string[]): Json => {
  * or FunctionCall lists and `thought`, FunctionExecutionResultMessage with several results):
  * a list, or a `ChatCompletionContextState` (`{ messages }`), so a state AutoGen saved loads here.
  */
-export function fromAutoGen(input: unknown): Message[] {
+export function fromAutoGen<const T>(input: ReaderInput<T, AutoGenInput>): Message[] {
+  return readAutoGen(input)
+}
+
+/** `fromAutoGen` for a value of any type (a saved state read as JSON of any type). */
+export function readAutoGen(input: unknown): Message[] {
   refuseDeep(input)
   const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
   if (!Array.isArray(list))

@@ -6,9 +6,9 @@ import { fit } from '../context/fit.js'
 import { InvalidInputError } from '../errors.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import { errorsOf, repair, validate } from '../providers/validate.js'
-import { fromAutoGen, toAutoGen } from './autogen.js'
+import { fromAutoGen, readAutoGen, toAutoGen } from './autogen.js'
 import { convert, decode, detectFormat, encode, FORMATS } from './detect.js'
-import { fromLangChain, toLangChain } from './langchain.js'
+import { fromLangChain, readLangChain, toLangChain } from './langchain.js'
 
 const load = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../test/fixtures/formats/${name}`, import.meta.url), 'utf8'))
@@ -32,11 +32,11 @@ describe('AutoGen codec', () => {
     expect(errorsOf(validate(m))).toEqual([])
   })
   it('refuses unknown message types and bad calls with typed errors', () => {
-    expect(() => fromAutoGen([{ type: 'Nope' }])).toThrow(
+    expect(() => readAutoGen([{ type: 'Nope' }])).toThrow(
       /message 0, field type: unknown message type "Nope"/,
     )
     expect(() =>
-      fromAutoGen([
+      readAutoGen([
         { type: 'AssistantMessage', content: [{ id: 'a', name: 'f', arguments: {} }], source: 'x' },
       ]),
     ).toThrow(/field content.0.arguments/)
@@ -61,7 +61,7 @@ describe('LangChain codec', () => {
     expect(errorsOf(validate(m))).toEqual([])
   })
   it('refuses an unknown type with a typed error', () => {
-    expect(() => fromLangChain([{ type: 'robot', data: {} }])).toThrow(InvalidInputError)
+    expect(() => readLangChain([{ type: 'robot', data: {} }])).toThrow(InvalidInputError)
   })
 })
 

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.js'
+import type { LangChainInput, ReaderInput } from '../messages/input.js'
 import type { ContentPart, Message, ToolCall } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
 import {
@@ -33,7 +34,12 @@ const KNOWN = ['content', 'type', 'name', 'tool_calls', 'tool_call_id', 'status'
  * `{ type: 'human' | 'ai' | 'system' | 'tool', data }` (messages_to_dict) and the `lc` constructor form (`{ lc: 1, type: 'constructor', id:
  * [..., 'HumanMessage'], kwargs }`). Tool-call `args` are kept as their exact JSON string.
  */
-export function fromLangChain(input: unknown): Message[] {
+export function fromLangChain<const T>(input: ReaderInput<T, LangChainInput>): Message[] {
+  return readLangChain(input)
+}
+
+/** `fromLangChain` for a value of any type (a caller generic over the message type). */
+export function readLangChain(input: unknown): Message[] {
   const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
   if (!Array.isArray(list))
     throw new InvalidInputError('expected a list of LangChain messages', { field: 'messages' })

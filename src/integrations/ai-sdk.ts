@@ -1,6 +1,6 @@
 import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
-import { fromAISDK, toAISDK } from '../formats/ai-sdk.js'
+import { readAISDK, toAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
@@ -43,14 +43,14 @@ const executedResult = new WeakMap<Message, Part>()
 export function decodeModelMessages(entries: readonly unknown[]): Message[] {
   return entries.flatMap((entry) => {
     const m = entry as { role?: unknown; content?: unknown } | null
-    if (m?.role !== 'assistant' || !Array.isArray(m.content)) return fromAISDK([entry])
+    if (m?.role !== 'assistant' || !Array.isArray(m.content)) return readAISDK([entry])
     const parts = m.content as (Part | null)[]
     // Every result in the message: one whose call is not there is an orphan the fit drops.
     const results = parts.filter((p): p is Part => p?.type === 'tool-result')
-    if (results.length === 0) return fromAISDK([entry])
-    const own = fromAISDK([{ ...m, content: parts.filter((p) => !results.includes(p as Part)) }])
+    if (results.length === 0) return readAISDK([entry])
+    const own = readAISDK([{ ...m, content: parts.filter((p) => !results.includes(p as Part)) }])
     const answers = results.map((part) => {
-      const [tool] = fromAISDK([{ role: 'tool', content: [part] }]) as [Message]
+      const [tool] = readAISDK([{ role: 'tool', content: [part] }]) as [Message]
       executedResult.set(tool, part)
       return tool
     })

@@ -1,7 +1,7 @@
 import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidInputError } from '../errors.js'
-import { fromLangChain, toLangChain } from '../formats/langchain.js'
+import { readLangChain, toLangChain } from '../formats/langchain.js'
 import type { Message } from '../messages/message.js'
 import {
   type AdapterOptions,
@@ -129,7 +129,7 @@ export function fitAgentMessages(options: AdapterOptions = {}) {
           : undefined
     const llmType = typeof model?._llmType === 'function' ? model._llmType() : undefined
     const system = request.systemPrompt ?? ''
-    const input: Message[] = fromLangChain(request.messages.map(dictOf))
+    const input: Message[] = readLangChain(request.messages.map(dictOf))
     const offset = system ? 1 : 0
     if (system) input.unshift({ role: 'system', content: system })
     const modelId = rest.model ?? knownModel(modelName)

@@ -1,6 +1,6 @@
 /**
- * The types the readers (`fromOpenAIChat`, `fromAnthropic`) take: the shape of each SDK's own
- * message parameters, written here so that the published types name no SDK (each SDK's
+ * The types the readers (`fromOpenAIChat`, `fromAnthropic`, `fromGemini`, `fromAISDK`, ...) take:
+ * the shape of each SDK's own message parameters, written here so that the published types name no SDK (each SDK's
  * message type is assignable to them). Each is a supertype: what the SDK allows, checked
  * field by field at run time, where a wrong value is an `InvalidInputError`.
  */
@@ -80,10 +80,26 @@ export type OpenAIResponsesInput =
  * fields (parsed JSON), is taken and checked at run time; a typed one must have the shape
  * `Shape`, so a wrong one is found by the compiler.
  */
-export type ReaderInput<T, Shape> = T & (unknown extends T ? unknown : Loose<T, Shape>)
+export type ReaderInput<T, Shape> = Listed<T> & (unknown extends T ? unknown : Loose<T, Shape>)
 
-/** Records of unknown fields, or unknown values: JSON as parsed, for the run-time checks. */
-type Untyped<E> = unknown extends E ? true : Record<string, unknown> extends E ? true : false
+/**
+ * A list as a list: `[...history, reply]` is inferred as a tuple that its own value (an
+ * array) is not assignable to, so the parameter takes the array the tuple lists.
+ */
+type Listed<T> = T extends readonly (infer E)[] ? readonly E[] : T
+
+/**
+ * Records of unknown fields, or unknown values: JSON as parsed, for the run-time checks. The
+ * keys are asked first: a record of unknowns is assignable to any type of optional fields
+ * (Gemini's `Content`), which is typed, not parsed.
+ */
+type Untyped<E> = unknown extends E
+  ? true
+  : string extends keyof E
+    ? Record<string, unknown> extends E
+      ? true
+      : false
+    : false
 
 type Loose<T, Shape> = T extends readonly (infer E)[]
   ? Untyped<E> extends true
@@ -97,4 +113,132 @@ type Loose<T, Shape> = T extends readonly (infer E)[]
       ? Untyped<E> extends true
         ? unknown
         : Shape
-      : Shape
+      : T extends { readonly contents: readonly (infer E)[] }
+        ? Untyped<E> extends true
+          ? unknown
+          : Shape
+        : Shape
+
+/** A Gemini part (`Part`, or its JSON): every field optional, as the SDK has it. */
+export interface GeminiInputPart {
+  readonly text?: string
+  readonly thought?: boolean
+  readonly thoughtSignature?: string
+  readonly inlineData?: object
+  readonly fileData?: object
+  readonly functionCall?: object
+  readonly functionResponse?: object
+  // The SDK's other fields, so a part of only one of them is a part.
+  readonly executableCode?: unknown
+  readonly codeExecutionResult?: unknown
+  readonly videoMetadata?: unknown
+  readonly toolCall?: unknown
+  readonly toolResponse?: unknown
+  readonly audioTranscription?: unknown
+  readonly partMetadata?: unknown
+  readonly mediaResolution?: unknown
+  readonly mediaProcessing?: unknown
+  readonly speechMetadata?: unknown
+}
+
+/** A Gemini content (`Content`, or its JSON): `role` is a string in the SDK, checked at run time. */
+export interface GeminiInputContent {
+  readonly role?: string
+  readonly parts?: readonly GeminiInputPart[]
+  /** No Gemini field: a message of another format (`role` and `content`) is refused. */
+  readonly content?: never
+}
+
+/** A system instruction: text, a content or one part (a list of parts is refused at run time). */
+type GeminiSystem = string | GeminiInputContent | GeminiInputPart
+
+/**
+ * What `fromGemini` reads: a `contents` list, or a request with `contents` and its system
+ * instruction (beside them, or in `config`).
+ */
+export type GeminiInput =
+  | readonly GeminiInputContent[]
+  | {
+      readonly contents: readonly GeminiInputContent[]
+      readonly systemInstruction?: GeminiSystem
+      readonly system_instruction?: GeminiSystem
+      readonly config?: { readonly systemInstruction?: GeminiSystem }
+    }
+
+/** An AI SDK message (`ModelMessage`, v5 and later, or its JSON). */
+export type AISDKInputMessage =
+  | { readonly role: 'system'; readonly content: string }
+  | { readonly role: 'user' | 'assistant'; readonly content: Content }
+  | { readonly role: 'tool'; readonly content: readonly TypedPart[] }
+
+/** What `fromAISDK` reads: a message list, or an object with `messages` (a `generateText` call's). */
+export type AISDKInput =
+  | readonly AISDKInputMessage[]
+  | { readonly messages: readonly AISDKInputMessage[] }
+
+/** A LangChain message instance (`BaseMessage`), read as the JSON it serializes to. */
+export interface LangChainMessageInstance {
+  readonly lc_namespace: readonly string[]
+  readonly content: unknown
+  toJSON(): unknown
+}
+
+/**
+ * A LangChain message: an instance, its `toDict()` / `messages_to_dict` form (`StoredMessage`,
+ * whose `type` is a string in the SDK: human, ai, system or tool, checked at run time) or its
+ * constructor JSON (`{ lc: 1, type: 'constructor', id, kwargs }`).
+ */
+export type LangChainInputMessage =
+  | LangChainMessageInstance
+  | { readonly type: string; readonly data: { readonly content: Content } }
+  /** `toJSON()`'s type: its other kinds (a secret) are refused at run time. */
+  | {
+      readonly lc: number
+      readonly type: string
+      readonly id: readonly string[]
+      readonly kwargs?: object
+    }
+
+/** What `fromLangChain` reads: a message list, or an object with `messages` (a graph's state). */
+export type LangChainInput =
+  | readonly LangChainInputMessage[]
+  | { readonly messages: readonly LangChainInputMessage[] }
+
+/** An AutoGen `FunctionCall`, as its JSON. */
+interface AutoGenCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+/**
+ * An AutoGen `LLMMessage` as its JSON (AutoGen is Python: no SDK type to fit, the shape is
+ * its pydantic models').
+ */
+export type AutoGenInputMessage =
+  | { readonly type: 'SystemMessage'; readonly content: string }
+  | {
+      readonly type: 'UserMessage'
+      readonly content: string | readonly (string | { readonly data: string })[]
+      readonly source?: string
+    }
+  | {
+      readonly type: 'AssistantMessage'
+      readonly content: string | readonly AutoGenCall[]
+      readonly thought?: string | null
+      readonly source?: string
+    }
+  | {
+      readonly type: 'FunctionExecutionResultMessage'
+      readonly content: readonly {
+        readonly call_id: string
+        readonly content: string
+        readonly name?: string
+        readonly is_error?: boolean | null
+      }[]
+    }
+
+/** What `fromAutoGen` reads: a message list, or a saved `ChatCompletionContextState` (`{ messages }`). */
+export type AutoGenInput =
+  | readonly AutoGenInputMessage[]
+  | { readonly messages: readonly AutoGenInputMessage[] }

@@ -1,5 +1,6 @@
 // What is sent must be what the provider accepts: checked with the oracles in test/oracle,
 // written from the providers' rules, never with the library's own validate().
+import type { ModelMessage } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { ChatContext } from '../../src/context/chat-context.js'
 import { fit } from '../../src/context/fit.js'
@@ -252,7 +253,7 @@ describe('OpenAI chat takes only text and refusal parts from the assistant', () 
   })
 
   it('an AI SDK assistant message with a file part reaches OpenAI chat without it', () => {
-    const sdk = [
+    const sdk: ModelMessage[] = [
       { role: 'user', content: 'make a logo' },
       {
         role: 'assistant',

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../errors.js'
+import type { GeminiInput, ReaderInput } from '../../messages/input.js'
 import type {
   AssistantMessage,
   ContentPart,
@@ -80,7 +81,15 @@ export interface FromGeminiOptions {
  * a user turn of `functionResponse` parts becomes one tool message per response, paired
  * with its call by id, else by name and position. Throws `InvalidInputError` naming the turn.
  */
-export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Message[] {
+export function fromGemini<const T>(
+  input: ReaderInput<T, GeminiInput>,
+  options: FromGeminiOptions = {},
+): Message[] {
+  return readGemini(input, options)
+}
+
+/** `fromGemini` for a value of any type (a caller generic over the SDK's content type). */
+export function readGemini(input: unknown, options: FromGeminiOptions = {}): Message[] {
   requireOptions(options, 'fromGemini', ['firstTurn', 'openCalls'])
   requireArgument(
     options.openCalls === undefined ||
