@@ -481,9 +481,13 @@ describe('SDK helpers', () => {
         tools: [LOOKUP_SCHEMA],
         feedback,
       })
+      // The AI SDK takes the system prompt as `system`: the fit keeps it, first, and it is sent.
+      const [system, ...rest] = messages
+      if (system?.role !== 'system') throw new Error('the fit did not keep the system prompt first')
       return generateText({
         model,
-        messages,
+        system,
+        messages: rest,
         tools: { lookup },
         maxOutputTokens: REPLY,
         maxRetries: 0,
