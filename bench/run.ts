@@ -524,6 +524,23 @@ async function main() {
   console.log('\nEach figure the median of five fresh processes (three decodes each).\n')
   rows.push({ workload: 'gemini-parallel', ...gemini })
 
+  // 7e. the provider's count on a growing history
+  console.log(
+    "## 7e. `fitCounted` on a growing history: a turn with the provider's count at 2,000 and 20,000 messages\n",
+  )
+  const endpoint = medianFigures('endpoint-scaling')
+  console.log(
+    '| history | fitCounted, median per turn | fitAsync by the local count, median per turn | endpoint calls in 60 turns |\n| --- | --- | --- | --- |',
+  )
+  for (const k of ['2k', '20k'])
+    console.log(
+      `| ${k} | ${fmt(endpoint[`fitCountedMs_${k}`] as number)} | ${fmt(endpoint[`fitAsyncMs_${k}`] as number)} | ${endpoint[`calls_${k}`]} |`,
+    )
+  console.log(
+    `\n20,000 / 2,000: ${(endpoint.growth as number).toFixed(2)} (each figure the median of five fresh processes). A turn costs what the budget holds and what was added; the client, in this process, serializes what it is sent.\n`,
+  )
+  rows.push({ workload: 'endpoint-scaling', ...endpoint })
+
   // 8. cold start
   console.log(
     '## 8. Cold start: a fresh Node process imports the package and fits the bundled example to 3,000 tokens once\n',

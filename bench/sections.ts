@@ -10,7 +10,7 @@ import type { Message } from '../src/messages/message.js'
 import { lib, messageText } from './lib.js'
 import { history, period, system } from './traffic.js'
 
-const { ChatContext, exactCounter, fit, fromGemini } = lib
+const { ChatContext, countingEndpoint, exactCounter, fit, fitAsync, fitCounted, fromGemini } = lib
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -326,6 +326,61 @@ function geminiParallel() {
   return out
 }
 
+/**
+ * `fitCounted` on one growing array, a turn at a time, at a history of 2,000 and of 20,000
+ * messages, against `fitAsync` by the local count alone: the provider's count is asked
+ * when the fit comes near its room (nearly every turn here), from a client in this process
+ * that counts what it is sent, so the figure is the library's own work (and the client's
+ * serializing of what the budget holds). A turn should cost what the budget holds
+ * and what was added, whatever the history: `growth` (20,000 / 2,000) stays near 1.
+ */
+async function endpointScaling() {
+  const client = {
+    messages: {
+      countTokens: async (params: { messages: unknown[]; system?: unknown }) => ({
+        input_tokens: Math.ceil(JSON.stringify([params.system, params.messages]).length / 3.2),
+      }),
+    },
+  }
+  const out: Record<string, number | string> = { workload: 'endpoint-scaling' }
+  const turns = 60
+  // The first size is run twice, the first time to warm the code up, and reported once.
+  for (const size of [2_000, 2_000, 20_000]) {
+    const messages = history(size + turns + 400)
+    const growing = messages.slice(0, size)
+    const endpoint = countingEndpoint({
+      provider: 'anthropic',
+      client: client as never,
+      model: 'claude-sonnet-4-5',
+    })
+    const options = { model: 'claude-sonnet-4-5', budget: 8_000 }
+    await fitCounted(growing, { ...options, endpoint })
+    const counted: number[] = []
+    for (let t = 0; t < turns; t++) {
+      growing.push(messages[size + t] as Message)
+      const s0 = performance.now()
+      await fitCounted(growing, { ...options, endpoint })
+      counted.push(performance.now() - s0)
+    }
+    // The same turns fitted by the local count alone, on an array of their own.
+    const alone = messages.slice(0, size)
+    await fitAsync(alone, options)
+    const plain: number[] = []
+    for (let t = 0; t < turns; t++) {
+      alone.push(messages[size + t] as Message)
+      const s0 = performance.now()
+      await fitAsync(alone, options)
+      plain.push(performance.now() - s0)
+    }
+    const k = `${size / 1_000}k`
+    out[`fitCountedMs_${k}`] = median(counted)
+    out[`fitAsyncMs_${k}`] = median(plain)
+    out[`calls_${k}`] = endpoint.calls
+  }
+  out.growth = (out.fitCountedMs_20k as number) / (out.fitCountedMs_2k as number)
+  return out
+}
+
 const which = process.argv[2]
 const sections: Record<string, () => unknown> = {
   'agent-loop': agentLoop,
@@ -335,6 +390,7 @@ const sections: Record<string, () => unknown> = {
   'growing-chat-ledger': growingChatLedger,
   'context-scaling': contextScaling,
   'gemini-parallel': geminiParallel,
+  'endpoint-scaling': endpointScaling,
 }
 if (which === '--list') {
   console.log(JSON.stringify(Object.keys(sections)))
@@ -342,5 +398,5 @@ if (which === '--list') {
 }
 const run = which === undefined ? undefined : sections[which]
 if (!run) throw new Error(`unknown section ${which}: ${Object.keys(sections).join(', ')}`)
-const result = run()
+const result = await run()
 console.log(JSON.stringify(result))

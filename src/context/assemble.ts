@@ -12,6 +12,20 @@ import type { Setup } from './options.js'
 import type { Prepared } from './prepare.js'
 import type { FitResult, MessageFate } from './result.js'
 
+/** Where each kept input message was placed, and why it changed if it did, by result. */
+const placements = new WeakMap<
+  FitResult,
+  readonly { from: number; position: number; reason: unknown }[]
+>()
+
+/**
+ * The input index and output position of each message a fit sent as it came in, without
+ * building the account of every input message: as long as what was kept, not as the history.
+ */
+export function unchangedOf(result: FitResult): { from: number; position: number }[] | undefined {
+  return placements.get(result)?.filter((p) => !p.reason)
+}
+
 export function planMessage(view: View, item: PlanItem): Message {
   return 'synthetic' in item ? item.synthetic : (item.message ?? view.message(item.index))
 }
@@ -287,6 +301,7 @@ export function assemble(
     strategy: setup.strategy.name,
     ...(setup.notes && { notes: [...setup.notes] }),
   } as FitResult
+  placements.set(result, placed)
   Object.defineProperties(result, {
     fates: {
       enumerable: true,

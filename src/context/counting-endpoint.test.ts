@@ -350,6 +350,63 @@ describe('fitCounted', () => {
   })
 })
 
+describe('a growing history', () => {
+  const base = (): CountingEndpointOptions => ({
+    provider: 'anthropic',
+    client: anthropic(),
+    model: 'claude-sonnet-4-5',
+    counter: exactCounter(),
+  })
+  it('each turn of fitCounted counts only what was added, and the counter changes only when the ratio moves', async () => {
+    // A local counter that tallies every message it is asked to count.
+    const exact = exactCounter()
+    let asked = 0
+    const counter = {
+      ...exact,
+      countMessage: (m: Message) => {
+        asked++
+        return exact.countMessage(m)
+      },
+    }
+    const endpoint = countingEndpoint({ ...base(), counter, when: 'always' })
+    const messages = conversation(150)
+    const budget = 1200
+    let r = await fitCounted(messages, { budget, endpoint })
+    const counters = new Set([endpoint.counter])
+    const perTurn: number[] = []
+    for (let t = 0; t < 40; t++) {
+      messages.push(
+        { role: 'user', content: `Next ${t}: and 𝔸 ${'more '.repeat(t % 7)}` },
+        { role: 'assistant', content: t % 3 ? `Done ${t}.` : ' ' },
+      )
+      const before = asked
+      r = await fitCounted(messages, { budget, endpoint })
+      perTurn.push(asked - before)
+      counters.add(endpoint.counter)
+      // What goes out fits by the provider's own count, whatever the counter said.
+      expect(server.countOf(server.requests.at(-1)?.body ?? {})).toBe(r.counted.tokens)
+      expect(r.counted.tokens).toBeLessThanOrEqual(budget)
+    }
+    // A ratio that settles makes a handful of counters, not one per measurement.
+    expect(counters.size).toBeLessThanOrEqual(4)
+    // A turn asks about the new messages and what the fit sends, not the 600-message history;
+    // only a new counter counts it again (a new counter per measurement made every turn do so).
+    const whole = perTurn.filter((n) => n > messages.length / 4)
+    expect(whole.length).toBeLessThanOrEqual(counters.size)
+    expect([...perTurn].sort((a, b) => a - b)[20]).toBeLessThan(messages.length / 4)
+  })
+
+  it('a counter answers each message the same every time it is asked', async () => {
+    const endpoint = countingEndpoint({ ...base(), when: 'always' })
+    const messages = conversation(20)
+    const first = endpoint.counter
+    const asked = messages.map((m) => first.countMessage(m))
+    await endpoint.count(messages)
+    await endpoint.count([...messages, { role: 'user', content: 'one more' }])
+    expect(messages.map((m) => first.countMessage(m))).toEqual(asked)
+  })
+})
+
 describe('a calibration source for ChatContext', () => {
   it('the endpoint count of what was sent, given as usage, sizes the next view', async () => {
     const ctx = new ChatContext({ budget: 1500, counter: exactCounter() })

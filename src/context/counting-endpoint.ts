@@ -7,6 +7,7 @@ import { encodeOpenAIResponses } from '../providers/openai-responses/codec.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor } from '../tokens/counters.js'
+import { unchangedOf } from './assemble.js'
 import { checkList, checkMessage } from './check.js'
 import { type FitOptions, fitAsync } from './fit.js'
 import type { FitResult } from './result.js'
@@ -60,8 +61,9 @@ export interface CountingEndpoint {
   /**
    * A counter for `fit`, `fitAsync` and `ChatContext`: each message the endpoint has measured
    * counts as measured (by content, so a copy of it too), any other as the local counter has
-   * it times the ratio measured so far. A new object after each measurement, so a fit made
-   * with it never reuses counts taken before.
+   * it times the ratio measured so far. One object answers each message the same every time,
+   * so a fit on a growing history counts only what was added; a new object comes only when
+   * what was measured moves that ratio by more than 2% (then fits count afresh with it).
    */
   readonly counter: TokenCounter
   /**
@@ -79,6 +81,15 @@ const MAX_ENTRIES = 20_000
 /** Provider tokens per local token outside this band are not a measurement of the same text. */
 const MIN_RATIO = 0.5
 const MAX_RATIO = 4
+/**
+ * How far the measured ratio may move before `counter` becomes a new object. A new object
+ * makes every fit count the history again, so it must be rare: the ratio is an average over
+ * what was measured, which settles, and a request near the room is checked by the provider's
+ * own count whatever the counter said.
+ */
+const DRIFT = 0.02
+/** Each measurement's weight in the ratio falls by this much per later measurement. */
+const FORGET = 0.98
 
 /**
  * A counter backed by the provider's own counting endpoint (Anthropic `messages.countTokens`,
@@ -123,7 +134,9 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
   const measured = new Map<number, number>()
   /** Measured input tokens of a request, by its prefix key. */
   const requests = new Map<number, number>()
-  let ratio: number | undefined
+  /** Provider tokens and local tokens measured so far, older measurements weighing less. */
+  let providerSum = 0
+  let localSum = 0
   let calls = 0
 
   const remember = <V>(map: Map<number, V>, k: number, v: V) => {
@@ -132,24 +145,37 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
     map.set(k, v)
   }
   const localOf = (m: Message): number => local.countMessage(m)
-  const scaled = (n: number): number => (ratio === undefined ? n : Math.ceil(n * ratio))
-  const countOf = (m: Message): number => measured.get(keyOf(m)) ?? scaled(localOf(m))
+  const ratioNow = (): number | undefined => (localSum > 0 ? providerSum / localSum : undefined)
 
-  const makeCounter = (generation: number): TokenCounter => ({
-    name: `endpoint:${options.provider}:${options.model}#${generation}`,
-    exact: false,
-    replyPriming: local.replyPriming,
-    countText: (t) => scaled(local.countText(t)),
-    countMessage: countOf,
-    countMessages(messages) {
-      let n = local.replyPriming
-      for (const m of messages) n += countOf(m)
+  /** A counter at one ratio: each message's answer is fixed the first time it is asked. */
+  const makeCounter = (generation: number, ratio: number | undefined): TokenCounter => {
+    const scaled = (n: number): number => scale(n, ratio)
+    const answers = new WeakMap<Message, number>()
+    const countOf = (m: Message): number => {
+      let n = answers.get(m)
+      if (n === undefined) {
+        n = measured.get(keyOf(m)) ?? scaled(localOf(m))
+        answers.set(m, n)
+      }
       return n
-    },
-    countTools: (t) => scaled(local.countTools(t)),
-  })
+    }
+    return {
+      name: `endpoint:${options.provider}:${options.model}#${generation}`,
+      exact: false,
+      replyPriming: local.replyPriming,
+      countText: (t) => scaled(local.countText(t)),
+      countMessage: countOf,
+      countMessages(messages) {
+        let n = local.replyPriming
+        for (const m of messages) n += countOf(m)
+        return n
+      },
+      countTools: (t) => scaled(local.countTools(t)),
+    }
+  }
   let generation = 0
-  let counter = makeCounter(generation)
+  let counterRatio: number | undefined
+  let counter = makeCounter(generation, counterRatio)
 
   /** Request keys, one per prefix: what the request holds up to and with each message. */
   const prefixKeys = (messages: readonly Message[]): number[] => {
@@ -173,12 +199,13 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
     total: number,
   ) => {
     const fresh = messages.slice(from)
-    const localSum = fresh.reduce((n, m) => n + localOf(m), 0)
+    const freshLocal = fresh.reduce((n, m) => n + localOf(m), 0)
     const delta = total - base
-    const r = localSum > 0 ? delta / localSum : undefined
+    const r = freshLocal > 0 ? delta / freshLocal : undefined
     // A delta out of all proportion (another request, a cached-only count) teaches nothing per message.
     if (r !== undefined && r >= MIN_RATIO && r <= MAX_RATIO) {
-      ratio = ratio === undefined ? r : 0.5 * ratio + 0.5 * r
+      providerSum = providerSum * FORGET + delta
+      localSum = localSum * FORGET + freshLocal
       let left = delta
       fresh.forEach((m, i) => {
         const n = i === fresh.length - 1 ? left : Math.round(localOf(m) * r)
@@ -187,7 +214,13 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
       })
     }
     remember(requests, prefix[prefix.length - 1] ?? toolsKey, total)
-    counter = makeCounter(++generation)
+    const now = ratioNow()
+    const moved =
+      now !== undefined && (counterRatio === undefined || Math.abs(now / counterRatio - 1) > DRIFT)
+    if (moved) {
+      counterRatio = now
+      counter = makeCounter(++generation, counterRatio)
+    }
   }
 
   return {
@@ -211,9 +244,10 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
       const base =
         from > 0
           ? (requests.get(prefix[from - 1] as number) as number)
-          : scaled(localTools + local.replyPriming)
+          : scale(localTools + local.replyPriming, counterRatio)
       let estimate = base
-      for (const m of messages.slice(from)) estimate += countOf(m)
+      for (let i = from; i < messages.length; i++)
+        estimate += counter.countMessage(messages[i] as Message)
       const pays =
         when === 'always' ||
         (when === 'near' && (room === undefined || Math.abs(estimate - room) <= margin * room))
@@ -231,6 +265,9 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
     },
   }
 }
+
+const scale = (n: number, ratio: number | undefined): number =>
+  ratio === undefined ? n : Math.ceil(n * ratio)
 
 type Caller = (messages: readonly Message[], tools: readonly unknown[]) => Promise<number>
 type EndpointProvider = CountingEndpointOptions['provider']
@@ -336,12 +373,11 @@ function keyOf(m: Message): number {
 
 /** The messages of a fit that went out as they came in share their input's key. */
 function shareKeys(input: readonly Message[], result: FitResult): void {
-  result.fates.forEach((f, i) => {
-    const copy =
-      f.fate === 'kept' && f.position !== undefined ? result.messages[f.position] : undefined
-    const original = input[i]
+  for (const { from, position } of unchangedOf(result) ?? []) {
+    const copy = result.messages[position]
+    const original = input[from]
     if (copy && original && !keys.has(copy)) keys.set(copy, keyOf(original))
-  })
+  }
 }
 
 /** A 53-bit hash of `s` (cyrb53), seeded: keys for counts, never sent anywhere. */
