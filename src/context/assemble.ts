@@ -95,11 +95,6 @@ function outputCopy(m: Message, share: boolean): Message {
   return share && Object.isFrozen(m) ? m : copyPlain(m)
 }
 
-/**
- * The plan made into a result: the budget enforced for strategies that do not count, the
- * provider's ordering rules applied, each message copied once, and an account of every input
- * message (built when first read, so a fit costs what it keeps, not what the history holds).
- */
 /** The plan as sent: the budget enforced for strategies that do not count, then the provider's order rules. */
 function arrange(view: View, chosen: PlanItem[], setup: Setup): PlanItem[] {
   const plan = checkPlan(
@@ -188,6 +183,11 @@ export function sendable(
   return { messages, tokens }
 }
 
+/**
+ * The plan made into a result: the budget enforced for strategies that do not count, the
+ * provider's ordering rules applied, each message copied once, and an account of every input
+ * message (built when first read, so a fit costs what it keeps, not what the history holds).
+ */
 export function assemble(
   prepared: Prepared,
   plan: PlanItem[],
