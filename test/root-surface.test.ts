@@ -130,6 +130,14 @@ describe('the root entry', () => {
     for (const name of ROOT) expect(exported[name], name).toBeDefined()
   })
 
+  it('the README states the pinned count', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const stated =
+      /The root entry \(`context-window`\) holds the calls an app makes \((\d+) names/.exec(readme)
+    expect(stated, 'the README sentence naming the root count').not.toBeNull()
+    expect(Number(stated?.[1])).toBe(ROOT.length)
+  })
+
   it('keeps each moved name working: the same value as its new entry', () => {
     const exported: Record<string, unknown> = { ...root }
     expect(Object.keys(moved).length).toBeGreaterThan(50)
