@@ -98,7 +98,7 @@ describe('remembered limits: ChatContext + withContextRetry on a 4,200-token ser
       maxRetries: 0,
     })
     const ctx = new ChatContext({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       provider: 'anthropic',
       reserve: 400,
       initialMessages: [{ role: 'system', content: SYSTEM_PROMPT }],
@@ -108,7 +108,7 @@ describe('remembered limits: ChatContext + withContextRetry on a 4,200-token ser
       const out = await withContextRetry((messages) => {
         const { system, messages: wire } = toAnthropic(messages)
         return client.messages.create({
-          model: 'claude-sonnet-4-5',
+          model: 'claude-sonnet-4-6',
           max_tokens: 400,
           ...(system !== undefined && { system: system as string }),
           messages: wire as Anthropic.MessageParam[],
@@ -214,7 +214,7 @@ describe('calibration from the usage withContextRetry sees', () => {
     await withContextRetry((messages) => {
       const { system, messages: wire } = toAnthropic(messages)
       return anthropic.messages.create({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 100,
         ...(system !== undefined && { system: system as string }),
         messages: wire as Anthropic.MessageParam[],

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { isLedger } from '../../test/helpers/ledger.js'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
+import { quiet } from '../../test/helpers/quiet-mastra.js'
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
 import { fitInputProcessor } from './mastra.js'
 
@@ -39,13 +40,15 @@ describe('Mastra input processor against a loopback server', () => {
       calls.push({ input: [...args.messages], output })
       return output
     }
-    const agent = new Agent({
-      name: 'airline',
-      instructions: SYSTEM_PROMPT,
-      model: { id: 'openai/gpt-4o', url: server.url, apiKey: 'k' },
-      tools: { lookup },
-      inputProcessors: [processor],
-    })
+    const agent = quiet(
+      new Agent({
+        name: 'airline',
+        instructions: SYSTEM_PROMPT,
+        model: { id: 'openai/gpt-4o', url: server.url, apiKey: 'k' },
+        tools: { lookup },
+        inputProcessors: [processor],
+      }),
+    )
     // biome-ignore lint/suspicious/noExplicitAny: Mastra's message list accepts several shapes
     const messages: any[] = []
     // Mastra orders a conversation by each message's createdAt, stamped from the clock as it

@@ -246,7 +246,7 @@ describe('one policy, run by the provider where it can', () => {
     expect(plan.strategy).toBeUndefined()
     const client = new Anthropic({ apiKey: 'test', baseURL: base, maxRetries: 0 })
     const response = await client.beta.messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'hi' }],
       betas: plan.betas,

@@ -33,6 +33,7 @@ import {
   ProviderFeedback,
 } from '../../src/index.js'
 import { type LimitedServer, startLimitedServer } from '../helpers/limited-server.js'
+import { quiet } from '../helpers/quiet-mastra.js'
 import { SYSTEM_PROMPT, userTurn } from '../helpers/turns.js'
 import { anthropicViolations } from '../oracle/anthropic.js'
 import type { Json } from '../oracle/common.js'
@@ -329,12 +330,14 @@ const cases: [string, Make][] = [
         feedback,
       })
       // Mastra sends a model given by URL through its OpenAI-compatible client.
-      const agent = new MastraAgent({
-        name: 'airline',
-        instructions: SYSTEM_PROMPT,
-        model: { id: 'openai/gpt-4o', url: server.url, apiKey: 'k' },
-        inputProcessors: [processor],
-      })
+      const agent = quiet(
+        new MastraAgent({
+          name: 'airline',
+          instructions: SYSTEM_PROMPT,
+          model: { id: 'openai/gpt-4o', url: server.url, apiKey: 'k' },
+          inputProcessors: [processor],
+        }),
+      )
       return (history, c) => {
         // Each conversation is a thread, its messages stamped as Mastra's memory stamps them,
         // each a second after the last (Mastra orders a thread by createdAt).

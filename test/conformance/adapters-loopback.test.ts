@@ -44,6 +44,7 @@ import {
   withContextRetry,
 } from '../../src/index.js'
 import { type LimitedServer, startLimitedServer } from '../helpers/limited-server.js'
+import { quiet } from '../helpers/quiet-mastra.js'
 import { SYSTEM_PROMPT, userTurn } from '../helpers/turns.js'
 import { anthropicViolations } from '../oracle/anthropic.js'
 import type { Json } from '../oracle/common.js'
@@ -281,7 +282,7 @@ describe('LangChain createAgent middleware', () => {
       'Anthropic',
       () =>
         new ChatAnthropic({
-          model: 'claude-sonnet-4-5',
+          model: 'claude-sonnet-4-6',
           apiKey: 'k',
           maxTokens: REPLY,
           maxRetries: 0,
@@ -423,13 +424,15 @@ describe('Mastra input processor', () => {
         tools: [LOOKUP_SCHEMA],
         feedback,
       })
-      const agent = new MastraAgent({
-        name: 'airline',
-        instructions: SYSTEM_PROMPT,
-        model: { id: modelId as `${string}/${string}`, url: server.url, apiKey: 'k' },
-        tools: { lookup },
-        inputProcessors: [processor],
-      })
+      const agent = quiet(
+        new MastraAgent({
+          name: 'airline',
+          instructions: SYSTEM_PROMPT,
+          model: { id: modelId as `${string}/${string}`, url: server.url, apiKey: 'k' },
+          tools: { lookup },
+          inputProcessors: [processor],
+        }),
+      )
       // biome-ignore lint/suspicious/noExplicitAny: Mastra's message list accepts several shapes
       const messages: any[] = []
       // Mastra orders messages by createdAt: the clock stands still within a call and moves a
@@ -579,7 +582,7 @@ describe('SDK helpers', () => {
     const call = () => {
       const { request } = fitAnthropicRequest(
         {
-          model: 'claude-sonnet-4-5',
+          model: 'claude-sonnet-4-6',
           system: SYSTEM_PROMPT,
           max_tokens: REPLY,
           tools,
