@@ -2,7 +2,7 @@ import { InvalidOptionError, UnknownModelError } from '../errors.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
-import { estimateText } from './estimate-text.js'
+import { estimateText, pricePieces } from './estimate-text.js'
 import type { ImageModel } from './images.js'
 import {
   type ClaudeCounting,
@@ -175,18 +175,25 @@ function estimateOf(info: ModelInfo | undefined, options: EstimateCounterOptions
 }
 
 /**
- * Claude's count as measured: each kind of text (o200k pieces, `estimateText`) at its own
- * price, per message and per tool call, times `factor` (a newer tokenizer's).
+ * Claude's count as measured: each class of o200k piece (`pricePieces`) or each kind of text
+ * (o200k pieces or tokens) at its own price, per message and per tool call, times `factor` (a
+ * newer tokenizer's).
  */
 export function measuredClaudeCounter(
   kinds: ClaudeCounting,
   factor = 1,
   info?: ModelInfo,
 ): TokenCounter {
+  const { pieces } = kinds
   return createCounter({
     name: `estimate:measured${kinds.base === 'o200k' ? ':o200k' : ''}${factor === 1 ? '' : `x${factor}`}${info ? `:${info.id}` : ''}`,
     exact: false,
-    text: kinds.base === 'o200k' ? textCounter('o200k_base') : estimateText,
+    text:
+      kinds.base === 'o200k'
+        ? textCounter('o200k_base')
+        : pieces
+          ? (t) => pricePieces(t, pieces)
+          : estimateText,
     accounting: {
       perMessage: kinds.perMessage,
       perName: 1,
