@@ -20,16 +20,17 @@ export interface ModelInfo {
   /** Set for a model the table does not list: why its figures are its provider's most conservative. */
   assumed?: string
   /**
-   * Claude: what each kind of text costs, measured against the provider's usage, and a factor
-   * on top (the newer tokenizer's). Without it, or with `estimate: 'factor'`, the estimate is
+   * Claude: what each class of piece or kind of text costs, measured against the provider's
+   * usage, and a factor on top (the newer tokenizer's). Without it, or with `estimate: 'factor'`, the estimate is
    * o200k pieces × `estimateFactor`.
    */
   measured?: { kinds: ClaudeCounting; o200k: ClaudeCounting; factor: number }
 }
 
 /**
- * Claude's count of a message, per estimated o200k token of each kind (`estimateText`) and per
- * message and tool call: fitted on Claude's own usage (`npm run eval:counting -- --fit`).
+ * Claude's count of a message, per estimated o200k token of each kind (`estimateText`, or
+ * `pricePieces` with `pieces`) and per message and tool call: fitted on Claude's own usage
+ * (`npm run eval:counting -- --fit`).
  */
 export interface ClaudeCounting {
   text: number
@@ -179,7 +180,7 @@ export const models: readonly ModelInfo[] = [
   openai('gpt-4', 8_192, 8_192, none, 'cl100k_base', 'gpt-4'),
   openai('gpt-3.5-turbo', 16_385, 4_096, none, 'cl100k_base', 'gpt-4'),
 
-  // Claude's tokenizer is not public: counted by kind of text as Claude's own usage showed
+  // Claude's tokenizer is not public: counted by class of piece as Claude's own usage showed
   // (`CLAUDE_COUNTING`). Opus 4.7 brought a tokenizer that counts up to 1.47 times what 4.6
   // counted (English prose and technical text; code 1.15-1.36, CJK and Cyrillic unchanged):
   // its models count 1.47 times as much. The factor beside each model is the former estimate
