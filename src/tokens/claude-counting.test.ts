@@ -56,6 +56,42 @@ describe("Claude's count, measured on Claude Sonnet 4.5's own usage (25 τ²-ben
       expect(counter.countText(t)).toBeGreaterThanOrEqual(estimateText(t))
   })
 
+  it("Claude Sonnet 4.5's published counts (count_tokens, as LangChain's ChatAnthropic reference prints them): the default is within 1.00-1.10 times each, a tool schema included", () => {
+    // https://reference.langchain.com/python/langchain-anthropic/chat_models/ChatAnthropic/get_num_tokens_from_messages
+    // (claude-sonnet-4-5-20250929): 14 tokens, and 403 with the get_weather tool. Tool schemas
+    // are not in the conversations the weights were fitted on.
+    const counter = counterFor('claude-sonnet-4-5')
+    const within = (n: number, published: number) => {
+      expect(n).toBeGreaterThanOrEqual(published)
+      expect(n).toBeLessThanOrEqual(1.1 * published)
+    }
+    within(
+      counter.countMessages([
+        { role: 'system', content: 'You are a scientist' },
+        { role: 'user', content: 'Hello, Claude' },
+      ]),
+      14,
+    )
+    const getWeather = {
+      name: 'get_weather',
+      description: 'Get the current weather in a given location',
+      parameters: {
+        type: 'object',
+        properties: {
+          location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
+        },
+        required: ['location'],
+      },
+    }
+    within(
+      counter.countTools([getWeather]) +
+        counter.countMessages([
+          { role: 'user', content: "What's the weather like in San Francisco?" },
+        ]),
+      403,
+    )
+  })
+
   it("base: 'o200k' prices exact o200k tokens: each conversation within 1.00-1.10 times Claude's count", async () => {
     await loadEncoding('o200k_base')
     const counter = estimateCounter({ model: 'claude-sonnet-4-5', base: 'o200k' })
