@@ -92,8 +92,9 @@ export interface EstimateCounterOptions {
   base?: 'pieces' | 'o200k' | 'chars'
   /**
    * For Claude models: `measured` (default) prices each class of piece as Claude's own usage
-   * showed (`CLAUDE_COUNTING`; with `base: 'o200k'`, each kind of text in o200k tokens); `factor` is the former estimate, o200k pieces × the model's
-   * factor (1.6, 2.35 for Opus 4.7 and later), about 1.4 times Claude's count.
+   * showed (`CLAUDE_COUNTING`; with `base: 'o200k'`, each kind of text in o200k tokens);
+   * `factor` is the former estimate, o200k pieces × the model's factor (1.6, 2.35 for Opus 4.7
+   * and later), about 1.5 times Claude's count.
    */
   estimate?: 'measured' | 'factor'
 }

@@ -21,8 +21,8 @@ export interface ModelInfo {
   assumed?: string
   /**
    * Claude: what each class of piece or kind of text costs, measured against the provider's
-   * usage, and a factor on top (the newer tokenizer's). Without it, or with `estimate: 'factor'`, the estimate is
-   * o200k pieces × `estimateFactor`.
+   * usage, and a factor on top (the newer tokenizer's). Without it, or with
+   * `estimate: 'factor'`, the estimate is o200k pieces × `estimateFactor`.
    */
   measured?: { kinds: ClaudeCounting; o200k: ClaudeCounting; factor: number }
 }
@@ -110,10 +110,10 @@ const CLAUDE_NEW = 2.35
  * (`pricePieces`: per word, per run of digits, white space, punctuation, non-ASCII) and a cost
  * per tool call. Fitted by non-negative least squares on the 213 steps between agent calls of
  * the 25 τ²-bench airline conversations of test/data/tau2-claude (`npm run eval:counting --
- * --fit`), then scaled so that no conversation is counted under Claude's count. Non-ASCII
- * pieces are too few there to fit (about 500): priced as `estimateText` prices them, then
- * scaled with the rest. Held out (each conversation counted by a fit on the other 24), see
- * docs/providers.md.
+ * --fit`, scripts/claude-fit.ts), then scaled so that no conversation is counted under
+ * Claude's count. Non-ASCII pieces are too few there to fit (about 500): priced as
+ * `estimateText` prices them, then scaled with the rest. Held out (each conversation counted
+ * by a fit on the other 24), see docs/providers.md.
  */
 export const CLAUDE_COUNTING: ClaudeCounting = {
   text: 1,
