@@ -5,11 +5,14 @@
 // belongs to runs: once a user message follows, earlier thinking is dropped from the prompt
 // (a step can shrink it), and so it is here. Per conversation: our
 // estimate / the provider's count (median, 10th-90th percentile, conversations under); per
-// call: the median error. The measured estimate is fitted by kind (text, tool calls, tool
-// results, per message, per call) and reported only on conversations it was not fitted on
-// (leave one conversation out). `--fit` prints the figures fitted on all 25, for the table;
-// `--each` lists every conversation's ratios; `--floor` and `--quantile` change how the fit is
-// put on the safe side (default: no conversation it was fitted on under 1.00).
+// call: the median error. The measured estimates (scripts/claude-fit.ts) are fitted per
+// class of o200k piece (words, digits, white space, punctuation; per message, per call: the
+// table-free default), per kind of text in o200k pieces (the previous default) or in exact
+// o200k tokens (`base: 'o200k'`), and reported on conversations they were not fitted on
+// (leave one conversation out); the in-sample rows are the shipped weights. `--fit` prints
+// the weights fitted on all 25, for models.ts; `--each` lists every conversation's ratios;
+// `--floor` and `--quantile` change how the fit is put on the safe side (default: no
+// conversation it was fitted on under 1.00).
 // `--gemini`: the Gemini estimate against the offline Gemma 3 tokenizer (Gemini's own,
 // `context-window/gemini-tokenizer`) on the 200 τ-bench airline conversations; no Gemini
 // usage data is in the repository, so neither is checked against Google's billed count.
@@ -21,191 +24,19 @@ import { parseArgs } from 'node:util'
 import { calibrate } from '../src/context/calibration.js'
 import { fromOpenAIChat } from '../src/formats/index.js'
 import { geminiCounter } from '../src/gemini-tokenizer.js'
-import type { Message } from '../src/messages/message.js'
-import type { TokenCounter } from '../src/tokens/counter.js'
-import {
-  type ClaudeCounting,
-  counterFor,
-  estimateCounter,
-  measuredClaudeCounter,
-} from '../src/tokens/counters.js'
-import { loadEncoding, textCounter } from '../src/tokens/encodings.js'
-import { estimateText as pieces } from '../src/tokens/estimate-text.js'
+import { counterFor, estimateCounter } from '../src/tokens/counters.js'
+import { loadEncoding } from '../src/tokens/encodings.js'
 import { tauBench } from '../test/tau-bench.js'
 import { claudeConversations, type Step } from '../test/tau2-claude-steps.js'
-
-type Estimate = (messages: Message[]) => number
-const ofCounter =
-  (c: TokenCounter): Estimate =>
-  (ms) =>
-    ms.reduce((n, m) => n + c.countMessage(m), 0)
-
-interface Figures {
-  median: number
-  p10: number
-  p90: number
-  under: number
-  under097: number
-  within: number
-  callMedianError: number
-  conversations: number
-  calls: number
-  /** Each conversation's estimate / the provider's count. */
-  ratios: number[]
-}
-
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const at = (s.length - 1) * q
-  const lo = Math.floor(at)
-  const hi = Math.ceil(at)
-  return (s[lo] as number) + ((s[hi] as number) - (s[lo] as number)) * (at - lo)
-}
-
-/** `estimate(k)` counts conversation k's messages (a held-out estimate fitted without k). */
-function figures(conversations: Step[][], estimate: (k: number) => Estimate): Figures {
-  const ratios: number[] = []
-  const errors: number[] = []
-  conversations.forEach((steps, k) => {
-    const e = estimate(k)
-    let ours = 0
-    let theirs = 0
-    for (const s of steps) {
-      const n = e(s.after) - e(s.before)
-      ours += n
-      theirs += s.actual
-      errors.push(Math.abs(n - s.actual) / s.actual)
-    }
-    ratios.push(ours / theirs)
-  })
-  return {
-    median: quantile(ratios, 0.5),
-    p10: quantile(ratios, 0.1),
-    p90: quantile(ratios, 0.9),
-    under: ratios.filter((r) => r < 1).length,
-    under097: ratios.filter((r) => r < 0.97).length,
-    within: ratios.filter((r) => r >= 1 && r <= 1.1).length,
-    callMedianError: quantile(errors, 0.5),
-    conversations: ratios.length,
-    calls: errors.length,
-    ratios,
-  }
-}
-
-type Base = 'pieces' | 'o200k'
-/** The text count the weights price: o200k pieces (no table) or exact o200k tokens. */
-let estimateText: (text: string) => number = pieces
-const textOf = (base: Base) => (base === 'o200k' ? textCounter('o200k_base') : pieces)
-
-/** What each step holds, by kind, in the base's counts. */
-function features(messages: Message[]): number[] {
-  // The counter adds each role's own tokens to the per-message figure fitted here.
-  let text = 0
-  let call = 0
-  let result = 0
-  let calls = 0
-  for (const m of messages) {
-    const body = typeof m.content === 'string' ? m.content : ''
-    if (m.role === 'tool') result += estimateText(body)
-    else text += estimateText(body)
-    if (m.role === 'assistant' && m.thought) text += estimateText(m.thought)
-    if (m.role === 'assistant')
-      for (const c of m.toolCalls ?? []) {
-        call += estimateText(c.name) + estimateText(c.arguments)
-        calls++
-      }
-  }
-  return [text, call, result, messages.length, calls]
-}
-
-/** Least squares with every weight kept at 0 or above (a weight fitted below 0 is dropped and the rest refitted). */
-function nonNegativeFit(rows: number[][], ys: number[]): number[] {
-  const d = rows[0]?.length ?? 0
-  const active = new Set(Array.from({ length: d }, (_, j) => j))
-  for (;;) {
-    const cols = [...active]
-    const a = cols.map((i) =>
-      cols.map((j) => rows.reduce((s, r) => s + (r[i] as number) * (r[j] as number), 0)),
-    )
-    const b = cols.map((i) => rows.reduce((s, r, k) => s + (r[i] as number) * (ys[k] as number), 0))
-    const x = solve(a, b)
-    const w = new Array<number>(d).fill(0)
-    cols.forEach((j, k) => {
-      w[j] = x[k] as number
-    })
-    const negative = cols.filter((j) => (w[j] as number) < 0)
-    if (negative.length === 0) return w
-    for (const j of negative) active.delete(j)
-  }
-}
-
-function solve(a: number[][], b: number[]): number[] {
-  const n = b.length
-  const m = a.map((row, i) => [...row, b[i] as number])
-  for (let c = 0; c < n; c++) {
-    let p = c
-    for (let r = c + 1; r < n; r++)
-      if (Math.abs(m[r]?.[c] as number) > Math.abs(m[p]?.[c] as number)) p = r
-    ;[m[c], m[p]] = [m[p] as number[], m[c] as number[]]
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue
-      const f = (m[r]?.[c] as number) / (m[c]?.[c] as number)
-      for (let k = c; k <= n; k++)
-        (m[r] as number[])[k] = (m[r]?.[k] as number) - f * (m[c]?.[k] as number)
-    }
-  }
-  return m.map((row, i) => (row[n] as number) / (row[i] as number))
-}
-
-/**
- * Claude's counting fitted on `conversations`: least squares by kind, then scaled so that
- * none of the conversations it was fitted on is counted under `floor` times what Claude counted.
- */
-export function fitClaude(
-  conversations: Step[][],
-  base: Base = 'pieces',
-  floor = FLOOR,
-  q = QUANTILE,
-): ClaudeCounting {
-  estimateText = textOf(base)
-  const rows: number[][] = []
-  const ys: number[] = []
-  for (const steps of conversations) {
-    for (const s of steps) {
-      // The counter adds each role's own tokens to the per-message figure fitted here.
-      const roles = (ms: Message[]) => ms.reduce((n, m) => n + estimateText(m.role), 0)
-      const after = features(s.after)
-      const before = features(s.before)
-      rows.push(after.map((x, j) => x - (before[j] as number)))
-      ys.push(s.actual - roles(s.after) + roles(s.before))
-    }
-  }
-  const [text, call, result, perMessage, perToolCall] = nonNegativeFit(rows, ys) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-  ]
-  const raw: ClaudeCounting = { text, call, result, perMessage, perToolCall, base }
-  const e = ofCounter(measuredClaudeCounter(raw))
-  // Scaled by its lowest ratio on the data it was fitted on: on the safe side of every one.
-  const ratios = conversations.map(
-    (steps) =>
-      steps.reduce((n, s) => n + e(s.after) - e(s.before), 0) /
-      steps.reduce((n, s) => n + s.actual, 0),
-  )
-  const scale = floor / quantile(ratios, q)
-  const r = (x: number) => Math.round(x * scale * 1000) / 1000
-  return {
-    text: r(text),
-    call: r(call),
-    result: r(result),
-    perMessage: r(perMessage),
-    perToolCall: r(perToolCall),
-    base,
-  }
-}
+import {
+  type Estimate,
+  type Figures,
+  figures,
+  fitClaude,
+  heldOut,
+  ofCounter,
+  quantile,
+} from './claude-fit.js'
 
 /**
  * Usage calibration (`calibrate`, what `recordUsage` runs) fed each agent call's usage in
@@ -318,33 +149,25 @@ async function main(): Promise<void> {
   const conversations = claudeConversations()
   await loadEncoding('o200k_base')
   if (values.fit) {
-    console.log(JSON.stringify(fitClaude(conversations, 'pieces')))
-    console.log(JSON.stringify(fitClaude(conversations, 'o200k')))
+    console.log(JSON.stringify(fitClaude(conversations, 'classes', FLOOR, QUANTILE)))
+    console.log(JSON.stringify(fitClaude(conversations, 'o200k', FLOOR, QUANTILE)))
     return
   }
-  const heldOut = (base: Base) =>
-    conversations.map((_, k) =>
-      ofCounter(
-        measuredClaudeCounter(
-          fitClaude(
-            conversations.filter((_, j) => j !== k),
-            base,
-          ),
-        ),
-      ),
-    )
-  const held = heldOut('pieces')
-  const heldO200k = heldOut('o200k')
+  const held = (form: 'classes' | 'kinds' | 'o200k') => {
+    const each = heldOut(conversations, form, FLOOR, QUANTILE)
+    return figures(conversations, (k) => each[k] as Estimate)
+  }
   const rows: Record<string, Figures> = {
     'old: o200k pieces × 1.6': figures(conversations, () =>
       ofCounter(estimateCounter({ model: 'claude-sonnet-4-5', estimate: 'factor' })),
     ),
-    'measured, pieces (default), held out': figures(conversations, (k) => held[k] as Estimate),
-    "measured, base: 'o200k', held out": figures(conversations, (k) => heldO200k[k] as Estimate),
-    'measured, pieces, as shipped (in-sample)': figures(conversations, () =>
+    'pieces by kind (previous default), held out': held('kinds'),
+    'pieces by class (default), held out': held('classes'),
+    "o200k by kind, base: 'o200k', held out": held('o200k'),
+    'default as shipped (in-sample)': figures(conversations, () =>
       ofCounter(counterFor('claude-sonnet-4-5')),
     ),
-    "measured, base: 'o200k', as shipped (in-sample)": figures(conversations, () =>
+    "base: 'o200k' as shipped (in-sample)": figures(conversations, () =>
       ofCounter(estimateCounter({ model: 'claude-sonnet-4-5', base: 'o200k' })),
     ),
   }
@@ -356,7 +179,7 @@ async function main(): Promise<void> {
       'old: o200k pieces × 1.6': ofCounter(
         estimateCounter({ model: 'claude-sonnet-4-5', estimate: 'factor' }),
       ),
-      measured: ofCounter(counterFor('claude-sonnet-4-5')),
+      'measured (default)': ofCounter(counterFor('claude-sonnet-4-5')),
       "measured, base: 'o200k'": ofCounter(
         estimateCounter({ model: 'claude-sonnet-4-5', base: 'o200k' }),
       ),

@@ -2,7 +2,7 @@ import { InvalidOptionError, UnknownModelError } from '../errors.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
-import { estimateText } from './estimate-text.js'
+import { estimateText, pricePieces } from './estimate-text.js'
 import type { ImageModel } from './images.js'
 import {
   type ClaudeCounting,
@@ -91,9 +91,10 @@ export interface EstimateCounterOptions {
    */
   base?: 'pieces' | 'o200k' | 'chars'
   /**
-   * For Claude models: `measured` (default) prices each kind of text as Claude's own usage
-   * showed (`CLAUDE_COUNTING`); `factor` is the former estimate, o200k pieces × the model's
-   * factor (1.6, 2.35 for Opus 4.7 and later), about 1.4 times Claude's count.
+   * For Claude models: `measured` (default) prices each class of piece as Claude's own usage
+   * showed (`CLAUDE_COUNTING`; with `base: 'o200k'`, each kind of text in o200k tokens);
+   * `factor` is the former estimate, o200k pieces × the model's factor (1.6, 2.35 for Opus 4.7
+   * and later), about 1.5 times Claude's count.
    */
   estimate?: 'measured' | 'factor'
 }
@@ -175,18 +176,25 @@ function estimateOf(info: ModelInfo | undefined, options: EstimateCounterOptions
 }
 
 /**
- * Claude's count as measured: each kind of text (o200k pieces, `estimateText`) at its own
- * price, per message and per tool call, times `factor` (a newer tokenizer's).
+ * Claude's count as measured: each class of o200k piece (`pricePieces`) or each kind of text
+ * (o200k pieces or tokens) at its own price, per message and per tool call, times `factor` (a
+ * newer tokenizer's).
  */
 export function measuredClaudeCounter(
   kinds: ClaudeCounting,
   factor = 1,
   info?: ModelInfo,
 ): TokenCounter {
+  const { pieces } = kinds
   return createCounter({
     name: `estimate:measured${kinds.base === 'o200k' ? ':o200k' : ''}${factor === 1 ? '' : `x${factor}`}${info ? `:${info.id}` : ''}`,
     exact: false,
-    text: kinds.base === 'o200k' ? textCounter('o200k_base') : estimateText,
+    text:
+      kinds.base === 'o200k'
+        ? textCounter('o200k_base')
+        : pieces
+          ? (t) => pricePieces(t, pieces)
+          : estimateText,
     accounting: {
       perMessage: kinds.perMessage,
       perName: 1,

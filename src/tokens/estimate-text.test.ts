@@ -3,7 +3,7 @@ import { countTokens as o200kReference } from 'gpt-tokenizer/encoding/o200k_base
 import { describe, expect, it } from 'vitest'
 import { dataStrings } from '../../test/helpers/data-strings.js'
 import { nastyText } from '../../test/properties/hostile.js'
-import { estimateText } from './estimate-text.js'
+import { estimateText, pricePieces } from './estimate-text.js'
 
 const asText = { disallowedSpecial: new Set<string>() }
 
@@ -46,5 +46,40 @@ describe('the table-free estimate', () => {
   it('a long run of one character is counted by its length, not as one piece', () => {
     expect(estimateText('a'.repeat(70_000))).toBeGreaterThanOrEqual(10_000)
     expect(estimateText(' '.repeat(8000))).toBeGreaterThanOrEqual(1000)
+  })
+})
+
+describe('pieces priced by class', () => {
+  // Prices far apart, so the total shows how many units of each class were counted.
+  const apart = { word: 1, digits: 10, space: 100, punctuation: 1000, nonAscii: 10_000 }
+  const zero = { word: 0, digits: 0, space: 0, punctuation: 0, nonAscii: 0 }
+
+  it('counts the units of each class as cut by hand', () => {
+    // 'Hello' ' world' ' ' '123' ',' ' ok' '!': 3 words, 1 space, 1 run of digits, 2 punctuation.
+    expect(pricePieces('Hello world 123, ok!', apart)).toBe(3 + 10 + 100 + 2000)
+    // 'café' is one piece of 5 bytes (2 units); an astral emoji is 4 bytes (2 units).
+    expect(pricePieces('café', apart)).toBe(20_000)
+    expect(pricePieces('😀', apart)).toBe(20_000)
+    // A word of 15 letters: 1 + 15 / 7 units; 1234567: three runs of digits; '\n\n' one of space.
+    expect(pricePieces('Internationally', apart)).toBe(3)
+    expect(pricePieces('1234567', apart)).toBe(30)
+    expect(pricePieces('\n\n', apart)).toBe(100)
+    expect(pricePieces('', apart)).toBe(0)
+  })
+
+  it('at 1 each it is the o200k-piece estimate, and it is linear in the prices', () => {
+    const one = { word: 1, digits: 1, space: 1, punctuation: 1, nonAscii: 1 }
+    const twice = { word: 2, digits: 2, space: 2, punctuation: 2, nonAscii: 2 }
+    fc.assert(
+      fc.property(fc.oneof(nastyText, fc.string({ unit: 'binary', maxLength: 80 })), (t) => {
+        expect(pricePieces(t, one)).toBe(estimateText(t))
+        expect(pricePieces(t, twice)).toBe(2 * estimateText(t))
+        // Each class's units, summed, are the whole.
+        const classes = Object.keys(one) as (keyof typeof one)[]
+        const parts = classes.map((c) => pricePieces(t, { ...zero, [c]: 1 }))
+        expect(parts.reduce((a, b) => a + b, 0)).toBe(estimateText(t))
+      }),
+      { numRuns: 300, seed: 20261126 },
+    )
   })
 })

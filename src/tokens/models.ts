@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import { describeValue, requireArgument } from '../options-check.js'
+import type { PiecePrices } from './estimate-text.js'
 import type { ImageModel } from './images.js'
 
 export type Tokenizer = 'o200k_base' | 'cl100k_base' | 'estimate'
@@ -19,16 +20,17 @@ export interface ModelInfo {
   /** Set for a model the table does not list: why its figures are its provider's most conservative. */
   assumed?: string
   /**
-   * Claude: what each kind of text costs, measured against the provider's usage, and a factor
-   * on top (the newer tokenizer's). Without it, or with `estimate: 'factor'`, the estimate is
-   * o200k pieces × `estimateFactor`.
+   * Claude: what each class of piece or kind of text costs, measured against the provider's
+   * usage, and a factor on top (the newer tokenizer's). Without it, or with
+   * `estimate: 'factor'`, the estimate is o200k pieces × `estimateFactor`.
    */
   measured?: { kinds: ClaudeCounting; o200k: ClaudeCounting; factor: number }
 }
 
 /**
- * Claude's count of a message, per estimated o200k token of each kind (`estimateText`) and per
- * message and tool call: fitted on Claude's own usage (`npm run eval:counting -- --fit`).
+ * Claude's count of a message, per estimated o200k token of each kind (`estimateText`, or
+ * `pricePieces` with `pieces`) and per message and tool call: fitted on Claude's own usage
+ * (`npm run eval:counting -- --fit`).
  */
 export interface ClaudeCounting {
   text: number
@@ -38,6 +40,8 @@ export interface ClaudeCounting {
   perToolCall: number
   /** What the weights price: o200k pieces (`estimateText`, default: no table) or exact o200k tokens. */
   base?: 'pieces' | 'o200k'
+  /** With o200k pieces: each class of piece at its own price (`pricePieces`) instead of 1. */
+  pieces?: PiecePrices
 }
 
 const tile = (family: Extract<ImageModel, { kind: 'tile' }>['family']): ImageModel => ({
@@ -102,17 +106,22 @@ const CLAUDE = 1.6
 const CLAUDE_NEW = 2.35
 
 /**
- * Claude Sonnet 4.5's count, fitted on the 25 τ²-bench airline conversations of
- * test/data/tau2-claude (238 calls; `npm run eval:counting -- --fit`) and scaled so that no
- * conversation is counted under Claude's count. Held out (leave one conversation out), see
- * docs/providers.md.
+ * Claude Sonnet 4.5's count, table-free: each class of o200k piece at its own price
+ * (`pricePieces`: per word, per run of digits, white space, punctuation, non-ASCII) and a cost
+ * per tool call. Fitted by non-negative least squares on the 213 steps between agent calls of
+ * the 25 τ²-bench airline conversations of test/data/tau2-claude (`npm run eval:counting --
+ * --fit`, scripts/claude-fit.ts), then scaled so that no conversation is counted under
+ * Claude's count. Non-ASCII pieces are too few there to fit (about 500): priced as
+ * `estimateText` prices them, then scaled with the rest. Held out (each conversation counted
+ * by a fit on the other 24), see docs/providers.md.
  */
 export const CLAUDE_COUNTING: ClaudeCounting = {
-  text: 0.936,
-  call: 1.446,
-  result: 0.992,
+  text: 1,
+  call: 1,
+  result: 1,
   perMessage: 0,
-  perToolCall: 79.434,
+  perToolCall: 86.225,
+  pieces: { word: 0.906, digits: 2.945, space: 0.393, punctuation: 0.623, nonAscii: 1.036 },
 }
 /**
  * The same fit on exact o200k tokens (`estimateCounter({ model, base: 'o200k' })`, which loads
@@ -171,7 +180,7 @@ export const models: readonly ModelInfo[] = [
   openai('gpt-4', 8_192, 8_192, none, 'cl100k_base', 'gpt-4'),
   openai('gpt-3.5-turbo', 16_385, 4_096, none, 'cl100k_base', 'gpt-4'),
 
-  // Claude's tokenizer is not public: counted by kind of text as Claude's own usage showed
+  // Claude's tokenizer is not public: counted by class of piece as Claude's own usage showed
   // (`CLAUDE_COUNTING`). Opus 4.7 brought a tokenizer that counts up to 1.47 times what 4.6
   // counted (English prose and technical text; code 1.15-1.36, CJK and Cyrillic unchanged):
   // its models count 1.47 times as much. The factor beside each model is the former estimate
