@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { figures, fitClaude, heldOut } from '../../scripts/claude-fit.js'
+import { CODE_RATIO, codeSample, figures, fitClaude, heldOut } from '../../scripts/claude-fit.js'
 import { claudeConversations } from '../../test/tau2-claude-steps.js'
 import { fit } from '../context/fit.js'
 import type { Message } from '../messages/message.js'
 import { clearThinking } from '../transforms/clear-thinking.js'
-import { counterFor, estimateCounter } from './counters.js'
+import { counterFor, estimateCounter, exactCounter } from './counters.js'
 import { loadEncoding } from './encodings.js'
 import { estimateText } from './estimate-text.js'
 import { CLAUDE_COUNTING, CLAUDE_COUNTING_O200K } from './models.js'
@@ -43,11 +43,40 @@ describe("Claude's count, measured on Claude Sonnet 4.5's own usage (25 τ²-ben
     expect(fitClaude(conversations, 'o200k')).toEqual(CLAUDE_COUNTING_O200K)
   })
 
-  it('the shipped estimate is under none of them and within 1.10 times each (in-sample)', () => {
+  it('the shipped estimate is under none of them, and within 1.10 times 9 in 10 of them (in-sample)', () => {
     const counter = counterFor('claude-sonnet-4-5')
     const r = ratios((m) => counter.countMessage(m))
     expect(Math.min(...r)).toBeGreaterThanOrEqual(1)
-    expect(Math.max(...r)).toBeLessThanOrEqual(1.1)
+    expect(r.filter((x) => x <= 1.1).length).toBeGreaterThanOrEqual(Math.ceil(0.9 * r.length))
+    expect(Math.max(...r)).toBeLessThanOrEqual(1.15)
+  })
+
+  it('code, which the conversations hold none of, counts as a published comparison measured Claude counting it (1.30 times o200k), on files the fit did not see', () => {
+    // test/data/code-sample: the odd-numbered files are not rows of the fit. Their o200k
+    // counts are stored with them (checked against the table below).
+    const counter = counterFor('claude-sonnet-4-5')
+    const empty = counter.countMessage({ role: 'user', content: '' })
+    const { heldOut: files } = codeSample()
+    expect(files.length).toBeGreaterThanOrEqual(15)
+    const r = files.map(
+      (f) => (counter.countMessage({ role: 'user', content: f.text }) - empty) / f.o200k,
+    )
+    const ours = files.reduce(
+      (n, f) => n + counter.countMessage({ role: 'user', content: f.text }) - empty,
+      0,
+    )
+    const theirs = files.reduce((n, f) => n + f.o200k, 0)
+    expect(ours / theirs).toBeGreaterThanOrEqual(0.97 * CODE_RATIO)
+    expect(ours / theirs).toBeLessThanOrEqual(1.1 * CODE_RATIO)
+    // No file of code is counted under its o200k count (the previous fit counted some at 0.84).
+    expect(Math.min(...r)).toBeGreaterThanOrEqual(1)
+  })
+
+  it('the code sample stores each file’s o200k count', async () => {
+    await loadEncoding('o200k_base')
+    const o200k = exactCounter({ encoding: 'o200k_base' })
+    const { fit: a, heldOut: b } = codeSample()
+    for (const f of [...a, ...b]) expect(o200k.countText(f.text), f.path).toBe(f.o200k)
   })
 
   it('text the data holds almost none of (non-ASCII) is priced no lower than the o200k-piece estimate prices it', () => {

@@ -51,12 +51,20 @@ describe('the table-free estimate', () => {
 
 describe('pieces priced by class', () => {
   // Prices far apart, so the total shows how many units of each class were counted.
-  const apart = { word: 1, digits: 10, space: 100, punctuation: 1000, nonAscii: 10_000 }
-  const zero = { word: 0, digits: 0, space: 0, punctuation: 0, nonAscii: 0 }
+  const apart = {
+    word: 1,
+    digits: 10,
+    space: 100,
+    punctuation: 1000,
+    nonAscii: 10_000,
+    json: 100_000,
+  }
+  const zero = { word: 0, digits: 0, space: 0, json: 0, punctuation: 0, nonAscii: 0 }
 
   it('counts the units of each class as cut by hand', () => {
-    // 'Hello' ' world' ' ' '123' ',' ' ok' '!': 3 words, 1 space, 1 run of digits, 2 punctuation.
-    expect(pricePieces('Hello world 123, ok!', apart)).toBe(3 + 10 + 100 + 2000)
+    // 'Hello' ' world' ' ' '123' ',' ' ok' '!': 3 words, 1 space, 1 run of digits, 1 JSON mark
+    // (',') and 1 other punctuation.
+    expect(pricePieces('Hello world 123, ok!', apart)).toBe(3 + 10 + 100 + 1000 + 100_000)
     // 'café' is one piece of 5 bytes (2 units); an astral emoji is 4 bytes (2 units).
     expect(pricePieces('café', apart)).toBe(20_000)
     expect(pricePieces('😀', apart)).toBe(20_000)
@@ -65,11 +73,17 @@ describe('pieces priced by class', () => {
     expect(pricePieces('1234567', apart)).toBe(30)
     expect(pricePieces('\n\n', apart)).toBe(100)
     expect(pricePieces('', apart)).toBe(0)
+    // JSON's own marks, with or without white space, are a class of their own; a piece that
+    // mixes them with any other mark is punctuation.
+    // '{"' 'a' '":' ' ' '1' '},' ' []': JSON marks in 2 + 2 + 2 + 3 bytes (1 + 1 + 1 + 2 units).
+    expect(pricePieces('{"a": 1}, []', apart)).toBe(1 + 10 + 100 + 5 * 100_000)
+    expect(pricePieces('});', apart)).toBe(2000)
+    expect(pricePieces(' =>', apart)).toBe(2000)
   })
 
   it('at 1 each it is the o200k-piece estimate, and it is linear in the prices', () => {
-    const one = { word: 1, digits: 1, space: 1, punctuation: 1, nonAscii: 1 }
-    const twice = { word: 2, digits: 2, space: 2, punctuation: 2, nonAscii: 2 }
+    const one = { word: 1, digits: 1, space: 1, json: 1, punctuation: 1, nonAscii: 1 }
+    const twice = { word: 2, digits: 2, space: 2, json: 2, punctuation: 2, nonAscii: 2 }
     fc.assert(
       fc.property(fc.oneof(nastyText, fc.string({ unit: 'binary', maxLength: 80 })), (t) => {
         expect(pricePieces(t, one)).toBe(estimateText(t))

@@ -3,18 +3,20 @@ import { PATTERNS } from './patterns.js'
 /**
  * What each class of o200k pre-tokenizer piece costs, per unit of its length: a word (letters,
  * with its leading space or mark) per 1 + one per 7 bytes; a run of at most three digits per
- * piece; white space per 8 bytes; punctuation and symbols per 2 bytes; a piece with non-ASCII
+ * piece; white space per 8 bytes; JSON's own punctuation (a piece of nothing but `"{}[]:,` and
+ * white space) and other punctuation and symbols, each per 2 bytes; a piece with non-ASCII
  * characters per 3 bytes (UTF-8).
  */
 export interface PiecePrices {
   word: number
   digits: number
   space: number
+  json: number
   punctuation: number
   nonAscii: number
 }
 
-const UNIT: PiecePrices = { word: 1, digits: 1, space: 1, punctuation: 1, nonAscii: 1 }
+const UNIT: PiecePrices = { word: 1, digits: 1, space: 1, json: 1, punctuation: 1, nonAscii: 1 }
 
 /**
  * An estimate of a text's o200k token count that needs no rank table: the text is cut by
@@ -43,12 +45,16 @@ export function pricePieces(text: string, prices: PiecePrices): number {
     let ascii = true
     let letter = false
     let space = true
+    let json = true
     for (let i = 0; i < piece.length; i++) {
       const c = piece.charCodeAt(i)
       if (c < 0x80) {
         bytes += 1
         if (isLetter(c)) letter = true
-        if (!isSpace(c)) space = false
+        if (!isSpace(c)) {
+          space = false
+          if (!isJsonMark(c)) json = false
+        }
       } else {
         ascii = false
         // A surrogate pair is 4 bytes: 2 for each half.
@@ -60,13 +66,18 @@ export function pricePieces(text: string, prices: PiecePrices): number {
     // The pattern cuts digits in runs of at most three: one unit each.
     else if (isDigit(piece.charCodeAt(0))) n += prices.digits
     else if (letter) n += prices.word * (1 + Math.floor(bytes / 7))
-    else n += prices.punctuation * Math.ceil(bytes / 2)
+    else n += (json ? prices.json : prices.punctuation) * Math.ceil(bytes / 2)
   }
   return n
 }
 
 function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13)
+}
+
+/** `"` `,` `:` `[` `]` `{` `}`: what JSON's structure is written with. */
+function isJsonMark(c: number): boolean {
+  return c === 34 || c === 44 || c === 58 || c === 91 || c === 93 || c === 123 || c === 125
 }
 
 function isLetter(c: number): boolean {
