@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
+import { type CompressionEvent, describeCompression } from '../compress/summarizing.js'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import { type Format, providerOfFormat } from '../formats/detect.js'
@@ -200,7 +201,7 @@ function checkStrategyFlags(values: Values): void {
 }
 
 /** `fit`: the main job. */
-function fitOptions(values: Values, input: Input): FitOptions {
+function fitOptions(values: Values, input: Input, io: Pick<Output, 'err'>): FitOptions {
   checkStrategyFlags(values)
   const model = typeof values.model === 'string' ? values.model : undefined
   const budget = intOption(values, 'budget')
@@ -224,7 +225,7 @@ function fitOptions(values: Values, input: Input): FitOptions {
     ...ledgerOption(values),
     provider: providerOption(values) ?? providerOf(input.format),
     ...transformOptions(values),
-    ...(strategy === 'summarizing' && summarizerOptions(values)),
+    ...(strategy === 'summarizing' && summarizerOptions(values, io)),
   } as FitOptions
 }
 
@@ -287,10 +288,13 @@ function transformOptions(values: Values): Pick<FitOptions, 'transforms'> {
   return transforms.length ? { transforms } : {}
 }
 
-function summarizerOptions(values: Values): Record<string, unknown> {
+function summarizerOptions(values: Values, io: Pick<Output, 'err'>): Record<string, unknown> {
   const kind = values.summarizer ?? 'extractive'
-  // Compression events (a fallback above all) go to standard error: a fit that fell back says so.
-  const out: Record<string, unknown> = { verbose: true }
+  // Compression events (a fallback above all) go where the command's messages go: a fit that
+  // fell back says so.
+  const out: Record<string, unknown> = {
+    onEvent: (e: CompressionEvent) => io.err(`context-window: ${describeCompression(e)}`),
+  }
   if (values.trigger !== undefined) {
     const t = Number(values.trigger)
     if (!(t > 0))
@@ -362,7 +366,7 @@ function fitBatch(dir: string, values: Values, io: Output): number | Promise<num
       for (const name of files) {
         try {
           const input = readInput(join(dir, name), formatOption(values))
-          fitted(name, input, await fitAsync(input.messages, fitOptions(values, input)))
+          fitted(name, input, await fitAsync(input.messages, fitOptions(values, input, io)))
         } catch (e) {
           failedOne(name, e)
         }
@@ -374,7 +378,7 @@ function fitBatch(dir: string, values: Values, io: Output): number | Promise<num
   for (const name of files) {
     try {
       const input = readInput(join(dir, name), formatOption(values))
-      fitted(name, input, fit(input.messages, fitOptions(values, input)))
+      fitted(name, input, fit(input.messages, fitOptions(values, input, io)))
     } catch (e) {
       failedOne(name, e)
     }
@@ -444,7 +448,7 @@ export function fitCommand(
       `option --out-dir applies to a folder of files; ${path} is one file: use --out`,
     )
   const input = readInput(path, formatOption(values))
-  const options = fitOptions(values, input)
+  const options = fitOptions(values, input, io)
   const failed = (e: unknown): number => {
     if (e instanceof ContextOverflowError) {
       io.err(`context-window: ${input.source}: ${e.message}`)

@@ -195,6 +195,7 @@ describe('formats', () => {
 describe('compression and pruning options', () => {
   it('--strategy summarizing inserts a summary that says what it replaces', async () => {
     const out: string[] = []
+    const err: string[] = []
     const code = await main(
       [
         'fit',
@@ -209,11 +210,13 @@ describe('compression and pruning options', () => {
       ],
       {
         out: (t) => out.push(t),
-        err: () => {},
+        err: (t) => err.push(t),
         color: false,
       },
     )
     expect(code).toBe(0)
+    // What the compression did is said where the command's messages go, in the tool's voice.
+    expect(err.join('\n')).toMatch(/^context-window: compressed \d+ messages/m)
     const result = JSON.parse(out.join('\n'))
     expect(result.inserted).toHaveLength(1)
     expect(result.inserted[0].message.content).toMatch(/^\[Summary of messages 1 to \d+/)

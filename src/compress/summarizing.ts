@@ -199,7 +199,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
   }
   checkSummarizingOptions(options)
   const emit = (e: CompressionEvent) => {
-    if (options.verbose) console.error(`context-window: ${describe(e)}`)
+    if (options.verbose) console.error(`context-window: ${describeCompression(e)}`)
     options.onEvent?.(e)
   }
   /** Summaries of views that come without a ledger, one ledger per history (never shared). */
@@ -581,7 +581,8 @@ export function anchorOf(m: Message): string {
   return `${m.role}:${m.name ?? ''}:${contentText(m.content).slice(0, 48)}`
 }
 
-function describe(e: CompressionEvent): string {
+/** One line saying what a compression event did (what `verbose` prints). */
+export function describeCompression(e: CompressionEvent): string {
   switch (e.type) {
     case 'compressed':
       return `compressed ${e.replaced} messages (${e.range[0]}-${e.range[1] - 1})${e.running ? ' into the running summary' : ''}: ${e.before} -> ${e.after} tokens${e.facts ? `; facts: ${e.facts.kept + e.facts.reinserted} of ${e.facts.total} kept (${e.facts.reinserted} re-inserted, ${e.facts.lost} lost)` : ''}`

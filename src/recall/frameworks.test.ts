@@ -158,10 +158,14 @@ describe('the recall tool in each framework, run by the framework itself', () =>
       model,
       middleware: fitMiddleware({ budget: 1400, counter, recall: true }),
     })
+    // The system prompt goes as generateText's own `system`, as the AI SDK asks.
+    const [system, ...rest] = history as ModelMessage[]
+    expect(system?.role).toBe('system')
     await generateText({
       model: wrapped,
       tools: { recall },
-      messages: history as ModelMessage[],
+      system: system?.content as string,
+      messages: rest,
       stopWhen: stepCountIs(2),
     })
     expect(prompts).toHaveLength(2)
