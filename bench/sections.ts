@@ -10,7 +10,16 @@ import type { Message } from '../src/messages/message.js'
 import { lib, messageText } from './lib.js'
 import { history, period, system } from './traffic.js'
 
-const { ChatContext, countingEndpoint, exactCounter, fit, fitAsync, fitCounted, fromGemini } = lib
+const {
+  ChatContext,
+  countingEndpoint,
+  estimateCounter,
+  exactCounter,
+  fit,
+  fitAsync,
+  fitCounted,
+  fromGemini,
+} = lib
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -273,6 +282,42 @@ function counting() {
 }
 
 /**
+ * The table-free estimates (Claude's, priced by class of piece, and Gemini's) against the
+ * exact o200k count, each counting the same 20,000 messages once with a fresh counter (no
+ * cache hit): what a fit pays per new message when no table is loaded.
+ */
+function estimating() {
+  const sample = structuredClone(history(20_000))
+  const timed = (c: { countMessage: (m: Message) => number }) => {
+    const t0 = performance.now()
+    let n = 0
+    for (const m of sample) n += c.countMessage(m)
+    return [performance.now() - t0, n] as const
+  }
+  // Warm each path once on other objects, then count the sample with fresh counters.
+  for (const make of [
+    () => exactCounter(),
+    () => estimateCounter({ model: 'claude-sonnet-4-5' }),
+    () => estimateCounter({ model: 'gemini-2.5-flash' }),
+  ]) {
+    const c = make()
+    for (const m of structuredClone(sample.slice(0, 2_000))) c.countMessage(m)
+  }
+  const [exactMs] = timed(exactCounter())
+  const [claudeMs, claudeTokens] = timed(estimateCounter({ model: 'claude-sonnet-4-5' }))
+  const [geminiMs] = timed(estimateCounter({ model: 'gemini-2.5-flash' }))
+  return {
+    workload: 'estimating',
+    messages: sample.length,
+    exactMs,
+    claudeMs,
+    geminiMs,
+    claudeTokens,
+    claudeVsExact: claudeMs / exactMs,
+  }
+}
+
+/**
  * Decoding one Gemini turn of K parallel calls (their responses in one user turn, with ids
  * in another order, and without ids, matched by name) against the same K calls over K turns,
  * at K = 5,000 and 20,000. The ratio stays near or under 1 and does not grow with K when
@@ -391,6 +436,7 @@ const sections: Record<string, () => unknown> = {
   'context-scaling': contextScaling,
   'gemini-parallel': geminiParallel,
   'endpoint-scaling': endpointScaling,
+  estimating,
 }
 if (which === '--list') {
   console.log(JSON.stringify(Object.keys(sections)))
