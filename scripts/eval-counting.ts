@@ -14,8 +14,9 @@
 // `--floor` and `--quantile` change how the fit is put on the safe side (default: no
 // conversation it was fitted on under 1.00).
 // `--gemini`: the Gemini estimate against the offline Gemma 3 tokenizer (Gemini's own,
-// `context-window/gemini-tokenizer`) on the 200 τ-bench airline conversations; no Gemini
-// usage data is in the repository, so neither is checked against Google's billed count.
+// `context-window/gemini-tokenizer`) on the 200 τ-bench airline conversations, then both
+// against the counts Google published for 22 requests (test/data/gemini-published); there
+// are no Gemini conversations with their usage in the repository.
 // `--usage`: how fast usage calibration (`recordUsage`) converges on the same data.
 // npm run eval:counting [-- --fit] [--each] [--usage] [--json]
 import { readFileSync } from 'node:fs'
@@ -37,6 +38,7 @@ import {
   ofCounter,
   quantile,
 } from './claude-fit.js'
+import { publishedReport } from './gemini-published.js'
 
 /**
  * Usage calibration (`calibrate`, what `recordUsage` runs) fed each agent call's usage in
@@ -123,6 +125,7 @@ function geminiAccuracy(): void {
   )
   console.log(`per conversation: ${f(ratios)}`)
   console.log(`per message:      ${f(perMessage)}`)
+  publishedReport(exact)
 }
 
 let FLOOR = 1

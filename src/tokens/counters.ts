@@ -168,7 +168,9 @@ function estimateOf(info: ModelInfo | undefined, options: EstimateCounterOptions
       perToolCall: 12,
       tools: 'json',
       // Anthropic adds a tool-use system prompt of about 350 tokens once tools are given.
-      toolsPreamble: anthropic ? 350 : 0,
+      // Gemini charged 76 tokens for four declarations that were bare names (Google's own
+      // sample, test/data/gemini-published), 30 more than their JSON before the factor.
+      toolsPreamble: anthropic ? 350 : info?.provider === 'google' ? 30 : 0,
     },
     image: info?.image ?? { kind: 'unknown' },
     factor,
