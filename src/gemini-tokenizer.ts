@@ -24,7 +24,8 @@ export interface GeminiCounterOptions {
  * holds (texts, call names and arguments, results, tool schemas), plus the role's name (one
  * token) for each message where the SDK adds nothing.
  * Call arguments, results and tool schemas are counted as their JSON text, which is at least
- * what the SDK's count of their keys and values gives. Images are priced by Gemini's rule
+ * what the SDK's count of their keys and values gives; tool declarations also carry a framing
+ * Google does not publish, priced above its one published count (so not exact there). Images are priced by Gemini's rule
  * (258 tokens per 768-pixel tile). `tokenizer` is the parsed `tokenizer.json` (or its text),
  * or an encoder from `mergeBpe` to share one between counters.
  */
@@ -48,7 +49,12 @@ export function geminiCounter(
       replyPriming: 0,
       perToolCall: 0,
       tools: 'json',
-      toolsPreamble: 0,
+      // Google's framing of function declarations is not published, and its one published
+      // count of them (four bare names, 76 tokens on gemini-1.5-flash, where their JSON text
+      // is 20) fits a preamble of 36 or 14 a declaration equally: priced as both, so no
+      // reading of it is under (test/data/gemini-published).
+      toolsPreamble: 36,
+      perToolSchema: 14,
     },
     image: { kind: 'gemini' },
   })

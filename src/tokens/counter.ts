@@ -30,6 +30,8 @@ export interface Accounting {
   tools: ToolAccounting | 'json'
   /** Tokens a provider adds to the system prompt once any tool is given. */
   toolsPreamble: number
+  /** With `tools: 'json'`: tokens added to each schema's JSON text (5 unless given). */
+  perToolSchema?: number
 }
 
 export interface ToolAccounting {
@@ -142,7 +144,7 @@ export function createCounter(spec: CounterSpec): TokenCounter {
         n +=
           w.call *
             (a.tools === 'json'
-              ? text(JSON.stringify(tool)) + 5
+              ? text(JSON.stringify(tool)) + (a.perToolSchema ?? 5)
               : toolTokens(tool, a.tools, text)) +
           (tool.tokens ?? 0)
       return scale(n)
