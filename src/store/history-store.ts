@@ -1,6 +1,7 @@
 import { ContextWindowError, InvalidInputError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 
 /** A stored message with what another process needs not to count it again. */
 export interface StoredEntry {
@@ -77,6 +78,26 @@ export function checkEntries(id: string, entries: unknown, what = 'entries'): vo
         field: 'counter',
       })
   }
+}
+
+/**
+ * The check the server stores make of a conversation id: a non-empty string of well-formed
+ * Unicode, or a typed error. A lone surrogate reaches the server as U+FFFD, so `'\uD800'`,
+ * `'\uDC00'` and `'\uFFFD'` would share one conversation; with `nul`, U+0000 is refused too
+ * (PostgreSQL text cannot hold it). The error does not quote the id.
+ */
+export function checkConversationId(store: string, id: unknown, nul = false): asserts id is string {
+  if (typeof id !== 'string' || id === '')
+    throw new InvalidInputError(
+      `${store}: expected a conversation id (a non-empty string), got ${describeValue(id)}`,
+      { field: 'id' },
+    )
+  const bad = (nul ? /\p{Surrogate}|\0/u : /\p{Surrogate}/u).exec(id)
+  if (bad)
+    throw new InvalidInputError(
+      `${store}: a conversation id may not hold ${bad[0] === '\0' ? 'U+0000' : 'a lone surrogate'} (at index ${bad.index})`,
+      { field: 'id' },
+    )
 }
 
 /** A summary's `replaces`: whole positions `[from, to)` with `0 <= from < to`. */

@@ -5,6 +5,7 @@ import { newAppendId } from './append-id.js'
 import {
   type AppendOptions,
   checkAppendId,
+  checkConversationId,
   checkEntries,
   checkSummary,
   type HistoryStore,
@@ -248,13 +249,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     if (Date.now() - lastSweep > 60_000) void sweep().catch(() => {})
   }
 
-  const checkId = (id: unknown): void => {
-    if (typeof id !== 'string' || id === '')
-      throw new InvalidInputError(
-        `postgres store: expected a conversation id (a non-empty string), got ${describeValue(id)}`,
-        { field: 'id' },
-      )
-  }
+  const checkId = (id: unknown): void => checkConversationId('postgres store', id, true)
 
   return {
     async append(id, entries, opts: AppendOptions = {}) {
