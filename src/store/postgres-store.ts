@@ -59,6 +59,16 @@ function connectionLost(e: unknown): boolean {
 }
 
 /**
+ * What goes into a `jsonb` column. `jsonb` refuses `\u0000` and a lone surrogate, which a
+ * message may hold (a tool's binary output, text cut mid-pair): such a value is kept as its
+ * JSON text, `{ "json": "…" }`, where they are plain escapes, and read back whole.
+ */
+function storable(value: object): object {
+  const text = JSON.stringify(value)
+  return /\\u(0000|d[89a-f])/i.test(text) ? { json: text } : value
+}
+
+/**
  * Conversations in PostgreSQL, for teams that keep their data there. One row per
  * conversation (length, version, learned limit) that every change locks (`SELECT … FOR
  * UPDATE`), so appends to one conversation are serialized, land whole and in order in one
@@ -258,7 +268,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       if (opts.seed !== undefined) checkEntries(id, opts.seed, 'seed')
       if (opts.appendId !== undefined) checkAppendId(id, opts.appendId)
       const encode = (list: typeof entries) =>
-        list.map((e) => ({ m: e.message, t: e.tokens, c: e.counter }))
+        list.map((e) => storable({ m: e.message, t: e.tokens, c: e.counter }))
       // Without a caller's id, one of the store's own: the retry below is then safe too.
       const appendId = opts.appendId ?? newAppendId()
       const attempt = () =>
@@ -346,7 +356,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
         )
         await c.query(
           `INSERT INTO ${t('summaries')} (conversation, replaces_end, record) VALUES ($1, $2, $3::jsonb)`,
-          [id, summary.replaces[1], JSON.stringify(summary)],
+          [id, summary.replaces[1], JSON.stringify(storable(summary))],
         )
         await touch(c, id, 0)
         return undefined

@@ -126,6 +126,38 @@ describe.runIf(postgresAvailable)('postgres store: held-out inputs', () => {
 
   idCases('postgres', () => postgresStore({ url: server.url, tablePrefix: 'ids_' }))
 
+  it('postgres: messages and summaries with U+0000 and lone surrogates (jsonb refuses them) are stored and read back whole', async () => {
+    const store = await postgresStore({ url: server.url, tablePrefix: 'text_' })
+    const texts = [
+      'nul\0inside',
+      '\0',
+      'cut\uD800',
+      '\uDC00x',
+      `half ${'😀'.slice(0, 1)}`,
+      'a literal \\u0000 and \\ud800, written out',
+      '{"json":"not a wrapper"}',
+    ]
+    const messages = texts.map((t, k) =>
+      k % 2 ? { role: 'assistant' as const, content: t } : user(t),
+    )
+    messages.push({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'c\0', name: 'run', arguments: '{"x":"\u0000"}' }],
+    } as never)
+    for (const message of messages) await store.append('c', [{ message, tokens: 3, counter: 'n' }])
+    await store.append('c', [{ message: user('two\0') }, { message: user('at once\uDFFF') }])
+    const back = await store.read('c')
+    expect(back.map((e) => e.message)).toEqual([...messages, user('two\0'), user('at once\uDFFF')])
+    expect(back[0]).toMatchObject({ seq: 0, tokens: 3, counter: 'n' })
+    const summary = { replaces: [0, 2] as [number, number], message: user('sum\0\uD800') }
+    await store.putSummary('c', summary)
+    expect((await store.summaries('c')).map((s) => s.message)).toEqual([summary.message])
+    // A row that merely looks like the wrapper is a message of its own, not unwrapped.
+    expect(back[6]?.message.content).toBe('{"json":"not a wrapper"}')
+    await store.close()
+  })
+
   it('postgres: an id with U+0000 (text cannot hold it) is an InvalidInputError, not a server failure', async () => {
     const store = await postgresStore({ url: server.url, tablePrefix: 'ids_' })
     for (const id of ['a\0b', '\0'])
