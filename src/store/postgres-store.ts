@@ -30,7 +30,10 @@ export interface PostgresStoreOptions {
   ttl?: number
   /** Passed to `pg` when it makes the pool from `url`. */
   poolOptions?: PoolConfig
-  /** Longest wait for any one call, in ms, before it fails with a `StoreError`. Default 10,000. */
+  /**
+   * Longest wait for any one call, in ms, before it fails with a `StoreError`: pg's limits and
+   * the server's `statement_timeout` on connections the store opens. Default 10,000.
+   */
   timeoutMs?: number
 }
 
@@ -131,6 +134,10 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       connectionString: options.url,
       connectionTimeoutMillis: timeoutMs,
       query_timeout: timeoutMs,
+      // The server's own limit too: a statement waiting for a row another transaction holds
+      // is cancelled there, so the transaction ends and the call fails in time (pg's limit
+      // alone leaves the statement running and the ROLLBACK queued behind it).
+      statement_timeout: timeoutMs,
       ...options.poolOptions,
     })
     // A broken connection surfaces as a StoreError from the call that meets it, never as an

@@ -2,19 +2,25 @@
 // ids (hash-tag braces, control characters, astral and lone surrogates, 10 KB, names of
 // Object.prototype), message text PostgreSQL's jsonb refuses, a row lock held by someone
 // else, an ACL user's password, and writers in separate processes on a hostile id.
+import { execFile, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { Cluster, Redis } from 'ioredis'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InvalidInputError } from '../../src/errors.js'
-import type { HistoryStore } from '../../src/store/history-store.js'
+import { type HistoryStore, StoreError } from '../../src/store/history-store.js'
 import { memoryStore } from '../../src/store/memory-store.js'
 import { postgresStore } from '../../src/store/postgres-store.js'
 import { redisStore } from '../../src/store/redis-store.js'
 import { requireInCI } from '../helpers/ci.js'
 import { hasPostgres, type PostgresServer, startPostgres } from '../helpers/postgres-server.js'
+import { type RedisCluster, startRedisCluster } from '../helpers/redis-cluster.js'
 import { hasRedisServer, type RedisServer, startRedis } from '../helpers/redis-server.js'
 
 const redisAvailable = requireInCI(hasRedisServer(), 'redis-server')
 const postgresAvailable = requireInCI(hasPostgres(), 'PostgreSQL (initdb, pg_ctl)')
+const run = promisify(execFile)
 const user = (content: string) => ({ role: 'user' as const, content })
 
 /** Ids every store must keep apart: each is its own conversation. */
@@ -48,6 +54,15 @@ const hostileIds = [
   'x'.repeat(10_000),
   `${'x'.repeat(9_999)}{`,
 ]
+
+/** Everything an error holds that could reach a log. */
+const everything = (e: unknown) =>
+  [
+    (e as Error).message,
+    (e as Error).stack,
+    JSON.stringify(e),
+    JSON.stringify(Object.entries(e as object)),
+  ].join('\n')
 
 /** Appends one message per id, then reads each back: its own message, and only it. */
 async function keptApart(store: HistoryStore, ids: string[], tag: string) {
@@ -112,6 +127,83 @@ describe.runIf(redisAvailable)('redis store: held-out inputs', () => {
   })
 })
 
+describe.runIf(redisAvailable)('redis store: an ACL user and writers in other processes', () => {
+  let server: RedisServer
+  let admin: Redis
+  beforeAll(async () => {
+    server = await startRedis()
+    admin = new Redis(server.url)
+  })
+  afterAll(async () => {
+    await admin?.quit()
+    await server?.stop()
+  })
+
+  // The password as the server knows it, and as written in a URL.
+  const password = 'p@ss:w/rd%21-S3cret'
+  const inUrl = encodeURIComponent(password)
+  const url = (pw: string) => `redis://agent:${pw}@127.0.0.1:${server.port}`
+  const leaks = (e: unknown) => /p@ss|S3cret|Wr0ng|p%40ss/.test(everything(e))
+
+  it("an ACL user's password is never in an error: refused at login, or changed under a running store", async () => {
+    await admin.call('ACL', 'SETUSER', 'agent', 'on', `>${password}`, '~*', '+@all')
+    const store = await redisStore({ url: url(inUrl), timeoutMs: 1000 })
+    await store.append('c', [{ message: user('in') }])
+    expect(await store.length('c')).toBe(1)
+
+    const wrong = await redisStore({ url: url('Wr0ng%3Apw'), timeoutMs: 1000 })
+    const refused = await wrong.append('c', [{ message: user('x') }]).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(StoreError)
+    expect(leaks(refused)).toBe(false)
+    await wrong.close()
+
+    // The password changes and the connection is cut: the store's next calls fail, cleanly.
+    await admin.call('ACL', 'SETUSER', 'agent', 'resetpass', '>another-one')
+    await admin.call('CLIENT', 'KILL', 'USER', 'agent')
+    const after = await store.append('c', [{ message: user('y') }]).catch((e: unknown) => e)
+    expect(after).toBeInstanceOf(StoreError)
+    expect(leaks(after)).toBe(false)
+    await store.close()
+    expect(await admin.llen('cw:{c}:messages')).toBe(1)
+  })
+
+  it('3 processes × 150 appends to one hostile id ("}{", newline, astral, __proto__): 450 stored once, each order kept', async () => {
+    const id = '}{:\n😀 __proto__ {x}'
+    const writer = fileURLToPath(new URL('./writer.ts', import.meta.url))
+    await Promise.all(
+      [0, 1, 2].map(
+        (w) =>
+          new Promise<void>((resolve, reject) => {
+            const p = spawn(
+              process.execPath,
+              ['--import', 'tsx', writer, server.url, id, `w${w}`, '150'],
+              { stdio: 'ignore' },
+            )
+            p.on('exit', (code) =>
+              code === 0 ? resolve() : reject(new Error(`writer ${w} exited ${code}`)),
+            )
+          }),
+      ),
+    )
+    const store = await redisStore({ url: server.url })
+    const all = (await store.read(id)).map((e) => String(e.message.content))
+    expect(all).toHaveLength(450)
+    expect(new Set(all).size).toBe(450)
+    for (const w of ['w0', 'w1', 'w2'])
+      expect(all.filter((c) => c.startsWith(`${w}:`))).toEqual(
+        Array.from({ length: 150 }, (_, k) => `${w}:${k}`),
+      )
+    // One conversation, one slot: every key of the id sits under one hash tag.
+    expect((await admin.keys('cw:{%7D*')).filter((k) => !k.includes(':append:')).sort()).toEqual(
+      [
+        'cw:{%7D%7B:\n😀 __proto__ %7Bx%7D}:messages',
+        'cw:{%7D%7B:\n😀 __proto__ %7Bx%7D}:version',
+      ].sort(),
+    )
+    await store.close()
+  }, 60_000)
+})
+
 describe.runIf(postgresAvailable)('postgres store: held-out inputs', () => {
   let server: PostgresServer
   let admin: pg.Pool
@@ -158,6 +250,32 @@ describe.runIf(postgresAvailable)('postgres store: held-out inputs', () => {
     await store.close()
   })
 
+  it('postgres: an append waiting on a row another transaction holds fails with a StoreError within timeoutMs, stores nothing, and the store goes on', async () => {
+    const store = await postgresStore({ url: server.url, tablePrefix: 'lock_', timeoutMs: 1000 })
+    await store.append('c', [{ message: user('first') }])
+    const holder = await admin.connect()
+    await holder.query('BEGIN')
+    await holder.query(`SELECT * FROM lock_conversations WHERE id = 'c' FOR UPDATE`)
+    // The lock is held until the append settles, or for 4 s (4 times its limit) if it does not.
+    const outcome = await Promise.race([
+      store.append('c', [{ message: user('second') }]).then(
+        () => 'stored while locked',
+        (e: unknown) => e,
+      ),
+      new Promise((r) => setTimeout(() => r('still waiting'), 4000)),
+    ])
+    await holder.query('ROLLBACK')
+    holder.release()
+    expect(outcome).toBeInstanceOf(StoreError)
+    expect((await store.read('c')).map((e) => e.message.content)).toEqual(['first'])
+    // Every connection of the pool is free again: appends and reads go on.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, k) => store.append('c', [{ message: user(`k${k}`) }])),
+    )
+    expect(await store.length('c')).toBe(13)
+    await store.close()
+  }, 20_000)
+
   it('postgres: an id with U+0000 (text cannot hold it) is an InvalidInputError, not a server failure', async () => {
     const store = await postgresStore({ url: server.url, tablePrefix: 'ids_' })
     for (const id of ['a\0b', '\0'])
@@ -168,3 +286,108 @@ describe.runIf(postgresAvailable)('postgres store: held-out inputs', () => {
     await store.close()
   })
 })
+
+/** The hash tag the Redis store writes for an id, as docs/stores.md gives it. */
+const documentedTag = (id: string) =>
+  id.replace(/[%{}]/g, (c) => ({ '%': '%25', '{': '%7B', '}': '%7D' })[c] as string)
+
+describe.runIf(redisAvailable)(
+  'redis cluster: conversations over every master while slots move',
+  () => {
+    let cluster: RedisCluster
+    beforeAll(async () => {
+      cluster = await startRedisCluster()
+    }, 120_000)
+    afterAll(async () => {
+      await cluster?.stop()
+    })
+
+    it('every append of 240 hostile ids lands once and in order while redis-cli reshards 100 slots under them; a client through another node reads them all', async () => {
+      const [seed, other] = cluster.nodes as [{ host: string; port: number }, { port: number }]
+      const probe = new Redis(seed.port, '127.0.0.1')
+      // Which master serves which slot, and the slot of each candidate id's keys (the server says).
+      const masterOf = async () =>
+        (await probe.cluster('SLOTS')).map(([a, b, node]) => ({ a, b, id: node?.[2] ?? '' }))
+      const ranges = await masterOf()
+      const owner = (slot: number) => ranges.find(({ a, b }) => slot >= a && slot <= b)?.id
+      const from = ranges.find(({ a }) => a === 0)?.id ?? ''
+      const to = ranges.find(({ id }) => id !== from)?.id ?? ''
+      const shapes = ['{k}', '}{k', '{}k', 'k:/ 😀', 'cw:{k}:messages', '__proto__k', 'k\n%7B']
+      const candidates = Array.from({ length: 6000 }, (_, k) =>
+        (shapes[k % shapes.length] as string).replace('k', String(k)),
+      )
+      const pipe = probe.pipeline()
+      for (const id of candidates) pipe.cluster('KEYSLOT', `cw:{${documentedTag(id)}}:messages`)
+      const slots = ((await pipe.exec()) ?? []).map(([, s]) => s as number)
+      const moving = candidates.filter((_, k) => (slots[k] as number) < 100).slice(0, 40)
+      const staying = candidates.filter((_, k) => (slots[k] as number) >= 100).slice(0, 200)
+      expect(moving).toHaveLength(40)
+      // The staying ids reach all 3 masters.
+      const masters = new Set(staying.map((id) => owner(slots[candidates.indexOf(id)] as number)))
+      expect(masters.size).toBe(3)
+
+      const client = new Cluster([seed], { retryDelayOnTryAgain: 50, retryDelayOnMoved: 50 })
+      client.on('error', () => {})
+      const store = await redisStore({ client, timeoutMs: 5000, replicas: 1 })
+      // Each conversation appends until the reshard is over (at least ROUNDS times), so
+      // appends to the moving slots meet them mid-move: ASK, TRYAGAIN, then MOVED.
+      const ROUNDS = 4
+      let resent = 0
+      let moved = false
+      let duringMove = 0
+      const appended = new Map<string, number>()
+      const appendAll = async (id: string) => {
+        let k = 0
+        for (; k < ROUNDS || !moved; k++) {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await store.append(id, [{ message: user(`${id}#${k}`) }], { appendId: `${id}#${k}` })
+              break
+            } catch (e) {
+              if (attempt >= 20) throw e
+              resent++
+              await new Promise((r) => setTimeout(r, 100))
+            }
+          }
+          if (!moved && moving.includes(id)) duringMove++
+        }
+        appended.set(id, k)
+      }
+      const ids = [...moving, ...staying]
+      const writing = Promise.all(ids.map(appendAll))
+      await run(
+        'redis-cli',
+        [
+          '--cluster',
+          'reshard',
+          `127.0.0.1:${seed.port}`,
+          '--cluster-from',
+          from,
+          '--cluster-to',
+          to,
+          '--cluster-slots',
+          '100',
+          '--cluster-yes',
+        ],
+        { timeout: 60_000 },
+      ).finally(() => {
+        moved = true
+      })
+      await writing
+      // Slot 0 is served by the other master now: the move did happen under the writers.
+      expect((await masterOf()).find(({ a }) => a === 0)?.id).toBe(to)
+      expect(duringMove).toBeGreaterThan(moving.length)
+
+      const reader = new Cluster([{ host: '127.0.0.1', port: other.port }])
+      const readStore = await redisStore({ client: reader })
+      for (const id of ids)
+        expect((await readStore.read(id)).map((e) => e.message.content)).toEqual(
+          Array.from({ length: appended.get(id) ?? -1 }, (_, k) => `${id}#${k}`),
+        )
+      console.log(
+        `reshard under ${ids.length} conversations: ${duringMove} appends to the moving slots during it, ${resent} sent again`,
+      )
+      await Promise.all([reader.quit(), client.quit(), probe.quit()])
+    }, 90_000)
+  },
+)
