@@ -21,7 +21,7 @@ export interface PostgresStoreOptions {
   url?: string
   /** A `pg` Pool of your own: the store does not end it. */
   pool?: Pool
-  /** Prefix of the table names (letters, digits, `_`). Default `cw_`. */
+  /** Prefix of the table names (letters, digits, `_`; case folded, as PostgreSQL folds names). Default `cw_`. */
   tablePrefix?: string
   /**
    * Seconds a conversation lives after its last change: older ones are deleted by `sweep()`,
@@ -104,8 +104,11 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       k === 'pool' ? 'a pg Pool' : 'pg pool options',
       options[k],
     )
-  const { tablePrefix = 'cw_', ttl = 0, timeoutMs = 10_000 } = options
-  checkTablePrefix(tablePrefix)
+  const { tablePrefix: given = 'cw_', ttl = 0, timeoutMs = 10_000 } = options
+  checkTablePrefix(given)
+  // PostgreSQL folds unquoted names: `CW_` names the tables of `cw_`, so the schema lock and
+  // the messages name them folded too (two spellings starting together would otherwise race).
+  const tablePrefix = given.toLowerCase()
   if (!Number.isInteger(ttl) || ttl < 0)
     throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1)

@@ -8,6 +8,7 @@ import { promisify } from 'node:util'
 import { Cluster, Redis } from 'ioredis'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ChatContext } from '../../src/context/chat-context.js'
 import { InvalidInputError } from '../../src/errors.js'
 import { type HistoryStore, StoreError } from '../../src/store/history-store.js'
 import { memoryStore } from '../../src/store/memory-store.js'
@@ -104,6 +105,54 @@ function idCases(name: string, make: () => Promise<HistoryStore>) {
   })
 }
 
+/** Stored counts that must not be believed: not a count, or far from the message's size. */
+const lies: unknown[] = [
+  -5,
+  0,
+  1.5,
+  '12',
+  'NaN',
+  1e300,
+  2 ** 53 + 2,
+  null,
+  [186],
+  {},
+  1,
+  10_000_000,
+]
+
+/**
+ * Writes 30 messages of CJK and astral text through a context, has `lie` put each lying
+ * count in place of every stored one, and compares what a fresh context on the lied-to
+ * conversation sends with what one on an honest copy sends: the same messages, the same total.
+ */
+async function liesChangeNothing(
+  store: HistoryStore,
+  id: string,
+  lie: (value: unknown) => Promise<void>,
+) {
+  const honest = memoryStore()
+  for (const s of [store, honest]) {
+    const writer = new ChatContext({ store: s, id, model: 'gpt-4o' })
+    for (let k = 0; k < 30; k++)
+      await writer.addMessage({
+        role: k % 2 ? 'assistant' : 'user',
+        content: `${k} ${'漢字😀'.repeat(20 + k)}`,
+      })
+  }
+  for (const value of lies) {
+    await lie(value)
+    for (const budget of [600, 4000]) {
+      const lied = new ChatContext({ store, id, model: 'gpt-4o', budget })
+      const truth = new ChatContext({ store: honest, id, model: 'gpt-4o', budget })
+      expect(await lied.getMessages(), `count ${JSON.stringify(value)}`).toEqual(
+        await truth.getMessages(),
+      )
+      expect(lied.fit().tokens).toEqual(truth.fit().tokens)
+    }
+  }
+}
+
 describe.runIf(redisAvailable)('redis store: held-out inputs', () => {
   let server: RedisServer
   beforeAll(async () => {
@@ -114,6 +163,19 @@ describe.runIf(redisAvailable)('redis store: held-out inputs', () => {
   })
 
   idCases('redis', () => redisStore({ url: server.url, prefix: 'ids:' }))
+
+  it(`redis: ${lies.length} lying stored counts (edited in the server) change nothing a reader sends`, async () => {
+    const store = await redisStore({ url: server.url, prefix: 'lies:' })
+    const raw = new Redis(server.url)
+    await liesChangeNothing(store, 'c', async (value) => {
+      const entries = await raw.lrange('lies:{c}:messages', 0, -1)
+      const edited = entries.map((e) => JSON.stringify({ ...JSON.parse(e), t: value }))
+      await raw.del('lies:{c}:messages')
+      await raw.rpush('lies:{c}:messages', ...edited)
+    })
+    await raw.quit()
+    await store.close()
+  })
 
   it('redis: an id with U+0000 is its own conversation', async () => {
     const store = await redisStore({ url: server.url, prefix: 'nul:' })
@@ -275,6 +337,59 @@ describe.runIf(postgresAvailable)('postgres store: held-out inputs', () => {
     expect(await store.length('c')).toBe(13)
     await store.close()
   }, 20_000)
+
+  it('postgres: table prefixes that differ only in case name the same tables, and stores on them start together', async () => {
+    for (let round = 0; round < 3; round++) {
+      const spellings = ['Race', 'RACE', 'race', 'rAce', 'raCe', 'racE'].map((p) => `${p}${round}_`)
+      const stores = await Promise.all(
+        spellings.map((tablePrefix) => postgresStore({ url: server.url, tablePrefix })),
+      )
+      await Promise.all(stores.map((s, k) => s.append('c', [{ message: user(`s${k}`) }])))
+      for (const s of stores) expect(await s.length('c')).toBe(6)
+      await Promise.all(stores.map((s) => s.close()))
+    }
+    const tables = await admin.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_tables WHERE tablename LIKE 'race%'`,
+    )
+    expect(Number(tables.rows[0]?.n)).toBe(15)
+  })
+
+  it('postgres: the longest prefix works; a longer one, tables of a later version, and a password in the database name are refused without it', async () => {
+    const longest = await postgresStore({ url: server.url, tablePrefix: `${'p'.repeat(40)}_` })
+    await longest.append('c', [{ message: user('x') }])
+    expect(await longest.length('c')).toBe(1)
+    await longest.close()
+    await expect(
+      postgresStore({ url: server.url, tablePrefix: `${'p'.repeat(41)}_` }),
+    ).rejects.toMatchObject({ name: 'InvalidOptionError', option: 'tablePrefix' })
+
+    await (await postgresStore({ url: server.url, tablePrefix: 'later_' })).close()
+    await admin.query(`UPDATE later_meta SET value = '2' WHERE key = 'schema_version'`)
+    await expect(postgresStore({ url: server.url, tablePrefix: 'later_' })).rejects.toThrow(
+      /schema version 2, newer than this version knows \(1\)/,
+    )
+
+    const secret = 'Hunter2-pw'
+    const quoted = await postgresStore({
+      url: server.url
+        .replace('postgres@', `postgres:${secret}@`)
+        .replace(/\/postgres$/, `/${secret}`),
+      timeoutMs: 2000,
+    }).catch((e: unknown) => e)
+    expect(quoted).toBeInstanceOf(StoreError)
+    expect(everything(quoted)).toMatch(/database "\*\*\*" does not exist/)
+    expect(everything(quoted)).not.toMatch(/Hunter2/)
+  })
+
+  it(`postgres: ${lies.length} lying stored counts (edited in the server) change nothing a reader sends`, async () => {
+    const store = await postgresStore({ url: server.url, tablePrefix: 'lies_' })
+    await liesChangeNothing(store, 'c', async (value) => {
+      await admin.query(`UPDATE lies_messages SET entry = jsonb_set(entry, '{t}', $1::jsonb)`, [
+        JSON.stringify(value),
+      ])
+    })
+    await store.close()
+  })
 
   it('postgres: an id with U+0000 (text cannot hold it) is an InvalidInputError, not a server failure', async () => {
     const store = await postgresStore({ url: server.url, tablePrefix: 'ids_' })
