@@ -266,6 +266,43 @@ describe.runIf(redisAvailable)('redis store: an ACL user and writers in other pr
   }, 60_000)
 })
 
+describe.runIf(redisAvailable)('redis store: a server that restarts mid-run', () => {
+  it('appends resent under their appendId across a SIGKILL and restart (append-only file) are each stored once, in order', async () => {
+    const server = await startRedis({ appendonly: true })
+    const store = await redisStore({
+      url: server.url,
+      timeoutMs: 1000,
+      redisOptions: { retryStrategy: () => 50 },
+    })
+    const id = '{restart}:😀'
+    let failed = 0
+    const writing = (async () => {
+      for (let k = 0; k < 200; k++)
+        for (;;) {
+          try {
+            await store.append(id, [{ message: user(`m${k}`) }], { appendId: `a${k}` })
+            break
+          } catch (e) {
+            expect(e).toBeInstanceOf(StoreError)
+            failed++
+            await new Promise((r) => setTimeout(r, 20))
+          }
+        }
+    })()
+    await new Promise((r) => setTimeout(r, 100))
+    await server.kill()
+    await new Promise((r) => setTimeout(r, 300))
+    await server.start()
+    await writing
+    expect((await store.read(id)).map((e) => e.message.content)).toEqual(
+      Array.from({ length: 200 }, (_, k) => `m${k}`),
+    )
+    expect(failed).toBeGreaterThan(0)
+    await store.close()
+    await server.stop()
+  }, 30_000)
+})
+
 describe.runIf(postgresAvailable)('postgres store: held-out inputs', () => {
   let server: PostgresServer
   let admin: pg.Pool
