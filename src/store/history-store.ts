@@ -37,12 +37,21 @@ export interface AppendOptions {
   appendId?: string
 }
 
-/** An append id: a non-empty string of at most 200 characters, or a typed error. */
+/**
+ * An append id: a non-empty string of at most 200 characters, without a lone surrogate or
+ * U+0000, or a typed error. A server takes a lone surrogate for U+FFFD, so two ids would be one
+ * and the second append would be dropped as a repeat; PostgreSQL text cannot hold U+0000.
+ */
 export function checkAppendId(id: string, appendId: unknown): asserts appendId is string {
   if (typeof appendId !== 'string' || appendId.length === 0 || appendId.length > 200)
     throw new InvalidInputError(`conversation ${id}: expected an appendId of 1 to 200 characters`, {
       field: 'appendId',
     })
+  if (/\p{Surrogate}|\0/u.test(appendId))
+    throw new InvalidInputError(
+      `conversation ${id}: an appendId may not hold a lone surrogate or U+0000`,
+      { field: 'appendId' },
+    )
 }
 
 /**
