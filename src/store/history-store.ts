@@ -109,6 +109,31 @@ export function checkConversationId(store: string, id: unknown, nul = false): as
     )
 }
 
+/**
+ * A read's range: whole positions, `from >= 0` and `to` (when given) `>= 0`, or a typed
+ * error. Stores read negative positions differently (from the end, or not at all), and
+ * would number what they return wrong.
+ */
+export function checkReadRange(id: string, from: unknown, to: unknown): void {
+  const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0
+  if (!whole(from) || (to !== undefined && !whole(to)))
+    throw new InvalidInputError(`conversation ${id}: expected a range of whole positions >= 0`, {
+      field: 'range',
+    })
+}
+
+/** A window for `putLimit`: `null`, or whole tokens from 1 to 2^31 - 1 (PostgreSQL's integer), or a typed error. */
+export function checkWindow(id: string, window: unknown): void {
+  if (
+    window !== null &&
+    !(Number.isSafeInteger(window) && (window as number) >= 1 && (window as number) <= 2 ** 31 - 1)
+  )
+    throw new InvalidInputError(
+      `conversation ${id}: expected a window of whole tokens from 1 to 2147483647, or null`,
+      { field: 'window' },
+    )
+}
+
 /** A summary's `replaces`: whole positions `[from, to)` with `0 <= from < to`. */
 export function isRange(r: unknown): r is [number, number] {
   return (

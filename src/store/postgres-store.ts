@@ -7,7 +7,9 @@ import {
   checkAppendId,
   checkConversationId,
   checkEntries,
+  checkReadRange,
   checkSummary,
+  checkWindow,
   type HistoryStore,
   StoreConflictError,
   StoreError,
@@ -326,6 +328,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     },
     async read(id, from = 0, to) {
       checkId(id)
+      checkReadRange(id, from, to)
       const rows = await query<{ seq: number; entry: unknown }>(
         id,
         'read',
@@ -389,6 +392,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     },
     async putLimit(id, window) {
       checkId(id)
+      checkWindow(id, window)
       await query(
         id,
         'putLimit',

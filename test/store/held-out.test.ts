@@ -81,6 +81,24 @@ const loneSurrogates = [
   `z${'😀'.slice(0, 1)}`,
 ]
 
+/** Reads every store must answer alike: from..to of 5 messages, by seq. */
+const ranges: [number, number | undefined, number[]][] = [
+  [0, 0, []],
+  [2, 2, []],
+  [3, 1, []],
+  [0, undefined, [0, 1, 2, 3, 4]],
+  [4, 99, [4]],
+  [9, undefined, []],
+  [1, 3, [1, 2]],
+]
+const badRanges: [number, number | undefined][] = [
+  [-2, undefined],
+  [1, -1],
+  [Number.NaN, 2],
+  [1.5, 3],
+  [0, Number.POSITIVE_INFINITY],
+]
+
 /** `server`: a store on a server, which cannot keep an id with a lone surrogate apart (memory can). */
 function idCases(name: string, make: () => Promise<HistoryStore>, server = true) {
   it(`${name}: append ids that differ only in a lone surrogate, or hold U+0000, are refused with an InvalidInputError (a server would take them for one id and drop the second append)`, async () => {
@@ -110,6 +128,29 @@ function idCases(name: string, make: () => Promise<HistoryStore>, server = true)
     const expected = hostileIds.map((_, k) => [`m${k}`])
     expect(await keptApart(memoryStore(), hostileIds, 'm')).toEqual(expected)
     expect(await keptApart(store, hostileIds, 'm')).toEqual(expected)
+    await store.close?.()
+  })
+
+  it(`${name}: reads of ${ranges.length} ranges give the same seqs as memory; ${badRanges.length} bad ranges and 4 bad windows are InvalidInputErrors`, async () => {
+    const store = await make()
+    for (let k = 0; k < 5; k++) await store.append('r', [{ message: user(`m${k}`) }])
+    for (const [from, to, seqs] of ranges)
+      expect(
+        (await store.read('r', from, to)).map((e) => e.seq),
+        `${from}..${to}`,
+      ).toEqual(seqs)
+    for (const [from, to] of badRanges)
+      await expect(store.read('r', from, to), `${from}..${to}`).rejects.toMatchObject({
+        name: 'InvalidInputError',
+        field: 'range',
+      })
+    for (const window of [0, 1.5, -1, 2 ** 31])
+      await expect(store.putLimit?.('r', window), `${window}`).rejects.toMatchObject({
+        name: 'InvalidInputError',
+        field: 'window',
+      })
+    await store.putLimit?.('r', 2 ** 31 - 1)
+    expect(await store.limit?.('r')).toBe(2 ** 31 - 1)
     await store.close?.()
   })
 
