@@ -341,30 +341,45 @@ describe.runIf(redisAvailable)('redis store: a server that restarts mid-run', ()
       timeoutMs: 1000,
       redisOptions: { retryStrategy: () => 50 },
     })
-    const id = '{restart}:😀'
-    let failed = 0
-    const writing = (async () => {
-      for (let k = 0; k < 200; k++)
+    let killed = () => {}
+    const down = new Promise<void>((r) => {
+      killed = r
+    })
+    let halfway = () => {}
+    const fifty = new Promise<void>((r) => {
+      halfway = r
+    })
+    // Two writers: one waits after its 51st append until the server is dead (so the rest of
+    // its appends meet it down), the other keeps going (so some are in flight at the kill).
+    const writer = async (id: string, pause: boolean) => {
+      for (let k = 0; k < 200; k++) {
         for (;;) {
           try {
             await store.append(id, [{ message: user(`m${k}`) }], { appendId: `a${k}` })
             break
           } catch (e) {
             expect(e).toBeInstanceOf(StoreError)
-            failed++
             await new Promise((r) => setTimeout(r, 20))
           }
         }
-    })()
-    await new Promise((r) => setTimeout(r, 100))
+        if (k === 50 && pause) {
+          halfway()
+          await down
+        }
+      }
+    }
+    const ids = ['{restart}:😀', '}{restart 2']
+    const writing = Promise.all([writer(ids[0] as string, true), writer(ids[1] as string, false)])
+    await fifty
     await server.kill()
+    killed()
     await new Promise((r) => setTimeout(r, 300))
     await server.start()
     await writing
-    expect((await store.read(id)).map((e) => e.message.content)).toEqual(
-      Array.from({ length: 200 }, (_, k) => `m${k}`),
-    )
-    expect(failed).toBeGreaterThan(0)
+    for (const id of ids)
+      expect((await store.read(id)).map((e) => e.message.content)).toEqual(
+        Array.from({ length: 200 }, (_, k) => `m${k}`),
+      )
     await store.close()
     await server.stop()
   }, 30_000)
