@@ -1,6 +1,7 @@
 import { ContextWindowError, InvalidInputError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
+import { describeValue } from '../options-check.js'
 
 /** A stored message with what another process needs not to count it again. */
 export interface StoredEntry {
@@ -36,12 +37,21 @@ export interface AppendOptions {
   appendId?: string
 }
 
-/** An append id: a non-empty string of at most 200 characters, or a typed error. */
+/**
+ * An append id: a non-empty string of at most 200 characters, without a lone surrogate or
+ * U+0000, or a typed error. A server takes a lone surrogate for U+FFFD, so two ids would be one
+ * and the second append would be dropped as a repeat; PostgreSQL text cannot hold U+0000.
+ */
 export function checkAppendId(id: string, appendId: unknown): asserts appendId is string {
   if (typeof appendId !== 'string' || appendId.length === 0 || appendId.length > 200)
     throw new InvalidInputError(`conversation ${id}: expected an appendId of 1 to 200 characters`, {
       field: 'appendId',
     })
+  if (/\p{Surrogate}|\0/u.test(appendId))
+    throw new InvalidInputError(
+      `conversation ${id}: an appendId may not hold a lone surrogate or U+0000`,
+      { field: 'appendId' },
+    )
 }
 
 /**
@@ -77,6 +87,51 @@ export function checkEntries(id: string, entries: unknown, what = 'entries'): vo
         field: 'counter',
       })
   }
+}
+
+/**
+ * The check the server stores make of a conversation id: a non-empty string of well-formed
+ * Unicode, or a typed error. A lone surrogate reaches the server as U+FFFD, so `'\uD800'`,
+ * `'\uDC00'` and `'\uFFFD'` would share one conversation; with `nul`, U+0000 is refused too
+ * (PostgreSQL text cannot hold it). The error does not quote the id.
+ */
+export function checkConversationId(store: string, id: unknown, nul = false): asserts id is string {
+  if (typeof id !== 'string' || id === '')
+    throw new InvalidInputError(
+      `${store}: expected a conversation id (a non-empty string), got ${describeValue(id)}`,
+      { field: 'id' },
+    )
+  const bad = (nul ? /\p{Surrogate}|\0/u : /\p{Surrogate}/u).exec(id)
+  if (bad)
+    throw new InvalidInputError(
+      `${store}: a conversation id may not hold ${bad[0] === '\0' ? 'U+0000' : 'a lone surrogate'} (at index ${bad.index})`,
+      { field: 'id' },
+    )
+}
+
+/**
+ * A read's range: whole positions, `from >= 0` and `to` (when given) `>= 0`, or a typed
+ * error. Stores read negative positions differently (from the end, or not at all), and
+ * would number what they return wrong.
+ */
+export function checkReadRange(id: string, from: unknown, to: unknown): void {
+  const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0
+  if (!whole(from) || (to !== undefined && !whole(to)))
+    throw new InvalidInputError(`conversation ${id}: expected a range of whole positions >= 0`, {
+      field: 'range',
+    })
+}
+
+/** A window for `putLimit`: `null`, or whole tokens from 1 to 2^31 - 1 (PostgreSQL's integer), or a typed error. */
+export function checkWindow(id: string, window: unknown): void {
+  if (
+    window !== null &&
+    !(Number.isSafeInteger(window) && (window as number) >= 1 && (window as number) <= 2 ** 31 - 1)
+  )
+    throw new InvalidInputError(
+      `conversation ${id}: expected a window of whole tokens from 1 to 2147483647, or null`,
+      { field: 'window' },
+    )
 }
 
 /** A summary's `replaces`: whole positions `[from, to)` with `0 <= from < to`. */

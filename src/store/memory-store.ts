@@ -1,5 +1,12 @@
 import type { AppendOptions, HistoryStore, StoredEntry, SummaryRecord } from './history-store.js'
-import { checkAppendId, checkEntries, checkSummary, StoreConflictError } from './history-store.js'
+import {
+  checkAppendId,
+  checkEntries,
+  checkReadRange,
+  checkSummary,
+  checkWindow,
+  StoreConflictError,
+} from './history-store.js'
 
 interface Conversation {
   entries: StoredEntry[]
@@ -52,6 +59,7 @@ export function memoryStore(): HistoryStore {
       return c.entries.length
     },
     async read(id, from = 0, to) {
+      checkReadRange(id, from, to)
       return structuredClone(get(id).entries.slice(from, to))
     },
     async length(id) {
@@ -84,6 +92,7 @@ export function memoryStore(): HistoryStore {
       c.version++
     },
     async putLimit(id, window) {
+      checkWindow(id, window)
       if (window === null) limits.delete(id)
       else limits.set(id, window)
     },

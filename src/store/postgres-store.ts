@@ -5,8 +5,11 @@ import { newAppendId } from './append-id.js'
 import {
   type AppendOptions,
   checkAppendId,
+  checkConversationId,
   checkEntries,
+  checkReadRange,
   checkSummary,
+  checkWindow,
   type HistoryStore,
   StoreConflictError,
   StoreError,
@@ -20,7 +23,7 @@ export interface PostgresStoreOptions {
   url?: string
   /** A `pg` Pool of your own: the store does not end it. */
   pool?: Pool
-  /** Prefix of the table names (letters, digits, `_`). Default `cw_`. */
+  /** Prefix of the table names (letters, digits, `_`; case folded, as PostgreSQL folds names). Default `cw_`. */
   tablePrefix?: string
   /**
    * Seconds a conversation lives after its last change: older ones are deleted by `sweep()`,
@@ -29,7 +32,10 @@ export interface PostgresStoreOptions {
   ttl?: number
   /** Passed to `pg` when it makes the pool from `url`. */
   poolOptions?: PoolConfig
-  /** Longest wait for any one call, in ms, before it fails with a `StoreError`. Default 10,000. */
+  /**
+   * Longest wait for any one call, in ms, before it fails with a `StoreError`: pg's limits and
+   * the server's `statement_timeout` on connections the store opens. Default 10,000.
+   */
   timeoutMs?: number
 }
 
@@ -55,6 +61,16 @@ function connectionLost(e: unknown): boolean {
   if (typeof code === 'string' && (/^08/.test(code) || /^57P0[123]$/.test(code))) return true
   const message = e instanceof Error ? e.message : ''
   return /Connection terminated|ECONNRESET|EPIPE|ECONNREFUSED|socket hang up/i.test(message)
+}
+
+/**
+ * What goes into a `jsonb` column. `jsonb` refuses `\u0000` and a lone surrogate, which a
+ * message may hold (a tool's binary output, text cut mid-pair): such a value is kept as its
+ * JSON text, `{ "json": "…" }`, where they are plain escapes, and read back whole.
+ */
+function storable(value: object): object {
+  const text = JSON.stringify(value)
+  return /\\u(0000|d[89a-f])/i.test(text) ? { json: text } : value
 }
 
 /**
@@ -90,8 +106,11 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       k === 'pool' ? 'a pg Pool' : 'pg pool options',
       options[k],
     )
-  const { tablePrefix = 'cw_', ttl = 0, timeoutMs = 10_000 } = options
-  checkTablePrefix(tablePrefix)
+  const { tablePrefix: given = 'cw_', ttl = 0, timeoutMs = 10_000 } = options
+  checkTablePrefix(given)
+  // PostgreSQL folds unquoted names: `CW_` names the tables of `cw_`, so the schema lock and
+  // the messages name them folded too (two spellings starting together would otherwise race).
+  const tablePrefix = given.toLowerCase()
   if (!Number.isInteger(ttl) || ttl < 0)
     throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1)
@@ -120,6 +139,10 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       connectionString: options.url,
       connectionTimeoutMillis: timeoutMs,
       query_timeout: timeoutMs,
+      // The server's own limit too: a statement waiting for a row another transaction holds
+      // is cancelled there, so the transaction ends and the call fails in time (pg's limit
+      // alone leaves the statement running and the ROLLBACK queued behind it).
+      statement_timeout: timeoutMs,
       ...options.poolOptions,
     })
     // A broken connection surfaces as a StoreError from the call that meets it, never as an
@@ -248,13 +271,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     if (Date.now() - lastSweep > 60_000) void sweep().catch(() => {})
   }
 
-  const checkId = (id: unknown): void => {
-    if (typeof id !== 'string' || id === '')
-      throw new InvalidInputError(
-        `postgres store: expected a conversation id (a non-empty string), got ${describeValue(id)}`,
-        { field: 'id' },
-      )
-  }
+  const checkId = (id: unknown): void => checkConversationId('postgres store', id, true)
 
   return {
     async append(id, entries, opts: AppendOptions = {}) {
@@ -263,7 +280,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       if (opts.seed !== undefined) checkEntries(id, opts.seed, 'seed')
       if (opts.appendId !== undefined) checkAppendId(id, opts.appendId)
       const encode = (list: typeof entries) =>
-        list.map((e) => ({ m: e.message, t: e.tokens, c: e.counter }))
+        list.map((e) => storable({ m: e.message, t: e.tokens, c: e.counter }))
       // Without a caller's id, one of the store's own: the retry below is then safe too.
       const appendId = opts.appendId ?? newAppendId()
       const attempt = () =>
@@ -311,6 +328,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     },
     async read(id, from = 0, to) {
       checkId(id)
+      checkReadRange(id, from, to)
       const rows = await query<{ seq: number; entry: unknown }>(
         id,
         'read',
@@ -351,7 +369,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
         )
         await c.query(
           `INSERT INTO ${t('summaries')} (conversation, replaces_end, record) VALUES ($1, $2, $3::jsonb)`,
-          [id, summary.replaces[1], JSON.stringify(summary)],
+          [id, summary.replaces[1], JSON.stringify(storable(summary))],
         )
         await touch(c, id, 0)
         return undefined
@@ -374,6 +392,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     },
     async putLimit(id, window) {
       checkId(id)
+      checkWindow(id, window)
       await query(
         id,
         'putLimit',

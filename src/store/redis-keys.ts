@@ -1,5 +1,6 @@
-import { InvalidInputError, InvalidOptionError } from '../errors.js'
+import { InvalidOptionError } from '../errors.js'
 import { describeValue } from '../options-check.js'
+import { checkConversationId } from './history-store.js'
 
 /** The parts of a conversation the Redis store keeps, one key each. */
 export type RedisKeyPart = 'messages' | 'summaries' | 'version' | 'limit'
@@ -12,11 +13,7 @@ export type RedisKeyPart = 'messages' | 'summaries' | 'version' | 'limit'
  */
 export function redisKeys(prefix: string) {
   const tag = (id: string) => {
-    if (typeof id !== 'string' || id === '')
-      throw new InvalidInputError(
-        `redis store: expected a conversation id (a non-empty string), got ${describeValue(id)}`,
-        { field: 'id' },
-      )
+    checkConversationId('redis store', id)
     return `${prefix}{${id.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}}`
   }
   return {

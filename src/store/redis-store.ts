@@ -6,7 +6,9 @@ import {
   type AppendOptions,
   checkAppendId,
   checkEntries,
+  checkReadRange,
   checkSummary,
+  checkWindow,
   type HistoryStore,
   StoreConflictError,
   StoreError,
@@ -327,6 +329,9 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Redis
       return length
     },
     async read(id, from = 0, to) {
+      checkReadRange(id, from, to)
+      // LRANGE's end is inclusive, and -1 means the last: an empty range is asked for as none.
+      if (to !== undefined && to <= from) return []
       const raws = await call(id, 'read', () =>
         redis.lrange(key(id, 'messages'), from, to === undefined ? -1 : to - 1),
       )
@@ -362,6 +367,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Redis
       return raws.map((raw, k) => readSummary('redis store', id, raw, k))
     },
     async putLimit(id, window) {
+      checkWindow(id, window)
       const k = key(id, 'limit')
       if (window === null) await write(id, 'putLimit', 'del', [k])
       else await write(id, 'putLimit', 'set', [k, String(window), ...(ttl > 0 ? ['EX', ttl] : [])])

@@ -9,7 +9,7 @@ import { isRange, type StoredEntry, StoreError, type SummaryRecord } from './his
 export function readEntry(store: string, id: string, value: unknown, seq: number): StoredEntry {
   let json: { m?: unknown; t?: unknown; c?: unknown }
   try {
-    json = typeof value === 'string' ? JSON.parse(value) : (value as typeof json)
+    json = unwrapped(typeof value === 'string' ? JSON.parse(value) : value) as typeof json
   } catch {
     throw new StoreError(
       `${store}: conversation ${id}, message ${seq}: the stored entry is not JSON`,
@@ -41,7 +41,7 @@ export function readSummary(store: string, id: string, value: unknown, k: number
     new StoreError(`${store}: conversation ${id}, summary ${k}: the stored summary ${what}`, id, k)
   let s: { replaces?: unknown; message?: unknown; tokens?: unknown; anchor?: unknown }
   try {
-    s = typeof value === 'string' ? JSON.parse(value) : (value as typeof s)
+    s = unwrapped(typeof value === 'string' ? JSON.parse(value) : value) as typeof s
   } catch {
     throw bad('is not JSON')
   }
@@ -58,4 +58,12 @@ export function readSummary(store: string, id: string, value: unknown, k: number
     tokens:
       Number.isSafeInteger(s.tokens) && (s.tokens as number) > 0 ? (s.tokens as number) : undefined,
   } as SummaryRecord
+}
+
+/** A value the PostgreSQL store kept as JSON text (`{ "json": "…" }`, see `storable` there), parsed. */
+function unwrapped(value: unknown): unknown {
+  const text = (value as { json?: unknown } | null)?.json
+  return typeof text === 'string' && Object.keys(value as object).length === 1
+    ? JSON.parse(text)
+    : value
 }
