@@ -7,6 +7,7 @@ import type { ProviderRules } from '../providers/types.js'
 import { requireUserTurn, withoutBlankParts, writtenFault } from '../providers/validate.js'
 import { itemTokens, mandatoryOverflow, trimOldest } from '../strategies/budget.js'
 import type { PlanItem, View } from '../strategies/types.js'
+import { countOnce } from '../tokens/counter.js'
 import { copyPlain } from './copy.js'
 import type { Setup } from './options.js'
 import type { Prepared } from './prepare.js'
@@ -158,6 +159,29 @@ function checkTotal(view: View, setup: Setup, messageTokens: number): void {
       breakdown: { messages: messageTokens, tools, reserve, priming },
     })
   }
+}
+
+/**
+ * Whether the counts another process stored for the messages this plan sends are what the
+ * counter counts. Each is counted here the first time it is to be sent, then taken off
+ * `given` (the index's own set), so a message is checked once, not on every call.
+ */
+export function storedCountsHold(
+  prepared: Prepared,
+  plan: PlanItem[],
+  given: Set<number>,
+): boolean {
+  if (prepared.givenCounts.size === 0) return true
+  const { view, origin } = prepared
+  for (const item of plan) {
+    if (!('index' in item) || item.message) continue
+    const from = origin[item.index] ?? -1
+    if (!prepared.givenCounts.has(from)) continue
+    if (countOnce(view.counter, planMessage(view, item)) !== view.messageTokens(item.index))
+      return false
+    given.delete(from)
+  }
+  return true
 }
 
 /**

@@ -1,5 +1,5 @@
 import { asyncStrategyFromOptions } from '../compress/index.js'
-import { InvalidOptionError } from '../errors.js'
+import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { RecallOptions } from '../recall/definition.js'
 import { recallText } from '../recall/tool.js'
@@ -150,8 +150,8 @@ export class ChatContext {
   async getMessages(options: { budget?: number } = {}): Promise<Message[]> {
     await this.sync()
     const setup = this.sizing.setupFor(options)
-    const planned = planView(this.log.index, setup, this.sizing.calibration)
     // A synchronous plan is assembled at once: nothing may be appended between the two.
+    const planned = this.planView(setup)
     const { prepared, plan } = planned instanceof Promise ? await planned : planned
     return this.sizing.sent(sendable(prepared, plan, setup, { share: true }))
   }
@@ -176,7 +176,7 @@ export class ChatContext {
   /** `fit` for asynchronous strategies (summarizing), after reading the store. */
   async fitAsync(): Promise<FitResult> {
     await this.sync()
-    const planned = planView(this.log.index, this.setup, this.sizing.calibration)
+    const planned = this.planView(this.setup)
     const { prepared, plan } = planned instanceof Promise ? await planned : planned
     const r = assemble(prepared, plan, this.setup)
     this.sizing.sent({ messages: r.messages, tokens: r.tokens.messages })
@@ -191,7 +191,7 @@ export class ChatContext {
   async recall(args: unknown, options?: RecallOptions | true): Promise<string> {
     // The request as `fitAsync` makes it, not recorded as sent (usage is compared with what was).
     await this.sync()
-    const planned = planView(this.log.index, this.setup, this.sizing.calibration)
+    const planned = this.planView(this.setup)
     const { prepared, plan } = planned instanceof Promise ? await planned : planned
     const r = assemble(prepared, plan, this.setup)
     const own = this.options.recall
@@ -199,9 +199,53 @@ export class ChatContext {
     return recallText(this.history(), r, args, this.setup.counter, settings)
   }
 
-  /** The plan over the history now; an asynchronous strategy is refused, naming `asyncName`. */
+  /**
+   * The plan over the history now; an asynchronous strategy is refused, naming `asyncName`.
+   * Made again if a count another process stored for what it sends was wrong (then the
+   * history is counted here).
+   */
   private planNow(setup: Setup, asyncName: string): Planned {
-    return planNow(this.log.index, setup, this.sizing.calibration, asyncName)
+    const once = () => planNow(this.log.index, setup, this.sizing.calibration, asyncName)
+    let planned: Planned
+    try {
+      planned = once()
+    } catch (e) {
+      if (!this.overStoredCounts(e)) throw e
+      return once()
+    }
+    return this.log.storedCountsHold(planned.prepared, planned.plan) ? planned : once()
+  }
+
+  /**
+   * `planNow` for any strategy, asynchronous ones included: a synchronous plan comes back at
+   * once (not in a promise), so the caller assembles it before anything can be appended.
+   */
+  private planView(setup: Setup): Planned | Promise<Planned> {
+    const once = () => planView(this.log.index, setup, this.sizing.calibration)
+    const checked = (planned: Planned): Planned | Promise<Planned> =>
+      this.log.storedCountsHold(planned.prepared, planned.plan) ? planned : once()
+    const retried = (e: unknown): Planned | Promise<Planned> => {
+      if (!this.overStoredCounts(e)) throw e
+      return once()
+    }
+    let planned: Planned | Promise<Planned>
+    try {
+      planned = once()
+    } catch (e) {
+      return retried(e)
+    }
+    return planned instanceof Promise ? planned.then(checked, retried) : checked(planned)
+  }
+
+  /**
+   * Whether `e` is an overflow that counts read from the store may have caused (one stored
+   * far over the truth makes a turn look too big to send): then none is believed again, and
+   * the plan is made once more on counts of this process's own.
+   */
+  private overStoredCounts(e: unknown): boolean {
+    if (!(e instanceof ContextOverflowError) || !this.log.holdsStoredCounts) return false
+    this.log.distrustStoredCounts()
+    return true
   }
 
   /** @deprecated Use `fit()` (synchronous, as the module's `fit`). */

@@ -4,13 +4,15 @@ import { providerApiOfFormat } from '../providers/index.js'
 import type { ProviderRules } from '../providers/types.js'
 import { newAppendId } from '../store/append-id.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
-import type { Strategy, SummaryEntry } from '../strategies/types.js'
+import type { PlanItem, Strategy, SummaryEntry } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
+import { storedCountsHold } from './assemble.js'
 import { checkAdded, checkWithHint, decodeAdded } from './chat-input.js'
 import type { ContextOwnOptions } from './chat-options.js'
 import { checkList, checkMessage } from './check.js'
 import { frozenCopy } from './copy.js'
 import { HistoryIndex } from './history-index.js'
+import type { Prepared } from './prepare.js'
 import { servedSummaries, storedCount } from './stored-count.js'
 
 /** What a context's history is kept by and counted with. */
@@ -56,6 +58,8 @@ export class ContextHistory {
   private written: Message[] = []
   /** Responses model items added but not yet decoded: the run they start is not whole yet. */
   private heldRun: object[] = []
+  /** Whether counts read from the store are believed (until one is found wrong). */
+  private believeStored = true
 
   constructor(private readonly o: HistoryOptions) {
     this.held = this.newIndex()
@@ -72,6 +76,31 @@ export class ContextHistory {
   /** The history as read so far (the held run of Responses items not included). */
   get index(): HistoryIndex {
     return this.held
+  }
+
+  /**
+   * Whether the counts other processes stored for what `plan` sends hold (each checked once,
+   * when first to be sent). One found wrong (a store edited, a writer with another tokenizer
+   * under the same name) and none is believed again: the history is counted here, once, as
+   * over a store without counts, and the caller plans again.
+   */
+  storedCountsHold(prepared: Prepared, plan: PlanItem[]): boolean {
+    if (storedCountsHold(prepared, plan, this.held.givenCounts)) return true
+    this.distrustStoredCounts()
+    return false
+  }
+
+  /** Whether any count in the history now came from the store unchecked. */
+  get holdsStoredCounts(): boolean {
+    return this.held.givenCounts.size > 0
+  }
+
+  /** No stored count is believed again: the history is counted here, once. */
+  distrustStoredCounts(): void {
+    this.believeStored = false
+    const old = this.held
+    this.held = this.newIndex()
+    for (const m of old.input) this.held.push(m)
   }
 
   /** A strategy's new summaries: a new one supersedes those it folds in. */
@@ -125,7 +154,10 @@ export class ContextHistory {
     if (length === this.held.length) return
     for (const e of await store.read(this.id, this.held.length)) {
       checkMessage(e.message, this.held.length)
-      this.held.push(frozenCopy(e.message), storedCount(e, this.o.counter))
+      this.held.push(
+        frozenCopy(e.message),
+        this.believeStored ? storedCount(e, this.o.counter) : undefined,
+      )
     }
     // Summaries other processes made for these messages: served without summarizing again.
     if (this.o.strategy.keepsSummaries)

@@ -44,11 +44,15 @@ describe.runIf(available)('redis store: what comes back is checked', () => {
     },
   )
 
-  it('a true stored count is used as is (nothing counted twice)', async () => {
+  it('a true stored count is checked once, when its message is first sent, and never counted again', async () => {
     const counter = exactCounter()
     const writer = await redisStore({ url: server.url })
-    const a = new ChatContext({ store: writer, id: 'true-counts', budget: 4000, counter })
-    await a.addMessage({ role: 'user', content: 'a question about a refund for order 4242' })
+    const a = new ChatContext({ store: writer, id: 'true-counts', budget: 300, counter })
+    for (let k = 0; k < 40; k++)
+      await a.addMessage({
+        role: k % 2 ? 'assistant' : 'user',
+        content: `turn ${k}: a question about a refund for order 4242`,
+      })
     let counted = 0
     const spy = {
       ...counter,
@@ -57,9 +61,14 @@ describe.runIf(available)('redis store: what comes back is checked', () => {
         return counter.countMessage(m)
       },
     }
-    const b = new ChatContext({ store: writer, id: 'true-counts', budget: 4000, counter: spy })
+    const b = new ChatContext({ store: writer, id: 'true-counts', budget: 300, counter: spy })
+    const sent = await b.getMessages()
+    // Only what is sent is counted (once each), not the 40 messages read with their counts.
+    expect(sent.length).toBeGreaterThan(2)
+    expect(sent.length).toBeLessThan(40)
+    expect(counted).toBe(sent.length)
     await b.getMessages()
-    expect(counted).toBe(0)
+    expect(counted).toBe(sent.length)
     await writer.close?.()
   })
 

@@ -170,7 +170,7 @@ function idCases(name: string, make: () => Promise<HistoryStore>, server = true)
     })
 }
 
-/** Stored counts that must not be believed: not a count, or far from the message's size. */
+/** Stored counts that must not be believed: not a count, far from the message's size, or plausible and wrong. */
 const lies: unknown[] = [
   -5,
   0,
@@ -184,6 +184,11 @@ const lies: unknown[] = [
   {},
   1,
   10_000_000,
+  // Plausible for the text's length, and wrong: under what it counts (a reader believing it
+  // sends over its budget), over it (one that believes it sends too little, or nothing).
+  45,
+  300,
+  20_000,
 ]
 
 /**
