@@ -39,6 +39,29 @@ export function quote(value: string): string {
   )
 }
 
+/** Every line break a model, a browser or a terminal may read as one: CR LF, CR, LF, VT, FF, NEL, LS, PS. */
+const BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/
+
+/** Control and format characters but the tab, escaped as `\uXXXX` (a line break is not one left raw). */
+function escapeUnsafe(line: string): string {
+  return line.replace(UNSAFE, (c) =>
+    c === '\t' ? c : `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`,
+  )
+}
+
+/** Prose from a message on one line: every line break a space, no control or format character raw. */
+export function oneLine(text: string): string {
+  return escapeUnsafe(text.split(BREAK).join(' ').replace(/\s+/g, ' ').trim())
+}
+
+/**
+ * Prose from a message kept on its lines, where an entry's head opens a line (a transcript):
+ * each line after the first starts `> `, so no line of it can read as another entry or role.
+ */
+export function quotedLines(text: string): string {
+  return text.split(BREAK).map(escapeUnsafe).join('\n> ')
+}
+
 /** A plain word (`reservation_id`, `get_user_details`, `user.name`) is written bare. */
 const WORD = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/
 
