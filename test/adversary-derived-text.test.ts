@@ -22,6 +22,7 @@ import {
   summarizing,
   type TokenCounter,
   tokenLimited,
+  validate,
 } from '../src/index.js'
 
 // ---------------------------------------------------------------------------------------
@@ -586,7 +587,7 @@ describe('hostile histories: summaries', () => {
 })
 
 describe('hostile histories: the report and the CLI', () => {
-  it("the report's facts and inserted texts carry no planted credential", async () => {
+  it('the report carries no planted credential, in its facts or its message texts', async () => {
     for (const seed of SEEDS.slice(0, 10)) {
       const { history, planted } = hostile(seed)
       const result = await fitAsync(history, {
@@ -596,6 +597,13 @@ describe('hostile histories: the report and the CLI', () => {
       const html = renderReport(history, result)
       const facts = [...html.matchAll(/<ul class="facts">(.*?)<\/ul>/g)].map((m) => m[1]).join('\n')
       expect(leaks(facts, planted), `seed ${seed}`).toEqual([])
+      // The whole page, as a person reads it (entities decoded): no credential a message held.
+      const page = html.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+      expect(leaks(page, planted), `seed ${seed}`).toEqual([])
+      const previews = [...page.matchAll(/<span class="pv">(.*?)<\/span>/g)]
+        .map((m) => m[1])
+        .join('')
+      expect(RAW_UNSAFE.exec(previews), `seed ${seed}`).toBeNull()
     }
   })
 
@@ -723,5 +731,114 @@ describe('derived text is stable and its cost does not grow with the history', (
     const large = await perTurn(500)
     // Counting work per call, not time: the same within noise, not ten times more.
     expect(large).toBeLessThan(small * 2 + 5)
+  })
+})
+
+describe('hostile values in typed errors, problems and the recall echo', () => {
+  /** The message of what `f` throws (or the text it returns). */
+  const said = (f: () => unknown): string => {
+    try {
+      return String(f())
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e)
+    }
+  }
+
+  it('an unknown model, an unknown option key, a problem naming an id: no planted credential', () => {
+    let cases = 0
+    for (const seed of SEEDS) {
+      const r = rng(seed)
+      // Shapes that hold no line break (an id, a key or a model id is one line).
+      const p = (r.pick(SHAPES.filter((_, k) => k !== 6 && k !== 7)) as (r: Rng) => Planted)(r)
+      // The word holding it, or the whole text when the body alone says nothing of what it is.
+      const word = p.text.split(' ').find((w) => w.includes(p.body))
+      const token = word === undefined || word === p.body ? p.text : word
+      const history: Message[] = [{ role: 'user', content: 'Hello there.' }]
+      const texts = [
+        said(() => fit(history, { model: token })),
+        said(() => fit(history, { budget: 100, [token]: 1 } as never)),
+        said(() =>
+          validate(
+            [
+              { role: 'user', content: 'a' },
+              { role: 'tool', toolCallId: token, content: 'r' },
+            ],
+            { provider: r.pick(['openai', 'anthropic', 'gemini', 'openai-responses'] as const) },
+          )
+            .map((x) => x.message)
+            .join('\n'),
+        ),
+      ]
+      for (const text of texts) {
+        cases++
+        expect(leaks(text, [p]), `seed ${seed}: ${text.slice(0, 120)}`).toEqual([])
+      }
+    }
+    expect(cases).toBe(SEEDS.length * 3)
+  })
+
+  it('recall echoes no credential of the query: by shape, or one the history holds under a key', () => {
+    let echoed = 0
+    for (const seed of SEEDS) {
+      const { history } = hostile(seed)
+      const r = rng(seed + 7)
+      // A credential no message holds, by shape: nothing matches, the query is echoed.
+      const fresh = (r.pick(SHAPES.slice(0, 11)) as (r: Rng) => Planted)(r)
+      // One the newest (kept) message holds under a key: the model asks for it, nothing left out matches.
+      const body = r.word(18)
+      const grown: Message[] = [
+        ...history.slice(0, -1),
+        { role: 'user', content: JSON.stringify({ note: 'new login', password: body }) },
+      ]
+      const known: Planted = { body, text: body }
+      const options = { budget: 600, recall: true as const }
+      for (const [query, p] of [
+        [`zqxv ${fresh.text}`, fresh],
+        [body, known],
+      ] as const) {
+        const text = executeRecall(grown, { query }, options)
+        if (text.includes('nothing left out matches')) echoed++
+        expect(leaks(text, [p]), `seed ${seed}: ${text.slice(-160)}`).toEqual([])
+        expect(recordProblems(text, grown, RECALL_HEADINGS), `seed ${seed}`).toEqual([])
+      }
+    }
+    expect(echoed).toBeGreaterThan(SEEDS.length)
+  })
+})
+
+describe("a summarizer's error in the fallback event", () => {
+  it('carries no credential the error quoted', async () => {
+    for (const seed of SEEDS.slice(0, 20)) {
+      const r = rng(seed)
+      const p = (r.pick(SHAPES) as (r: Rng) => Planted)(r)
+      const history: Message[] = [
+        { role: 'system', content: 'You are terse.' },
+        ...Array.from(
+          { length: 30 },
+          (_, k): Message =>
+            k % 2
+              ? { role: 'assistant', content: `answer ${k} `.repeat(40) }
+              : { role: 'user', content: `question ${k} `.repeat(40) },
+        ),
+      ]
+      const reasons: string[] = []
+      await fitAsync(history, {
+        budget: 800,
+        strategy: summarizing({
+          summarizer: {
+            name: 'failing',
+            async summarize() {
+              throw new Error(`401 from the summarizer: ${p.text}`)
+            },
+          },
+          onEvent: (e) => {
+            if (e.type === 'fallback') reasons.push(e.reason)
+          },
+        }),
+      })
+      expect(reasons.length, `seed ${seed}`).toBeGreaterThan(0)
+      for (const reason of reasons)
+        expect(leaks(reason, [p]), `seed ${seed}: ${reason}`).toEqual([])
+    }
   })
 })
