@@ -4,6 +4,7 @@
 // tool name is written bare only when it is a plain word, else quoted too. So no content can
 // start a line, close a quote, or make a line name another message or role.
 
+import { redactCredentials } from './credentials.js'
 import type { Role } from './schema.js'
 
 /** Who wrote a message, as a record names it. */
@@ -65,9 +66,23 @@ export function quotedLines(text: string): string {
 /** A plain word (`reservation_id`, `get_user_details`, `user.name`) is written bare. */
 const WORD = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/
 
-/** A key or a tool name: bare when a plain word, else quoted like a value. */
+/** Names as written, by name (bounded). */
+const names = new Map<string, string>()
+
+/**
+ * A key, a tool name, a speaker's name or an id: bare when a plain word, else quoted like a
+ * value; a credential in it (a token pasted as a tool name or a call id) is never written.
+ */
 export function name(text: string): string {
-  return WORD.test(text) ? text : quote(text)
+  let out = names.get(text)
+  if (out === undefined) {
+    const shown = redactCredentials(text)
+    out = shown === text && WORD.test(text) ? text : quote(shown)
+    // Keys and tool names repeat across records and calls: each is read by the filter once.
+    if (names.size >= 10_000) names.clear()
+    names.set(text, out)
+  }
+  return out
 }
 
 /** `user`, `assistant`, `assistant calling get_a and get_b`, `tool get_a`. */
