@@ -842,3 +842,57 @@ describe("a summarizer's error in the fallback event", () => {
     }
   })
 })
+
+describe('credentials as tool names, call ids and speaker names', () => {
+  it('the ledger, recall, the transcript and the summary write none of them', async () => {
+    for (const seed of SEEDS.slice(0, 20)) {
+      const r = rng(seed)
+      // Shapes whose one word says what it is (a prefix, a URL's userinfo, a JWT), not a bare body.
+      const p = (r.pick([0, 2, 3, 4, 5, 8, 9, 10].map((k) => SHAPES[k])) as (r: Rng) => Planted)(r)
+      const token = p.text.split(' ').find((w) => w.includes(p.body)) as string
+      const history: Message[] = [{ role: 'system', content: 'You are an airline agent.' }]
+      for (let k = 0; k < 10; k++) {
+        const id = r.pick([`${token}_${k}`, `call_${k}`])
+        history.push(
+          {
+            role: 'user',
+            content: `Look up reservation QW${k}ERT please. `.repeat(8),
+            name: token,
+          },
+          {
+            role: 'assistant',
+            toolCalls: [
+              {
+                id,
+                name: r.pick([token, 'get_reservation']),
+                arguments: `{"reservation_id":"QW${k}ERT"}`,
+              },
+            ],
+          },
+          {
+            role: 'tool',
+            toolCallId: id,
+            content: `{"flight":"HAT${100 + k}","date":"2024-05-${10 + k}"}`,
+          },
+          { role: 'assistant', content: `Done, flight HAT${100 + k}.` },
+        )
+      }
+      history.push({ role: 'user', content: 'And the baggage allowance?' })
+      const texts = [
+        ...derived(fit(history, { budget: 500, ledger: true, recall: true })),
+        executeRecall(history, { query: 'reservation_id flight' }, { budget: 500 }),
+        executeRecall(history, { messages: [1, 2, 3, 4, 5, 6] }, { budget: 500 }),
+        transcript(history),
+        ...derived(
+          await fitAsync(history, {
+            budget: 500,
+            strategy: summarizing({ summarizer: extractiveSummarizer(), leaveLastN: 2 }),
+          }),
+        ),
+      ]
+      for (const text of texts) {
+        expect(leaks(text, [p]), `seed ${seed}: ${text.slice(0, 200)}`).toEqual([])
+      }
+    }
+  })
+})
