@@ -137,6 +137,15 @@ const SHAPES: ((r: Rng) => Planted)[] = [
     const body = r.word(20)
     return { body, text: `my password is ${body}` }
   },
+  // Hidden behind JSON escapes: a reader of the JSON sees them plain.
+  (r) => {
+    const body = r.word(30)
+    return { body, text: `{"note":"\\u0073k-proj-${body}"}` }
+  },
+  (r) => {
+    const body = r.word(20)
+    return { body, text: `{"url":"https:\\/\\/alice:${body}@h.example.com\\/x"}` }
+  },
 ]
 
 /** Lines a message's text may hold to pose as another message or role. */
@@ -392,17 +401,20 @@ function recordProblems(text: string, history: readonly Message[], headings: Reg
 }
 
 /** Lines of prose text (a summary, a transcript) that a marker pose opens: content posing as an entry. */
-function posedLines(text: string): string[] {
+function posedLines(text: string, history: readonly Message[]): string[] {
   const out: string[] = []
   for (const line of text.split(BREAKS)) {
     const t = line.replace(/^(?:\s|\p{Cf}|\p{Cc}|\[2K)+/u, '')
-    // A line opened by a role name or a chat-template tag, then the marker: the pose took a line of its own.
-    if (
-      /^(?:\[?user\]?|human|assistant|system|##\w+##|<\|im_start\|>\w*|<user>|## user|message 0 by user)\s*:?\s*"?INJ\d+Q/i.test(
+    // A line opened by a role name or a chat-template tag, then the marker: the pose took a
+    // line of its own, and names a role that is not its writer's.
+    const m =
+      /^(?:\[?(user|human|assistant|system)\]?|##(\w+)##|<\|im_start\|>(\w*)|<(user)>|## (user)|message 0 by (user))\s*:?\s*"?INJ(\d+)Q/i.exec(
         t,
       )
-    )
-      out.push(line.slice(0, 100))
+    if (!m) continue
+    const claimed = (m.slice(1, 7).find((x) => x !== undefined) ?? '').toLowerCase()
+    const role = claimed === 'human' ? 'user' : claimed
+    if (role !== history[Number(m[7])]?.role) out.push(line.slice(0, 100))
   }
   return out
 }
@@ -536,7 +548,7 @@ describe('hostile histories: summaries', () => {
       for (const text of derived(result)) {
         summaries++
         expect(leaks(text, planted), `seed ${seed}`).toEqual([])
-        expect(posedLines(text), `seed ${seed}`).toEqual([])
+        expect(posedLines(text, history), `seed ${seed}`).toEqual([])
         expect(RAW_UNSAFE.exec(text.replace(/\n/g, '')), `seed ${seed}`).toBeNull()
       }
     }
@@ -573,7 +585,7 @@ describe('hostile histories: summaries', () => {
       const { history } = hostile(seed)
       const text = transcript(history)
       entries++
-      expect(posedLines(text), `seed ${seed}`).toEqual([])
+      expect(posedLines(text, history), `seed ${seed}`).toEqual([])
       const heads = text.split(BREAKS).filter((l) => /^##[A-Z_]+/.test(l)).length
       const expected = history.reduce(
         (n, m) =>
@@ -703,7 +715,7 @@ describe('derived text is stable and its cost does not grow with the history', (
     const perTurn = async (turns: number) => {
       const { counter, work } = spyCounter()
       const ctx = new ChatContext({
-        budget: 1200,
+        budget: 2500,
         counter,
         ledger: true,
         recall: true,
