@@ -379,8 +379,9 @@ export function credentialSpans(text: string): Array<[number, number]> {
   if (text.length < 4) return []
   const out: Span[] = spansOf(text)
   // A credential hidden behind JSON's escapes (`https:\/\/user:pw@`, `\u0073k-…`, or a body
-  // quoted twice) is plain to a reader of the JSON: its spans, read unescaped, map back.
-  if (text.includes('\\')) {
+  // quoted twice) or split by invisible characters (a zero-width space) is plain to a reader:
+  // its spans, read unescaped and without them, map back.
+  if (text.includes('\\') || INVISIBLE.test(text)) {
     const { plain, at } = unescaped(text)
     if (plain !== text)
       for (const [s, e] of spansOf(plain)) out.push([at[s] as number, at[e] as number])
@@ -388,15 +389,23 @@ export function credentialSpans(text: string): Array<[number, number]> {
   return merge(out)
 }
 
+/** Format characters a reader does not see (zero-width, joiners, bidi marks, soft hyphen). */
+const INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/
+
 /**
- * `text` with JSON's escapes (`\/`, `\uXXXX`, and the backslashes that escape them) read,
- * and for each index of the result (and its end) the index of `text` it came from. Linear.
+ * `text` with JSON's escapes (`\/`, `\uXXXX`, and the backslashes that escape them) read and
+ * invisible characters left out, and for each index of the result (and its end) the index of
+ * `text` it came from. Linear.
  */
 function unescaped(text: string): { plain: string; at: number[] } {
   let plain = ''
   const at: number[] = []
   let i = 0
   while (i < text.length) {
+    if (INVISIBLE.test(text[i] as string)) {
+      i++
+      continue
+    }
     let j = i
     while (text[j] === '\\') j++
     const hex = /^u[0-9a-fA-F]{4}/.exec(text.slice(j, j + 5))
