@@ -146,6 +146,11 @@ const SHAPES: ((r: Rng) => Planted)[] = [
     const body = r.word(20)
     return { body, text: `{"url":"https:\\/\\/alice:${body}@h.example.com\\/x"}` }
   },
+  // Split by a character no reader sees.
+  (r) => {
+    const body = r.word(36)
+    return { body, text: `push with ghp_${body.slice(0, 14)}\u200b${body.slice(14)}` }
+  },
 ]
 
 /** Lines a message's text may hold to pose as another message or role. */
