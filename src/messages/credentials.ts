@@ -381,13 +381,16 @@ export function credentialSpans(text: string): Array<[number, number]> {
   // A credential hidden behind JSON's escapes (`https:\/\/user:pw@`, `\u0073k-…`, or a body
   // quoted twice) or split by invisible characters (a zero-width space) is plain to a reader:
   // its spans, read unescaped and without them, map back.
-  if (text.includes('\\') || INVISIBLE.test(text)) {
+  if (HIDING.test(text) || INVISIBLE.test(text)) {
     const { plain, at } = unescaped(text)
     if (plain !== text)
       for (const [s, e] of spansOf(plain)) out.push([at[s] as number, at[e] as number])
   }
   return merge(out)
 }
+
+/** An escape the unescaped reading resolves (most JSON text has none: it is read once). */
+const HIDING = /\\(?:u[0-9a-fA-F]{4}|\/)/
 
 /** Format characters a reader does not see (zero-width, joiners, bidi marks, soft hyphen). */
 const INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/
