@@ -64,9 +64,13 @@ export class InvalidOptionError extends ContextWindowError {
  */
 export class UnknownModelError extends InvalidOptionError {
   override name = 'UnknownModelError'
-  constructor(readonly model: string) {
+  /** `shown`: the id as the message may show it (the thrower takes credentials out; errors.ts is below the filter). */
+  constructor(
+    readonly model: string,
+    shown: string = model,
+  ) {
     // A long id is shown cut: the message never carries a whole pasted value.
-    const id = JSON.stringify(model.length > 80 ? `${model.slice(0, 80)}…` : model)
+    const id = JSON.stringify(shown.length > 80 ? `${shown.slice(0, 80)}…` : shown)
     super(
       'model',
       `unknown model ${id}: describe it once with registerModel({ id: ${id}, provider, contextWindow, maxOutputTokens, tokenizer }), or pass budget, reserve and a counter`,

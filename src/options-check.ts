@@ -52,8 +52,9 @@ export function unknownOption(
   where: string,
 ): InvalidOptionError {
   const near = closest(key, known)
+  // The key as given, but never a credential pasted as one.
   return new InvalidOptionError(
-    key,
+    redactCredentials(key),
     `not an option of ${where}${near ? `; did you mean ${JSON.stringify(near)}?` : ''}`,
   )
 }

@@ -1,5 +1,7 @@
+import { redactCredentials } from '../messages/credentials.js'
 import type { Message } from '../messages/message.js'
 import { messageText } from '../messages/message.js'
+import { oneLine } from '../messages/records.js'
 
 /** Colour only for a terminal, and never under NO_COLOR. */
 export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
@@ -22,11 +24,14 @@ export function paint(text: string, colour: Colour, on: boolean): string {
   return on ? `\u001b[${CODES[colour]}m${text}\u001b[0m` : text
 }
 
-/** One line of a message's text, at most `width` characters. */
+/**
+ * One line of a message's text, at most `width` characters: no credential, and no control
+ * character (an escape sequence, a CR, a NEL) that could redraw the row as another role's.
+ */
 export function preview(m: Message, width = 60): string {
   let text = messageText(m)
   if (m.role === 'tool' && m.toolName) text = `${m.toolName} -> ${text}`
-  text = text.replace(/\s+/g, ' ').trim()
+  text = oneLine(redactCredentials(text))
   return text.length > width ? `${text.slice(0, width - 1)}…` : text
 }
 

@@ -1,4 +1,5 @@
 import { contentText, type Message } from '../messages/message.js'
+import { name, oneLine } from '../messages/records.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import { terms_ } from '../strategies/scorers.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -67,7 +68,7 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarize
         if (m.role === 'tool') {
           // A result whose call is not in this range still says what happened.
           if (called.has(m.toolCallId)) return
-          kept.push({ at, render: (w) => `${m.toolName ?? 'tool'} ${outcome(m, w.result)}` })
+          kept.push({ at, render: (w) => `${name(m.toolName ?? 'tool')} ${outcome(m, w.result)}` })
           return
         }
         if (m.role === 'assistant') {
@@ -76,13 +77,14 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarize
             kept.push({
               at,
               render: (w) =>
-                `called ${c.name}(${keyArguments(c.arguments, w.args)}) -> ${result ? outcome(result, w.result) : 'no result'}`,
+                `called ${name(c.name)}(${keyArguments(c.arguments, w.args)}) -> ${result ? outcome(result, w.result) : 'no result'}`,
             })
           }
         }
         const who = speaker(m)
         for (const s of contentText(m.content).split(/(?<=[.!?])\s+|\n+/)) {
-          const text = s.trim()
+          // One line each: a sentence never opens a line of its own (a CR, NEL or LS in it).
+          const text = oneLine(s)
           if (text.length < 12) continue
           const terms = terms_(text)
           for (const t of new Set(terms)) df.set(t, (df.get(t) ?? 0) + 1)
@@ -139,12 +141,9 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarize
   }
 }
 
+/** The writer's role, and a speaker's name after it: a name never stands for a role (`user (ana)`). */
 function speaker(m: Message): string {
-  return m.name ?? m.role
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
+  return m.name ? `${m.role} (${name(m.name)})` : m.role
 }
 
 function clip(text: string, width: number): string {

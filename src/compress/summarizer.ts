@@ -1,6 +1,7 @@
 import { ContextWindowError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
 import { contentText, type Message } from '../messages/message.js'
+import { name, quotedLines } from '../messages/records.js'
 
 export interface SummarizeRequest {
   /** The messages to summarize, oldest first. */
@@ -43,16 +44,19 @@ export function transcript(messages: readonly Message[]): string {
   requireMessages(messages)
   const lines: string[] = []
   for (const m of messages) {
-    const who = m.name ? ` (${m.name})` : ''
-    const text = contentText(m.content)
+    // A name is quoted unless a plain word, and a text's later lines start `> `: only the
+    // library opens an entry, so no message can pose as another or as another role.
+    const who = m.name ? ` (${name(m.name)})` : ''
+    const text = quotedLines(contentText(m.content))
     if (m.role === 'assistant') {
       if (text) lines.push(`##ASSISTANT${who}## ${text}`)
-      for (const c of m.toolCalls ?? []) lines.push(`##FUNCTION_CALL## ${c.name}(${c.arguments})`)
+      for (const c of m.toolCalls ?? [])
+        lines.push(`##FUNCTION_CALL## ${name(c.name)}(${quotedLines(c.arguments)})`)
       if (!text && !m.toolCalls?.length && m.refusal)
-        lines.push(`##ASSISTANT${who}## (refused) ${m.refusal}`)
+        lines.push(`##ASSISTANT${who}## (refused) ${quotedLines(m.refusal)}`)
     } else if (m.role === 'tool') {
       lines.push(
-        `##FUNCTION_RETURN## (${m.toolName ?? m.toolCallId}, ${m.isError ? 'error' : 'ok'}) ${text}`,
+        `##FUNCTION_RETURN## (${name(m.toolName ?? m.toolCallId)}, ${m.isError ? 'error' : 'ok'}) ${text}`,
       )
     } else {
       lines.push(`##${m.role.toUpperCase()}${who}## ${text}`)

@@ -292,7 +292,9 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
         messages = [{ role, content } as Message]
       }
     } catch (e) {
-      emit({ type: 'fallback', reason: errorText(e) })
+      // A summarizer's error may quote its key or a URL with a password (a 401's body): the
+      // reason, shown in logs and by the CLI, never carries one.
+      emit({ type: 'fallback', reason: redactCredentials(errorText(e)) })
       return undefined
     }
     const anchor = anchorOf(view.message(to - 1))

@@ -377,6 +377,62 @@ function pairSpans(text: string, out: Span[]): void {
 
 export function credentialSpans(text: string): Array<[number, number]> {
   if (text.length < 4) return []
+  const out: Span[] = spansOf(text)
+  // A credential hidden behind JSON's escapes (`https:\/\/user:pw@`, `\u0073k-…`, or a body
+  // quoted twice) or split by invisible characters (a zero-width space) is plain to a reader:
+  // its spans, read unescaped and without them, map back.
+  if (HIDING.test(text) || INVISIBLE.test(text)) {
+    const { plain, at } = unescaped(text)
+    if (plain !== text)
+      for (const [s, e] of spansOf(plain)) out.push([at[s] as number, at[e] as number])
+  }
+  return merge(out)
+}
+
+/** An escape the unescaped reading resolves (most JSON text has none: it is read once). */
+const HIDING = /\\(?:u[0-9a-fA-F]{4}|\/)/
+
+/** Format characters a reader does not see (zero-width, joiners, bidi marks, soft hyphen). */
+const INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/
+
+/**
+ * `text` with JSON's escapes (`\/`, `\uXXXX`, and the backslashes that escape them) read and
+ * invisible characters left out, and for each index of the result (and its end) the index of
+ * `text` it came from. Linear.
+ */
+function unescaped(text: string): { plain: string; at: number[] } {
+  let plain = ''
+  const at: number[] = []
+  let i = 0
+  while (i < text.length) {
+    if (INVISIBLE.test(text[i] as string)) {
+      i++
+      continue
+    }
+    let j = i
+    while (text[j] === '\\') j++
+    const hex = /^u[0-9a-fA-F]{4}/.exec(text.slice(j, j + 5))
+    if (j > i && hex) {
+      at.push(i)
+      plain += String.fromCharCode(Number.parseInt(text.slice(j + 1, j + 5), 16))
+      i = j + 5
+    } else if (j > i && text[j] === '/') {
+      at.push(i)
+      plain += '/'
+      i = j + 1
+    } else {
+      // A run of backslashes escaping nothing read here is copied whole (never scanned again).
+      for (const end = Math.max(j, i + 1); i < end; i++) {
+        at.push(i)
+        plain += text[i]
+      }
+    }
+  }
+  at.push(text.length)
+  return { plain, at }
+}
+
+function spansOf(text: string): Span[] {
   const out: Span[] = []
   regexSpans(TOKEN_RULES, text, out)
   regexSpans(LOOSE_TOKENS, text, out)
@@ -387,7 +443,7 @@ export function credentialSpans(text: string): Array<[number, number]> {
   userinfoSpans(text, out)
   armorSpans(text, out)
   pairSpans(text, out)
-  return merge(out)
+  return out
 }
 
 /** Shannon entropy per character. */

@@ -4,6 +4,7 @@
 // tool name is written bare only when it is a plain word, else quoted too. So no content can
 // start a line, close a quote, or make a line name another message or role.
 
+import { redactCredentials } from './credentials.js'
 import type { Role } from './schema.js'
 
 /** Who wrote a message, as a record names it. */
@@ -39,12 +40,49 @@ export function quote(value: string): string {
   )
 }
 
+/** Every line break a model, a browser or a terminal may read as one: CR LF, CR, LF, VT, FF, NEL, LS, PS. */
+const BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/
+
+/** Control and format characters but the tab, escaped as `\uXXXX` (a line break is not one left raw). */
+function escapeUnsafe(line: string): string {
+  return line.replace(UNSAFE, (c) =>
+    c === '\t' ? c : `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`,
+  )
+}
+
+/** Prose from a message on one line: every line break a space, no control or format character raw. */
+export function oneLine(text: string): string {
+  return escapeUnsafe(text.split(BREAK).join(' ').replace(/\s+/g, ' ').trim())
+}
+
+/**
+ * Prose from a message kept on its lines, where an entry's head opens a line (a transcript):
+ * each line after the first starts `> `, so no line of it can read as another entry or role.
+ */
+export function quotedLines(text: string): string {
+  return text.split(BREAK).map(escapeUnsafe).join('\n> ')
+}
+
 /** A plain word (`reservation_id`, `get_user_details`, `user.name`) is written bare. */
 const WORD = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/
 
-/** A key or a tool name: bare when a plain word, else quoted like a value. */
+/** Names as written, by name (bounded). */
+const names = new Map<string, string>()
+
+/**
+ * A key, a tool name, a speaker's name or an id: bare when a plain word, else quoted like a
+ * value; a credential in it (a token pasted as a tool name or a call id) is never written.
+ */
 export function name(text: string): string {
-  return WORD.test(text) ? text : quote(text)
+  let out = names.get(text)
+  if (out === undefined) {
+    const shown = redactCredentials(text)
+    out = shown === text && WORD.test(text) ? text : quote(shown)
+    // Keys and tool names repeat across records and calls: each is read by the filter once.
+    if (names.size >= 10_000) names.clear()
+    names.set(text, out)
+  }
+  return out
 }
 
 /** `user`, `assistant`, `assistant calling get_a and get_b`, `tool get_a`. */

@@ -1,5 +1,6 @@
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
+import { redactCredentials } from '../messages/credentials.js'
 import type {
   AssistantMessage,
   Content,
@@ -195,6 +196,8 @@ function problemsOf(
       message: `${parts.length} image or file part(s) of this message are over ${r.label}'s limits for one request (${describeLimits(limits ?? {})}): repair sends the oldest as a short text`,
     })
   PROVIDER_CHECKS[provider.name]?.(messages, problems, options)
+  // A problem names ids and names as the messages hold them: never a credential in one.
+  for (const p of problems) p.message = redactCredentials(p.message)
   return problems.sort((a, b) => a.index - b.index)
 }
 

@@ -102,11 +102,7 @@ function writers(history: readonly Message[]): Who[] {
 
 /** The records of one message: its text, and each call's arguments, credentials taken out. */
 function recordsOf(index: number, m: Message, who: Who, secrets: readonly string[]): FactRecord[] {
-  const clean = (text: string): string => {
-    let out = redactCredentials(text)
-    for (const s of secrets) if (out.includes(s)) out = out.split(s).join(MARK)
-    return out
-  }
+  const clean = (text: string): string => withoutSecrets(text, secrets)
   const out: FactRecord[] = []
   const text = contentText(m.content)
   if (text !== '' || m.role !== 'assistant' || !m.toolCalls?.length)
@@ -114,6 +110,13 @@ function recordsOf(index: number, m: Message, who: Who, secrets: readonly string
   if (m.role === 'assistant')
     for (const c of m.toolCalls ?? [])
       out.push({ index, who, key: 'arguments', value: clean(c.arguments) })
+  return out
+}
+
+/** `text` with the filter's credentials and each of `secrets` (those the history holds) replaced. */
+function withoutSecrets(text: string, secrets: readonly string[]): string {
+  let out = redactCredentials(text)
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(MARK)
   return out
 }
 
@@ -237,7 +240,11 @@ export function recallFrom(
   const made = rendered(records, counter, maxTokens - counter.countText(widest) - 2)
   const messages = made.sent.map((r) => r[0]?.index as number).sort((a, b) => a - b)
   const more = ranked.filter((i) => !messages.includes(i))
-  const asking = request.query?.trim() ? Array.from(request.query).slice(0, 100).join('') : ''
+  // The query echoed back is the model's words, never a credential in them (the history's
+  // included): taken out before the cut, so no part of one is left.
+  const asking = request.query?.trim()
+    ? Array.from(withoutSecrets(request.query, secrets)).slice(0, 100).join('')
+    : ''
   const texts =
     messages.length > 0
       ? [made.text + close(more), made.text]

@@ -1,7 +1,9 @@
 import type { FitResult } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
+import { redactCredentials } from '../messages/credentials.js'
 import { type Message, messageText } from '../messages/message.js'
+import { oneLine } from '../messages/records.js'
 import { unitsOf } from '../messages/units.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -116,9 +118,12 @@ export function renderReport(
       const m = input[i] as Message
       const f = result.fates[i]
       const l = label(result, i)
-      const text =
-        messageText(m) || (m.role === 'assistant' && m.thought ? `(reasoning) ${m.thought}` : '')
-      const preview = text.replace(/\s+/g, ' ').slice(0, 140)
+      // A report is shared (attached to an issue, sent to a colleague): it shows no credential
+      // a message holds, and a preview is one line with no control or format character raw.
+      const text = redactCredentials(
+        messageText(m) || (m.role === 'assistant' && m.thought ? `(reasoning) ${m.thought}` : ''),
+      )
+      const preview = oneLine(text).slice(0, 140)
       const score = settings.scores?.[i]
       rows.push(
         `<details class="msg ${l.key}" data-fate="${l.key}" data-index="${i}"><summary><span class="idx">#${i}</span><span class="role">${esc(m.role === 'tool' ? `tool ${m.toolName ?? ''}` : m.role)}</span><span class="tok">${f?.tokens ?? 0} tok</span><span class="fate">${esc(l.text)}</span>${score !== undefined ? `<span class="score">score ${score.toFixed(2)}</span>` : ''}<span class="pv">${esc(preview)}</span></summary><pre>${esc(text)}</pre></details>`,

@@ -1,4 +1,5 @@
 import { InvalidOptionError, UnknownModelError } from '../errors.js'
+import { redactCredentials } from '../messages/credentials.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
@@ -252,6 +253,6 @@ export function requireModel(model: string): ModelInfo {
   if (typeof model !== 'string')
     throw new InvalidOptionError('model', `expected a model id, got ${describeValue(model)}`)
   const info = findModel(model)
-  if (!info) throw new UnknownModelError(model)
+  if (!info) throw new UnknownModelError(model, redactCredentials(model))
   return info
 }
