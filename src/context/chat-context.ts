@@ -199,21 +199,9 @@ export class ChatContext {
     return recallText(this.history(), r, args, this.setup.counter, settings)
   }
 
-  /**
-   * The plan over the history now; an asynchronous strategy is refused, naming `asyncName`.
-   * Made again if a count another process stored for what it sends was wrong (then the
-   * history is counted here).
-   */
+  /** The plan over the history now; an asynchronous strategy is refused, naming `asyncName`. */
   private planNow(setup: Setup, asyncName: string): Planned {
-    const once = () => planNow(this.log.index, setup, this.sizing.calibration, asyncName)
-    let planned: Planned
-    try {
-      planned = once()
-    } catch (e) {
-      if (!this.overStoredCounts(e)) throw e
-      return once()
-    }
-    return this.log.storedCountsHold(planned.prepared, planned.plan) ? planned : once()
+    return this.checked(() => planNow(this.log.index, setup, this.sizing.calibration, asyncName))
   }
 
   /**
@@ -221,20 +209,28 @@ export class ChatContext {
    * once (not in a promise), so the caller assembles it before anything can be appended.
    */
   private planView(setup: Setup): Planned | Promise<Planned> {
-    const once = () => planView(this.log.index, setup, this.sizing.calibration)
-    const checked = (planned: Planned): Planned | Promise<Planned> =>
-      this.log.storedCountsHold(planned.prepared, planned.plan) ? planned : once()
-    const retried = (e: unknown): Planned | Promise<Planned> => {
+    return this.checked(() => planView(this.log.index, setup, this.sizing.calibration))
+  }
+
+  /**
+   * `make`'s plan, made once more if a count another process stored was wrong for what it
+   * sends, or made a turn look too big to send (then the history is counted here).
+   */
+  private checked(make: () => Planned): Planned
+  private checked(make: () => Planned | Promise<Planned>): Planned | Promise<Planned>
+  private checked(make: () => Planned | Promise<Planned>): Planned | Promise<Planned> {
+    const hold = (p: Planned) => (this.log.storedCountsHold(p.prepared, p.plan) ? p : make())
+    const retried = (e: unknown) => {
       if (!this.overStoredCounts(e)) throw e
-      return once()
+      return make()
     }
     let planned: Planned | Promise<Planned>
     try {
-      planned = once()
+      planned = make()
     } catch (e) {
       return retried(e)
     }
-    return planned instanceof Promise ? planned.then(checked, retried) : checked(planned)
+    return planned instanceof Promise ? planned.then(hold, retried) : hold(planned)
   }
 
   /**

@@ -52,7 +52,8 @@ function escapeUnsafe(line: string): string {
 
 /** Prose from a message on one line: every line break a space, no control or format character raw. */
 export function oneLine(text: string): string {
-  return escapeUnsafe(text.split(BREAK).join(' ').replace(/\s+/g, ' ').trim())
+  // White space and NEL (the one break `\s` leaves out) in one pass.
+  return escapeUnsafe(text.replace(/[\s\u0085]+/g, ' ').trim())
 }
 
 /**

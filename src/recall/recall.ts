@@ -102,14 +102,13 @@ function writers(history: readonly Message[]): Who[] {
 
 /** The records of one message: its text, and each call's arguments, credentials taken out. */
 function recordsOf(index: number, m: Message, who: Who, secrets: readonly string[]): FactRecord[] {
-  const clean = (text: string): string => withoutSecrets(text, secrets)
   const out: FactRecord[] = []
   const text = contentText(m.content)
   if (text !== '' || m.role !== 'assistant' || !m.toolCalls?.length)
-    out.push({ index, who, key: 'text', value: clean(text) })
+    out.push({ index, who, key: 'text', value: withoutSecrets(text, secrets) })
   if (m.role === 'assistant')
     for (const c of m.toolCalls ?? [])
-      out.push({ index, who, key: 'arguments', value: clean(c.arguments) })
+      out.push({ index, who, key: 'arguments', value: withoutSecrets(c.arguments, secrets) })
   return out
 }
 
