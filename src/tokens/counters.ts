@@ -157,25 +157,38 @@ function estimateOf(info: ModelInfo | undefined, options: EstimateCounterOptions
       : base === 'o200k'
         ? textCounter('o200k_base')
         : estimateText
-  const anthropic = info?.provider === 'anthropic'
+  const framing = info ? ESTIMATE_FRAMING[info.provider] : ESTIMATE_FRAMING.openai
   return createCounter({
     name: `estimate:${base}x${factor}${info ? `:${info.id}` : ''}`,
     exact: false,
     text,
     accounting: {
-      perMessage: anthropic ? 5 : 4,
+      ...framing,
       perName: 1,
       replyPriming: 3,
       perToolCall: 12,
       tools: 'json',
-      // Anthropic adds a tool-use system prompt of about 350 tokens once tools are given.
-      // Gemini charged 76 tokens for four declarations that were bare names (Google's own
-      // sample, test/data/gemini-published), 30 more than their JSON before the factor.
-      toolsPreamble: anthropic ? 350 : info?.provider === 'google' ? 30 : 0,
     },
     image: info?.image ?? { kind: 'unknown' },
     factor,
   })
+}
+
+/**
+ * What an estimate adds around messages and tools, by the provider's framing: one entry per
+ * provider (a new one must say its own). Anthropic adds a tool-use system prompt of about
+ * 350 tokens once tools are given; Gemini charged 76 tokens for four declarations that were
+ * bare names (Google's own sample, test/data/gemini-published), 30 more than their JSON
+ * before the factor.
+ */
+const ESTIMATE_FRAMING: Record<
+  ModelInfo['provider'],
+  { perMessage: number; toolsPreamble: number }
+> = {
+  openai: { perMessage: 4, toolsPreamble: 0 },
+  anthropic: { perMessage: 5, toolsPreamble: 350 },
+  google: { perMessage: 4, toolsPreamble: 30 },
+  meta: { perMessage: 4, toolsPreamble: 0 },
 }
 
 /**
