@@ -219,18 +219,29 @@ export class ChatContext {
   private checked(make: () => Planned): Planned
   private checked(make: () => Planned | Promise<Planned>): Planned | Promise<Planned>
   private checked(make: () => Planned | Promise<Planned>): Planned | Promise<Planned> {
-    const hold = (p: Planned) => (this.log.storedCountsHold(p.prepared, p.plan) ? p : make())
-    const retried = (e: unknown) => {
-      if (!this.overStoredCounts(e)) throw e
-      return make()
-    }
     let planned: Planned | Promise<Planned>
     try {
       planned = make()
     } catch (e) {
-      return retried(e)
+      return this.retried(e, make)
     }
-    return planned instanceof Promise ? planned.then(hold, retried) : hold(planned)
+    // A plan with no stored count in it (the common case) is returned as it is.
+    if (!(planned instanceof Promise)) return this.storedHold(planned, make)
+    return planned.then(
+      (p) => this.storedHold(p, make),
+      (e) => this.retried(e, make),
+    )
+  }
+
+  /** `planned`, or the plan made again when a stored count in what it sends was wrong. */
+  private storedHold(planned: Planned, make: () => Planned | Promise<Planned>) {
+    return this.log.storedCountsHold(planned.prepared, planned.plan) ? planned : make()
+  }
+
+  /** The plan made again after `e`, when stored counts may have caused it; else `e` thrown. */
+  private retried(e: unknown, make: () => Planned | Promise<Planned>) {
+    if (!this.overStoredCounts(e)) throw e
+    return make()
   }
 
   /**
