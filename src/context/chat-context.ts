@@ -196,7 +196,10 @@ export class ChatContext {
     const r = assemble(prepared, plan, this.setup)
     const own = this.options.recall
     const settings = options ?? (own === undefined || own === false ? true : own)
-    return recallText(this.history(), r, args, this.setup.counter, settings)
+    // The history as held (not copied): recall reads it and keeps its index beside it.
+    const index = this.log.index
+    const invalid = index.removed.map((x) => x.index)
+    return recallText(index.input, r, args, this.setup.counter, settings, invalid)
   }
 
   /** The plan over the history now; an asynchronous strategy is refused, naming `asyncName`. */

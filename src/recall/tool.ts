@@ -4,7 +4,7 @@ import type { FitResult } from '../context/result.js'
 import type { Message } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { checkRecallOptions, type RecallOptions } from './definition.js'
-import { readRecallRequest, recallFrom } from './recall.js'
+import { invalidIn, readRecallRequest, recallFrom } from './recall.js'
 
 /**
  * Runs a recall tool call the model made: `args` as the model sent them (JSON text or an
@@ -20,21 +20,35 @@ export function executeRecall(
 ): string {
   const given = options.recall === undefined || options.recall === false ? true : options.recall
   const fitOptions = { ...options, recall: given } as FitOptions
-  const { counter } = resolveSetup(fitOptions)
-  return recallText(history, result ?? (() => fit(history, fitOptions)), args, counter, given)
+  const { counter, provider } = resolveSetup(fitOptions)
+  if (result) return recallText(history, result, args, counter, given)
+  // The fit made here: what its repair took out is read from its index, not its account.
+  let invalid: number[] | undefined
+  const made = () => {
+    const r = fit(history, fitOptions)
+    invalid = invalidIn(history, counter, provider)
+    return r
+  }
+  return recallText(history, made, args, counter, given, () => invalid)
 }
 
-/** The tool result for `args` over a fit made (or to be made, when the arguments are good). */
+/**
+ * The tool result for `args` over a fit made (or to be made, when the arguments are good).
+ * `invalid`: the positions the provider's repair took out, when the caller knows them
+ * (else they are read from the result's `fates`).
+ */
 export function recallText(
   history: readonly Message[],
   result: FitResult | (() => FitResult),
   args: unknown,
   counter: TokenCounter,
   options: RecallOptions | true = true,
+  invalid?: readonly number[] | (() => readonly number[] | undefined),
 ): string {
   const settings = checkRecallOptions(options)
   const request = readRecallRequest(args)
   if (typeof request === 'string') return `recall: ${request}`
   const fitted = typeof result === 'function' ? result() : result
-  return recallFrom(history, fitted, request, counter, settings).text
+  const repaired = typeof invalid === 'function' ? invalid() : invalid
+  return recallFrom(history, fitted, request, counter, settings, repaired).text
 }
