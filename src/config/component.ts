@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { $ZodError } from 'zod/v4/core'
 import { ChatContext } from '../context/chat-context.js'
 import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
@@ -209,7 +210,7 @@ export function loadComponent(json: unknown): ChatContext | Strategy | Transform
     if (kind === 'transforms' && name && transformNames().includes(name))
       return createTransform(name, config)
   } catch (e) {
-    if (e instanceof z.core.$ZodError) {
+    if (e instanceof $ZodError) {
       const issue = e.issues[0]
       throw new InvalidStateError(
         `component ${c.provider}: config field ${issue?.path.join('.')}: ${issue?.message}`,
