@@ -268,8 +268,202 @@ for (const rule of rules) {
 for (const w of ['github', 'gitlab', 'slack', 'stripe', 'openai', 'anthropic', 'aws', 'gcp'])
   serviceWords.add(w)
 
+// ---------------------------------------------------------------------------------------
+// Required literals: for each rule, strings (lowercase) one of which every match holds. The
+// filter runs a rule only on text holding one of them, so most text runs none and a rule is
+// compiled the first time its literal is seen. Read from the JS source: literal characters,
+// classes of at most LITERAL_CLASS characters (once lowercased: `[xX]` is `x`), groups of a
+// few exact alternatives, and repeats of a fixed count; zero-width parts (`\b`, lookarounds)
+// keep their neighbours adjacent.
+
+const LITERAL_CLASS = 3
+const MAX_SET = 32
+
+interface Item {
+  /** The exact strings it matches (lowercase), when few; else undefined. */
+  exact?: string[]
+  /** Strings one of which every match holds, when known. */
+  required?: string[]
+  zeroWidth?: boolean
+  min: number
+  max: number
+}
+
+function better(a: string[] | undefined, b: string[] | undefined): string[] | undefined {
+  if (!a || a.length === 0) return b
+  if (!b || b.length === 0) return a
+  const ma = Math.min(...a.map((x) => x.length))
+  const mb = Math.min(...b.map((x) => x.length))
+  return ma !== mb ? (ma > mb ? a : b) : a.length <= b.length ? a : b
+}
+
+function cross(a: string[], b: string[]): string[] | undefined {
+  if (a.length * b.length > MAX_SET) return undefined
+  return [...new Set(a.flatMap((x) => b.map((y) => x + y)))]
+}
+
+/** The characters a class body matches, lowercase, when at most LITERAL_CLASS; else undefined. */
+function classSet(body: string): string[] | undefined {
+  if (body.startsWith('^')) return undefined
+  const chars = new Set<string>()
+  for (let j = 0; j < body.length; j++) {
+    let c = body[j] as string
+    if (c === '\\') {
+      c = body[++j] as string
+      if (/[dwsDWSbB]/.test(c)) return undefined
+      if (c === 'n') c = '\n'
+      else if (c === 'r') c = '\r'
+      else if (c === 't') c = '\t'
+    }
+    if (body[j + 1] === '-' && j + 2 < body.length) {
+      let to = body[j + 2] as string
+      if (to === '\\') to = body[j + 3] as string
+      const n = to.charCodeAt(0) - c.charCodeAt(0)
+      if (n < 0 || n >= LITERAL_CLASS * 2) return undefined
+      for (let k = c.charCodeAt(0); k <= to.charCodeAt(0); k++)
+        chars.add(String.fromCharCode(k).toLowerCase())
+      j += body[j + 2] === '\\' ? 3 : 2
+    } else chars.add(c.toLowerCase())
+    if (chars.size > LITERAL_CLASS) return undefined
+  }
+  return [...chars]
+}
+
+/** Required literals of a JS regex source (the dialect toJs writes). */
+export function requiredLiterals(src: string): string[] | undefined {
+  let i = 0
+  function alternation(): Item {
+    const alts: Item[][] = [sequence()]
+    while (src[i] === '|') {
+      i++
+      alts.push(sequence())
+    }
+    const summaries = alts.map(summarize)
+    const exact = summaries.every((s) => s.exact)
+      ? [...new Set(summaries.flatMap((s) => s.exact as string[]))]
+      : undefined
+    const required = summaries.every((s) => s.required?.length)
+      ? [...new Set(summaries.flatMap((s) => s.required as string[]))]
+      : undefined
+    return {
+      exact: exact && exact.length <= MAX_SET ? exact : undefined,
+      required: required && required.length <= MAX_SET ? required : undefined,
+      min: 1,
+      max: 1,
+    }
+  }
+  function sequence(): Item[] {
+    const items: Item[] = []
+    while (i < src.length && src[i] !== '|' && src[i] !== ')') {
+      const c = src[i] as string
+      let item: Item
+      if (c === '(') {
+        const look = /^\(\?(?:=|!|<=|<!)/.test(src.slice(i))
+        i += src.startsWith('(?<', i) ? 4 : src.startsWith('(?', i) ? 3 : 1
+        const inner = alternation()
+        i++ // ')'
+        item = look ? { zeroWidth: true, min: 1, max: 1 } : inner
+      } else if (c === '[') {
+        let j = i + 1
+        if (src[j] === '^') j++
+        if (src[j] === ']') j++
+        while (src[j] !== ']') j += src[j] === '\\' ? 2 : 1
+        const set = classSet(src.slice(i + 1, j))
+        item = { exact: set, required: set, min: 1, max: 1 }
+        i = j + 1
+      } else if (c === '\\') {
+        const e = src[i + 1] as string
+        i += 2
+        if (e === 'b' || e === 'B') item = { zeroWidth: true, min: 1, max: 1 }
+        else if (/[dwsDWS]/.test(e)) item = { min: 1, max: 1 }
+        else {
+          const ch = e === 'n' ? '\n' : e === 'r' ? '\r' : e === 't' ? '\t' : e.toLowerCase()
+          if (/[0-9xuc]/.test(e)) throw new Error(`unread escape \\${e} in ${src}`)
+          item = { exact: [ch], required: [ch], min: 1, max: 1 }
+        }
+      } else if (c === '^' || c === '$') {
+        i++
+        item = { zeroWidth: true, min: 1, max: 1 }
+      } else if (c === '.') {
+        i++
+        item = { min: 1, max: 1 }
+      } else {
+        i++
+        item = { exact: [c.toLowerCase()], required: [c.toLowerCase()], min: 1, max: 1 }
+      }
+      const q = /^(?:\{(\d+)(?:(,)(\d*))?\}|[?*+])\??/.exec(src.slice(i))
+      if (q) {
+        i += q[0].length
+        const kind = q[0].replace(/\?$/, '') || '?'
+        if (kind === '?') [item.min, item.max] = [0, 1]
+        else if (kind === '*') [item.min, item.max] = [0, Infinity]
+        else if (kind === '+') [item.min, item.max] = [1, Infinity]
+        else {
+          item.min = Number(q[1])
+          item.max = q[2] ? (q[3] ? Number(q[3]) : Infinity) : item.min
+        }
+      }
+      items.push(item)
+    }
+    return items
+  }
+  /** A sequence's exact strings (when all its items are exact and fixed) and best literals. */
+  function summarize(items: Item[]): Item {
+    let run: string[] | undefined = ['']
+    let best: string[] | undefined
+    let exact: string[] | undefined = ['']
+    const close = () => {
+      if (run && !run.includes('')) best = better(best, run)
+      run = ['']
+    }
+    for (const it of items) {
+      if (it.zeroWidth) continue
+      if (it.min === 0) {
+        exact = undefined
+        close()
+        continue
+      }
+      if (it.required && !(it.exact && it.min === it.max)) best = better(best, it.required)
+      if (it.exact && it.min <= 8) {
+        let times: string[] | undefined = ['']
+        for (let k = 0; k < it.min && times; k++) times = cross(times, it.exact)
+        const fixed = it.min === it.max
+        exact = exact && times && fixed ? cross(exact, times) : undefined
+        run = run && times ? cross(run, times) : undefined
+        if (!run) run = times ?? ['']
+        if (!fixed) close()
+      } else {
+        exact = undefined
+        close()
+      }
+    }
+    close()
+    return { exact, required: best, min: 1, max: 1 }
+  }
+  const top = alternation()
+  if (i !== src.length) throw new Error(`unread source at ${i}: ${src}`)
+  const found = top.required ?? top.exact
+  return found?.every((s) => s.length > 0) ? found : undefined
+}
+
+const literals = taken.map((t) => requiredLiterals(t.js))
+/** credentials.ts's reading of an empty literal column: the source's leading literal. */
+const LEAD = /^(?:\\b)?((?:[\w=~-]|\\[./])+)(?![?*+{])/
+// One rule a line: its literals (left empty when they are the source's leading literal), a
+// tab, its source (in a String.raw template: a backtick is written \x60, read as one).
+const table = taken
+  .map((t, k) => {
+    const lits = literals[k]
+    if (!lits) throw new Error(`${t.id}: no literal every match holds (${t.js})`)
+    for (const l of lits)
+      if (/[\s`]|\$\{/.test(l)) throw new Error(`${t.id}: literal ${JSON.stringify(l)}`)
+    if (/[\n\t]|\$\{/.test(t.js)) throw new Error(`${t.id}: source ${t.js}`)
+    const lead = LEAD.exec(t.js)?.[1]?.replaceAll('\\', '').toLowerCase()
+    const column = lits.length === 1 && lits[0] === lead ? '' : lits.join(' ')
+    return `${column}\t${t.js.replaceAll('`', '\\x60')}`
+  })
+  .join('\n')
 const tokenSource = taken.map((t) => t.js).join('|')
-const pattern = new RegExp(tokenSource, 'g')
 const structural = Object.entries(treatment).filter(([, t]) => t.startsWith('structural'))
 const leftOut = Object.entries(treatment).filter(([, t]) => t.startsWith('left out'))
 
@@ -309,11 +503,17 @@ function wrap(s: string): string {
 
 const file = `${header}
 
-/** Credential token formats (gitleaks' prefix-keyed rules), the whole match being the token. */
-export const TOKEN_RULES = /${pattern.source}/g
+/**
+ * Credential token formats (gitleaks' prefix-keyed rules), the whole match being the token.
+ * One rule a line: the literals one of which every match holds (lowercase, space-separated;
+ * none written: the source's leading literal characters), a tab, the rule's source. Kept as
+ * text: credentials.ts compiles a rule the first time a text holds one of its literals, so
+ * importing the filter compiles none.
+ */
+export const TOKEN_RULES = String.raw\`${table}\`
 
-/** Service names from gitleaks' keyword rules: \`<service>_key\` names a credential. */
-export const SERVICE_WORDS: ReadonlySet<string> = new Set(${JSON.stringify([...serviceWords].sort().join(' '))}.split(' '))
+/** Service names from gitleaks' keyword rules: \`<service>_key\` names a credential (space-separated). */
+export const SERVICE_WORDS = ${JSON.stringify([...serviceWords].sort().join(' '))}
 `
 writeFileSync(`${root}src/messages/credential-rules.ts`, file)
 writeFileSync(`${root}src/messages/GITLEAKS-LICENSE`, license)
@@ -670,6 +870,21 @@ for (const path of files) {
     }
     samples.push(entry)
   }
+}
+
+// The literals are what the filter gates a rule on: every sample a rule matches (of any rule)
+// must hold one of them, or the reading above is wrong.
+for (const [k, t] of taken.entries()) {
+  const re = new RegExp(t.js, 'g')
+  const lits = literals[k]
+  if (!lits) continue
+  for (const s of samples)
+    for (const tp of [...s.tps, ...s.fps])
+      for (const m of tp.matchAll(re)) {
+        const hit = m[0].toLowerCase()
+        if (!lits.some((l) => hit.includes(l)))
+          throw new Error(`${t.id}: match ${JSON.stringify(m[0])} holds none of ${lits.join(' ')}`)
+      }
 }
 
 mkdirSync(`${root}test/data/gitleaks`, { recursive: true })

@@ -79,13 +79,123 @@
  * - sourcegraph-access-token: its third alternative is any 40 hex digits, i.e. every git commit id
  */
 
-/** Credential token formats (gitleaks' prefix-keyed rules), the whole match being the token. */
-export const TOKEN_RULES =
-  /\bA3-[A-Z0-9]{6}-(?:(?:[A-Z0-9]{11})|(?:[A-Z0-9]{6}-[A-Z0-9]{5}))-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b|ops_eyJ[a-zA-Z0-9+/]{250,}={0,3}|\bp8e-[a-z0-9A-Z]{32}(?![\w-])|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}|\b(?:pat[A-Za-z0-9]{14}\.[a-f0-9]{64})\b|\bLTAI[a-z0-9A-Z]{20}(?![\w-])|\bsk-ant-admin01-[a-zA-Z0-9_-]{93}AA(?![\w-])|\bsk-ant-api03-[a-zA-Z0-9_-]{93}AA(?![\w-])|\bAKCp[A-Za-z0-9]{69}\b|\bcmVmd[A-Za-z0-9]{59}\b|\b(?:sc|ext|scauth|authress)_[a-z0-9A-Z]{5,30}\.[a-z0-9A-Z]{4,6}\.(?:acc)[_-][a-z0-9-A-Z]{10,32}\.[a-z0-9+/_=-A-Z]{30,120}(?![\w-])|\b(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b|\bABSK[A-Za-z0-9+/]{109,269}={0,2}(?![\w-])|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t|\b(?:4b1d[A-Za-z0-9]{38})\b|[cC][lL][oO][jJ][aA][rR][sS]_[a-z0-9A-Z]{60}|\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![\w-])|\bdapi[a-f0-9]{32}(?:-\d)?(?![\w-])|\bdoo_v1_[a-f0-9]{64}(?![\w-])|\bdop_v1_[a-f0-9]{64}(?![\w-])|\b[dD][oO][rR]_[vV]1_[a-f0-9A-F]{64}(?![\w-])|dp\.pt\.[a-z0-9A-Z]{43}|duffel_(?:test|live)_[a-z0-9_\-=A-Z]{43}|dt0c01\.[a-z0-9A-Z]{24}\.[a-z0-9A-Z]{64}|\bEZAK[a-z0-9A-Z]{54}\b|\bEZTK[a-z0-9A-Z]{54}\b|\bEAA[MC][a-z0-9A-Z]{100,}(?![\w-])|FLWSECK_TEST-[a-h0-9A-H]{12}|FLWPUBK_TEST-[a-h0-9A-H]{32}-[xX]|FLWSECK_TEST-[a-h0-9A-H]{32}-[xX]|\b(?:fo1_[\w-]{43}|fm1[ar]_[a-zA-Z0-9+/]{100,}={0,3}|fm2_[a-zA-Z0-9+/]{100,}={0,3})(?![\w-])|fio-u-[a-z0-9\-_=A-Z]{64}|\bAIza[\w-]{35}(?![\w-])|(?:ghu|ghs)_[0-9a-zA-Z]{36}|github_pat_\w{82}|gho_[0-9a-zA-Z]{36}|ghp_[0-9a-zA-Z]{36}|ghr_[0-9a-zA-Z]{36}|glcbt-[0-9a-zA-Z]{1,5}_[0-9a-zA-Z_-]{20}|gldt-[0-9a-zA-Z_-]{20}|glffct-[0-9a-zA-Z_-]{20}|glft-[0-9a-zA-Z_-]{20}|glimt-[0-9a-zA-Z_-]{25}|glagent-[0-9a-zA-Z_-]{50}|gloas-[0-9a-zA-Z_-]{64}|glpat-[\w-]{20}|\bglpat-[0-9a-zA-Z_-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b|glptt-[0-9a-f]{40}|GR1348941[\w-]{20}|glrt-[0-9a-zA-Z_-]{20}|\bglrt-t\d_[0-9a-zA-Z_-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b|glsoat-[0-9a-zA-Z_-]{20}|_gitlab_session=[0-9a-z]{32}|\b[eE][yY][jJ][rR][iI][jJ][oO][iI][A-Za-z0-9]{70,400}={0,3}(?![\w-])|\b[gG][lL][cC]_[A-Za-z0-9+/]{32,400}={0,3}(?![\w-])|\b[gG][lL][sS][aA]_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![\w-])|(?:pat|sat)\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9]{24}\.[a-zA-Z0-9]{20}|[a-z0-9A-Z]{14}\.(?:atlasv1)\.[a-z0-9\-_=A-Z]{60,70}|\b(?:HRKU-AA[0-9a-zA-Z_-]{58})(?![\w-])|\bhf_(?:[a-zA-Z]{34})(?![\w-])|\bapi_org_(?:[a-zA-Z]{34})(?![\w-])|\bico-[a-zA-Z0-9]{32}(?![\w-])|\bs-s4t2(?:ud|af)-[abcdef0123456789ABCDEF]{64}(?![\w-])|\bey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9/\\_-]{17,}\.(?:[a-zA-Z0-9/\\_-]{10,}={0,2})?(?![\w-])|lin_api_[a-z0-9A-Z]{40}|\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![\w-])|https:\/\/[a-z0-9]+\.webhook\.office\.com\/webhookb2\/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}\/IncomingWebhook\/[a-z0-9]{32}\/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}|\bntn_[0-9]{11}[A-Za-z0-9]{32}[A-Za-z0-9]{3}(?![\w-])|\b[nN][pP][mM]_[a-z0-9A-Z]{36}(?![\w-])|\bAPI-[A-Z0-9]{26}(?![\w-])|\bsk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}(?![\w-])|\b(?:sha256~[\w-]{43})(?:[^\w-]|$)|\b(?:pplx-[a-zA-Z0-9]{48})(?:[`'"\s;]|\\[nr]|$|\b)|\bpscale_tkn_[\w=.-]{32,64}(?![\w-])|\bpscale_oauth_[\w=.-]{32,64}(?![\w-])|\b[pP][sS][cC][aA][lL][eE]_[pP][wW]_[\w=.-]{32,64}(?![\w-])|\bPMAK-[a-f0-9A-F]{24}-[a-f0-9A-F]{34}(?![\w-])|\bpnu_[a-zA-Z0-9]{36}(?![\w-])|\bpul-[a-f0-9]{40}(?![\w-])|pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}|\brdme_[a-z0-9]{70}(?![\w-])|\brubygems_[a-f0-9]{48}(?![\w-])|\btk-us-[\w-]{48}(?![\w-])|\bSG\.[a-z0-9=_\-.A-Z]{66}(?![\w-])|\bxkeysib-[a-f0-9]{64}-[a-z0-9A-Z]{16}(?![\w-])|\bsntrys_eyJpYXQiO[a-zA-Z0-9+/]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[a-zA-Z0-9+/]{10,200}={0,2}_[a-zA-Z0-9+/]{43}(?:[^a-zA-Z0-9+/]|$)|\bsntryu_[a-f0-9]{64}(?![\w-])|\bsm_aat_[a-zA-Z0-9]{16}(?![\w-])|\bsm_pat_[a-zA-Z0-9]{16}(?![\w-])|\bsm_sat_[a-zA-Z0-9]{16}(?![\w-])|\bshippo_(?:live|test)_[a-fA-F0-9]{40}(?![\w-])|shpat_[a-fA-F0-9]{32}|shpca_[a-fA-F0-9]{32}|shppa_[a-fA-F0-9]{32}|shpss_[a-fA-F0-9]{32}|[xX][aA][pP][pP]-\d-[A-Z0-9a-z]+-\d+-[a-z0-9A-Z]+|xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*|[xX][oO][xX][eE].[xX][oO][xX][bpBP]-\d-[A-Z0-9a-z]{163,166}|[xX][oO][xX][eE]-\d-[A-Z0-9a-z]{146}|xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}|xox[os]-\d+-\d+-\d+-[a-fA-F\d]+|xox[ar]-(?:\d-)?[0-9a-zA-Z]{8,48}|xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}|(?:https?:\/\/)?hooks.slack.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}|\b(?:EAAA|sq0atp-)[\w-]{22,60}(?![\w-])|\b(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}(?![\w-])|SK[0-9a-fA-F]{32}|\bhvb\.[\w-]{138,300}(?![\w-])|\b(?:hvs\.[\w-]{90,120}|s\.(?:[a-z0-9A-Z]{24}))(?![\w-])/g
+/**
+ * Credential token formats (gitleaks' prefix-keyed rules), the whole match being the token.
+ * One rule a line: the literals one of which every match holds (lowercase, space-separated;
+ * none written: the source's leading literal characters), a tab, the rule's source. Kept as
+ * text: credentials.ts compiles a rule the first time a text holds one of its literals, so
+ * importing the filter compiles none.
+ */
+export const TOKEN_RULES = String.raw`	\bA3-[A-Z0-9]{6}-(?:(?:[A-Z0-9]{11})|(?:[A-Z0-9]{6}-[A-Z0-9]{5}))-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b
+	ops_eyJ[a-zA-Z0-9+\/]{250,}={0,3}
+	\bp8e-[a-z0-9A-Z]{32}(?![\w-])
+	AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}
+pat	\b(?:pat[A-Za-z0-9]{14}\.[a-f0-9]{64})\b
+	\bLTAI[a-z0-9A-Z]{20}(?![\w-])
+	\bsk-ant-admin01-[a-zA-Z0-9_\-]{93}AA(?![\w-])
+	\bsk-ant-api03-[a-zA-Z0-9_\-]{93}AA(?![\w-])
+	\bAKCp[A-Za-z0-9]{69}\b
+	\bcmVmd[A-Za-z0-9]{59}\b
+.acc_ .acc-	\b(?:sc|ext|scauth|authress)_[a-z0-9A-Z]{5,30}\.[a-z0-9A-Z]{4,6}\.(?:acc)[_-][a-z0-9-A-Z]{10,32}\.[a-z0-9+\/_=-A-Z]{30,120}(?![\w-])
+a3t akia asia abia acca	\b(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b
+	\bABSK[A-Za-z0-9+\/]{109,269}={0,2}(?![\w-])
+	bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t
+4b1d	\b(?:4b1d[A-Za-z0-9]{38})\b
+clojars_	[cC][lL][oO][jJ][aA][rR][sS]_[a-z0-9A-Z]{60}
+	\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![\w-])
+	\bdapi[a-f0-9]{32}(?:-\d)?(?![\w-])
+	\bdoo_v1_[a-f0-9]{64}(?![\w-])
+	\bdop_v1_[a-f0-9]{64}(?![\w-])
+dor_v1_	\b[dD][oO][rR]_[vV]1_[a-f0-9A-F]{64}(?![\w-])
+	dp\.pt\.[a-z0-9A-Z]{43}
+duffel_test_ duffel_live_	duffel_(?:test|live)_[a-z0-9_\-=A-Z]{43}
+	dt0c01\.[a-z0-9A-Z]{24}\.[a-z0-9A-Z]{64}
+	\bEZAK[a-z0-9A-Z]{54}\b
+	\bEZTK[a-z0-9A-Z]{54}\b
+eaam eaac	\bEAA[MC][a-z0-9A-Z]{100,}(?![\w-])
+	FLWSECK_TEST-[a-h0-9A-H]{12}
+	FLWPUBK_TEST-[a-h0-9A-H]{32}-[xX]
+	FLWSECK_TEST-[a-h0-9A-H]{32}-[xX]
+fo1_ fm1a_ fm1r_ fm2_	\b(?:fo1_[\w-]{43}|fm1[ar]_[a-zA-Z0-9+\/]{100,}={0,3}|fm2_[a-zA-Z0-9+\/]{100,}={0,3})(?![\w-])
+	fio-u-[a-z0-9\-_=A-Z]{64}
+	\bAIza[\w-]{35}(?![\w-])
+ghu_ ghs_	(?:ghu|ghs)_[0-9a-zA-Z]{36}
+	github_pat_\w{82}
+	gho_[0-9a-zA-Z]{36}
+	ghp_[0-9a-zA-Z]{36}
+	ghr_[0-9a-zA-Z]{36}
+	glcbt-[0-9a-zA-Z]{1,5}_[0-9a-zA-Z_-]{20}
+	gldt-[0-9a-zA-Z_\-]{20}
+	glffct-[0-9a-zA-Z_\-]{20}
+	glft-[0-9a-zA-Z_\-]{20}
+	glimt-[0-9a-zA-Z_\-]{25}
+	glagent-[0-9a-zA-Z_\-]{50}
+	gloas-[0-9a-zA-Z_\-]{64}
+	glpat-[\w-]{20}
+	\bglpat-[0-9a-zA-Z_-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b
+	glptt-[0-9a-f]{40}
+	GR1348941[\w-]{20}
+	glrt-[0-9a-zA-Z_\-]{20}
+	\bglrt-t\d_[0-9a-zA-Z_\-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b
+	glsoat-[0-9a-zA-Z_\-]{20}
+	_gitlab_session=[0-9a-z]{32}
+eyjrijoi	\b[eE][yY][jJ][rR][iI][jJ][oO][iI][A-Za-z0-9]{70,400}={0,3}(?![\w-])
+glc_	\b[gG][lL][cC]_[A-Za-z0-9+\/]{32,400}={0,3}(?![\w-])
+glsa_	\b[gG][lL][sS][aA]_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![\w-])
+pat. sat.	(?:pat|sat)\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9]{24}\.[a-zA-Z0-9]{20}
+.atlasv1.	[a-z0-9A-Z]{14}\.(?:atlasv1)\.[a-z0-9\-_=A-Z]{60,70}
+hrku-aa	\b(?:HRKU-AA[0-9a-zA-Z_-]{58})(?![\w-])
+	\bhf_(?:[a-zA-Z]{34})(?![\w-])
+	\bapi_org_(?:[a-zA-Z]{34})(?![\w-])
+	\bico-[a-zA-Z0-9]{32}(?![\w-])
+s-s4t2ud- s-s4t2af-	\bs-s4t2(?:ud|af)-[abcdef0123456789ABCDEF]{64}(?![\w-])
+.ey	\bey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?(?![\w-])
+	lin_api_[a-z0-9A-Z]{40}
+_mmk	\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![\w-])
+.webhook.office.com/webhookb2/	https:\/\/[a-z0-9]+\.webhook\.office\.com\/webhookb2\/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}\/IncomingWebhook\/[a-z0-9]{32}\/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}
+	\bntn_[0-9]{11}[A-Za-z0-9]{32}[A-Za-z0-9]{3}(?![\w-])
+npm_	\b[nN][pP][mM]_[a-z0-9A-Z]{36}(?![\w-])
+	\bAPI-[A-Z0-9]{26}(?![\w-])
+t3blbkfj	\bsk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}(?![\w-])
+sha256~	\b(?:sha256~[\w-]{43})(?:[^\w-]|$)
+pplx-	\b(?:pplx-[a-zA-Z0-9]{48})(?:[\x60'"\s;]|\\[nr]|$|\b)
+	\bpscale_tkn_[\w=\.-]{32,64}(?![\w-])
+	\bpscale_oauth_[\w=\.-]{32,64}(?![\w-])
+pscale_pw_	\b[pP][sS][cC][aA][lL][eE]_[pP][wW]_[\w=\.-]{32,64}(?![\w-])
+	\bPMAK-[a-f0-9A-F]{24}\-[a-f0-9A-F]{34}(?![\w-])
+	\bpnu_[a-zA-Z0-9]{36}(?![\w-])
+	\bpul-[a-f0-9]{40}(?![\w-])
+	pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}
+	\brdme_[a-z0-9]{70}(?![\w-])
+	\brubygems_[a-f0-9]{48}(?![\w-])
+	\btk-us-[\w-]{48}(?![\w-])
+	\bSG\.[a-z0-9=_\-\.A-Z]{66}(?![\w-])
+	\bxkeysib-[a-f0-9]{64}\-[a-z0-9A-Z]{16}(?![\w-])
+	\bsntrys_eyJpYXQiO[a-zA-Z0-9+\/]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[a-zA-Z0-9+\/]{10,200}={0,2}_[a-zA-Z0-9+\/]{43}(?:[^a-zA-Z0-9+\/]|$)
+	\bsntryu_[a-f0-9]{64}(?![\w-])
+	\bsm_aat_[a-zA-Z0-9]{16}(?![\w-])
+	\bsm_pat_[a-zA-Z0-9]{16}(?![\w-])
+	\bsm_sat_[a-zA-Z0-9]{16}(?![\w-])
+shippo_live_ shippo_test_	\bshippo_(?:live|test)_[a-fA-F0-9]{40}(?![\w-])
+	shpat_[a-fA-F0-9]{32}
+	shpca_[a-fA-F0-9]{32}
+	shppa_[a-fA-F0-9]{32}
+	shpss_[a-fA-F0-9]{32}
+xapp-	[xX][aA][pP][pP]-\d-[A-Z0-9a-z]+-\d+-[a-z0-9A-Z]+
+	xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*
+xoxb- xoxp-	[xX][oO][xX][eE].[xX][oO][xX][bpBP]-\d-[A-Z0-9a-z]{163,166}
+xoxe-	[xX][oO][xX][eE]-\d-[A-Z0-9a-z]{146}
+	xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}
+xoxo- xoxs-	xox[os]-\d+-\d+-\d+-[a-fA-F\d]+
+xoxa- xoxr-	xox[ar]-(?:\d-)?[0-9a-zA-Z]{8,48}
+xoxp xoxe	xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}
+com/services/ com/workflows/ com/triggers/	(?:https?:\/\/)?hooks.slack.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+\/]{43,56}
+eaaa sq0atp-	\b(?:EAAA|sq0atp-)[\w-]{22,60}(?![\w-])
+sk_test_ sk_live_ sk_prod_ rk_test_ rk_live_ rk_prod_	\b(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}(?![\w-])
+	SK[0-9a-fA-F]{32}
+	\bhvb\.[\w-]{138,300}(?![\w-])
+hvs. s.	\b(?:hvs\.[\w-]{90,120}|s\.(?:[a-z0-9A-Z]{24}))(?![\w-])`
 
-/** Service names from gitleaks' keyword rules: `<service>_key` names a credential. */
-export const SERVICE_WORDS: ReadonlySet<string> = new Set(
-  'adafruit adobe airtable algolia alibaba anthropic artifactory asana atatt3 atlassian aws beamer bintray bitbucket bittrex cloudflare codecov cohere coinbase confluence confluent contentful datadog discord dnkey droneci dropbox etsy facebook fastly finicity finnhub flickr freshbooks gcp github gitlab gitter gocardless heroku hubspot intercom jfrog jira kraken kucoin launchdarkly linear linkedin looker mailchimp mailgun mapbox mattermost meraki messagebird netlify newrelic newyorktimes nrak nytimes okta openai plaid privateai rapidapi sendbird sentry slack snyk sonar squarespace stripe sumo telegr travis twitch twitter xray yandex zendesk'.split(
-    ' ',
-  ),
-)
+/** Service names from gitleaks' keyword rules: `<service>_key` names a credential (space-separated). */
+export const SERVICE_WORDS =
+  'adafruit adobe airtable algolia alibaba anthropic artifactory asana atatt3 atlassian aws beamer bintray bitbucket bittrex cloudflare codecov cohere coinbase confluence confluent contentful datadog discord dnkey droneci dropbox etsy facebook fastly finicity finnhub flickr freshbooks gcp github gitlab gitter gocardless heroku hubspot intercom jfrog jira kraken kucoin launchdarkly linear linkedin looker mailchimp mailgun mapbox mattermost meraki messagebird netlify newrelic newyorktimes nrak nytimes okta openai plaid privateai rapidapi sendbird sentry slack snyk sonar squarespace stripe sumo telegr travis twitch twitter xray yandex zendesk'

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
-import { credentialSpans, isCredential, isCredentialKey, redactCredentials } from './credentials.js'
+import { describe, expect, it, vi } from 'vitest'
+import {
+  credentialSpans,
+  isCredential,
+  isCredentialKey,
+  redactCredentials,
+  tokenRuleTable,
+} from './credentials.js'
 
 interface RuleSamples {
   id: string
@@ -326,5 +332,57 @@ describe("gitleaks' true and false positives", () => {
     // filter on text sent to a model keeps them out too.
     expect(tally.token.flagged).toBeLessThanOrEqual(107)
     expect(tally.structural.flagged).toBeLessThanOrEqual(58)
+  })
+})
+
+describe('token rules: gated by their literals, compiled on first need', () => {
+  const table = tokenRuleTable()
+  const samples = gitleaks.rules.flatMap((r) => [...r.tps, ...r.fps])
+
+  it('every match of a rule, on any of gitleaks samples, holds one of its literals', () => {
+    expect(table.length).toBeGreaterThan(100)
+    let matches = 0
+    for (const [literals, source] of table) {
+      expect(literals.length, source).toBeGreaterThan(0)
+      expect(
+        literals.every((l) => l !== '' && l === l.toLowerCase()),
+        source,
+      ).toBe(true)
+      for (const text of samples)
+        for (const m of text.matchAll(new RegExp(source, 'g'))) {
+          matches++
+          const hit = m[0].toLowerCase()
+          expect(
+            literals.some((l) => hit.includes(l)),
+            `${source} on ${m[0]}`,
+          ).toBe(true)
+        }
+    }
+    expect(matches).toBeGreaterThan(3000)
+  })
+
+  it('finds every span the rules find run all at once as one regex, and in any case of the literal', () => {
+    const all = new RegExp(table.map(([, s]) => s).join('|'), 'g')
+    const covered = (text: string, s: number, e: number) =>
+      credentialSpans(text).some(([a, b]) => a <= s && e <= b)
+    for (const text of [...samples, ...samples.map((t) => `see ${t.toUpperCase()} and ${t}`)])
+      for (const m of text.matchAll(all)) {
+        const at = m.index ?? 0
+        expect(covered(text, at, at + m[0].length), m[0]).toBe(true)
+      }
+  })
+
+  it('compiles no rule at import, none for text holding no literal, and only the gated ones after', async () => {
+    vi.resetModules()
+    const fresh = await import('./credentials.js')
+    expect(fresh.compiledTokenRules()).toBe(0)
+    expect(
+      fresh.credentialSpans('The flight leaves at 9:40 from gate 12; no bags checked.'),
+    ).toEqual([])
+    expect(fresh.compiledTokenRules()).toBe(0)
+    const token = `ghp_${'aB3dE5fG7h'.repeat(3)}123456`
+    expect(fresh.redactCredentials(`use ${token} now`)).toBe('use [credential] now')
+    expect(fresh.compiledTokenRules()).toBeGreaterThan(0)
+    expect(fresh.compiledTokenRules()).toBeLessThan(5)
   })
 })

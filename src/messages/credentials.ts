@@ -48,6 +48,13 @@ const MODIFIERS = new Set(
 /** Words before `_id` that make the id itself a credential (`session_id`, Vault's `secret_id`). */
 const ID_OWNERS = new Set('session secret token password'.split(' '))
 
+let services: ReadonlySet<string> | undefined
+/** gitleaks' service names (`stripe`, `github`): `<service>_key` names a credential. */
+const serviceWords = () => {
+  services ??= new Set(SERVICE_WORDS.split(' '))
+  return services
+}
+
 /** A key's words, lowercase: camelCase, snake_case, kebab-case, dotted, spaced. */
 function keyWords(key: string): string[] {
   return key
@@ -65,7 +72,7 @@ function credentialWord(w: string, prev: string | undefined): boolean {
   if (w === 'tokens') return prev !== undefined && CREDENTIAL_TOKENS.has(prev)
   if (CREDENTIAL_WORDS.has(w)) return true
   if (w === 'key' || w === 'keys')
-    return prev !== undefined && (KEY_QUALIFIERS.has(prev) || SERVICE_WORDS.has(prev))
+    return prev !== undefined && (KEY_QUALIFIERS.has(prev) || serviceWords().has(prev))
   if (w === 'pass') return prev === undefined || PASS_OWNERS.has(prev)
   if (w === 'pwd') return prev !== undefined // `PWD` alone is the shell's working directory
   if (w === 'phrase' || w === 'word' || w === 'code') return prev === 'pass'
@@ -97,6 +104,86 @@ export function isCredentialKey(key: string): boolean {
 
 type Span = [number, number]
 
+// ---------------------------------------------------------------------------------------
+// Token rules, compiled on first need
+
+interface TokenRules {
+  /** Every literal, longest first, as one case-insensitive alternation. */
+  gate: RegExp
+  /** Each rule's literals (lowercase) and source. */
+  table: [string[], string][]
+  /** Each literal found so far and the rules of every literal inside it (itself included). */
+  inside: Map<string, number[]>
+  compiled: RegExp[]
+}
+
+let tokenRules: TokenRules | undefined
+
+/** A source's leading literal characters (after `\b`), when no quantifier follows them. */
+const LEAD = /^(?:\\b)?((?:[\w=~-]|\\[./])+)(?![?*+{])/
+
+/**
+ * The rule table, read (not compiled) on the first scan. A line's literals left empty are its
+ * source's leading literal characters.
+ */
+function readTokenRules(): TokenRules {
+  const table = TOKEN_RULES.split('\n').map((line): [string[], string] => {
+    const [literals = '', source = ''] = line.split('\t')
+    const lead = LEAD.exec(source)?.[1] ?? ''
+    return [(literals || lead.replaceAll('\\', '').toLowerCase()).split(' '), source]
+  })
+  const gate = [...new Set(table.flatMap(([l]) => l))]
+    .sort((a, b) => b.length - a.length)
+    .map((l) => l.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('|')
+  return { gate: new RegExp(gate, 'gi'), table, inside: new Map(), compiled: [] }
+}
+
+/** Each token rule's literals and source, as the filter reads them (for tests). */
+export function tokenRuleTable(): readonly (readonly [string[], string])[] {
+  tokenRules ??= readTokenRules()
+  return tokenRules.table
+}
+
+/** How many token rules are compiled so far (none until a text holds a rule's literal). */
+export function compiledTokenRules(): number {
+  return tokenRules?.compiled.filter(Boolean).length ?? 0
+}
+
+/**
+ * Spans of gitleaks' token formats. Only the rules one of whose literals the text holds (in
+ * any case) run, each compiled the first time it does: every match of a rule holds one of its
+ * literals (the generator reads them off the rule's source; credentials.test.ts checks them
+ * on gitleaks' samples), so the gate drops no match. One pass finds the literals: at each
+ * place the longest one there, which stands for those inside it too (the gate steps one
+ * character on, so overlapping ones are seen).
+ */
+function tokenSpans(text: string, out: Span[]): void {
+  tokenRules ??= readTokenRules()
+  const { gate, table, inside, compiled } = tokenRules
+  const run = new Set<number>()
+  gate.lastIndex = 0
+  for (let m = gate.exec(text); m; m = gate.exec(text)) {
+    const found = m[0].toLowerCase()
+    let rules = inside.get(found)
+    if (!rules) {
+      rules = []
+      for (const [k, [literals]] of table.entries())
+        if (literals.some((l) => found.includes(l))) rules.push(k)
+      inside.set(found, rules)
+    }
+    for (const k of rules) run.add(k)
+    gate.lastIndex = m.index + 1
+  }
+  for (const k of run) {
+    compiled[k] ??= new RegExp(table[k]?.[1] as string, 'g')
+    regexSpans(compiled[k], text, out)
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Spans of other forms
+
 /** Forms the library's earlier filter caught, looser than gitleaks' exact lengths. */
 const LOOSE_TOKENS =
   /\bsk-[\w-]{8,}|\b[sr]k_(?:live|test)_\w+|\bgh[pousr]_\w{20,}|\bxox[abprs]-[\w-]+|\bAKIA[0-9A-Z]{16}|\bAIza[\w-]{30,}|\beyJ[\w-]+\.[\w-]+\.[\w-]*/g
@@ -107,8 +194,12 @@ const SCHEME_TOKEN = /\b(?:[Bb]earer|Basic)[ \t]+([\w.~+/=-]{8,})/g
 /** `curl -u user:password`. */
 const CURL_USER = /(?<![\w-])(?:-u|--user)(?:=|[ \t]+)["']?([^\s"':]+:[^\s"']+)/g
 
-/** A run of standard base64 long enough to be a key's body line (PEM lines are 64). */
-const BASE64_RUN = /[A-Za-z0-9+/]{64,}={0,2}/g
+/**
+ * A run of standard base64 long enough to be a key's body line (PEM lines are 64). Tried only
+ * where a run starts (a match can start nowhere else), so a word is not read again from each
+ * of its letters.
+ */
+const BASE64_RUN = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64,}={0,2}/g
 
 /** A candidate key: an identifier, possibly dotted or dashed (`spring.datasource.password`). */
 const KEY = /[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*/g
@@ -434,7 +525,7 @@ function unescaped(text: string): { plain: string; at: number[] } {
 
 function spansOf(text: string): Span[] {
   const out: Span[] = []
-  regexSpans(TOKEN_RULES, text, out)
+  tokenSpans(text, out)
   regexSpans(LOOSE_TOKENS, text, out)
   regexSpans(SCHEME_TOKEN, text, out, tokenLike)
   regexSpans(CURL_USER, text, out)
