@@ -233,7 +233,30 @@ function tokenRule(rule: TomlRule): Taken | string {
   // `\b(secret)` or `(?i)\b(secret)`: the group is the whole match once the suffix is gone.
   const m = /^((?:\(\?i\))?)\\b\((.*)\)$/.exec(body)
   if (m && balanced(m[2] ?? '')) body = `${m[1]}\\b${m[2]}`
-  return { id: rule.id, js: toJs(body) + suffix }
+  return { id: rule.id, js: unwrapGroups(toJs(body)) + suffix }
+}
+
+/**
+ * A source without the non-capturing groups that change nothing: those holding no top-level
+ * `|` and not repeated (`\b(?:pat[a-z]{14})` is `\bpat[a-z]{14}`).
+ */
+export function unwrapGroups(src: string): string {
+  const open: number[] = []
+  const bars = new Set<number>() // groups (by their opening index) with a top-level `|`
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]
+    if (c === '\\') i++
+    else if (c === '[') {
+      for (i++; src[i] !== ']'; i++) if (src[i] === '\\') i++
+    } else if (c === '(') open.push(i)
+    else if (c === '|' && open.length > 0) bars.add(open[open.length - 1] as number)
+    else if (c === ')') {
+      const at = open.pop() as number
+      if (src.startsWith('(?:', at) && !bars.has(at) && !/[?*+{]/.test(src[i + 1] ?? ''))
+        return unwrapGroups(src.slice(0, at) + src.slice(at + 3, i) + src.slice(i + 1))
+    }
+  }
+  return src
 }
 
 /** Whether the parentheses of a source balance (so an outer pair may be dropped). */
@@ -456,7 +479,7 @@ const table = taken
     const lits = literals[k]
     if (!lits) throw new Error(`${t.id}: no literal every match holds (${t.js})`)
     for (const l of lits)
-      if (/[\s`]|\$\{/.test(l)) throw new Error(`${t.id}: literal ${JSON.stringify(l)}`)
+      if (/[\s`|]|\$\{/.test(l)) throw new Error(`${t.id}: literal ${JSON.stringify(l)}`)
     if (/[\n\t]|\$\{/.test(t.js)) throw new Error(`${t.id}: source ${t.js}`)
     const lead = LEAD.exec(t.js)?.[1]?.replaceAll('\\', '').toLowerCase()
     const column = lits.length === 1 && lits[0] === lead ? '' : lits.join(' ')

@@ -86,21 +86,21 @@
  * text: credentials.ts compiles a rule the first time a text holds one of its literals, so
  * importing the filter compiles none.
  */
-export const TOKEN_RULES = String.raw`	\bA3-[A-Z0-9]{6}-(?:(?:[A-Z0-9]{11})|(?:[A-Z0-9]{6}-[A-Z0-9]{5}))-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b
+export const TOKEN_RULES = String.raw`	\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b
 	ops_eyJ[a-zA-Z0-9+\/]{250,}={0,3}
 	\bp8e-[a-z0-9A-Z]{32}(?![\w-])
 	AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}
-pat	\b(?:pat[A-Za-z0-9]{14}\.[a-f0-9]{64})\b
+	\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b
 	\bLTAI[a-z0-9A-Z]{20}(?![\w-])
 	\bsk-ant-admin01-[a-zA-Z0-9_\-]{93}AA(?![\w-])
 	\bsk-ant-api03-[a-zA-Z0-9_\-]{93}AA(?![\w-])
 	\bAKCp[A-Za-z0-9]{69}\b
 	\bcmVmd[A-Za-z0-9]{59}\b
-.acc_ .acc-	\b(?:sc|ext|scauth|authress)_[a-z0-9A-Z]{5,30}\.[a-z0-9A-Z]{4,6}\.(?:acc)[_-][a-z0-9-A-Z]{10,32}\.[a-z0-9+\/_=-A-Z]{30,120}(?![\w-])
-a3t akia asia abia acca	\b(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b
+.acc_ .acc-	\b(?:sc|ext|scauth|authress)_[a-z0-9A-Z]{5,30}\.[a-z0-9A-Z]{4,6}\.acc[_-][a-z0-9-A-Z]{10,32}\.[a-z0-9+\/_=-A-Z]{30,120}(?![\w-])
+a3t akia asia abia acca	\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b
 	\bABSK[A-Za-z0-9+\/]{109,269}={0,2}(?![\w-])
 	bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t
-4b1d	\b(?:4b1d[A-Za-z0-9]{38})\b
+	\b4b1d[A-Za-z0-9]{38}\b
 clojars_	[cC][lL][oO][jJ][aA][rR][sS]_[a-z0-9A-Z]{60}
 	\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![\w-])
 	\bdapi[a-f0-9]{32}(?:-\d)?(?![\w-])
@@ -143,10 +143,10 @@ eyjrijoi	\b[eE][yY][jJ][rR][iI][jJ][oO][iI][A-Za-z0-9]{70,400}={0,3}(?![\w-])
 glc_	\b[gG][lL][cC]_[A-Za-z0-9+\/]{32,400}={0,3}(?![\w-])
 glsa_	\b[gG][lL][sS][aA]_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![\w-])
 pat. sat.	(?:pat|sat)\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9]{24}\.[a-zA-Z0-9]{20}
-.atlasv1.	[a-z0-9A-Z]{14}\.(?:atlasv1)\.[a-z0-9\-_=A-Z]{60,70}
-hrku-aa	\b(?:HRKU-AA[0-9a-zA-Z_-]{58})(?![\w-])
-	\bhf_(?:[a-zA-Z]{34})(?![\w-])
-	\bapi_org_(?:[a-zA-Z]{34})(?![\w-])
+.atlasv1.	[a-z0-9A-Z]{14}\.atlasv1\.[a-z0-9\-_=A-Z]{60,70}
+	\bHRKU-AA[0-9a-zA-Z_-]{58}(?![\w-])
+	\bhf_[a-zA-Z]{34}(?![\w-])
+	\bapi_org_[a-zA-Z]{34}(?![\w-])
 	\bico-[a-zA-Z0-9]{32}(?![\w-])
 s-s4t2ud- s-s4t2af-	\bs-s4t2(?:ud|af)-[abcdef0123456789ABCDEF]{64}(?![\w-])
 .ey	\bey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?(?![\w-])
@@ -157,8 +157,8 @@ _mmk	\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![\w-])
 npm_	\b[nN][pP][mM]_[a-z0-9A-Z]{36}(?![\w-])
 	\bAPI-[A-Z0-9]{26}(?![\w-])
 t3blbkfj	\bsk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20}(?![\w-])
-sha256~	\b(?:sha256~[\w-]{43})(?:[^\w-]|$)
-pplx-	\b(?:pplx-[a-zA-Z0-9]{48})(?:[\x60'"\s;]|\\[nr]|$|\b)
+	\bsha256~[\w-]{43}(?:[^\w-]|$)
+	\bpplx-[a-zA-Z0-9]{48}(?:[\x60'"\s;]|\\[nr]|$|\b)
 	\bpscale_tkn_[\w=\.-]{32,64}(?![\w-])
 	\bpscale_oauth_[\w=\.-]{32,64}(?![\w-])
 pscale_pw_	\b[pP][sS][cC][aA][lL][eE]_[pP][wW]_[\w=\.-]{32,64}(?![\w-])
@@ -194,7 +194,7 @@ eaaa sq0atp-	\b(?:EAAA|sq0atp-)[\w-]{22,60}(?![\w-])
 sk_test_ sk_live_ sk_prod_ rk_test_ rk_live_ rk_prod_	\b(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}(?![\w-])
 	SK[0-9a-fA-F]{32}
 	\bhvb\.[\w-]{138,300}(?![\w-])
-hvs. s.	\b(?:hvs\.[\w-]{90,120}|s\.(?:[a-z0-9A-Z]{24}))(?![\w-])`
+hvs. s.	\b(?:hvs\.[\w-]{90,120}|s\.[a-z0-9A-Z]{24})(?![\w-])`
 
 /** Service names from gitleaks' keyword rules: `<service>_key` names a credential (space-separated). */
 export const SERVICE_WORDS =

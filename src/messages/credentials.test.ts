@@ -5,7 +5,7 @@ import {
   isCredential,
   isCredentialKey,
   redactCredentials,
-  tokenRuleTable,
+  tokenRules,
 } from './credentials.js'
 
 interface RuleSamples {
@@ -336,7 +336,7 @@ describe("gitleaks' true and false positives", () => {
 })
 
 describe('token rules: gated by their literals, compiled on first need', () => {
-  const table = tokenRuleTable()
+  const { table } = tokenRules()
   const samples = gitleaks.rules.flatMap((r) => [...r.tps, ...r.fps])
 
   it('every match of a rule, on any of gitleaks samples, holds one of its literals', () => {
@@ -375,14 +375,14 @@ describe('token rules: gated by their literals, compiled on first need', () => {
   it('compiles no rule at import, none for text holding no literal, and only the gated ones after', async () => {
     vi.resetModules()
     const fresh = await import('./credentials.js')
-    expect(fresh.compiledTokenRules()).toBe(0)
+    expect(fresh.tokenRules().compiled).toBe(0)
     expect(
       fresh.credentialSpans('The flight leaves at 9:40 from gate 12; no bags checked.'),
     ).toEqual([])
-    expect(fresh.compiledTokenRules()).toBe(0)
+    expect(fresh.tokenRules().compiled).toBe(0)
     const token = `ghp_${'aB3dE5fG7h'.repeat(3)}123456`
     expect(fresh.redactCredentials(`use ${token} now`)).toBe('use [credential] now')
-    expect(fresh.compiledTokenRules()).toBeGreaterThan(0)
-    expect(fresh.compiledTokenRules()).toBeLessThan(5)
+    expect(fresh.tokenRules().compiled).toBeGreaterThan(0)
+    expect(fresh.tokenRules().compiled).toBeLessThan(5)
   })
 })

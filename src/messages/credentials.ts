@@ -107,48 +107,36 @@ type Span = [number, number]
 // ---------------------------------------------------------------------------------------
 // Token rules, compiled on first need
 
-interface TokenRules {
-  /** Every literal, longest first, as one case-insensitive alternation. */
-  gate: RegExp
-  /** Each rule's literals (lowercase) and source. */
-  table: [string[], string][]
-  /** Each literal found so far and the rules of every literal inside it (itself included). */
-  inside: Map<string, number[]>
-  compiled: RegExp[]
-}
-
-let tokenRules: TokenRules | undefined
+/** Each rule's literals (lowercase) and source: read on the first scan, not at import. */
+let table: [string[], string][] | undefined
+/** Every literal, longest first, as one case-insensitive alternation. */
+let gate: RegExp | undefined
+/** Each literal found so far and the rules of every literal inside it (itself included). */
+const inside = new Map<string, number[]>()
+/** The rules compiled so far, by index. */
+const compiled: RegExp[] = []
 
 /** A source's leading literal characters (after `\b`), when no quantifier follows them. */
 const LEAD = /^(?:\\b)?((?:[\w=~-]|\\[./])+)(?![?*+{])/
 
 /**
- * The rule table, read (not compiled) on the first scan. A line's literals left empty are its
- * source's leading literal characters.
+ * The rule table, a rule a line: its literals (left empty: its source's leading literal
+ * characters), a tab, its source.
  */
-function readTokenRules(): TokenRules {
-  const table = TOKEN_RULES.split('\n').map((line): [string[], string] => {
-    const [literals = '', source = ''] = line.split('\t')
-    const lead = LEAD.exec(source)?.[1] ?? ''
-    return [(literals || lead.replaceAll('\\', '').toLowerCase()).split(' '), source]
+function tokenRuleTable(): [string[], string][] {
+  table ??= TOKEN_RULES.split('\n').map((line) => {
+    const [literals, source = ''] = line.split('\t')
+    const lead = LEAD.exec(source)?.[1]?.replaceAll('\\', '').toLowerCase()
+    return [(literals || lead || '').split(' '), source]
   })
-  const gate = [...new Set(table.flatMap(([l]) => l))]
-    .sort((a, b) => b.length - a.length)
-    .map((l) => l.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
-    .join('|')
-  return { gate: new RegExp(gate, 'gi'), table, inside: new Map(), compiled: [] }
+  return table
 }
 
-/** Each token rule's literals and source, as the filter reads them (for tests). */
-export function tokenRuleTable(): readonly (readonly [string[], string])[] {
-  tokenRules ??= readTokenRules()
-  return tokenRules.table
-}
-
-/** How many token rules are compiled so far (none until a text holds a rule's literal). */
-export function compiledTokenRules(): number {
-  return tokenRules?.compiled.filter(Boolean).length ?? 0
-}
+/** How many token rules are compiled so far, and the table as read (for tests). */
+export const tokenRules = () => ({
+  compiled: compiled.filter(Boolean).length,
+  table: tokenRuleTable(),
+})
 
 /**
  * Spans of gitleaks' token formats. Only the rules one of whose literals the text holds (in
@@ -159,24 +147,30 @@ export function compiledTokenRules(): number {
  * character on, so overlapping ones are seen).
  */
 function tokenSpans(text: string, out: Span[]): void {
-  tokenRules ??= readTokenRules()
-  const { gate, table, inside, compiled } = tokenRules
+  const rules = tokenRuleTable()
+  gate ??= new RegExp(
+    [...new Set(rules.flatMap(([l]) => l))]
+      .sort((a, b) => b.length - a.length)
+      .join('|')
+      .replace(/[.*+?^${}()[\]\\/]/g, '\\$&'),
+    'gi',
+  )
   const run = new Set<number>()
   gate.lastIndex = 0
   for (let m = gate.exec(text); m; m = gate.exec(text)) {
     const found = m[0].toLowerCase()
-    let rules = inside.get(found)
-    if (!rules) {
-      rules = []
-      for (const [k, [literals]] of table.entries())
-        if (literals.some((l) => found.includes(l))) rules.push(k)
-      inside.set(found, rules)
+    let ks = inside.get(found)
+    if (!ks) {
+      ks = []
+      for (const [k, [literals]] of rules.entries())
+        if (literals.some((l) => found.includes(l))) ks.push(k)
+      inside.set(found, ks)
     }
-    for (const k of rules) run.add(k)
+    for (const k of ks) run.add(k)
     gate.lastIndex = m.index + 1
   }
   for (const k of run) {
-    compiled[k] ??= new RegExp(table[k]?.[1] as string, 'g')
+    compiled[k] ??= new RegExp(rules[k]?.[1] as string, 'g')
     regexSpans(compiled[k], text, out)
   }
 }
