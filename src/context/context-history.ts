@@ -4,6 +4,7 @@ import { providerApiOfFormat } from '../providers/index.js'
 import type { ProviderRules } from '../providers/types.js'
 import { newAppendId } from '../store/append-id.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
+import { ledgerDeriver } from '../strategies/ledger.js'
 import type { PlanItem, Strategy, SummaryEntry } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { storedCountsHold } from './assemble.js'
@@ -70,7 +71,9 @@ export class ContextHistory {
 
   /** Every message reaches the index checked (added, loaded from a state, read from the store). */
   private newIndex(): HistoryIndex {
-    return new HistoryIndex(this.o.counter, this.o.provider, true, true)
+    const index = new HistoryIndex(this.o.counter, this.o.provider, true, true)
+    index.derive = ledgerDeriver(this.o.strategy, this.o.counter)
+    return index
   }
 
   /** The history as read so far (the held run of Responses items not included). */

@@ -73,6 +73,15 @@ export class HistoryIndex {
   /** Units that are tool exchanges: whether the history is an agent's, known without a scan. */
   exchanges = 0
 
+  /**
+   * Called with each message as it is taken (and the tool a result answers, when its call
+   * came before): what derived text (the ledger) needs of a message is worked out then, once,
+   * instead of when a request first leaves it out.
+   */
+  derive: ((m: Message, tool: string | undefined, agent: boolean) => void) | undefined
+  /** Tool names by call id, of the newest assistant message that made calls (its results follow it). */
+  private calls = new Map<string, string>()
+
   /** The columns as plain arrays, once a strategy asked for them (see `plainArrays`). */
   private plain: PlainArrays | undefined
   /** How much of `plain` still holds: an undo or a whole repair lowers these. */
@@ -134,6 +143,7 @@ export class HistoryIndex {
     this.input.push(m)
     this.inputTokens.push(t)
     this.inputTotal += t
+    if (this.derive) this.derived(m)
     const extended = this.raw.push(m)
     // Only the newest input unit is ever looked at again: older ones are not kept.
     const raw = this.raw.units
@@ -151,6 +161,16 @@ export class HistoryIndex {
       this.undo(this.mark)
     }
     this.pending = this.raw.units[this.raw.units.length - 1]
+  }
+
+  private derived(m: Message): void {
+    let tool: string | undefined
+    if (m.role === 'assistant' && m.toolCalls?.length) {
+      this.calls.clear()
+      for (const c of m.toolCalls) this.calls.set(c.id, c.name)
+    } else if (m.role === 'tool') tool = m.toolName ?? this.calls.get(m.toolCallId)
+    const agent = this.exchanges > 0 || (m.role === 'assistant' && !!m.toolCalls?.length)
+    this.derive?.(m, tool, agent)
   }
 
   /**

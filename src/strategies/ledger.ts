@@ -1,15 +1,10 @@
-import type { FactKind } from '../messages/fact.js'
+import type { Fact, FactKind } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
 import { quotableFacts } from '../messages/quoted-facts.js'
-import {
-  type FactRecord,
-  itemText,
-  lineOpening,
-  renderRecords,
-  type Who,
-} from '../messages/records.js'
+import { itemsText, itemText, lineOpening, type Who } from '../messages/records.js'
 import { requireArgument, requireOptions } from '../options-check.js'
-import type { TokenCounter } from '../tokens/counter.js'
+import { type Piecewise, piecewiseOf, type TokenCounter } from '../tokens/counter.js'
+import { countInRuns } from '../tokens/runs.js'
 import { trimOldest } from './budget.js'
 import { whenReady } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
@@ -51,8 +46,7 @@ const KIND_RANK: Record<FactKind, number> = {
 }
 
 interface Sourced {
-  record: FactRecord
-  kind: FactKind
+  item: Item
   /** View position of the first dropped message holding it (where it came from). */
   at: number
   /** View position of the newest dropped message holding it (ranks newer first). */
@@ -80,7 +74,8 @@ function whoOf(view: View, i: number): Who {
  * The ledger for the dropped view positions `window` (oldest first), within `maxTokens`:
  * identifiers first, newer before older, each fact once, quoted under the message (its
  * index in the caller's history) and the writer that first held it. `undefined` when nothing
- * fits or there is nothing. The same window and size give the same ledger.
+ * fits or there is nothing. The same window and size give the same ledger, and ask for it
+ * again costs a comparison of the window: a cut that does not move rebuilds nothing.
  */
 export function ledgerText(
   view: View,
@@ -88,24 +83,52 @@ export function ledgerText(
   maxTokens: number,
   heading: string = LEDGER_HEADING,
 ): Made | undefined {
-  let key = `${maxTokens}${heading === LEDGER_HEADING ? '' : heading}`
-  for (const i of window) key += `:${idOf(view.message(i))}@${placeOf(view, i)}#${i}`
-  return ledgerCache(view.counter, key, () => buildLedger(view, window, maxTokens, heading))
+  const counter = view.counter
+  const messages = window.map((i) => view.message(i))
+  const places = window.map((i) => placeOf(view, i))
+  let byArray = built.get(counter)
+  if (!byArray) {
+    byArray = new WeakMap()
+    built.set(counter, byArray)
+  }
+  // Keyed by the array the view reads (an index keeps one as the history grows).
+  const list = byArray.get(view.messages) ?? []
+  byArray.set(view.messages, list)
+  const hit = list.find(
+    (b) =>
+      b.maxTokens === maxTokens &&
+      b.heading === heading &&
+      sameList(b.messages, messages) &&
+      sameList(b.places, places) &&
+      sameList(b.window, window),
+  )
+  if (hit) return hit.made
+  const made = buildLedger(view, window, maxTokens, heading)
+  if (list.length >= BUILDS) list.shift()
+  list.push({ maxTokens, heading, messages, places, window: [...window], made })
+  return made
 }
 /** The place in the caller's history of view position `i` (the view's own when it does not say). */
 const placeOf = (view: View, i: number): number => view.origin?.[i] ?? i
 
-/** Objects numbered once, so a cache key can name a message. */
-const ids = new WeakMap<object, number>()
-let nextId = 0
-function idOf(o: object): number {
-  let id = ids.get(o)
-  if (id === undefined) {
-    id = nextId++
-    ids.set(o, id)
-  }
-  return id
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false
+  for (let k = a.length - 1; k >= 0; k--) if (a[k] !== b[k]) return false
+  return true
 }
+
+/** Ledgers made lately, per counter and history: two sizes a call (a first and a second selection), a few calls. */
+const BUILDS = 6
+interface Built {
+  maxTokens: number
+  heading: string
+  /** The window's messages and places, compared by identity: a message edited is another object. */
+  messages: Message[]
+  places: number[]
+  window: number[]
+  made: Made | undefined
+}
+const built = new WeakMap<TokenCounter, WeakMap<readonly Message[], Built[]>>()
 
 /**
  * A bounded memo per counter (what a text costs depends on who counts it): `key` -> value,
@@ -127,8 +150,78 @@ function memoPerCounter<V>(max: number) {
   }
 }
 
-/** Ledgers by window and size. */
-const ledgerCache = memoPerCounter<Made | undefined>(64)
+/** A fact of one message as the ledger quotes it: read, keyed and priced once per message. */
+interface Item {
+  kind: FactKind
+  /** Kind and value: a fact is listed once however many messages hold it. */
+  key: string
+  label: string | undefined
+  value: string
+  /** Tokens of ` key="value",` by the counter (an estimate of its share of the text). */
+  cost: number
+}
+
+/** The quotable facts of a message as ledger items, per counter, message and tool name. */
+const prepared = new WeakMap<TokenCounter, WeakMap<Message, Map<string, Item[]>>>()
+function itemsOf(
+  counter: TokenCounter,
+  m: Message,
+  tool: string | undefined,
+  known: readonly string[],
+): Item[] {
+  const make = (facts: readonly Fact[]): Item[] => {
+    const out: Item[] = []
+    // The record names the tool; its outcome is not a fact the next call needs.
+    for (const f of facts)
+      if (f.kind !== 'tool')
+        out.push({
+          kind: f.kind,
+          key: `${f.kind}\u0000${f.value}`,
+          label: f.label,
+          value: f.value,
+          cost: pieceTokens(counter, ` ${itemText(f.label, f.value)},`),
+        })
+    return out
+  }
+  // Another message's credential this one holds: read again without it (rare, not kept).
+  if (known.length > 0) {
+    const q = quotableFacts(m, tool, known)
+    if (q !== quotableFacts(m, tool)) return make(q.facts)
+  }
+  let byMessage = prepared.get(counter)
+  if (!byMessage) {
+    byMessage = new WeakMap()
+    prepared.set(counter, byMessage)
+  }
+  let byTool = byMessage.get(m)
+  if (!byTool) {
+    byTool = new Map()
+    byMessage.set(m, byTool)
+  }
+  let items = byTool.get(tool ?? '')
+  if (!items) {
+    items = make(quotableFacts(m, tool).facts)
+    byTool.set(tool ?? '', items)
+  }
+  return items
+}
+
+/**
+ * What a history index calls with each message it takes when `strategy` writes a ledger: the
+ * message's facts are read and priced then, once (for `when: 'tool-calls'`, once the history
+ * is an agent's), so a request that leaves it out later finds them ready.
+ */
+export function ledgerDeriver(
+  strategy: Strategy,
+  counter: TokenCounter,
+): ((m: Message, tool: string | undefined, agent: boolean) => void) | undefined {
+  const ledger = strategy.ledger
+  if (!ledger || strategy.keepsSummaries) return undefined
+  const always = ledger.when === 'always'
+  return (m, tool, agent) => {
+    if ((always || agent) && m.role !== 'system') itemsOf(counter, m, tool, [])
+  }
+}
 
 function buildLedger(
   view: View,
@@ -136,84 +229,91 @@ function buildLedger(
   maxTokens: number,
   heading: string,
 ): Made | undefined {
+  const counter = view.counter
   // A credential one message holds is quoted from none: a token under `password` in one
   // result and bare in the next is still a token.
   const secrets: string[] = []
   const read = window.map((i) => {
     const who = whoOf(view, i)
     const tool = who.role === 'tool' ? who.tools?.[0] : undefined
-    secrets.push(...quotableFacts(view.message(i), tool).secrets)
+    for (const s of quotableFacts(view.message(i), tool).secrets) secrets.push(s)
     return { i, who, tool }
   })
-  const quotable = read.map(({ i, who, tool }) => ({
-    i,
-    who,
-    facts: quotableFacts(view.message(i), tool, secrets).facts,
-  }))
   const seen = new Map<string, Sourced>()
-  const openings = new Map<number, string>()
-  for (const { i, who, facts } of quotable) {
-    for (const fact of facts) {
-      // The record names the tool; its outcome is not a fact the next call needs.
-      if (fact.kind === 'tool') continue
-      const key = `${fact.kind}\u0000${fact.value}`
-      const before = seen.get(key)
+  const whoAt = new Map<number, Who>()
+  for (const { i, who, tool } of read) {
+    for (const item of itemsOf(counter, view.message(i), tool, secrets)) {
+      const before = seen.get(item.key)
       if (before) {
         before.newest = i
         before.count++
         continue
       }
-      if (!openings.has(i)) openings.set(i, `\n${lineOpening(placeOf(view, i), who)}`)
-      const record: FactRecord = {
-        index: placeOf(view, i),
-        who,
-        key: fact.label,
-        value: fact.value,
-      }
-      seen.set(key, { record, kind: fact.kind, at: i, newest: i, count: 1, order: seen.size })
+      whoAt.set(i, who)
+      seen.set(item.key, { item, at: i, newest: i, count: 1, order: seen.size })
     }
   }
   if (seen.size === 0) return undefined
-  const ranked = [...seen.values()].sort(
-    (a, b) =>
-      KIND_RANK[a.kind] - KIND_RANK[b.kind] ||
-      Math.min(b.count, 3) - Math.min(a.count, 3) ||
-      b.newest - a.newest ||
-      a.order - b.order,
-  )
-  const render = (chosen: Sourced[]): string =>
-    renderRecords(
-      [...chosen].sort((a, b) => a.at - b.at || a.order - b.order).map((s) => s.record),
-      heading,
-    )
+  // Ranked by one number each (kind, then how often it came back, newer, first seen), sorted
+  // as numbers: window positions and orders are below 2^24 within a window's few thousand tokens.
+  const all = [...seen.values()]
+  const last = window.length > 0 ? (window[window.length - 1] as number) : 0
+  const keys = new Float64Array(all.length)
+  all.forEach((s, k) => {
+    const primary = KIND_RANK[s.item.kind] * 3 + (3 - Math.min(s.count, 3))
+    keys[k] = (primary * 2 ** 24 + Math.min(last - s.newest, 2 ** 24 - 1)) * 2 ** 24 + s.order
+  })
+  const byOrder = new Map<number, Sourced>()
+  for (const s of all) byOrder.set(s.order, s)
+  keys.sort()
+  const ranked = Array.from(keys, (key) => byOrder.get(key % 2 ** 24) as Sourced)
   // Facts go in by rank while the sum of their pieces' counts fits (each piece counted once
-  // per process); the text is then counted once, and trimmed in the rare case BPE merges
-  // across pieces did not make it smaller.
-  const counter = view.counter
+  // per process); the text is then counted (line by line where the counter allows, each line
+  // once), and trimmed in the rare case BPE merges across pieces did not make it smaller.
   let total = headingTokens(counter, heading)
-  const opened = new Set<number>()
+  const opened = new Map<number, string>()
   let chosen: Sourced[] = []
   let misses = 0
   for (const s of ranked) {
-    const cost =
-      pieceTokens(counter, ` ${itemText(s.record.key, s.record.value)},`) +
-      (opened.has(s.at) ? 0 : pieceTokens(counter, openings.get(s.at) as string))
+    let opening = opened.get(s.at)
+    const fresh = opening === undefined
+    if (fresh) opening = `\n${lineOpening(placeOf(view, s.at), whoAt.get(s.at) as Who)}`
+    const cost = s.item.cost + (fresh ? pieceTokens(counter, opening as string) : 0)
     if (total + cost > maxTokens) {
       // Full: a few smaller facts may still go in, not a scan of every one.
       if (++misses >= 16) break
       continue
     }
     total += cost
-    opened.add(s.at)
+    if (fresh) opened.set(s.at, opening as string)
     chosen.push(s)
   }
   while (chosen.length > 0) {
-    const made = ledgerMessage(counter, render(chosen))
+    const made = ledgerMessage(counter, lines(view, chosen, whoAt), heading)
     if (made.tokens <= maxTokens)
       return { ...made, replaces: [...new Set(chosen.map((s) => s.at))].sort((a, b) => a - b) }
     chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
   }
   return undefined
+}
+
+/** The record lines of the chosen facts, by message in history order (as `renderRecords` writes them). */
+function lines(view: View, chosen: readonly Sourced[], whoAt: ReadonlyMap<number, Who>): string[] {
+  const sorted = [...chosen].sort((a, b) => a.at - b.at || a.order - b.order)
+  const out: string[] = []
+  for (let k = 0; k < sorted.length; ) {
+    const at = (sorted[k] as Sourced).at
+    let j = k
+    const records: { key: string | undefined; value: string }[] = []
+    while (j < sorted.length && (sorted[j] as Sourced).at === at) {
+      const { item } = sorted[j] as Sourced
+      records.push({ key: item.label, value: item.value })
+      j++
+    }
+    out.push(`${lineOpening(placeOf(view, at), whoAt.get(at) as Who)} ${itemsText(records)}`)
+    k = j
+  }
+  return out
 }
 
 /** A ledger: its message (one object per text, so the counter's own cache knows it) and tokens. */
@@ -226,12 +326,38 @@ interface Made {
 
 /** The ledger message for a text, kept for the last texts (a stable cut makes the same one each call). */
 const ledgerMessages = memoPerCounter<Made>(64)
-function ledgerMessage(counter: TokenCounter, text: string): Made {
+function ledgerMessage(counter: TokenCounter, body: readonly string[], heading: string): Made {
+  const text = [heading, ...body].join('\n')
   return ledgerMessages(counter, text, () => {
     // Frozen, so a request that sends it again shares the object (as a stable prefix does).
     const message: Message = Object.freeze({ role: 'user', content: text })
-    return { message, tokens: counter.countMessage(message) }
+    // Each line ends in a quote or a bracket and the next opens with a letter: the line break
+    // ends a pre-tokenizer piece, so a counter that counts by such pieces counts the text as
+    // the sum of its lines, each counted once however many ledgers it is in.
+    // A line holding a run long enough to be counted in slices (see `countInRuns`) is not
+    // counted the same alone: such a ledger is counted whole.
+    const pieces = piecewiseOf(counter)
+    if (!pieces) return { message, tokens: counter.countMessage(message) }
+    let n = lineTokens(counter, pieces, body.length > 0 ? `${heading}\n` : heading)
+    for (let k = 0; k < body.length && n >= 0; k++) {
+      const t = lineTokens(
+        counter,
+        pieces,
+        k < body.length - 1 ? `${body[k]}\n` : (body[k] as string),
+      )
+      n = t < 0 ? -1 : n + t
+    }
+    return { message, tokens: n >= 0 ? pieces.user(n) : counter.countMessage(message) }
   })
+}
+
+/**
+ * Tokens of one line of ledger text before the counter's factor, counted once per counter and
+ * line; -1 for a line with a run counted in slices.
+ */
+const lineCounts = memoPerCounter<number>(50_000)
+function lineTokens(counter: TokenCounter, pieces: Piecewise, line: string): number {
+  return lineCounts(counter, line, () => (countInRuns(line, () => 0) > 0 ? -1 : pieces.text(line)))
 }
 
 /** A user message holding the heading alone, counted once per counter. */
@@ -358,6 +484,17 @@ function narrowed(view: View, less: number): View {
   )
 }
 
+/** A strategy whose cut holds still between moves (`tokenLimited({ stable })`). */
+function isStable(strategy: Strategy): boolean {
+  const options = (strategy as { options?: { stable?: unknown } }).options
+  return !!options && typeof options === 'object' && !!options.stable
+}
+
+/** The view saying that `tokens` of its room were set aside for the ledger. */
+function aside(view: View, tokens: number): View {
+  return Object.create(view, { aside: { value: (view.aside ?? 0) + tokens } }) as View
+}
+
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {
   requireOptions(options, 'ledger', ['share', 'maxTokens', 'when'], {
     name: 'ledger',
@@ -419,6 +556,7 @@ export function withLedger<S extends Strategy>(
   const heading = recall ? LEDGER_HEADING_RECALL : LEDGER_HEADING
   // A ledger replaces a ledger: never two in one request.
   const base = ledgerBase(inner)
+  const stable = isStable(base)
   const select = (view: View): PlanItem[] | Promise<PlanItem[]> => {
     // Nothing is dropped for the budget when everything fits; an agent's history only, when asked.
     if (
@@ -446,6 +584,20 @@ export function withLedger<S extends Strategy>(
         const made = entry(trimOldest(view, plan, view.available - size).items)
         return made.tokens > 0 ? made.plan : plan
       })
+    // A stable cut keeps the ledger's whole room: its start then depends on the history alone,
+    // never on how long the ledger came out, so the ledger moves no cut the strategy would
+    // not move (the prompt cache breaks no more often), and between cuts it is the same text.
+    // Less only when the system prompt and the newest turn leave less, and then in steps (a
+    // half, a quarter...), so a turn that grows by a little does not change the ledger.
+    if (stable) {
+      let step = full
+      while (step > size) step = Math.floor(step / 2)
+      if (step < 32) return base.select(view)
+      return whenReady(base.select(aside(narrowed(view, step), step)), (plan) => {
+        const made = withEntry(view, plan, step, heading)
+        return made.tokens > 0 ? made.plan : plan
+      })
+    }
     // The room the ledger did not use goes back to messages: the strategy selects again with
     // the ledger's real size, and keeps that selection when its ledger is no larger.
     return whenReady(base.select(narrowed(view, size)), (first) => {

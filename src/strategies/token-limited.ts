@@ -105,8 +105,13 @@ function stableStart(
 ): number {
   const o = stable === true ? {} : stable
   const room = view.available - (m.preamble >= 0 ? view.unitSize(m.preamble) : 0)
+  // Room set aside beside the history (the ledger's) is part of the slack: a cut frees what it
+  // would free in the whole room, so the cut moves no more often for it.
+  const aside = Math.max(0, view.aside ?? 0)
   const lowWater =
-    o.evictAtLeast !== undefined ? 1 - o.evictAtLeast / Math.max(1, room) : (o.lowWater ?? 0.72)
+    o.evictAtLeast !== undefined
+      ? 1 - o.evictAtLeast / Math.max(1, room)
+      : Math.max(0.05, ((o.lowWater ?? 0.72) * (room + aside) - aside) / Math.max(1, room))
   const cut = stableCut(view, m.first, view.unitCount, room, lowWater)
   return alignStart(view, m, Math.min(Math.max(cut, start), m.last))
 }

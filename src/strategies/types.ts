@@ -74,6 +74,11 @@ export interface View {
    * false).
    */
   narrowed?(less: number, opensWithUser?: boolean): View
+  /**
+   * Tokens of the room a wrapper set aside for a message of its own (the ledger's share):
+   * a stable cut counts them in its slack, so it moves as often as it would without them.
+   */
+  readonly aside?: number
 }
 
 /** The units that are always sent: the system preamble, the newest user message, the newest unit. */

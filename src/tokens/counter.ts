@@ -57,6 +57,13 @@ export interface CounterSpec {
    * result. Default 1 each.
    */
   weights?: KindWeights
+  /**
+   * `text` is a sum over o200k or cl100k pre-tokenizer pieces (an exact BPE count, or pieces
+   * priced one by one): text cut right after a line break that follows punctuation, before a
+   * letter, counts piece by piece to the count of the whole. Derived text made of such lines
+   * (the ledger) is then counted line by line, each line once.
+   */
+  pieceable?: boolean
 }
 
 export interface KindWeights {
@@ -151,7 +158,34 @@ export function createCounter(spec: CounterSpec): TokenCounter {
     },
   }
   uncached.set(counter, (m) => cache.get(m) ?? scale(raw(m)))
+  if (spec.pieceable) {
+    // Counted when first asked: an encoding loads when first needed, not when a counter is made.
+    let frame: number | undefined
+    const framed = () => (frame ??= a.perMessage + text('user'))
+    // An estimate is rounded up once, after the sum: a hair added so that adding the lines'
+    // counts in another order can never round below the count of the whole.
+    const user =
+      factor === 1 && !weighted
+        ? (n: number) => framed() + n
+        : (n: number) => scale(framed() + w.text * n + 1e-9)
+    piecewise.set(counter, { text, user })
+  }
   return counter
+}
+
+/** How a counter counts text line by line (see `CounterSpec.pieceable`). */
+export interface Piecewise {
+  /** The count of a piece of text, before the counter's factor. */
+  text(text: string): number
+  /** A user message without a name whose text's pieces count `n` in all (its frame and factor added). */
+  user(n: number): number
+}
+
+const piecewise = new WeakMap<TokenCounter, Piecewise>()
+
+/** How `counter` counts text line by line, when it is one made here that can (else undefined: count the whole). */
+export function piecewiseOf(counter: TokenCounter): Piecewise | undefined {
+  return piecewise.get(counter)
 }
 
 /** For each counter made here (not a copy or wrapper of one): `countMessage` without caching. */

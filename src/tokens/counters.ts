@@ -72,6 +72,7 @@ export function exactCounter(options: ExactCounterOptions = {}): TokenCounter {
     name: `exact:${encoding}${info ? `:${info.id}` : ''}`,
     exact: true,
     text: textCounter(encoding),
+    pieceable: true,
     accounting: openaiAccounting(
       info?.toolFormula ?? (encoding === 'cl100k_base' ? 'gpt-4' : 'gpt-4o'),
     ),
@@ -171,6 +172,7 @@ function estimateOf(info: ModelInfo | undefined, options: EstimateCounterOptions
     },
     image: info?.image ?? { kind: 'unknown' },
     factor,
+    pieceable: base !== 'chars',
   })
 }
 
@@ -223,6 +225,7 @@ export function measuredClaudeCounter(
     weights: { text: kinds.text, call: kinds.call, result: kinds.result },
     image: info?.image ?? { kind: 'anthropic' },
     factor,
+    pieceable: true,
   })
 }
 
