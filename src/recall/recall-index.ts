@@ -41,6 +41,8 @@ export class RecallIndex {
   private readonly postings = new Map<string, Postings>()
   /** Tool names by call id, as the assistant messages read so far named them. */
   private readonly names = new Map<string, string>()
+  /** The messages of each tool (its results and calls), by its name in lower case. */
+  private readonly byTool = new Map<string, number[]>()
 
   get length(): number {
     return this.messages.length
@@ -71,7 +73,13 @@ export class RecallIndex {
     }
     eachWord(contentText(m.content), add)
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) eachWord(c.arguments, add)
-    for (const t of who.tools ?? []) eachWord(t, add)
+    for (const t of who.tools ?? []) {
+      eachWord(t, add)
+      const key = t.toLowerCase()
+      const list = this.byTool.get(key)
+      if (!list) this.byTool.set(key, [i])
+      else if (list[list.length - 1] !== i) list.push(i)
+    }
     // A credential any message holds is returned from none (bare in one, under a key in
     // another). Read as the ledger reads it (the tool named for a result), so it is read once.
     const tool = m.role === 'tool' ? who.tools?.[0] : undefined
@@ -92,6 +100,11 @@ export class RecallIndex {
   holding(word: string): Int32Array {
     const p = this.postings.get(word)
     return p ? p.at.subarray(0, p.n) : EMPTY
+  }
+
+  /** The messages of the tool named `name` (in lower case): its calls and results, ascending. */
+  ofTool(name: string): readonly number[] {
+    return this.byTool.get(name) ?? NONE
   }
 
   /** Whether message `i` holds `word` (a binary search of its postings). */
@@ -130,6 +143,7 @@ export class RecallIndex {
 }
 
 const EMPTY = new Int32Array(0)
+const NONE: readonly number[] = []
 
 /**
  * Indexes of histories seen before: by the array itself (an agent loop that pushes to one

@@ -46,16 +46,22 @@ export class LeftOut {
   }
 }
 
-/** Scores by message, reused between searches (reset after each). */
+/** Scores by message and marks, reused between searches (each reset after use). */
 let scratch = new Float64Array(0)
 let scratchTerm = new Float64Array(0)
+let scratchTaken = new Uint8Array(0)
+/** Messages met (a typed list: a growing array of numbers costs more than the search). */
+let scratchMatched = new Int32Array(0)
+let scratchMet = new Int32Array(0)
 
-function buffers(n: number): [Float64Array, Float64Array] {
-  if (scratch.length < n) {
-    scratch = new Float64Array(Math.max(n, scratch.length * 2))
-    scratchTerm = new Float64Array(scratch.length)
-  }
-  return [scratch, scratchTerm]
+function buffers(n: number): void {
+  if (scratch.length >= n) return
+  const size = Math.max(n, scratch.length * 2)
+  scratch = new Float64Array(size)
+  scratchTerm = new Float64Array(size)
+  scratchTaken = new Uint8Array(size)
+  scratchMatched = new Int32Array(size)
+  scratchMet = new Int32Array(size)
 }
 
 /** Whether message `a` (score `sa`) ranks before `b` (score `sb`): higher score, then newer. */
@@ -87,97 +93,166 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
     if (left.closed.length * 16 < at.length) {
       holding = at.length
       for (const c of left.closed) if (index.holds(c, w)) holding--
-    } else for (const k of at) if (left.has(k)) holding++
+    } else for (let j = 0; j < at.length; j++) if (left.has(at[j] as number)) holding++
     weight.set(w, Math.log(1 + (left.count - holding + 0.5) / (holding + 0.5)))
   }
-  const [score, termScore] = buffers(left.length)
-  const matched: number[] = []
+  buffers(left.length)
+  const score = scratch
+  const termScore = scratchTerm
+  const taken = scratchTaken
+  const matched = scratchMatched
+  let count = 0
+  const out: number[] = []
   try {
     for (const w of words) {
       const wt = weight.get(w) as number
-      for (const k of index.holding(w)) {
+      const at = index.holding(w)
+      for (let j = 0; j < at.length; j++) {
+        const k = at[j] as number
         if (!left.has(k)) continue
         // Every weight is above 0: a message first met is at 0.
-        if (score[k] === 0) matched.push(k)
+        if (score[k] === 0) matched[count++] = k
         score[k] = (score[k] as number) + wt * norm(k)
       }
     }
-    // The tool the query names: its results and calls hold what its next call needs. Such a
-    // message holds the name as a word, so it is among those matched.
-    const asked = new Set(words)
-    for (const k of matched)
-      if (index.who[k]?.tools?.some((t) => asked.has(t.toLowerCase())))
-        score[k] = (score[k] as number) + 1
-    const out: number[] = []
-    const taken = new Set<number>()
+    // The tool the query names: its results and calls hold what its next call needs.
+    // Such a message holds the name as a word, so it is among those matched; each gets it once.
+    const named: number[] = []
+    for (const w of words)
+      for (const k of index.ofTool(w)) {
+        if (!left.has(k) || taken[k] === 1) continue
+        taken[k] = 1
+        named.push(k)
+      }
+    for (const k of named) {
+      taken[k] = 0
+      if (score[k] === 0) matched[count++] = k
+      score[k] = (score[k] as number) + 1
+    }
     for (const term of terms) {
       if (out.length >= limit) break
-      const met: number[] = []
-      for (const w of term) {
-        const wt = weight.get(w) as number
-        for (const k of index.holding(w)) {
-          if (!left.has(k)) continue
-          if (termScore[k] === 0) met.push(k)
-          termScore[k] = (termScore[k] as number) + wt * norm(k)
-        }
-      }
-      let best = -1
-      for (const k of met) {
-        if (taken.has(k)) continue
-        const t = termScore[k] as number
-        const b = best < 0 ? 0 : (termScore[best] as number)
-        if (
-          best < 0 ||
-          t > b ||
-          (t === b && before(score[k] as number, k, score[best] as number, best))
-        )
-          best = k
-      }
-      for (const k of met) termScore[k] = 0
+      const best = bestFor(term, index, left, weight, norm, score, termScore, taken)
       if (best >= 0) {
         out.push(best)
-        taken.add(best)
+        taken[best] = 1
       }
     }
-    for (const k of topByScore(matched, score, taken, limit - out.length)) out.push(k)
+    for (const k of topByScore(matched, count, score, taken, limit - out.length)) out.push(k)
     return out
   } finally {
-    for (const k of matched) score[k] = 0
+    for (let j = 0; j < count; j++) score[matched[j] as number] = 0
+    for (const k of out) taken[k] = 0
   }
 }
 
-/** The `n` best of `list` by `score` (then newer), `taken` left out, best first. */
-function topByScore(list: readonly number[], score: Float64Array, taken: Set<number>, n: number) {
-  if (n <= 0) return []
-  // A min-heap of the n best so far: its root is the worst of them.
-  const heap: number[] = []
-  const worse = (a: number, b: number) => before(score[b] as number, b, score[a] as number, a) // a ranks after b
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1
-      const r = l + 1
-      let w = i
-      if (l < heap.length && worse(heap[l] as number, heap[w] as number)) w = l
-      if (r < heap.length && worse(heap[r] as number, heap[w] as number)) w = r
-      if (w === i) return
-      ;[heap[i], heap[w]] = [heap[w] as number, heap[i] as number]
-      i = w
+/**
+ * The message not taken yet that best holds `term` (its words' weights, by the message's
+ * length), ties to the higher whole score, then the newer; -1 when none holds it.
+ */
+function bestFor(
+  term: readonly string[],
+  index: RecallIndex,
+  left: LeftOut,
+  weight: ReadonlyMap<string, number>,
+  norm: (k: number) => number,
+  score: Float64Array,
+  termScore: Float64Array,
+  taken: Uint8Array,
+): number {
+  let best = -1
+  let bestScore = 0
+  if (term.length === 1) {
+    // One word: its weight times the message's norm, read straight from its postings.
+    const w = term[0] as string
+    const wt = weight.get(w) as number
+    const at = index.holding(w)
+    for (let j = 0; j < at.length; j++) {
+      const k = at[j] as number
+      if (taken[k] === 1 || !left.has(k)) continue
+      const t = 0 + wt * norm(k)
+      if (
+        best < 0 ||
+        t > bestScore ||
+        (t === bestScore && before(score[k] as number, k, score[best] as number, best))
+      ) {
+        best = k
+        bestScore = t
+      }
+    }
+    return best
+  }
+  const met = scratchMet
+  let count = 0
+  for (const w of term) {
+    const wt = weight.get(w) as number
+    const at = index.holding(w)
+    for (let j = 0; j < at.length; j++) {
+      const k = at[j] as number
+      if (!left.has(k)) continue
+      if (termScore[k] === 0) met[count++] = k
+      termScore[k] = (termScore[k] as number) + wt * norm(k)
     }
   }
-  for (const k of list) {
-    if (taken.has(k)) continue
+  for (let j = 0; j < count; j++) {
+    const k = met[j] as number
+    const t = termScore[k] as number
+    termScore[k] = 0
+    if (taken[k] === 1) continue
+    if (
+      best < 0 ||
+      t > bestScore ||
+      (t === bestScore && before(score[k] as number, k, score[best] as number, best))
+    ) {
+      best = k
+      bestScore = t
+    }
+  }
+  return best
+}
+
+/** The `n` best of `list` by `score` (then newer), those `taken` left out, best first. */
+function topByScore(
+  list: Int32Array,
+  count: number,
+  score: Float64Array,
+  taken: Uint8Array,
+  n: number,
+): number[] {
+  if (n <= 0) return []
+  // A heap of the n best so far whose root is the worst of them.
+  const heap: number[] = []
+  const after = (a: number, b: number) => before(score[b] as number, b, score[a] as number, a)
+  for (let j = 0; j < count; j++) {
+    const k = list[j] as number
+    if (taken[k] === 1) continue
+    let i: number
     if (heap.length < n) {
       heap.push(k)
-      for (let i = heap.length - 1; i > 0; ) {
+      i = heap.length - 1
+      while (i > 0) {
         const p = (i - 1) >> 1
-        if (!worse(heap[i] as number, heap[p] as number)) break
-        ;[heap[i], heap[p]] = [heap[p] as number, heap[i] as number]
+        const up = heap[p] as number
+        if (!after(k, up)) break
+        heap[i] = up
         i = p
       }
-    } else if (worse(heap[0] as number, k)) {
-      heap[0] = k
-      down(0)
+      heap[i] = k
+      continue
     }
+    if (!after(heap[0] as number, k)) continue
+    i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= heap.length) break
+      const r = l + 1
+      let c = l
+      if (r < heap.length && after(heap[r] as number, heap[l] as number)) c = r
+      const child = heap[c] as number
+      if (!after(child, k)) break
+      heap[i] = child
+      i = c
+    }
+    heap[i] = k
   }
   return heap.sort((a, b) => (before(score[a] as number, a, score[b] as number, b) ? -1 : 1))
 }
