@@ -473,6 +473,31 @@ async function main() {
   )
   rows.push({ workload: 'agent-ledger', ...agent })
 
+  // 7e. the default for agents on τ-bench traffic, against ledger: false, plain and stable
+  console.log(
+    '## 7e. The default for agents on τ-bench traffic: 40 trajectories in one conversation, a call after every user message and tool result, two contexts fed alike (default options and `ledger: false`)\n',
+  )
+  const traffic = medianFigures('agent-traffic')
+  console.log(
+    '| cut | budget | calls | per call, default | per call, `ledger: false` | ratio | per turn (add + call), default | per turn, `ledger: false` | ratio | prefix kept, default | prefix kept, `ledger: false` | budget unused, default | budget unused, `ledger: false` |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  )
+  for (const [cut, budget, k] of [
+    ['plain', 8000, ''],
+    ['stable', 6000, 'Stable'],
+  ] as const) {
+    const f = (name: string) => traffic[name] as number
+    console.log(
+      `| ${cut} | ${budget} | ${f(`calls${k}`)} | ${fmt(f(`default${k}CallMs`))} | ${fmt(f(`plain${k}CallMs`))} | ${(f(`default${k}CallMs`) / f(`plain${k}CallMs`)).toFixed(2)}× | ${fmt(f(`default${k}TurnMs`))} | ${fmt(f(`plain${k}TurnMs`))} | ${(f(`default${k}TurnMs`) / f(`plain${k}TurnMs`)).toFixed(2)}× | ${(f(`default${k}Prefix`) * 100).toFixed(1)}% | ${(f(`plain${k}Prefix`) * 100).toFixed(1)}% | ${(f(`default${k}Unused`) * 100).toFixed(1)}% | ${(f(`plain${k}Unused`) * 100).toFixed(1)}% |`,
+    )
+  }
+  console.log(
+    "\nper call: mean of `getMessagesSync` over the calls; per turn: that and the `addMessage` calls before it (where the default reads each message's facts once). Each figure the median of five runs, each in a fresh process.\n",
+  )
+  rows.push({ workload: 'agent-traffic', ...traffic })
+  const trafficCall = (traffic.defaultCallMs as number) / (traffic.plainCallMs as number)
+  const stablePrefix = traffic.defaultStablePrefix as number
+  const stableUnused = traffic.defaultStableUnused as number
+
   // 7b. the default on a chat without tool calls
   console.log(
     '## 7b. The default on a chat without tool calls: stateless fit() on a growing array, one more message per call (8,000 tokens)\n',
@@ -640,6 +665,16 @@ async function main() {
       'agent default (ledger): one new turn over a 1,000-message agent history, counts cached: under 2 ms',
       agent.contextLedgerMs < 2 && agent.fitLedgerMs < 2,
       `${fmt(agent.contextLedgerMs)} (ChatContext), ${fmt(agent.fitLedgerMs)} (fit)`,
+    ],
+    [
+      'agent default on τ-bench traffic: per call within 1.5× of `ledger: false`',
+      trafficCall <= 1.5,
+      `${trafficCall.toFixed(2)}×`,
+    ],
+    [
+      'agent default with `stable: true` at 6,000 tokens: the prefix kept in ≥ 92% of calls, < 15% of the budget unused',
+      stablePrefix >= 0.92 && stableUnused < 0.15,
+      `${(stablePrefix * 100).toFixed(1)}%, ${(stableUnused * 100).toFixed(1)}% unused`,
     ],
     [
       'default on a growing chat without tool calls: within 1.2× of `ledger: false` at 1k, 10k and 100k messages',

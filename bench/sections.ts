@@ -8,6 +8,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import type { Message } from '../src/messages/message.js'
 import { lib, messageText } from './lib.js'
+import { tauBench } from '../test/tau-bench.js'
 import { history, period, system } from './traffic.js'
 
 const {
@@ -19,6 +20,7 @@ const {
   fitAsync,
   fitCounted,
   fromGemini,
+  fromOpenAIChat,
 } = lib
 
 function median(xs: number[]): number {
@@ -426,12 +428,86 @@ async function endpointScaling() {
   return out
 }
 
+/**
+ * τ-bench agent traffic as an agent loop sees it: trajectories one after another in one
+ * conversation, a model call after every message that is not the assistant's own. Two
+ * contexts fed alike in one process, the default options and `ledger: false`: per call
+ * (`getMessagesSync`), per turn (`addMessage` and the call), and how often the sent list
+ * starts with the previous one (the provider's prompt cache), with budget left unused.
+ */
+function agentTraffic() {
+  const stream: Message[] = tauBench()
+    .slice(0, 40)
+    .flatMap((r, k) => fromOpenAIChat(r.traj).slice(k === 0 ? 0 : 1))
+  const out: Record<string, number> = {}
+  for (const [suffix, budget, stable] of [
+    ['', 8_000, false],
+    ['Stable', 6_000, true],
+  ] as const) {
+    const contexts = [
+      ['default', new ChatContext({ budget, ...(stable && { stable }) })],
+      ['plain', new ChatContext({ budget, ledger: false, ...(stable && { stable }) })],
+    ] as const
+    const counter = exactCounter()
+    const per = { default: [] as number[], plain: [] as number[] }
+    const turn = { default: [] as number[], plain: [] as number[] }
+    const previous: Record<string, Message[] | undefined> = {}
+    const hits = { default: 0, plain: 0 }
+    const unused = { default: 0, plain: 0 }
+    let calls = 0
+    let historyTokens = 0
+    let added = { default: 0, plain: 0 }
+    for (const m of stream) {
+      historyTokens += counter.countMessage(m)
+      for (const [name, ctx] of contexts) {
+        const s = performance.now()
+        ctx.addMessage(m)
+        added[name] += performance.now() - s
+      }
+      if (m.role === 'assistant') continue
+      calls++
+      for (const [name, ctx] of contexts) {
+        const s = performance.now()
+        const view = ctx.getMessagesSync()
+        const t = performance.now() - s
+        per[name].push(t)
+        turn[name].push(t + added[name])
+        const p = previous[name]
+        if (p) {
+          let c = 0
+          while (c < p.length && view[c] === p[c]) c++
+          if (c === p.length) hits[name]++
+        }
+        previous[name] = view
+        unused[name] +=
+          Math.max(0, Math.min(budget, historyTokens) - counter.countMessages(view)) / budget
+      }
+      added = { default: 0, plain: 0 }
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+    out[`calls${suffix}`] = calls
+    for (const name of ['default', 'plain'] as const) {
+      out[`${name}${suffix}CallMs`] = mean(per[name])
+      out[`${name}${suffix}CallMedianMs`] = median(per[name])
+      out[`${name}${suffix}TurnMs`] = mean(turn[name])
+      out[`${name}${suffix}Prefix`] = hits[name] / (calls - 1)
+      out[`${name}${suffix}Unused`] = unused[name] / calls
+    }
+    out[`ratio${suffix}Call`] =
+      (out[`default${suffix}CallMs`] as number) / (out[`plain${suffix}CallMs`] as number)
+    out[`ratio${suffix}Turn`] =
+      (out[`default${suffix}TurnMs`] as number) / (out[`plain${suffix}TurnMs`] as number)
+  }
+  return { workload: 'agent-traffic', ...out }
+}
+
 const which = process.argv[2]
 const sections: Record<string, () => unknown> = {
   'agent-loop': agentLoop,
   growing,
   counting,
   'agent-ledger': agentLedger,
+  'agent-traffic': agentTraffic,
   'growing-chat-ledger': growingChatLedger,
   'context-scaling': contextScaling,
   'gemini-parallel': geminiParallel,
