@@ -2,13 +2,7 @@ import { contentText, type Message } from '../messages/message.js'
 import { quotableFacts } from '../messages/quoted-facts.js'
 import type { Who } from '../messages/records.js'
 import { SecretSet } from './secret-set.js'
-import { eachWord } from './terms.js'
-
-/** The messages holding one word, ascending (grown by doubling). */
-interface Postings {
-  at: Int32Array
-  n: number
-}
+import { eachWordRange, hashOf } from './terms.js'
 
 /** Who wrote a message, shared by every message of a role with no tool. */
 const PLAIN: Record<string, Who> = {}
@@ -38,7 +32,21 @@ export class RecallIndex {
   /** Positions of system messages (never recalled). */
   readonly systems: number[] = []
   readonly secrets = new SecretSet()
-  private readonly postings = new Map<string, Postings>()
+  /**
+   * Words, each with an id: an open-addressing table of ids (plus one, 0 for none) by the
+   * word's hash, so a word is looked up where the text holds it, with no string made for it.
+   */
+  private table = new Int32Array(1 << 12)
+  private readonly words: string[] = []
+  private readonly hashes: number[] = []
+  /** For each word id: the messages holding it, ascending (grown by doubling), and how many. */
+  private readonly postings: Int32Array[] = []
+  private readonly counts: number[] = []
+  /** The message being read, its text in lower case, and its distinct words so far. */
+  private at = 0
+  private text = ''
+  private size = 0
+  private readonly visit = (a: number, b: number, h: number): void => this.take(a, b, h)
   /** Tool names by call id, as the assistant messages read so far named them. */
   private readonly names = new Map<string, string>()
   /** The messages of each tool (its results and calls), by its name in lower case. */
@@ -56,25 +64,12 @@ export class RecallIndex {
   add(m: Message): void {
     const i = this.messages.length
     const who = this.writer(m)
-    let size = 0
-    const add = (w: string) => {
-      let p = this.postings.get(w)
-      if (!p) {
-        p = { at: new Int32Array(2), n: 0 }
-        this.postings.set(w, p)
-      } else if (p.at[p.n - 1] === i) return
-      if (p.n === p.at.length) {
-        const grown = new Int32Array(p.at.length * 2)
-        grown.set(p.at)
-        p.at = grown
-      }
-      p.at[p.n++] = i
-      size++
-    }
-    eachWord(contentText(m.content), add)
-    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) eachWord(c.arguments, add)
+    this.at = i
+    this.size = 0
+    this.read(contentText(m.content))
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.read(c.arguments)
     for (const t of who.tools ?? []) {
-      eachWord(t, add)
+      this.read(t)
       const key = t.toLowerCase()
       const list = this.byTool.get(key)
       if (!list) this.byTool.set(key, [i])
@@ -90,16 +85,82 @@ export class RecallIndex {
       grown.set(this.lengths)
       this.lengths = grown
     }
-    this.lengths[i] = size
-    this.totalLength += size
+    this.lengths[i] = this.size
+    this.totalLength += this.size
+    this.text = ''
     this.messages.push(m)
     this.who.push(who)
   }
 
+  /** Adds the words of `text` to the message being read. */
+  private read(text: string): void {
+    if (text === '') return
+    this.text = text.toLowerCase()
+    eachWordRange(this.text, this.visit)
+  }
+
+  /** Adds the word at `[a, b)` of the text being read to the message being read. */
+  private take(a: number, b: number, h: number): void {
+    const s = this.text
+    let id = this.find(s, a, b, h)
+    if (id < 0) id = this.insert(s.slice(a, b), h, -id - 1)
+    const i = this.at
+    const n = this.counts[id] as number
+    let list = this.postings[id] as Int32Array
+    if (n > 0 && list[n - 1] === i) return
+    if (n === list.length) {
+      const grown = new Int32Array(n * 2)
+      grown.set(list)
+      list = grown
+      this.postings[id] = list
+    }
+    list[n] = i
+    this.counts[id] = n + 1
+    this.size++
+  }
+
+  /** The id of the word at `[a, b)` of `s`, else minus one less than the free slot for it. */
+  private find(s: string, a: number, b: number, h: number): number {
+    const table = this.table
+    const mask = table.length - 1
+    let slot = h & mask
+    for (;;) {
+      const e = table[slot] as number
+      if (e === 0) return -slot - 1
+      const id = e - 1
+      if (this.hashes[id] === h) {
+        const w = this.words[id] as string
+        if (w.length === b - a && s.startsWith(w, a)) return id
+      }
+      slot = (slot + 1) & mask
+    }
+  }
+
+  private insert(word: string, h: number, slot: number): number {
+    const id = this.words.length
+    this.words.push(word)
+    this.hashes.push(h)
+    this.postings.push(new Int32Array(2))
+    this.counts.push(0)
+    this.table[slot] = id + 1
+    // Kept at most half full: the table doubles and every id goes to its new slot.
+    if (this.words.length * 2 > this.table.length) {
+      const table = new Int32Array(this.table.length * 2)
+      const mask = table.length - 1
+      for (let k = 0; k < this.words.length; k++) {
+        let at = (this.hashes[k] as number) & mask
+        while (table[at] !== 0) at = (at + 1) & mask
+        table[at] = k + 1
+      }
+      this.table = table
+    }
+    return id
+  }
+
   /** The messages holding `word`, ascending (a view: read it before the next `add`). */
   holding(word: string): Int32Array {
-    const p = this.postings.get(word)
-    return p ? p.at.subarray(0, p.n) : EMPTY
+    const id = this.find(word, 0, word.length, hashOf(word, 0, word.length))
+    return id < 0 ? EMPTY : (this.postings[id] as Int32Array).subarray(0, this.counts[id])
   }
 
   /** The messages of the tool named `name` (in lower case): its calls and results, ascending. */

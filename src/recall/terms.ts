@@ -15,13 +15,18 @@ function isSeparator(c: number): boolean {
   return c === 95 || c === 46 || c === 45 // _ . -
 }
 
-/** Code units of the word character at `i` of `s` (2 for an astral one), or 0 when it is none. */
-function wordWidth(s: string, i: number): number {
-  const c = s.charCodeAt(i)
-  if (c < 128)
-    return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || isSeparator(c)
+/** ASCII by kind: 0 no word character, 1 a letter or digit, 2 a separator (`_`, `.`, `-`). */
+const ASCII = new Uint8Array(128)
+for (let c = 0; c < 128; c++)
+  ASCII[c] =
+    (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90)
       ? 1
-      : 0
+      : isSeparator(c)
+        ? 2
+        : 0
+
+/** Code units of the letter or digit at `i` of `s` (2 for an astral one), or 0 when it is none. */
+function letterWidth(s: string, i: number, c: number): number {
   if (c >= 0xd800 && c <= 0xdbff) {
     const d = s.charCodeAt(i + 1)
     if (d >= 0xdc00 && d <= 0xdfff) return LETTER_OR_DIGIT.test(s.slice(i, i + 2)) ? 2 : 0
@@ -35,46 +40,106 @@ function wordWidth(s: string, i: number): number {
   return known === 1 ? 1 : 0
 }
 
+/** FNV-1a's start: a range's hash is `step` over its code units from it. */
+const HASH0 = 0x811c9dc5
+function step(h: number, c: number): number {
+  return Math.imul(h ^ c, 0x01000193)
+}
+
+/** The hash of `[a, b)` of `s`, as `eachWordRange` gives it. */
+export function hashOf(s: string, a: number, b: number): number {
+  let h = HASH0
+  for (let i = a; i < b; i++) h = step(h, s.charCodeAt(i))
+  return h
+}
+
+/** The parts of the run being read: start and end, and hash and hash without the last unit. */
+const partsAt: number[] = []
+const partsHash: number[] = []
+
+/**
+ * Calls `visit(a, b, h)` with each word of `lowered` (a text already in lower case) as the
+ * code units `[a, b)` it spans and their hash (`hashOf`): a word may come more than once (the
+ * caller keeps a bag). No string is made, and each code unit is read once.
+ */
+export function eachWordRange(
+  lowered: string,
+  visit: (a: number, b: number, h: number) => void,
+): void {
+  const s = lowered
+  const n = s.length
+  let i = 0
+  while (i < n) {
+    const c0 = s.charCodeAt(i)
+    if (c0 < 128 ? ASCII[c0] === 0 : letterWidth(s, i, c0) === 0) {
+      i++
+      continue
+    }
+    // One run of word characters: the whole (its first letter or digit to its last) and its
+    // parts between separators, each hashed as it is read.
+    let a = -1
+    let b = -1
+    let whole = HASH0
+    let wholeAtB = HASH0
+    let p = -1
+    let part = HASH0
+    let beforeLast = HASH0
+    let end = i
+    for (;;) {
+      const c = end < n ? s.charCodeAt(end) : -1
+      const w = c < 0 ? 0 : c < 128 ? (ASCII[c] as number) : letterWidth(s, end, c)
+      const separator = c >= 0 && c < 128 && w === 2
+      if (w === 0 || separator) {
+        // A part ends here, at a separator or at the end of the run.
+        if (p >= 0 && end - p >= 2) {
+          partsAt.push(p, end)
+          partsHash.push(part, beforeLast)
+        }
+        p = -1
+        if (!separator) break
+        if (a >= 0) whole = step(whole, c)
+        end++
+        continue
+      }
+      if (a < 0) a = end
+      if (p < 0) {
+        p = end
+        part = HASH0
+      }
+      for (let k = 0; k < w; k++) {
+        const u = s.charCodeAt(end + k)
+        beforeLast = part
+        part = step(part, u)
+        whole = step(whole, u)
+      }
+      end += w
+      b = end
+      wholeAtB = whole
+    }
+    i = end
+    if (b - a >= 2) {
+      visit(a, b, wholeAtB)
+      for (let k = 0; k < partsAt.length; k += 2) {
+        const pa = partsAt[k] as number
+        const pb = partsAt[k + 1] as number
+        // A part of four or more ending in `s` counts without it.
+        if (pb - pa > 3 && s.charCodeAt(pb - 1) === 115)
+          visit(pa, pb - 1, partsHash[k + 1] as number)
+        else if (pa !== a || pb !== b) visit(pa, pb, partsHash[k] as number)
+      }
+    }
+    partsAt.length = 0
+    partsHash.length = 0
+  }
+}
+
 /**
  * Calls `add` with each word of `text` (a word may come more than once: the caller keeps a
  * bag). `text` is lowered here.
  */
 export function eachWord(text: string, add: (word: string) => void): void {
   const s = text.toLowerCase()
-  const n = s.length
-  let i = 0
-  while (i < n) {
-    let w = wordWidth(s, i)
-    if (w === 0) {
-      i++
-      continue
-    }
-    let end = i
-    while (w > 0) {
-      end += w
-      w = end < n ? wordWidth(s, end) : 0
-    }
-    // The run is [i, end): trimmed of separators at both ends.
-    let a = i
-    let b = end
-    i = end
-    while (a < b && isSeparator(s.charCodeAt(a))) a++
-    while (b > a && isSeparator(s.charCodeAt(b - 1))) b--
-    if (b - a < 2) continue
-    const whole = s.slice(a, b)
-    add(whole)
-    let p = a
-    while (p < b) {
-      let q = p
-      while (q < b && !isSeparator(s.charCodeAt(q))) q++
-      if (q - p >= 2) {
-        const plural = q - p > 3 && s.charCodeAt(q - 1) === 115 // s
-        add(p === a && q === b && !plural ? whole : s.slice(p, plural ? q - 1 : q))
-      }
-      p = q
-      while (p < b && isSeparator(s.charCodeAt(p))) p++
-    }
-  }
+  eachWordRange(s, (a, b) => add(s.slice(a, b)))
 }
 
 /** The words of `text`, as a set. */
