@@ -27,8 +27,9 @@ export class RecallIndex {
   readonly who: Who[] = []
   /** Distinct words of each message (its length, for BM25). */
   lengths = new Int32Array(64)
-  /** Sum of `lengths`. */
+  /** Sum of `lengths`, and the largest. */
   totalLength = 0
+  longest = 0
   /** Positions of system messages (never recalled). */
   readonly systems: number[] = []
   readonly secrets = new SecretSet()
@@ -87,6 +88,7 @@ export class RecallIndex {
     }
     this.lengths[i] = this.size
     this.totalLength += this.size
+    if (this.size > this.longest) this.longest = this.size
     this.text = ''
     this.messages.push(m)
     this.who.push(who)
@@ -128,10 +130,7 @@ export class RecallIndex {
       const e = table[slot] as number
       if (e === 0) return -slot - 1
       const id = e - 1
-      if (this.hashes[id] === h) {
-        const w = this.words[id] as string
-        if (w.length === b - a && s.startsWith(w, a)) return id
-      }
+      if (this.hashes[id] === h && same(this.words[id] as string, s, a, b)) return id
       slot = (slot + 1) & mask
     }
   }
@@ -204,6 +203,13 @@ export class RecallIndex {
 }
 
 const EMPTY = new Int32Array(0)
+
+/** Whether `w` is the code units `[a, b)` of `s`. */
+function same(w: string, s: string, a: number, b: number): boolean {
+  if (w.length !== b - a) return false
+  for (let i = 0; i < w.length; i++) if (w.charCodeAt(i) !== s.charCodeAt(a + i)) return false
+  return true
+}
 const NONE: readonly number[] = []
 
 /**

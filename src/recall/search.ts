@@ -17,14 +17,17 @@ export class LeftOut {
   readonly closed: number[]
   /** Mean distinct words of the messages that may be recalled. */
   readonly meanLength: number
-  private readonly shut: Uint8Array
+  /** 1 for each position that may not be recalled. */
+  readonly shut: Uint8Array
 
   constructor(
     index: RecallIndex,
     readonly length: number,
     ...notRecallable: Iterable<number>[]
   ) {
-    this.shut = new Uint8Array(length)
+    // Sized to the index: a message it read past `length` is not recalled either.
+    this.shut = new Uint8Array(Math.max(length, index.length))
+    this.shut.fill(1, length)
     const closed: number[] = []
     let closedLength = 0
     for (const list of notRecallable)
@@ -85,7 +88,12 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
   if (terms.length === 0 || left.count === 0 || limit <= 0) return []
   const lengths = index.lengths
   const mean = Math.max(1, left.meanLength)
-  const norm = (k: number) => (K1 + 1) / (1 + K1 * (1 - B + (B * (lengths[k] as number)) / mean))
+  // BM25's length norm by a message's number of words (at most the longest message's).
+  const byLength = new Float64Array(index.longest + 1)
+  for (let n = 0; n < byLength.length; n++)
+    byLength[n] = (K1 + 1) / (1 + K1 * (1 - B + (B * n) / mean))
+  const norm = (k: number) => byLength[lengths[k] as number] as number
+  const shut = left.shut
   const weight = new Map<string, number>()
   for (const w of words) {
     const at = index.holding(w)
@@ -109,10 +117,10 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
       const at = index.holding(w)
       for (let j = 0; j < at.length; j++) {
         const k = at[j] as number
-        if (!left.has(k)) continue
+        if (shut[k] === 1) continue
         // Every weight is above 0: a message first met is at 0.
         if (score[k] === 0) matched[count++] = k
-        score[k] = (score[k] as number) + wt * norm(k)
+        score[k] = (score[k] as number) + wt * (byLength[lengths[k] as number] as number)
       }
     }
     // The tool the query names: its results and calls hold what its next call needs.

@@ -53,9 +53,24 @@ export function hashOf(s: string, a: number, b: number): number {
   return h
 }
 
-/** The parts of the run being read: start and end, and hash and hash without the last unit. */
-const partsAt: number[] = []
-const partsHash: number[] = []
+/**
+ * The parts of the run being read: for each, start, end, hash and hash without the last code
+ * unit (typed, and reused: a list emptied per run costs more than the run).
+ */
+let parts = new Int32Array(64)
+
+function pushPart(count: number, p: number, q: number, h: number, h1: number): number {
+  if (count + 4 > parts.length) {
+    const grown = new Int32Array(parts.length * 2)
+    grown.set(parts)
+    parts = grown
+  }
+  parts[count] = p
+  parts[count + 1] = q
+  parts[count + 2] = h
+  parts[count + 3] = h1
+  return count + 4
+}
 
 /**
  * Calls `visit(a, b, h)` with each word of `lowered` (a text already in lower case) as the
@@ -85,22 +100,42 @@ export function eachWordRange(
     let part = HASH0
     let beforeLast = HASH0
     let end = i
+    let count = 0
     for (;;) {
       const c = end < n ? s.charCodeAt(end) : -1
-      const w = c < 0 ? 0 : c < 128 ? (ASCII[c] as number) : letterWidth(s, end, c)
-      const separator = c >= 0 && c < 128 && w === 2
-      if (w === 0 || separator) {
-        // A part ends here, at a separator or at the end of the run.
-        if (p >= 0 && end - p >= 2) {
-          partsAt.push(p, end)
-          partsHash.push(part, beforeLast)
+      let w = 0
+      if (c >= 0 && c < 128) {
+        const kind = ASCII[c] as number
+        if (kind === 1) {
+          // A letter or digit of ASCII, the common case.
+          if (a < 0) a = end
+          if (p < 0) {
+            p = end
+            part = HASH0
+          }
+          beforeLast = part
+          part = Math.imul(part ^ c, 0x01000193)
+          whole = Math.imul(whole ^ c, 0x01000193)
+          end++
+          b = end
+          wholeAtB = whole
+          continue
         }
-        p = -1
-        if (!separator) break
-        if (a >= 0) whole = step(whole, c)
-        end++
-        continue
+        if (kind === 2) {
+          // A separator: the part before it ends; the whole goes on through it.
+          if (p >= 0 && end - p >= 2) count = pushPart(count, p, end, part, beforeLast)
+          p = -1
+          if (a >= 0) whole = Math.imul(whole ^ c, 0x01000193)
+          end++
+          continue
+        }
+      } else if (c >= 128) w = letterWidth(s, end, c)
+      if (w === 0) {
+        // The run ends.
+        if (p >= 0 && end - p >= 2) count = pushPart(count, p, end, part, beforeLast)
+        break
       }
+      // A letter or digit beyond ASCII (one or two code units).
       if (a < 0) a = end
       if (p < 0) {
         p = end
@@ -119,17 +154,14 @@ export function eachWordRange(
     i = end
     if (b - a >= 2) {
       visit(a, b, wholeAtB)
-      for (let k = 0; k < partsAt.length; k += 2) {
-        const pa = partsAt[k] as number
-        const pb = partsAt[k + 1] as number
+      for (let k = 0; k < count; k += 4) {
+        const pa = parts[k] as number
+        const pb = parts[k + 1] as number
         // A part of four or more ending in `s` counts without it.
-        if (pb - pa > 3 && s.charCodeAt(pb - 1) === 115)
-          visit(pa, pb - 1, partsHash[k + 1] as number)
-        else if (pa !== a || pb !== b) visit(pa, pb, partsHash[k] as number)
+        if (pb - pa > 3 && s.charCodeAt(pb - 1) === 115) visit(pa, pb - 1, parts[k + 3] as number)
+        else if (pa !== a || pb !== b) visit(pa, pb, parts[k + 2] as number)
       }
     }
-    partsAt.length = 0
-    partsHash.length = 0
   }
 }
 
