@@ -607,6 +607,43 @@ async function main() {
   )
   for (const c of cold) rows.push({ workload: 'cold-start', ...c })
 
+  // 9. recall
+  console.log(
+    '## 9. Recall over a long agent history: 100,000 messages of τ-bench traffic fitted to 8,000 tokens, the recall tool offered\n',
+  )
+  const recalled = medianFigures('recall-scaling')
+  console.log('| recall | median |\n| --- | --- |')
+  const recallRows: [string, number][] = [
+    ['`recall()`, warm, a one-word query', recalled.warmMs as number],
+    [
+      `\`recall()\`, warm, a ${recalled.queryWords}-word query (a user's message pasted)`,
+      recalled.longQueryMs as number,
+    ],
+    ['`ChatContext#recall`, a one-word query', recalled.contextMs as number],
+    [
+      `\`ChatContext#recall\`, a ${recalled.queryWords}-word query`,
+      recalled.contextLongMs as number,
+    ],
+    [
+      'a new array of the same messages (found by its first message)',
+      recalled.sameMessagesMs as number,
+    ],
+    [
+      'first recall over a new array whose first message is new (its index read whole; the messages read before by the fit and the credential filter)',
+      recalled.freshFirstMs as number,
+    ],
+    [
+      "first recall over messages nothing read before (each message's credentials and facts read once)",
+      recalled.coldFirstMs as number,
+    ],
+    ["`ChatContext#recall`, the context's first", recalled.contextFirstMs as number],
+  ]
+  for (const [what, ms] of recallRows) console.log(`| ${what} | ${fmt(ms)} |`)
+  console.log(
+    `\n${recalled.messages} messages; the model's recall follows the request it answers, so each recall's fit is made first (not timed); each first recall is timed after a collection. Each figure the median of five fresh processes.\n`,
+  )
+  rows.push({ workload: 'recall-scaling', ...recalled })
+
   // targets
   const fit10k = rows.find(
     (r) =>
@@ -705,6 +742,26 @@ async function main() {
       'cold start, exact: at most 0.6× LangChain trimMessages with gpt-tokenizer',
       exactVsLangChain <= 0.6,
       `${fmt(coldOf('exact').medianMs)} vs ${fmt(coldOf('langchain').medianMs)} (${exactVsLangChain.toFixed(2)}×)`,
+    ],
+    [
+      'recall: a warm recall() over 100,000 messages within 20 ms',
+      (recalled.warmMs as number) <= 20,
+      fmt(recalled.warmMs as number),
+    ],
+    [
+      'recall: a 250-word query within 2× a one-word query',
+      (recalled.longRatio as number) <= 2,
+      `${(recalled.longRatio as number).toFixed(2)}× (${fmt(recalled.longQueryMs as number)} vs ${fmt(recalled.warmMs as number)})`,
+    ],
+    [
+      'recall: ChatContext#recall within 1.5× a warm recall()',
+      (recalled.contextRatio as number) <= 1.5,
+      `${(recalled.contextRatio as number).toFixed(2)}× (${fmt(recalled.contextMs as number)})`,
+    ],
+    [
+      'recall: the first recall over a fresh 100,000-message array within 500 ms (messages read before, the index read whole)',
+      (recalled.freshFirstMs as number) <= 500,
+      `${fmt(recalled.freshFirstMs as number)} (${fmt(recalled.coldFirstMs as number)} when nothing read the messages before)`,
     ],
   ] as const
   console.log('## Targets\n')

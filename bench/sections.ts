@@ -7,8 +7,8 @@
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import type { Message } from '../src/messages/message.js'
-import { lib, messageText } from './lib.js'
 import { tauBench } from '../test/tau-bench.js'
+import { lib, messageText } from './lib.js'
 import { history, period, system } from './traffic.js'
 
 const {
@@ -21,6 +21,7 @@ const {
   fitCounted,
   fromGemini,
   fromOpenAIChat,
+  recall,
 } = lib
 
 function median(xs: number[]): number {
@@ -429,6 +430,103 @@ async function endpointScaling() {
 }
 
 /**
+ * Recall over a long agent history: τ-bench traffic of 100,000 messages fitted to 8,000
+ * tokens with the default options and the recall tool offered, as a model's recall call
+ * follows the request it answers (the fit is made first, not timed). A one-word query and a
+ * 250-word one (a model pasting the user's words), over the array recall has read (warm),
+ * through a ChatContext holding the same messages, and the first recall over a new array:
+ * of the same messages (found by its first message), and with a new first message (read
+ * whole; the messages' credentials read before, as the ledger reads them). The first recall
+ * over messages nothing has read yet is reported too: it reads every message's credentials.
+ */
+async function recallScaling() {
+  const n = 100_000
+  const options = { budget: 8_000, recall: true } as const
+  const pool = history(n)
+  const userWords = pool
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => messageText(m).split(/\s+/))
+    .filter((w) => w !== '')
+  const one = { query: 'baggage' }
+  const long = { query: userWords.slice(0, 250).join(' ') }
+  const runs = 9
+  // Each first recall is timed after a collection: the garbage of the fit made for it is not its own.
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
+  fit(pool, options)
+  gc()
+  let s = performance.now()
+  recall(pool, one, options)
+  const coldFirstMs = performance.now() - s
+  // Warm: the two queries alternate over the same array.
+  const oneMs: number[] = []
+  const longMs: number[] = []
+  for (let k = 0; k < runs; k++)
+    for (const [, [q, per]] of turnAbout(
+      [
+        [one, oneMs],
+        [long, longMs],
+      ] as const,
+      k,
+    )) {
+      s = performance.now()
+      recall(pool, q, options)
+      per.push(performance.now() - s)
+    }
+  // A new array of the same messages each call (the AI SDK's prepareStep builds one per step).
+  const sameMs: number[] = []
+  for (let k = 0; k < runs; k++) {
+    const copy = [...pool]
+    fit(copy, options)
+    s = performance.now()
+    recall(copy, one, options)
+    sameMs.push(performance.now() - s)
+  }
+  // A new array whose first message is a new object: nothing found to extend, read whole.
+  const freshMs: number[] = []
+  for (let k = 0; k < 5; k++) {
+    const fresh = [{ ...(pool[0] as Message) }, ...pool.slice(1)] as Message[]
+    fit(fresh, options)
+    gc()
+    s = performance.now()
+    recall(fresh, one, options)
+    freshMs.push(performance.now() - s)
+  }
+  // A ChatContext holding the same history (its own copies): the first recall reads them.
+  const ctx = new ChatContext({ budget: 8_000, initialMessages: [system], recall: true })
+  ctx.addMessages(pool.slice(1))
+  ctx.getMessagesSync()
+  gc()
+  s = performance.now()
+  await ctx.recall(one)
+  const contextFirstMs = performance.now() - s
+  const contextMs: number[] = []
+  const contextLongMs: number[] = []
+  for (let k = 0; k < runs; k++) {
+    s = performance.now()
+    await ctx.recall(one)
+    contextMs.push(performance.now() - s)
+    s = performance.now()
+    await ctx.recall(long)
+    contextLongMs.push(performance.now() - s)
+  }
+  return {
+    workload: 'recall-scaling',
+    messages: pool.length,
+    queryWords: userWords.slice(0, 250).length,
+    warmMs: median(oneMs),
+    longQueryMs: median(longMs),
+    longRatio: median(longMs) / median(oneMs),
+    contextMs: median(contextMs),
+    contextLongMs: median(contextLongMs),
+    contextRatio: median(contextMs) / median(oneMs),
+    sameMessagesMs: median(sameMs),
+    freshFirstMs: median(freshMs),
+    coldFirstMs,
+    contextFirstMs,
+  }
+}
+
+/**
  * τ-bench agent traffic as an agent loop sees it: trajectories one after another in one
  * conversation, a model call after every message that is not the assistant's own. Two
  * contexts fed alike in one process, the default options and `ledger: false`: per call
@@ -513,6 +611,7 @@ const sections: Record<string, () => unknown> = {
   'gemini-parallel': geminiParallel,
   'endpoint-scaling': endpointScaling,
   estimating,
+  'recall-scaling': recallScaling,
 }
 if (which === '--list') {
   console.log(JSON.stringify(Object.keys(sections)))
