@@ -109,18 +109,30 @@ export function itemText(key: string | undefined, value: string): string {
  * as a list (`reservations=["8JX2WO","NQNU5R"]`).
  */
 export function itemsText(records: readonly Pick<FactRecord, 'key' | 'value'>[]): string {
+  return itemParts(records).join(', ')
+}
+
+/** The items of `itemsText`, each apart (what it joins with `, `); `quoted` is a value's `quote`, when known. */
+export function itemParts(
+  records: readonly { key?: string | undefined; value: string; quoted?: string }[],
+): string[] {
   const parts: string[] = []
+  const quoted = (k: number) => {
+    const r = records[k] as { value: string; quoted?: string }
+    return r.quoted ?? quote(r.value)
+  }
   for (let k = 0; k < records.length; ) {
-    const key = (records[k] as FactRecord).key
+    const key = records[k]?.key
     let j = k + 1
-    while (j < records.length && key !== undefined && (records[j] as FactRecord).key === key) j++
+    while (j < records.length && key !== undefined && records[j]?.key === key) j++
     if (j - k > 1) {
-      const values = records.slice(k, j).map((r) => quote(r.value))
+      const values: string[] = []
+      for (let i = k; i < j; i++) values.push(quoted(i))
       parts.push(`${name(key as string)}=[${values.join(',')}]`)
-    } else parts.push(itemText(key, (records[k] as FactRecord).value))
+    } else parts.push(key === undefined ? quoted(k) : `${name(key)}=${quoted(k)}`)
     k = j
   }
-  return parts.join(', ')
+  return parts
 }
 
 /**

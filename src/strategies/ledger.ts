@@ -1,7 +1,7 @@
 import type { Fact, FactKind } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
 import { quotableFacts } from '../messages/quoted-facts.js'
-import { itemsText, itemText, lineOpening, type Who } from '../messages/records.js'
+import { itemParts, itemText, lineOpening, quote, type Who } from '../messages/records.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import { type Piecewise, piecewiseOf, type TokenCounter } from '../tokens/counter.js'
 import { countInRuns } from '../tokens/runs.js'
@@ -157,8 +157,12 @@ interface Item {
   key: string
   label: string | undefined
   value: string
+  /** The value as written (`quote`). */
+  quoted: string
   /** Tokens of ` key="value",` by the counter (an estimate of its share of the text). */
   cost: number
+  /** Its piece's tokens before the counter's factor, once counted: `,` after, a line break after, nothing after. */
+  raw?: [number?, number?, number?]
 }
 
 /** The quotable facts of a message as ledger items, per counter, message and tool name. */
@@ -179,6 +183,7 @@ function itemsOf(
           key: `${f.kind}\u0000${f.value}`,
           label: f.label,
           value: f.value,
+          quoted: quote(f.value),
           cost: pieceTokens(counter, ` ${itemText(f.label, f.value)},`),
         })
     return out
@@ -223,6 +228,178 @@ export function ledgerDeriver(
   }
 }
 
+/** One occurrence of a fact in a window: the view position, its place among that message's items, the item. */
+interface Holder {
+  at: number
+  idx: number
+  item: Item
+}
+
+/** The window's facts, each with its occurrences in position order. */
+interface Tally {
+  /** Window positions tallied, ascending, with what each was read from. */
+  positions: number[]
+  messages: Message[]
+  places: number[]
+  who: Who[]
+  items: Item[][]
+  /** Positions whose message holds a credential (then every message is read against them). */
+  secretHolders: number
+  facts: Map<string, { holders: Holder[] }>
+}
+
+/** A window holds at most this many messages (its tokens are bounded too; a counter may say 0). */
+const WINDOW_MESSAGES = 4096
+
+/** The tally kept per counter and history array: moved to each new window by what left and what came. */
+const tallies = new WeakMap<TokenCounter, WeakMap<readonly Message[], Tally>>()
+
+const emptyTally = (): Tally => ({
+  positions: [],
+  messages: [],
+  places: [],
+  who: [],
+  items: [],
+  secretHolders: 0,
+  facts: new Map(),
+})
+
+/** Where view position `at` is in the window (ascending positions). */
+function windowIndex(window: readonly number[], at: number): number {
+  let lo = 0
+  let hi = window.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((window[mid] as number) < at) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * The facts of the messages at `window`: the kept tally moved by the messages that left the
+ * window and those that entered it (a cut moves by a few messages), so a ledger costs what
+ * changed, not the window. A message read before must be the same object at the same place,
+ * else the tally is read again. When a message in the window holds a credential, every
+ * message is read against it (a fresh tally, not kept): the rare case.
+ */
+function tallied(view: View, window: readonly number[]): Tally {
+  const counter = view.counter
+  let byArray = tallies.get(counter)
+  if (!byArray) {
+    byArray = new WeakMap()
+    tallies.set(counter, byArray)
+  }
+  let tally = byArray.get(view.messages) ?? emptyTally()
+  // What stays must be what was read: the same message object at the same place.
+  for (let a = 0, b = 0; a < tally.positions.length && b < window.length; ) {
+    const p = tally.positions[a] as number
+    const q = window[b] as number
+    if (p < q) a++
+    else if (q < p) b++
+    else {
+      if (tally.messages[a] !== view.message(q) || tally.places[a] !== placeOf(view, q)) {
+        tally = emptyTally()
+        break
+      }
+      a++
+      b++
+    }
+  }
+  const next: Tally = { ...tally, positions: [], messages: [], places: [], who: [], items: [] }
+  let a = 0
+  for (const q of window) {
+    // Those before `q` that the new window does not hold leave.
+    while (a < tally.positions.length && (tally.positions[a] as number) < q) {
+      leave(next, tally.positions[a] as number, tally.items[a] as Item[])
+      if (
+        tally.secretHolders > 0 &&
+        holdsSecrets(tally.messages[a] as Message, tally.who[a] as Who)
+      )
+        next.secretHolders--
+      a++
+    }
+    if (a < tally.positions.length && tally.positions[a] === q) {
+      next.positions.push(q)
+      next.messages.push(tally.messages[a] as Message)
+      next.places.push(tally.places[a] as number)
+      next.who.push(tally.who[a] as Who)
+      next.items.push(tally.items[a] as Item[])
+      a++
+      continue
+    }
+    const m = view.message(q)
+    const who = whoOf(view, q)
+    const items = itemsOf(counter, m, toolOf(who), [])
+    enter(next, q, items)
+    if (holdsSecrets(m, who)) next.secretHolders++
+    next.positions.push(q)
+    next.messages.push(m)
+    next.places.push(placeOf(view, q))
+    next.who.push(who)
+    next.items.push(items)
+  }
+  for (; a < tally.positions.length; a++) {
+    leave(next, tally.positions[a] as number, tally.items[a] as Item[])
+    if (tally.secretHolders > 0 && holdsSecrets(tally.messages[a] as Message, tally.who[a] as Who))
+      next.secretHolders--
+  }
+  byArray.set(view.messages, next)
+  if (next.secretHolders === 0) return next
+  // A credential one message holds is quoted from none: a token under `password` in one
+  // result and bare in the next is still a token.
+  const secrets: string[] = []
+  next.messages.forEach((m, k) => {
+    for (const s of quotableFacts(m, toolOf(next.who[k] as Who)).secrets) secrets.push(s)
+  })
+  const read = emptyTally()
+  next.positions.forEach((q, k) => {
+    const items = itemsOf(counter, next.messages[k] as Message, toolOf(next.who[k] as Who), secrets)
+    enter(read, q, items)
+    read.items.push(items)
+  })
+  return { ...next, facts: read.facts, items: read.items }
+}
+
+const toolOf = (who: Who): string | undefined => (who.role === 'tool' ? who.tools?.[0] : undefined)
+
+function holdsSecrets(m: Message, who: Who): boolean {
+  return quotableFacts(m, toolOf(who)).secrets.length > 0
+}
+
+/** The facts of the message at `at` counted in (its occurrences after those before it). */
+function enter(tally: Pick<Tally, 'facts'>, at: number, items: readonly Item[]): void {
+  items.forEach((item, idx) => {
+    let fact = tally.facts.get(item.key)
+    if (!fact) {
+      fact = { holders: [] }
+      tally.facts.set(item.key, fact)
+    }
+    const holders = fact.holders
+    // Most often the newest: found from the end.
+    let k = holders.length
+    while (
+      k > 0 &&
+      ((holders[k - 1] as Holder).at > at ||
+        ((holders[k - 1] as Holder).at === at && (holders[k - 1] as Holder).idx > idx))
+    )
+      k--
+    holders.splice(k, 0, { at, idx, item })
+  })
+}
+
+/** The facts of the message at `at` counted out. */
+function leave(tally: Pick<Tally, 'facts'>, at: number, items: readonly Item[]): void {
+  for (const item of items) {
+    const fact = tally.facts.get(item.key)
+    if (!fact) continue
+    // Most often the oldest: found from the start.
+    const k = fact.holders.findIndex((h) => h.at === at)
+    if (k >= 0) fact.holders.splice(k, 1)
+    if (fact.holders.length === 0) tally.facts.delete(item.key)
+  }
+}
+
 function buildLedger(
   view: View,
   window: readonly number[],
@@ -230,43 +407,30 @@ function buildLedger(
   heading: string,
 ): Made | undefined {
   const counter = view.counter
-  // A credential one message holds is quoted from none: a token under `password` in one
-  // result and bare in the next is still a token.
-  const secrets: string[] = []
-  const read = window.map((i) => {
-    const who = whoOf(view, i)
-    const tool = who.role === 'tool' ? who.tools?.[0] : undefined
-    for (const s of quotableFacts(view.message(i), tool).secrets) secrets.push(s)
-    return { i, who, tool }
+  const tally = tallied(view, window)
+  if (tally.facts.size === 0) return undefined
+  const whoAt = (at: number): Who => tally.who[windowIndex(window, at)] as Who
+  // Ranked by one number each: kind, how often it came back, newer first, then first seen (the
+  // order a reading of the window from its oldest message finds them in), sorted as numbers.
+  // A window holds at most WINDOW_MESSAGES messages, so each part fits its bits.
+  const all: Sourced[] = []
+  const keys = new Float64Array(tally.facts.size)
+  const newestSlot = window.length - 1
+  tally.positions.forEach((at, slot) => {
+    ;(tally.items[slot] as Item[]).forEach((item, idx) => {
+      const fact = tally.facts.get(item.key)
+      const first = fact?.holders[0]
+      // Listed where it is first held.
+      if (!fact || first?.at !== at || first.idx !== idx) return
+      const newest = (fact.holders[fact.holders.length - 1] as Holder).at
+      const count = fact.holders.length
+      const primary = KIND_RANK[first.item.kind] * 3 + (3 - Math.min(count, 3))
+      keys[all.length] =
+        (primary * 2 ** 12 + (newestSlot - windowIndex(window, newest))) * 2 ** 32 + all.length
+      all.push({ item: first.item, at, newest, count, order: all.length })
+    })
   })
-  const seen = new Map<string, Sourced>()
-  const whoAt = new Map<number, Who>()
-  for (const { i, who, tool } of read) {
-    for (const item of itemsOf(counter, view.message(i), tool, secrets)) {
-      const before = seen.get(item.key)
-      if (before) {
-        before.newest = i
-        before.count++
-        continue
-      }
-      whoAt.set(i, who)
-      seen.set(item.key, { item, at: i, newest: i, count: 1, order: seen.size })
-    }
-  }
-  if (seen.size === 0) return undefined
-  // Ranked by one number each (kind, then how often it came back, newer, first seen), sorted
-  // as numbers: window positions and orders are below 2^24 within a window's few thousand tokens.
-  const all = [...seen.values()]
-  const last = window.length > 0 ? (window[window.length - 1] as number) : 0
-  const keys = new Float64Array(all.length)
-  all.forEach((s, k) => {
-    const primary = KIND_RANK[s.item.kind] * 3 + (3 - Math.min(s.count, 3))
-    keys[k] = (primary * 2 ** 24 + Math.min(last - s.newest, 2 ** 24 - 1)) * 2 ** 24 + s.order
-  })
-  const byOrder = new Map<number, Sourced>()
-  for (const s of all) byOrder.set(s.order, s)
   keys.sort()
-  const ranked = Array.from(keys, (key) => byOrder.get(key % 2 ** 24) as Sourced)
   // Facts go in by rank while the sum of their pieces' counts fits (each piece counted once
   // per process); the text is then counted (line by line where the counter allows, each line
   // once), and trimmed in the rare case BPE merges across pieces did not make it smaller.
@@ -274,10 +438,11 @@ function buildLedger(
   const opened = new Map<number, string>()
   let chosen: Sourced[] = []
   let misses = 0
-  for (const s of ranked) {
+  for (const key of keys) {
+    const s = all[key % 2 ** 32] as Sourced
     let opening = opened.get(s.at)
     const fresh = opening === undefined
-    if (fresh) opening = `\n${lineOpening(placeOf(view, s.at), whoAt.get(s.at) as Who)}`
+    if (fresh) opening = `\n${lineOpening(placeOf(view, s.at), whoAt(s.at))}`
     const cost = s.item.cost + (fresh ? pieceTokens(counter, opening as string) : 0)
     if (total + cost > maxTokens) {
       // Full: a few smaller facts may still go in, not a scan of every one.
@@ -298,22 +463,38 @@ function buildLedger(
 }
 
 /** The record lines of the chosen facts, by message in history order (as `renderRecords` writes them). */
-function lines(view: View, chosen: readonly Sourced[], whoAt: ReadonlyMap<number, Who>): string[] {
+function lines(view: View, chosen: readonly Sourced[], whoAt: (at: number) => Who): Line[] {
   const sorted = [...chosen].sort((a, b) => a.at - b.at || a.order - b.order)
-  const out: string[] = []
+  const out: Line[] = []
   for (let k = 0; k < sorted.length; ) {
     const at = (sorted[k] as Sourced).at
     let j = k
-    const records: { key: string | undefined; value: string }[] = []
+    const records: { key: string | undefined; value: string; quoted: string }[] = []
+    const items: Item[] = []
     while (j < sorted.length && (sorted[j] as Sourced).at === at) {
       const { item } = sorted[j] as Sourced
-      records.push({ key: item.label, value: item.value })
+      records.push({ key: item.label, value: item.value, quoted: item.quoted })
+      items.push(item)
       j++
     }
-    out.push(`${lineOpening(placeOf(view, at), whoAt.get(at) as Who)} ${itemsText(records)}`)
+    const parts = itemParts(records)
+    out.push({
+      opening: lineOpening(placeOf(view, at), whoAt(at)),
+      parts,
+      // A part that is one item (not a list of values under one key) is counted with it.
+      items: parts.length === items.length ? items : undefined,
+    })
     k = j
   }
   return out
+}
+
+/** A record line: `message N by WHO:`, then its items joined by `, `. */
+interface Line {
+  opening: string
+  parts: string[]
+  /** The item of each part, when each part is one. */
+  items: Item[] | undefined
 }
 
 /** A ledger: its message (one object per text, so the counter's own cache knows it) and tokens. */
@@ -326,30 +507,66 @@ interface Made {
 
 /** The ledger message for a text, kept for the last texts (a stable cut makes the same one each call). */
 const ledgerMessages = memoPerCounter<Made>(64)
-function ledgerMessage(counter: TokenCounter, body: readonly string[], heading: string): Made {
-  const text = [heading, ...body].join('\n')
+function ledgerMessage(counter: TokenCounter, body: readonly Line[], heading: string): Made {
+  let text = heading
+  for (const line of body) text += `\n${line.opening} ${line.parts.join(', ')}`
   return ledgerMessages(counter, text, () => {
     // Frozen, so a request that sends it again shares the object (as a stable prefix does).
     const message: Message = Object.freeze({ role: 'user', content: text })
-    // Each line ends in a quote or a bracket and the next opens with a letter: the line break
-    // ends a pre-tokenizer piece, so a counter that counts by such pieces counts the text as
-    // the sum of its lines, each counted once however many ledgers it is in.
-    // A line holding a run long enough to be counted in slices (see `countInRuns`) is not
-    // counted the same alone: such a ledger is counted whole.
     const pieces = piecewiseOf(counter)
     if (!pieces) return { message, tokens: counter.countMessage(message) }
-    let n = lineTokens(counter, pieces, body.length > 0 ? `${heading}\n` : heading)
-    for (let k = 0; k < body.length && n >= 0; k++) {
-      const t = lineTokens(
-        counter,
-        pieces,
-        k < body.length - 1 ? `${body[k]}\n` : (body[k] as string),
-      )
-      n = t < 0 ? -1 : n + t
-    }
-    return { message, tokens: n >= 0 ? pieces.user(n) : counter.countMessage(message) }
+    const n = piecewiseTokens(counter, pieces, heading, body)
+    if (n < 0) return { message, tokens: counter.countMessage(message) }
+    const tokens = pieces.user(n)
+    // The request's assembly counts it again: a lookup, not the whole text.
+    pieces.remember(message, tokens)
+    return { message, tokens }
   })
 }
+
+/**
+ * The text's tokens before the counter's factor, piece by piece, each piece counted once per
+ * counter however many ledgers hold it; -1 when a piece holds a run counted in slices (see
+ * `countInRuns`), which is not counted the same alone (the text is then counted whole).
+ *
+ * Every cut falls where a pre-tokenizer piece ends, for o200k and cl100k alike: after an
+ * item's closing quote or bracket and its comma (a run of punctuation never takes the space
+ * after it), after the line opening's colon, and after a line break that follows a closing
+ * quote, a bracket or the heading's closing mark, before the next line's letter.
+ */
+function piecewiseTokens(
+  counter: TokenCounter,
+  pieces: Piecewise,
+  heading: string,
+  body: readonly Line[],
+): number {
+  let n = lineTokens(counter, pieces, body.length > 0 ? `${heading}\n` : heading)
+  for (let k = 0; k < body.length && n >= 0; k++) {
+    const { opening, parts } = body[k] as Line
+    const end = k < body.length - 1 ? '\n' : ''
+    n = add(n, lineTokens(counter, pieces, opening))
+    const items = (body[k] as Line).items
+    for (let p = 0; p < parts.length && n >= 0; p++) {
+      const after = p < parts.length - 1 ? 0 : end === '' ? 2 : 1
+      const piece = () => ` ${parts[p]}${after === 0 ? ',' : end}`
+      const item = items?.[p]
+      if (!item) {
+        n = add(n, lineTokens(counter, pieces, piece()))
+        continue
+      }
+      // Each item's piece counted once, kept with the item (items are per counter).
+      item.raw ??= []
+      let t = item.raw[after]
+      if (t === undefined) {
+        t = lineTokens(counter, pieces, piece())
+        item.raw[after] = t
+      }
+      n = add(n, t)
+    }
+  }
+  return n
+}
+const add = (n: number, t: number): number => (n < 0 || t < 0 ? -1 : n + t)
 
 /**
  * Tokens of one line of ledger text before the counter's factor, counted once per counter and
@@ -391,9 +608,9 @@ function droppedWindow(view: View, plan: readonly PlanItem[], limit: number): nu
   const out: number[] = []
   let volume = 0
   let upper = view.messages.length
-  for (let k = sent.length; k >= 0 && volume < limit; k--) {
+  for (let k = sent.length; k >= 0 && volume < limit && out.length < WINDOW_MESSAGES; k--) {
     const lower = k > 0 ? (sent[k - 1] as number) + 1 : 0
-    for (let i = upper - 1; i >= lower && volume < limit; i--) {
+    for (let i = upper - 1; i >= lower && volume < limit && out.length < WINDOW_MESSAGES; i--) {
       if (summarized?.has(i) || view.message(i).role === 'system') continue
       out.push(i)
       volume += view.messageTokens(i)

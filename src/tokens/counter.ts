@@ -168,7 +168,7 @@ export function createCounter(spec: CounterSpec): TokenCounter {
       factor === 1 && !weighted
         ? (n: number) => framed() + n
         : (n: number) => scale(framed() + w.text * n + 1e-9)
-    piecewise.set(counter, { text, user })
+    piecewise.set(counter, { text, user, remember: (m, n) => cache.set(m, n) })
   }
   return counter
 }
@@ -179,6 +179,8 @@ export interface Piecewise {
   text(text: string): number
   /** A user message without a name whose text's pieces count `n` in all (its frame and factor added). */
   user(n: number): number
+  /** Keeps `n` as the count of `m` (made of pieces counted so), so counting it later is a lookup. */
+  remember(m: Message, n: number): void
 }
 
 const piecewise = new WeakMap<TokenCounter, Piecewise>()
