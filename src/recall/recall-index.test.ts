@@ -210,6 +210,26 @@ function rankedPlainly(h: readonly Message[], open: readonly number[], q: string
 }
 
 describe('recall index', () => {
+  it('finds each message under exactly the words it holds', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(text, fc.string({ maxLength: 30 })), { maxLength: 8 }),
+        (ts) => {
+          const index = new RecallIndex()
+          index.extend(ts.map((t): Message => ({ role: 'user', content: t })))
+          ts.forEach((t, i) => {
+            const bag = wordsByRegex(t)
+            expect(index.lengths[i]).toBe(bag.size)
+            for (const w of bag) expect(index.holds(i, w)).toBe(true)
+          })
+          // A word in no message is found in none.
+          expect(index.holding('absent-word').length).toBe(0)
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
   it('ranks as the plain reading of every left-out message did', () => {
     fc.assert(
       fc.property(history, query, fc.integer({ min: 0, max: 6 }), (h, q, sent) => {

@@ -94,6 +94,8 @@ export function eachWordRange(
     // parts between separators, each hashed as it is read.
     let a = -1
     let b = -1
+    // The whole's hash is the first part's until a separator follows it inside the run.
+    let joined = false
     let whole = HASH0
     let wholeAtB = HASH0
     let p = -1
@@ -115,17 +117,26 @@ export function eachWordRange(
           }
           beforeLast = part
           part = Math.imul(part ^ c, 0x01000193)
-          whole = Math.imul(whole ^ c, 0x01000193)
           end++
           b = end
-          wholeAtB = whole
+          if (joined) {
+            whole = Math.imul(whole ^ c, 0x01000193)
+            wholeAtB = whole
+          }
           continue
         }
         if (kind === 2) {
           // A separator: the part before it ends; the whole goes on through it.
           if (p >= 0 && end - p >= 2) count = pushPart(count, p, end, part, beforeLast)
           p = -1
-          if (a >= 0) whole = Math.imul(whole ^ c, 0x01000193)
+          if (a >= 0) {
+            if (!joined) {
+              joined = true
+              whole = part
+              wholeAtB = part
+            }
+            whole = Math.imul(whole ^ c, 0x01000193)
+          }
           end++
           continue
         }
@@ -145,12 +156,13 @@ export function eachWordRange(
         const u = s.charCodeAt(end + k)
         beforeLast = part
         part = step(part, u)
-        whole = step(whole, u)
+        if (joined) whole = step(whole, u)
       }
       end += w
       b = end
-      wholeAtB = whole
+      if (joined) wholeAtB = whole
     }
+    if (!joined) wholeAtB = part
     i = end
     if (b - a >= 2) {
       visit(a, b, wholeAtB)
