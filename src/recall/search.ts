@@ -50,21 +50,33 @@ export class LeftOut {
 }
 
 /** Scores by message and marks, reused between searches (each reset after use). */
-let scratch = new Float64Array(0)
-let scratchTerm = new Float64Array(0)
-let scratchTaken = new Uint8Array(0)
-/** Messages met (a typed list: a growing array of numbers costs more than the search). */
-let scratchMatched = new Int32Array(0)
-let scratchMet = new Int32Array(0)
+interface Buffers {
+  score: Float64Array
+  termScore: Float64Array
+  taken: Uint8Array
+  matched: Int32Array
+  met: Int32Array
+}
 
-function buffers(n: number): void {
-  if (scratch.length >= n) return
-  const size = Math.max(n, scratch.length * 2)
-  scratch = new Float64Array(size)
-  scratchTerm = new Float64Array(size)
-  scratchTaken = new Uint8Array(size)
-  scratchMatched = new Int32Array(size)
-  scratchMet = new Int32Array(size)
+/**
+ * Scores by message, marks and lists of messages met: kept with the index they serve (and
+ * let go with it), reused between its searches, each reset after use.
+ */
+const buffersOf = new WeakMap<RecallIndex, Buffers>()
+
+function buffers(index: RecallIndex, n: number): Buffers {
+  const had = buffersOf.get(index)
+  if (had && had.score.length >= n) return had
+  const size = Math.max(n, (had?.score.length ?? 0) * 2)
+  const made = {
+    score: new Float64Array(size),
+    termScore: new Float64Array(size),
+    taken: new Uint8Array(size),
+    matched: new Int32Array(size),
+    met: new Int32Array(size),
+  }
+  buffersOf.set(index, made)
+  return made
 }
 
 /** Whether message `a` (score `sa`) ranks before `b` (score `sb`): higher score, then newer. */
@@ -104,11 +116,7 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
     } else for (let j = 0; j < at.length; j++) if (left.has(at[j] as number)) holding++
     weight.set(w, Math.log(1 + (left.count - holding + 0.5) / (holding + 0.5)))
   }
-  buffers(left.length)
-  const score = scratch
-  const termScore = scratchTerm
-  const taken = scratchTaken
-  const matched = scratchMatched
+  const { score, termScore, taken, matched, met } = buffers(index, left.length)
   let count = 0
   const out: number[] = []
   try {
@@ -139,7 +147,7 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
     }
     for (const term of terms) {
       if (out.length >= limit) break
-      const best = bestFor(term, index, left, weight, norm, score, termScore, taken)
+      const best = bestFor(term, index, left, weight, norm, score, termScore, taken, met)
       if (best >= 0) {
         out.push(best)
         taken[best] = 1
@@ -166,6 +174,7 @@ function bestFor(
   score: Float64Array,
   termScore: Float64Array,
   taken: Uint8Array,
+  met: Int32Array,
 ): number {
   let best = -1
   let bestScore = 0
@@ -189,7 +198,6 @@ function bestFor(
     }
     return best
   }
-  const met = scratchMet
   let count = 0
   for (const w of term) {
     const wt = weight.get(w) as number
