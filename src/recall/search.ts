@@ -49,7 +49,6 @@ export class LeftOut {
   }
 }
 
-/** Scores by message and marks, reused between searches (each reset after use). */
 interface Buffers {
   score: Float64Array
   termScore: Float64Array
