@@ -78,6 +78,20 @@ function buffers(index: RecallIndex, n: number): Buffers {
   return made
 }
 
+/** Whether ascending `at` holds `i` (a binary search). */
+function sortedHas(at: Int32Array, i: number): boolean {
+  let lo = 0
+  let hi = at.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const v = at[mid] as number
+    if (v === i) return true
+    if (v < i) lo = mid + 1
+    else hi = mid
+  }
+  return false
+}
+
 /** Whether message `a` (score `sa`) ranks before `b` (score `sb`): higher score, then newer. */
 function before(sa: number, a: number, sb: number, b: number): boolean {
   return sa > sb || (sa === sb && a > b)
@@ -111,24 +125,42 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
     let holding = 0
     if (left.closed.length * 16 < at.length) {
       holding = at.length
-      for (const c of left.closed) if (index.holds(c, w)) holding--
+      for (const c of left.closed) if (sortedHas(at, c)) holding--
     } else for (let j = 0; j < at.length; j++) if (left.has(at[j] as number)) holding++
     weight.set(w, Math.log(1 + (left.count - holding + 0.5) / (holding + 0.5)))
   }
   const { score, termScore, taken, matched, met } = buffers(index, left.length)
   let count = 0
   const out: number[] = []
+  // A term of one word is best held by its shortest message (the norm falls with length):
+  // those are noted as its postings are scored, so the term needs no second reading of them.
+  const alone = new Set(terms.filter((t) => t.length === 1).map((t) => t[0] as string))
+  const shortest = new Map<string, Shortest>()
   try {
     for (const w of words) {
       const wt = weight.get(w) as number
       const at = index.holding(w)
+      const short: Shortest | undefined = alone.has(w)
+        ? { length: Number.POSITIVE_INFINITY, at: [], whole: true }
+        : undefined
       for (let j = 0; j < at.length; j++) {
         const k = at[j] as number
         if (shut[k] === 1) continue
         // Every weight is above 0: a message first met is at 0.
         if (score[k] === 0) matched[count++] = k
-        score[k] = (score[k] as number) + wt * (byLength[lengths[k] as number] as number)
+        const n = lengths[k] as number
+        score[k] = (score[k] as number) + wt * (byLength[n] as number)
+        if (short && n <= short.length) {
+          if (n < short.length) {
+            short.length = n
+            short.at.length = 0
+            short.whole = true
+          }
+          if (short.at.length < SHORTEST) short.at.push(k)
+          else short.whole = false
+        }
       }
+      if (short) shortest.set(w, short)
     }
     // The tool the query names: its results and calls hold what its next call needs.
     // Such a message holds the name as a word, so it is among those matched; each gets it once.
@@ -146,7 +178,9 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
     }
     for (const term of terms) {
       if (out.length >= limit) break
-      const best = bestFor(term, index, left, weight, norm, score, termScore, taken, met)
+      const best =
+        pickShortest(shortest.get(term.length === 1 ? (term[0] as string) : ''), score, taken) ??
+        bestFor(term, index, left, weight, norm, score, termScore, taken, met)
       if (best >= 0) {
         out.push(best)
         taken[best] = 1
@@ -158,6 +192,32 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
     for (let j = 0; j < count; j++) score[matched[j] as number] = 0
     for (const k of out) taken[k] = 0
   }
+}
+
+/** Messages of the fewest words holding a word (the first `SHORTEST`; `whole`: all of them). */
+interface Shortest {
+  length: number
+  at: number[]
+  whole: boolean
+}
+const SHORTEST = 64
+
+/**
+ * The best of a one-word term's shortest messages not taken yet (the higher whole score,
+ * then the newer), or undefined when that needs its postings read again (all taken, or more
+ * of them than were noted).
+ */
+function pickShortest(
+  short: Shortest | undefined,
+  score: Float64Array,
+  taken: Uint8Array,
+): number | undefined {
+  if (!short?.whole) return undefined
+  let best = -1
+  for (const k of short.at)
+    if (taken[k] === 0 && (best < 0 || before(score[k] as number, k, score[best] as number, best)))
+      best = k
+  return best >= 0 ? best : short.at.length === 0 ? -1 : undefined
 }
 
 /**
