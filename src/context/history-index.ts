@@ -74,13 +74,11 @@ export class HistoryIndex {
   exchanges = 0
 
   /**
-   * Called with each message as it is taken (and the tool a result answers, when its call
-   * came before): what derived text (the ledger) needs of a message is worked out then, once,
-   * instead of when a request first leaves it out.
+   * Works out what derived text (the ledger) needs of a message, once: called by `derive` for
+   * a message a conversation takes as it happens, instead of when a request first leaves it
+   * out. (A history loaded whole is not read so: most of it is never near a cut.)
    */
-  derive: ((m: Message, tool: string | undefined, agent: boolean) => void) | undefined
-  /** Tool names by call id, of the newest assistant message that made calls (its results follow it). */
-  private calls = new Map<string, string>()
+  deriver: ((m: Message, tool: string | undefined, agent: boolean) => void) | undefined
 
   /** The columns as plain arrays, once a strategy asked for them (see `plainArrays`). */
   private plain: PlainArrays | undefined
@@ -143,7 +141,6 @@ export class HistoryIndex {
     this.input.push(m)
     this.inputTokens.push(t)
     this.inputTotal += t
-    if (this.derive) this.derived(m)
     const extended = this.raw.push(m)
     // Only the newest input unit is ever looked at again: older ones are not kept.
     const raw = this.raw.units
@@ -163,14 +160,28 @@ export class HistoryIndex {
     this.pending = this.raw.units[this.raw.units.length - 1]
   }
 
-  private derived(m: Message): void {
-    let tool: string | undefined
-    if (m.role === 'assistant' && m.toolCalls?.length) {
-      this.calls.clear()
-      for (const c of m.toolCalls) this.calls.set(c.id, c.name)
-    } else if (m.role === 'tool') tool = m.toolName ?? this.calls.get(m.toolCallId)
-    const agent = this.exchanges > 0 || (m.role === 'assistant' && !!m.toolCalls?.length)
-    this.derive?.(m, tool, agent)
+  /** Reads the newest `count` input messages for derived text (see `deriver`). */
+  derive(count = 1): void {
+    const deriver = this.deriver
+    if (!deriver) return
+    const input = this.input
+    for (let i = Math.max(0, input.length - count); i < input.length; i++) {
+      const m = input[i] as Message
+      let tool: string | undefined
+      if (m.role === 'tool') tool = m.toolName ?? this.callName(i, m.toolCallId)
+      const agent = this.exchanges > 0 || (m.role === 'assistant' && !!m.toolCalls?.length)
+      deriver(m, tool, agent)
+    }
+  }
+
+  /** The name of call `id`, made by an assistant message shortly before input position `i`. */
+  private callName(i: number, id: string): string | undefined {
+    for (let k = i - 1; k >= Math.max(0, i - 64); k--) {
+      const m = this.input[k] as Message
+      if (m.role === 'assistant' && m.toolCalls?.length)
+        return m.toolCalls.find((c) => c.id === id)?.name
+    }
+    return undefined
   }
 
   /**

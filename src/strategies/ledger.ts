@@ -47,13 +47,9 @@ const KIND_RANK: Record<FactKind, number> = {
 
 interface Sourced {
   item: Item
-  /** View position of the first dropped message holding it (where it came from). */
+  /** View position of the newest dropped message holding it (where it is quoted). */
   at: number
-  /** View position of the newest dropped message holding it (ranks newer first). */
-  newest: number
-  /** Dropped messages holding it: a value the conversation came back to matters more. */
-  count: number
-  /** Order of first appearance. */
+  /** Its place in the window and in that message: the order its line lists it in. */
   order: number
 }
 
@@ -72,10 +68,10 @@ function whoOf(view: View, i: number): Who {
 
 /**
  * The ledger for the dropped view positions `window` (oldest first), within `maxTokens`:
- * identifiers first, newer before older, each fact once, quoted under the message (its
- * index in the caller's history) and the writer that first held it. `undefined` when nothing
- * fits or there is nothing. The same window and size give the same ledger, and ask for it
- * again costs a comparison of the window: a cut that does not move rebuilds nothing.
+ * identifiers first, newer before older, each fact once, quoted under the newest message (its
+ * index in the caller's history) and the writer that held it. `undefined` when nothing fits or
+ * there is nothing. The same window and size give the same ledger, and asking for it again
+ * costs a comparison of the window: a cut that does not move rebuilds nothing.
  */
 export function ledgerText(
   view: View,
@@ -406,52 +402,89 @@ function buildLedger(
   maxTokens: number,
   heading: string,
 ): Made | undefined {
-  const counter = view.counter
   const tally = tallied(view, window)
   if (tally.facts.size === 0) return undefined
   const whoAt = (at: number): Who => tally.who[windowIndex(window, at)] as Who
-  // Ranked by one number each: kind, how often it came back, newer first, then first seen (the
-  // order a reading of the window from its oldest message finds them in), sorted as numbers.
-  // A window holds at most WINDOW_MESSAGES messages, so each part fits its bits.
-  const all: Sourced[] = []
-  const keys = new Float64Array(tally.facts.size)
-  const newestSlot = window.length - 1
-  tally.positions.forEach((at, slot) => {
-    ;(tally.items[slot] as Item[]).forEach((item, idx) => {
-      const fact = tally.facts.get(item.key)
-      const first = fact?.holders[0]
-      // Listed where it is first held.
-      if (!fact || first?.at !== at || first.idx !== idx) return
-      const newest = (fact.holders[fact.holders.length - 1] as Holder).at
-      const count = fact.holders.length
-      const primary = KIND_RANK[first.item.kind] * 3 + (3 - Math.min(count, 3))
-      keys[all.length] =
-        (primary * 2 ** 12 + (newestSlot - windowIndex(window, newest))) * 2 ** 32 + all.length
-      all.push({ item: first.item, at, newest, count, order: all.length })
+  return walked(view, maxTokens, heading, tally, whoAt)
+}
+
+/** Kinds in the order the ledger takes them (`KIND_RANK`), the tool outcome left out. */
+const KINDS = (Object.keys(KIND_RANK) as FactKind[])
+  .filter((k) => k !== 'tool')
+  .sort((a, b) => KIND_RANK[a] - KIND_RANK[b])
+
+/** A message's items by kind, each list in the message's order (made once per items list). */
+const byKind = new WeakMap<readonly Item[], Map<FactKind, number[]>>()
+function itemsByKind(items: readonly Item[]): Map<FactKind, number[]> {
+  let out = byKind.get(items)
+  if (!out) {
+    out = new Map()
+    items.forEach((item, idx) => {
+      const list = out?.get(item.kind)
+      if (list) list.push(idx)
+      else out?.set(item.kind, [idx])
     })
-  })
-  keys.sort()
-  // Facts go in by rank while the sum of their pieces' counts fits (each piece counted once
-  // per process); the text is then counted (line by line where the counter allows, each line
-  // once), and trimmed in the rare case BPE merges across pieces did not make it smaller.
+    byKind.set(items, out)
+  }
+  return out
+}
+
+/**
+ * The ledger's facts, by kind (identifiers first, `KIND_RANK`), within a kind those held more
+ * often first (three times or more, twice, once), then newer before older, each fact once,
+ * quoted under the newest message that holds it. Read kind by kind, newest message first,
+ * from each message's facts of that kind: when the room is full, the kinds after are never
+ * read. Facts go in while the sum of their pieces' counts fits (each piece counted once per
+ * process); the text is then counted (piece by piece where the counter allows), and trimmed
+ * in the rare case BPE merges across pieces did not make it smaller.
+ */
+function walked(
+  view: View,
+  maxTokens: number,
+  heading: string,
+  tally: Tally,
+  whoAt: (at: number) => Who,
+): Made | undefined {
+  const counter = view.counter
   let total = headingTokens(counter, heading)
-  const opened = new Map<number, string>()
+  const opened = new Set<number>()
+  const taken = new Set<string>()
   let chosen: Sourced[] = []
   let misses = 0
-  for (const key of keys) {
-    const s = all[key % 2 ** 32] as Sourced
-    let opening = opened.get(s.at)
-    const fresh = opening === undefined
-    if (fresh) opening = `\n${lineOpening(placeOf(view, s.at), whoAt(s.at))}`
-    const cost = s.item.cost + (fresh ? pieceTokens(counter, opening as string) : 0)
-    if (total + cost > maxTokens) {
-      // Full: a few smaller facts may still go in, not a scan of every one.
-      if (++misses >= 16) break
-      continue
+  walk: for (const kind of KINDS) {
+    // This kind's facts, newest holder first, by how often they came back (3 or more, 2, 1).
+    const buckets: Sourced[][] = [[], [], []]
+    for (let slot = tally.positions.length - 1; slot >= 0; slot--) {
+      const items = tally.items[slot] as Item[]
+      const idxs = itemsByKind(items).get(kind)
+      if (!idxs) continue
+      const at = tally.positions[slot] as number
+      for (const idx of idxs) {
+        const item = items[idx] as Item
+        if (taken.has(item.key)) continue
+        taken.add(item.key)
+        const count = tally.facts.get(item.key)?.holders.length ?? 1
+        ;(buckets[3 - Math.min(count, 3)] as Sourced[]).push({
+          item,
+          at,
+          order: slot * 2 ** 20 + idx,
+        })
+      }
     }
-    total += cost
-    if (fresh) opened.set(s.at, opening as string)
-    chosen.push(s)
+    for (const bucket of buckets)
+      for (const s of bucket) {
+        const fresh = !opened.has(s.at)
+        const cost =
+          s.item.cost +
+          (fresh ? pieceTokens(counter, `\n${lineOpening(placeOf(view, s.at), whoAt(s.at))}`) : 0)
+        if (total + cost > maxTokens) {
+          if (++misses >= 16) break walk
+          continue
+        }
+        total += cost
+        opened.add(s.at)
+        chosen.push(s)
+      }
   }
   while (chosen.length > 0) {
     const made = ledgerMessage(counter, lines(view, chosen, whoAt), heading)
