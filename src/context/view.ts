@@ -32,6 +32,8 @@ export interface ViewSettings {
   provider: ProviderRules
   query: string | undefined
   summaries?: SummaryLedger | undefined
+  /** Tokens of the room set aside for a wrapper's own message (see `View.aside`). */
+  aside?: number
 }
 
 /** A view over `source` as it is now: its units are those the source holds at this call. */
@@ -72,6 +74,7 @@ class SourceView implements View {
   readonly query: string | undefined
   readonly summaries?: SummaryLedger | undefined
   readonly origin: ArrayLike<number> | undefined
+  readonly aside: number
   private readonly source: ViewSource
   private readonly settings: ViewSettings
   private readonly lastUser: number
@@ -101,9 +104,10 @@ class SourceView implements View {
     this.query = settings.query
     // Set always, so every view has one shape.
     this.summaries = settings.summaries
+    this.aside = settings.aside ?? 0
   }
 
-  narrowed(less: number, opensWithUser = false): View {
+  narrowed(less: number, opensWithUser = false, aside = false): View {
     // Read through `this`, so a view a strategy wrapped (its query, its budget) stays wrapped.
     const settings: ViewSettings = {
       budget: this.budget,
@@ -113,6 +117,7 @@ class SourceView implements View {
       provider: this.settings.provider,
       query: this.query,
       summaries: this.summaries,
+      aside: (this.aside ?? 0) + (aside ? less : 0),
     }
     return new SourceView(this.source, settings, this.origin, this.userFirst && !opensWithUser)
   }

@@ -47,8 +47,9 @@ const KIND_RANK: Record<FactKind, number> = {
 
 interface Sourced {
   item: Item
-  /** View position of the newest dropped message holding it (where it is quoted). */
+  /** View position of the newest dropped message holding it (where it is quoted), and its slot in the window. */
   at: number
+  slot: number
   /** Its place in the window and in that message: the order its line lists it in. */
   order: number
 }
@@ -224,14 +225,7 @@ export function ledgerDeriver(
   }
 }
 
-/** One occurrence of a fact in a window: the view position, its place among that message's items, the item. */
-interface Holder {
-  at: number
-  idx: number
-  item: Item
-}
-
-/** The window's facts, each with its occurrences in position order. */
+/** The window's facts: how many times each occurs, by a number given to each fact once. */
 interface Tally {
   /** Window positions tallied, ascending, with what each was read from. */
   positions: number[]
@@ -239,9 +233,19 @@ interface Tally {
   places: number[]
   who: Who[]
   items: Item[][]
+  /** The number of each item of each position's message. */
+  ids: Int32Array[]
+  /** Whether each position's message holds a credential. */
+  secret: boolean[]
+  /** Each position's line opening, once made. */
+  openings: (Opening | undefined)[]
   /** Positions whose message holds a credential (then every message is read against them). */
   secretHolders: number
-  facts: Map<string, { holders: Holder[] }>
+  /** Facts by their number, and how many times each occurs in the window. */
+  numbers: Map<string, number>
+  counts: Int32Array
+  /** Facts occurring in the window. */
+  size: number
 }
 
 /** A window holds at most this many messages (its tokens are bounded too; a counter may say 0). */
@@ -256,21 +260,14 @@ const emptyTally = (): Tally => ({
   places: [],
   who: [],
   items: [],
+  ids: [],
+  secret: [],
+  openings: [],
   secretHolders: 0,
-  facts: new Map(),
+  numbers: new Map(),
+  counts: new Int32Array(64),
+  size: 0,
 })
-
-/** Where view position `at` is in the window (ascending positions). */
-function windowIndex(window: readonly number[], at: number): number {
-  let lo = 0
-  let hi = window.length - 1
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((window[mid] as number) < at) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
 /**
  * The facts of the messages at `window`: the kept tally moved by the messages that left the
@@ -287,7 +284,9 @@ function tallied(view: View, window: readonly number[]): Tally {
     tallies.set(counter, byArray)
   }
   let tally = byArray.get(view.messages) ?? emptyTally()
-  // What stays must be what was read: the same message object at the same place.
+  // What stays must be what was read: the same message object at the same place. A history
+  // whose facts were numbered far past what its window holds starts again (bounded memory).
+  if (tally.numbers.size > 8 * (tally.size + 1024)) tally = emptyTally()
   for (let a = 0, b = 0; a < tally.positions.length && b < window.length; ) {
     const p = tally.positions[a] as number
     const q = window[b] as number
@@ -302,44 +301,54 @@ function tallied(view: View, window: readonly number[]): Tally {
       b++
     }
   }
-  const next: Tally = { ...tally, positions: [], messages: [], places: [], who: [], items: [] }
+  const next: Tally = {
+    ...tally,
+    positions: [],
+    messages: [],
+    places: [],
+    who: [],
+    items: [],
+    ids: [],
+    secret: [],
+    openings: [],
+  }
   let a = 0
+  const out = (k: number) => {
+    count(next, tally.ids[k] as Int32Array, -1)
+    if (tally.secret[k]) next.secretHolders--
+  }
   for (const q of window) {
     // Those before `q` that the new window does not hold leave.
-    while (a < tally.positions.length && (tally.positions[a] as number) < q) {
-      leave(next, tally.positions[a] as number, tally.items[a] as Item[])
-      if (
-        tally.secretHolders > 0 &&
-        holdsSecrets(tally.messages[a] as Message, tally.who[a] as Who)
-      )
-        next.secretHolders--
-      a++
-    }
+    while (a < tally.positions.length && (tally.positions[a] as number) < q) out(a++)
     if (a < tally.positions.length && tally.positions[a] === q) {
       next.positions.push(q)
       next.messages.push(tally.messages[a] as Message)
       next.places.push(tally.places[a] as number)
       next.who.push(tally.who[a] as Who)
       next.items.push(tally.items[a] as Item[])
+      next.ids.push(tally.ids[a] as Int32Array)
+      next.secret.push(tally.secret[a] as boolean)
+      next.openings.push(tally.openings[a])
       a++
       continue
     }
     const m = view.message(q)
     const who = whoOf(view, q)
     const items = itemsOf(counter, m, toolOf(who), [])
-    enter(next, q, items)
-    if (holdsSecrets(m, who)) next.secretHolders++
+    const ids = numbered(next, items)
+    count(next, ids, 1)
+    const secret = quotableFacts(m, toolOf(who)).secrets.length > 0
+    if (secret) next.secretHolders++
     next.positions.push(q)
     next.messages.push(m)
     next.places.push(placeOf(view, q))
     next.who.push(who)
     next.items.push(items)
+    next.ids.push(ids)
+    next.secret.push(secret)
+    next.openings.push(undefined)
   }
-  for (; a < tally.positions.length; a++) {
-    leave(next, tally.positions[a] as number, tally.items[a] as Item[])
-    if (tally.secretHolders > 0 && holdsSecrets(tally.messages[a] as Message, tally.who[a] as Who))
-      next.secretHolders--
-  }
+  while (a < tally.positions.length) out(a++)
   byArray.set(view.messages, next)
   if (next.secretHolders === 0) return next
   // A credential one message holds is quoted from none: a token under `password` in one
@@ -349,50 +358,51 @@ function tallied(view: View, window: readonly number[]): Tally {
     for (const s of quotableFacts(m, toolOf(next.who[k] as Who)).secrets) secrets.push(s)
   })
   const read = emptyTally()
-  next.positions.forEach((q, k) => {
+  next.positions.forEach((_, k) => {
     const items = itemsOf(counter, next.messages[k] as Message, toolOf(next.who[k] as Who), secrets)
-    enter(read, q, items)
+    const ids = numbered(read, items)
+    count(read, ids, 1)
     read.items.push(items)
+    read.ids.push(ids)
   })
-  return { ...next, facts: read.facts, items: read.items }
+  return {
+    ...next,
+    items: read.items,
+    ids: read.ids,
+    numbers: read.numbers,
+    counts: read.counts,
+    size: read.size,
+  }
 }
 
 const toolOf = (who: Who): string | undefined => (who.role === 'tool' ? who.tools?.[0] : undefined)
 
-function holdsSecrets(m: Message, who: Who): boolean {
-  return quotableFacts(m, toolOf(who)).secrets.length > 0
-}
-
-/** The facts of the message at `at` counted in (its occurrences after those before it). */
-function enter(tally: Pick<Tally, 'facts'>, at: number, items: readonly Item[]): void {
-  items.forEach((item, idx) => {
-    let fact = tally.facts.get(item.key)
-    if (!fact) {
-      fact = { holders: [] }
-      tally.facts.set(item.key, fact)
+/** The numbers of `items`' facts in `tally`, a new fact given the next number. */
+function numbered(tally: Tally, items: readonly Item[]): Int32Array {
+  const ids = new Int32Array(items.length)
+  items.forEach((item, k) => {
+    let id = tally.numbers.get(item.key)
+    if (id === undefined) {
+      id = tally.numbers.size
+      tally.numbers.set(item.key, id)
     }
-    const holders = fact.holders
-    // Most often the newest: found from the end.
-    let k = holders.length
-    while (
-      k > 0 &&
-      ((holders[k - 1] as Holder).at > at ||
-        ((holders[k - 1] as Holder).at === at && (holders[k - 1] as Holder).idx > idx))
-    )
-      k--
-    holders.splice(k, 0, { at, idx, item })
+    ids[k] = id
   })
+  if (tally.numbers.size > tally.counts.length) {
+    const grown = new Int32Array(Math.max(tally.numbers.size, tally.counts.length * 2))
+    grown.set(tally.counts)
+    tally.counts = grown
+  }
+  return ids
 }
 
-/** The facts of the message at `at` counted out. */
-function leave(tally: Pick<Tally, 'facts'>, at: number, items: readonly Item[]): void {
-  for (const item of items) {
-    const fact = tally.facts.get(item.key)
-    if (!fact) continue
-    // Most often the oldest: found from the start.
-    const k = fact.holders.findIndex((h) => h.at === at)
-    if (k >= 0) fact.holders.splice(k, 1)
-    if (fact.holders.length === 0) tally.facts.delete(item.key)
+/** A message's facts counted in (`by` 1) or out (-1). */
+function count(tally: Tally, ids: Int32Array, by: 1 | -1): void {
+  for (const id of ids) {
+    const before = tally.counts[id] as number
+    tally.counts[id] = before + by
+    if (before === 0) tally.size++
+    else if (before + by === 0) tally.size--
   }
 }
 
@@ -403,9 +413,8 @@ function buildLedger(
   heading: string,
 ): Made | undefined {
   const tally = tallied(view, window)
-  if (tally.facts.size === 0) return undefined
-  const whoAt = (at: number): Who => tally.who[windowIndex(window, at)] as Who
-  return walked(view, maxTokens, heading, tally, whoAt)
+  if (tally.size === 0) return undefined
+  return walked(view, maxTokens, heading, tally)
 }
 
 /** Kinds in the order the ledger takes them (`KIND_RANK`), the tool outcome left out. */
@@ -413,20 +422,40 @@ const KINDS = (Object.keys(KIND_RANK) as FactKind[])
   .filter((k) => k !== 'tool')
   .sort((a, b) => KIND_RANK[a] - KIND_RANK[b])
 
-/** A message's items by kind, each list in the message's order (made once per items list). */
-const byKind = new WeakMap<readonly Item[], Map<FactKind, number[]>>()
-function itemsByKind(items: readonly Item[]): Map<FactKind, number[]> {
+/** A message's items by kind (`KIND_RANK`), each list in the message's order (made once per items list). */
+const byKind = new WeakMap<readonly Item[], (number[] | undefined)[]>()
+function itemsByKind(items: readonly Item[]): (number[] | undefined)[] {
   let out = byKind.get(items)
   if (!out) {
-    out = new Map()
+    const lists: (number[] | undefined)[] = []
     items.forEach((item, idx) => {
-      const list = out?.get(item.kind)
+      const rank = KIND_RANK[item.kind]
+      const list = lists[rank]
       if (list) list.push(idx)
-      else out?.set(item.kind, [idx])
+      else lists[rank] = [idx]
     })
+    out = lists
     byKind.set(items, out)
   }
   return out
+}
+
+/** A record line's opening for a window slot (its place and writer), made and priced once per tally. */
+interface Opening {
+  text: string
+  /** Tokens of the line break and the opening, as the greedy fill prices a new line. */
+  cost: number
+  /** Its piece's tokens before the counter's factor, once counted. */
+  raw?: number
+}
+function openingOf(view: View, tally: Tally, slot: number): Opening {
+  let o = tally.openings[slot]
+  if (!o) {
+    const text = lineOpening(tally.places[slot] as number, tally.who[slot] as Who)
+    o = { text, cost: pieceTokens(view.counter, `\n${text}`) }
+    tally.openings[slot] = o
+  }
+  return o
 }
 
 /**
@@ -438,73 +467,75 @@ function itemsByKind(items: readonly Item[]): Map<FactKind, number[]> {
  * process); the text is then counted (piece by piece where the counter allows), and trimmed
  * in the rare case BPE merges across pieces did not make it smaller.
  */
-function walked(
-  view: View,
-  maxTokens: number,
-  heading: string,
-  tally: Tally,
-  whoAt: (at: number) => Who,
-): Made | undefined {
+function walked(view: View, maxTokens: number, heading: string, tally: Tally): Made | undefined {
   const counter = view.counter
   let total = headingTokens(counter, heading)
-  const opened = new Set<number>()
-  const taken = new Set<string>()
+  const opened = new Uint8Array(tally.positions.length)
   let chosen: Sourced[] = []
   let misses = 0
+  // Each fact taken once: a mark per fact number, this build's.
+  const taken = new Uint8Array(tally.numbers.size)
   walk: for (const kind of KINDS) {
+    const rank = KIND_RANK[kind]
     // This kind's facts, newest holder first, by how often they came back (3 or more, 2, 1).
     const buckets: Sourced[][] = [[], [], []]
     for (let slot = tally.positions.length - 1; slot >= 0; slot--) {
       const items = tally.items[slot] as Item[]
-      const idxs = itemsByKind(items).get(kind)
+      const idxs = itemsByKind(items)[rank]
       if (!idxs) continue
-      const at = tally.positions[slot] as number
+      const ids = tally.ids[slot] as Int32Array
       for (const idx of idxs) {
-        const item = items[idx] as Item
-        if (taken.has(item.key)) continue
-        taken.add(item.key)
-        const count = tally.facts.get(item.key)?.holders.length ?? 1
-        ;(buckets[3 - Math.min(count, 3)] as Sourced[]).push({
-          item,
-          at,
+        const id = ids[idx] as number
+        if (taken[id]) continue
+        taken[id] = 1
+        const n = tally.counts[id] as number
+        ;(buckets[3 - Math.min(n, 3)] as Sourced[]).push({
+          item: items[idx] as Item,
+          at: tally.positions[slot] as number,
+          slot,
           order: slot * 2 ** 20 + idx,
         })
       }
     }
     for (const bucket of buckets)
       for (const s of bucket) {
-        const fresh = !opened.has(s.at)
-        const cost =
-          s.item.cost +
-          (fresh ? pieceTokens(counter, `\n${lineOpening(placeOf(view, s.at), whoAt(s.at))}`) : 0)
+        const fresh = !opened[s.slot]
+        const cost = s.item.cost + (fresh ? openingOf(view, tally, s.slot).cost : 0)
         if (total + cost > maxTokens) {
           if (++misses >= 16) break walk
           continue
         }
         total += cost
-        opened.add(s.at)
+        opened[s.slot] = 1
         chosen.push(s)
       }
   }
   while (chosen.length > 0) {
-    const made = ledgerMessage(counter, lines(view, chosen, whoAt), heading)
-    if (made.tokens <= maxTokens)
-      return { ...made, replaces: [...new Set(chosen.map((s) => s.at))].sort((a, b) => a - b) }
+    const made = ledgerMessage(counter, lines(view, tally, chosen), heading)
+    if (made.tokens <= maxTokens) {
+      const replaces: number[] = []
+      opened.forEach((o, slot) => {
+        if (o) replaces.push(tally.positions[slot] as number)
+      })
+      return { ...made, replaces }
+    }
     chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
+    opened.fill(0)
+    for (const c of chosen) opened[c.slot] = 1
   }
   return undefined
 }
 
 /** The record lines of the chosen facts, by message in history order (as `renderRecords` writes them). */
-function lines(view: View, chosen: readonly Sourced[], whoAt: (at: number) => Who): Line[] {
-  const sorted = [...chosen].sort((a, b) => a.at - b.at || a.order - b.order)
+function lines(view: View, tally: Tally, chosen: readonly Sourced[]): Line[] {
+  const sorted = [...chosen].sort((a, b) => a.order - b.order)
   const out: Line[] = []
   for (let k = 0; k < sorted.length; ) {
-    const at = (sorted[k] as Sourced).at
+    const slot = (sorted[k] as Sourced).slot
     let j = k
     const records: { key: string | undefined; value: string; quoted: string }[] = []
     const items: Item[] = []
-    while (j < sorted.length && (sorted[j] as Sourced).at === at) {
+    while (j < sorted.length && (sorted[j] as Sourced).slot === slot) {
       const { item } = sorted[j] as Sourced
       records.push({ key: item.label, value: item.value, quoted: item.quoted })
       items.push(item)
@@ -512,7 +543,7 @@ function lines(view: View, chosen: readonly Sourced[], whoAt: (at: number) => Wh
     }
     const parts = itemParts(records)
     out.push({
-      opening: lineOpening(placeOf(view, at), whoAt(at)),
+      opening: openingOf(view, tally, slot),
       parts,
       // A part that is one item (not a list of values under one key) is counted with it.
       items: parts.length === items.length ? items : undefined,
@@ -524,7 +555,7 @@ function lines(view: View, chosen: readonly Sourced[], whoAt: (at: number) => Wh
 
 /** A record line: `message N by WHO:`, then its items joined by `, `. */
 interface Line {
-  opening: string
+  opening: Opening
   parts: string[]
   /** The item of each part, when each part is one. */
   items: Item[] | undefined
@@ -542,7 +573,7 @@ interface Made {
 const ledgerMessages = memoPerCounter<Made>(64)
 function ledgerMessage(counter: TokenCounter, body: readonly Line[], heading: string): Made {
   let text = heading
-  for (const line of body) text += `\n${line.opening} ${line.parts.join(', ')}`
+  for (const line of body) text += `\n${line.opening.text} ${line.parts.join(', ')}`
   return ledgerMessages(counter, text, () => {
     // Frozen, so a request that sends it again shares the object (as a stable prefix does).
     const message: Message = Object.freeze({ role: 'user', content: text })
@@ -577,7 +608,8 @@ function piecewiseTokens(
   for (let k = 0; k < body.length && n >= 0; k++) {
     const { opening, parts } = body[k] as Line
     const end = k < body.length - 1 ? '\n' : ''
-    n = add(n, lineTokens(counter, pieces, opening))
+    opening.raw ??= lineTokens(counter, pieces, opening.text)
+    n = add(n, opening.raw)
     const items = (body[k] as Line).items
     for (let p = 0; p < parts.length && n >= 0; p++) {
       const after = p < parts.length - 1 ? 0 : end === '' ? 2 : 1
@@ -723,13 +755,14 @@ function withEntry(
  * open with a user turn of its own (a user-first provider's rule is met by the ledger; when no
  * ledger is written after all, assembly still holds the plan to the rule).
  */
-function narrowed(view: View, less: number): View {
+function narrowed(view: View, less: number, aside = false): View {
   // A view made by hand may not have `narrowed`: it is layered over instead.
   return (
-    view.narrowed?.(less, true) ??
+    view.narrowed?.(less, true, aside) ??
     (Object.create(view, {
       available: { value: view.available - less },
       userFirst: { value: false },
+      aside: { value: (view.aside ?? 0) + (aside ? less : 0) },
     }) as View)
   )
 }
@@ -738,11 +771,6 @@ function narrowed(view: View, less: number): View {
 function isStable(strategy: Strategy): boolean {
   const options = (strategy as { options?: { stable?: unknown } }).options
   return !!options && typeof options === 'object' && !!options.stable
-}
-
-/** The view saying that `tokens` of its room were set aside for the ledger. */
-function aside(view: View, tokens: number): View {
-  return Object.create(view, { aside: { value: (view.aside ?? 0) + tokens } }) as View
 }
 
 export function checkLedgerOptions(options: LedgerOptions): Required<LedgerOptions> {
@@ -843,7 +871,7 @@ export function withLedger<S extends Strategy>(
       let step = full
       while (step > size) step = Math.floor(step / 2)
       if (step < 32) return base.select(view)
-      return whenReady(base.select(aside(narrowed(view, step), step)), (plan) => {
+      return whenReady(base.select(narrowed(view, step, true)), (plan) => {
         const made = withEntry(view, plan, step, heading)
         return made.tokens > 0 ? made.plan : plan
       })

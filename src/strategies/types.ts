@@ -71,9 +71,9 @@ export interface View {
    * The same view with `less` tokens fewer available, for a strategy that keeps room for a
    * message of its own (the ledger); `opensWithUser: true` when that message is a user turn
    * right after the system prompt, so the history kept need not open with one (`userFirst`
-   * false).
+   * false); `aside: true` adds `less` to `aside`.
    */
-  narrowed?(less: number, opensWithUser?: boolean): View
+  narrowed?(less: number, opensWithUser?: boolean, aside?: boolean): View
   /**
    * Tokens of the room a wrapper set aside for a message of its own (the ledger's share):
    * a stable cut counts them in its slack, so it moves as often as it would without them.
