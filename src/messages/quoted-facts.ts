@@ -105,6 +105,21 @@ function secretsOf(m: Message): string[] {
   return out.filter((s) => s.length >= 4 && s !== MARK)
 }
 
+const secretsCache = new WeakMap<Message, string[]>()
+
+/**
+ * The credentials a message holds, by piece (what `quotableFacts(m).secrets` gives), without
+ * reading its facts: computed once per message object. A search that only redacts needs no more.
+ */
+export function messageSecrets(m: Message): readonly string[] {
+  let out = secretsCache.get(m)
+  if (!out) {
+    out = secretsOf(m)
+    secretsCache.set(m, out)
+  }
+  return out
+}
+
 /** A value that is, holds, or is part of one of `secrets`. */
 function touchesSecret(value: string, secrets: readonly string[]): boolean {
   for (const s of secrets) if (s === value || value.includes(s) || s.includes(value)) return true
@@ -115,7 +130,7 @@ const cache = new WeakMap<Message, Map<string, Quotable>>()
 
 function read(m: Message, toolName: string | undefined, known: readonly string[]): Quotable {
   const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
-  const secrets = secretsOf(m)
+  const secrets = messageSecrets(m) as string[]
   const facts = extractFacts([redactedMessage(named, known)]).filter(
     (f) =>
       // A fact cut at the mark's bracket (`https://[credential`) holds part of it too.

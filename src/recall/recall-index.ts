@@ -1,5 +1,5 @@
 import { contentText, type Message } from '../messages/message.js'
-import { quotableFacts } from '../messages/quoted-facts.js'
+import { messageSecrets } from '../messages/quoted-facts.js'
 import type { Who } from '../messages/records.js'
 import { SecretSet } from './secret-set.js'
 import { eachWordRange, hashOf } from './terms.js'
@@ -77,9 +77,8 @@ export class RecallIndex {
       else if (list[list.length - 1] !== i) list.push(i)
     }
     // A credential any message holds is returned from none (bare in one, under a key in
-    // another). Read as the ledger reads it (the tool named for a result), so it is read once.
-    const tool = m.role === 'tool' ? who.tools?.[0] : undefined
-    for (const s of quotableFacts(m, tool).secrets) this.secrets.add(s)
+    // another). Its credentials only, kept per message (the ledger reads the same), not its facts.
+    for (const s of messageSecrets(m)) this.secrets.add(s)
     if (m.role === 'system') this.systems.push(i)
     if (i === this.lengths.length) {
       const grown = new Int32Array(this.lengths.length * 2)
