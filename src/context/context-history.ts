@@ -4,7 +4,6 @@ import { providerApiOfFormat } from '../providers/index.js'
 import type { ProviderRules } from '../providers/types.js'
 import { newAppendId } from '../store/append-id.js'
 import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
-import { ledgerDeriver } from '../strategies/ledger.js'
 import type { PlanItem, Strategy, SummaryEntry } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { storedCountsHold } from './assemble.js'
@@ -36,9 +35,6 @@ export interface HistoryOptions {
  * first and is read back by the next `sync` (with what other processes appended), so every
  * process on one id holds the same history in the same order.
  */
-/** Messages added at once that are read for derived text as they arrive (a turn, not a history). */
-const TURN_MESSAGES = 16
-
 export class ContextHistory {
   /** The history, checked, repaired for the provider, counted and grouped as it arrives. */
   private held: HistoryIndex
@@ -74,9 +70,7 @@ export class ContextHistory {
 
   /** Every message reaches the index checked (added, loaded from a state, read from the store). */
   private newIndex(): HistoryIndex {
-    const index = new HistoryIndex(this.o.counter, this.o.provider, true, true)
-    index.deriver = ledgerDeriver(this.o.strategy, this.o.counter)
-    return index
+    return new HistoryIndex(this.o.counter, this.o.provider, true, true)
   }
 
   /** The history as read so far (the held run of Responses items not included). */
@@ -231,8 +225,6 @@ export class ContextHistory {
     checkWithHint(message, this.nextPosition)
     if (this.store) return this.write(this.store, [frozenCopy(message)])
     this.held.push(frozenCopy(message))
-    // A turn as it happens: what the ledger needs of it is read now, not when a cut drops it.
-    this.held.derive()
     return Promise.resolve()
   }
 
@@ -290,9 +282,6 @@ export class ContextHistory {
       return this.write(this.store, copies)
     }
     for (const m of messages) this.held.push(frozenCopy(m))
-    // A few messages are a turn (a model's items); many are a history loaded whole, read as
-    // cuts drop them.
-    if (messages.length <= TURN_MESSAGES) this.held.derive(messages.length)
     return Promise.resolve()
   }
 

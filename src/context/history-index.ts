@@ -73,13 +73,6 @@ export class HistoryIndex {
   /** Units that are tool exchanges: whether the history is an agent's, known without a scan. */
   exchanges = 0
 
-  /**
-   * Works out what derived text (the ledger) needs of a message, once: called by `derive` for
-   * a message a conversation takes as it happens, instead of when a request first leaves it
-   * out. (A history loaded whole is not read so: most of it is never near a cut.)
-   */
-  deriver: ((m: Message, tool: string | undefined, agent: boolean) => void) | undefined
-
   /** The columns as plain arrays, once a strategy asked for them (see `plainArrays`). */
   private plain: PlainArrays | undefined
   /** How much of `plain` still holds: an undo or a whole repair lowers these. */
@@ -158,30 +151,6 @@ export class HistoryIndex {
       this.undo(this.mark)
     }
     this.pending = this.raw.units[this.raw.units.length - 1]
-  }
-
-  /** Reads the newest `count` input messages for derived text (see `deriver`). */
-  derive(count = 1): void {
-    const deriver = this.deriver
-    if (!deriver) return
-    const input = this.input
-    for (let i = Math.max(0, input.length - count); i < input.length; i++) {
-      const m = input[i] as Message
-      let tool: string | undefined
-      if (m.role === 'tool') tool = m.toolName ?? this.callName(i, m.toolCallId)
-      const agent = this.exchanges > 0 || (m.role === 'assistant' && !!m.toolCalls?.length)
-      deriver(m, tool, agent)
-    }
-  }
-
-  /** The name of call `id`, made by an assistant message shortly before input position `i`. */
-  private callName(i: number, id: string): string | undefined {
-    for (let k = i - 1; k >= Math.max(0, i - 64); k--) {
-      const m = this.input[k] as Message
-      if (m.role === 'assistant' && m.toolCalls?.length)
-        return m.toolCalls.find((c) => c.id === id)?.name
-    }
-    return undefined
   }
 
   /**

@@ -21,9 +21,24 @@ function textsOf(m: Message): string[] {
   return texts
 }
 
+/**
+ * The filter's spans of a text, the last few kept: a message's texts are scanned for its
+ * credentials and then redacted, one scan for both.
+ */
+const recentSpans = new Map<string, ReturnType<typeof credentialSpans>>()
+function spansOf(text: string): ReturnType<typeof credentialSpans> {
+  let spans = recentSpans.get(text)
+  if (!spans) {
+    spans = credentialSpans(text)
+    if (recentSpans.size >= 8) recentSpans.delete(recentSpans.keys().next().value as string)
+    recentSpans.set(text, spans)
+  }
+  return spans
+}
+
 /** `text` with the filter's credentials and each of `known` replaced by the mark. */
 function redacted(text: string, known: readonly string[]): string {
-  const spans = credentialSpans(text)
+  const spans = spansOf(text)
   let out = ''
   let at = 0
   for (const [s, e] of spans) {
@@ -95,7 +110,7 @@ function pieces(secret: string): string[] {
 function secretsOf(m: Message): string[] {
   const out: string[] = []
   for (const text of textsOf(m)) {
-    for (const [s, e] of credentialSpans(text)) out.push(...pieces(text.slice(s, e)))
+    for (const [s, e] of spansOf(text)) out.push(...pieces(text.slice(s, e)))
     const t = text.trim()
     if (t.startsWith('{') || t.startsWith('[')) {
       const parsed = readJson(t)

@@ -154,12 +154,18 @@ interface Item {
   key: string
   label: string | undefined
   value: string
-  /** The value as written (`quote`). */
-  quoted: string
-  /** Tokens of ` key="value",` by the counter (an estimate of its share of the text). */
-  cost: number
+  /** The value as written (`quote`), once asked for. */
+  quoted?: string
+  /** Tokens of ` key="value",` by the counter (an estimate of its share of the text), once asked for: most facts of a dropped message never are. */
+  cost?: number
   /** Its piece's tokens before the counter's factor, once counted: `,` after, a line break after, nothing after. */
   raw?: [number?, number?, number?]
+}
+
+/** An item's tokens as the fill prices it, counted the first time it is considered. */
+function costOf(counter: TokenCounter, item: Item): number {
+  item.cost ??= pieceTokens(counter, ` ${itemText(item.label, item.value)},`)
+  return item.cost
 }
 
 /** The quotable facts of a message as ledger items, per counter, message and tool name. */
@@ -180,8 +186,6 @@ function itemsOf(
           key: `${f.kind}\u0000${f.value}`,
           label: f.label,
           value: f.value,
-          quoted: quote(f.value),
-          cost: pieceTokens(counter, ` ${itemText(f.label, f.value)},`),
         })
     return out
   }
@@ -206,23 +210,6 @@ function itemsOf(
     byTool.set(tool ?? '', items)
   }
   return items
-}
-
-/**
- * What a history index calls with each message it takes when `strategy` writes a ledger: the
- * message's facts are read and priced then, once (for `when: 'tool-calls'`, once the history
- * is an agent's), so a request that leaves it out later finds them ready.
- */
-export function ledgerDeriver(
-  strategy: Strategy,
-  counter: TokenCounter,
-): ((m: Message, tool: string | undefined, agent: boolean) => void) | undefined {
-  const ledger = strategy.ledger
-  if (!ledger || strategy.keepsSummaries) return undefined
-  const always = ledger.when === 'always'
-  return (m, tool, agent) => {
-    if ((always || agent) && m.role !== 'system') itemsOf(counter, m, tool, [])
-  }
 }
 
 /** The window's facts: how many times each occurs, by a number given to each fact once. */
@@ -500,7 +487,7 @@ function walked(view: View, maxTokens: number, heading: string, tally: Tally): M
     for (const bucket of buckets)
       for (const s of bucket) {
         const fresh = !opened[s.slot]
-        const cost = s.item.cost + (fresh ? openingOf(view, tally, s.slot).cost : 0)
+        const cost = costOf(counter, s.item) + (fresh ? openingOf(view, tally, s.slot).cost : 0)
         if (total + cost > maxTokens) {
           if (++misses >= 16) break walk
           continue
@@ -537,6 +524,7 @@ function lines(view: View, tally: Tally, chosen: readonly Sourced[]): Line[] {
     const items: Item[] = []
     while (j < sorted.length && (sorted[j] as Sourced).slot === slot) {
       const { item } = sorted[j] as Sourced
+      item.quoted ??= quote(item.value)
       records.push({ key: item.label, value: item.value, quoted: item.quoted })
       items.push(item)
       j++
