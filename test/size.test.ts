@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 describe('npm run size', () => {
-  it('a browser app of fit + tokenLimited + the OpenAI codec loads at most 44 KB gzipped at start (43 KB before the ledger kept per cut: a tally of the window's facts and its text counted piece by piece; 41 KB before the credential rules were kept as text gated by their literals; 40 KB before the recall option, the empty-message check and the PDF page limit; 30 KB before the credential filter, the record renderer and exact fact values; 38.5 before the plan check of what every request carries and the per-request media limits); the rank tables come only on demand', () => {
+  it('a browser app of fit + tokenLimited + the OpenAI codec loads at most 44 KB gzipped at start (43 KB before the ledger kept per cut: a tally of the window facts and its text counted piece by piece; 41 KB before the credential rules were kept as text gated by their literals; 40 KB before the recall option, the empty-message check and the PDF page limit; 30 KB before the credential filter, the record renderer and exact fact values; 38.5 before the plan check of what every request carries and the per-request media limits); the rank tables come only on demand', () => {
     // What `npm run size` runs, with --json to read the figures.
     const r = spawnSync(
       process.execPath,

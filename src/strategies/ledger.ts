@@ -592,7 +592,7 @@ function piecewiseTokens(
   heading: string,
   body: readonly Line[],
 ): number {
-  let n = lineTokens(counter, pieces, body.length > 0 ? `${heading}\n` : heading)
+  let n = add(0, lineTokens(counter, pieces, body.length > 0 ? `${heading}\n` : heading))
   for (let k = 0; k < body.length && n >= 0; k++) {
     const { opening, parts } = body[k] as Line
     const end = k < body.length - 1 ? '\n' : ''
@@ -619,7 +619,8 @@ function piecewiseTokens(
   }
   return n
 }
-const add = (n: number, t: number): number => (n < 0 || t < 0 ? -1 : n + t)
+/** A sum of pieces' counts, -1 once one is: a fraction (priced pieces) may round otherwise summed in another order. */
+const add = (n: number, t: number): number => (n < 0 || t < 0 || !Number.isInteger(t) ? -1 : n + t)
 
 /**
  * Tokens of one line of ledger text before the counter's factor, counted once per counter and

@@ -162,12 +162,12 @@ export function createCounter(spec: CounterSpec): TokenCounter {
     // Counted when first asked: an encoding loads when first needed, not when a counter is made.
     let frame: number | undefined
     const framed = () => (frame ??= a.perMessage + text('user'))
-    // An estimate is rounded up once, after the sum: a hair added so that adding the lines'
-    // counts in another order can never round below the count of the whole.
+    // Given pieces' counts that are whole numbers (the caller's to check), their sum is the
+    // whole text's exactly, and so is what the frame and the factor make of it.
     const user =
       factor === 1 && !weighted
         ? (n: number) => framed() + n
-        : (n: number) => scale(framed() + w.text * n + 1e-9)
+        : (n: number) => scale(framed() + w.text * n)
     piecewise.set(counter, { text, user, remember: (m, n) => cache.set(m, n) })
   }
   return counter
@@ -177,7 +177,11 @@ export function createCounter(spec: CounterSpec): TokenCounter {
 export interface Piecewise {
   /** The count of a piece of text, before the counter's factor. */
   text(text: string): number
-  /** A user message without a name whose text's pieces count `n` in all (its frame and factor added). */
+  /**
+   * A user message without a name whose text's pieces count `n` in all (its frame and factor
+   * added): the count of the whole when each piece's count is a whole number (a sum of
+   * fractions taken in another order may round otherwise).
+   */
   user(n: number): number
   /** Keeps `n` as the count of `m` (made of pieces counted so), so counting it later is a lookup. */
   remember(m: Message, n: number): void
