@@ -241,7 +241,11 @@ const WINDOW_MESSAGES = 4096
 /** The tally kept per counter and history array: moved to each new window by what left and what came. */
 const tallies = new WeakMap<TokenCounter, WeakMap<readonly Message[], Tally>>()
 
-const emptyTally = (): Tally => ({
+/** A tally's per-position columns, empty. */
+const noSlots = (): Pick<
+  Tally,
+  'positions' | 'messages' | 'places' | 'who' | 'items' | 'ids' | 'secret' | 'openings'
+> => ({
   positions: [],
   messages: [],
   places: [],
@@ -250,6 +254,10 @@ const emptyTally = (): Tally => ({
   ids: [],
   secret: [],
   openings: [],
+})
+
+const emptyTally = (): Tally => ({
+  ...noSlots(),
   secretHolders: 0,
   numbers: new Map(),
   counts: new Int32Array(64),
@@ -288,17 +296,7 @@ function tallied(view: View, window: readonly number[]): Tally {
       b++
     }
   }
-  const next: Tally = {
-    ...tally,
-    positions: [],
-    messages: [],
-    places: [],
-    who: [],
-    items: [],
-    ids: [],
-    secret: [],
-    openings: [],
-  }
+  const next: Tally = { ...tally, ...noSlots() }
   let a = 0
   const out = (k: number) => {
     count(next, tally.ids[k] as Int32Array, -1)
