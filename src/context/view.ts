@@ -117,7 +117,7 @@ class SourceView implements View {
       provider: this.settings.provider,
       query: this.query,
       summaries: this.summaries,
-      aside: (this.aside ?? 0) + (aside ? less : 0),
+      aside: this.aside + (aside ? less : 0),
     }
     return new SourceView(this.source, settings, this.origin, this.userFirst && !opensWithUser)
   }

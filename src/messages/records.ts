@@ -100,8 +100,8 @@ export function lineOpening(index: number, who: Who): string {
 }
 
 /** One item of a line: `key="value"`, or `"value"` without a key. */
-export function itemText(key: string | undefined, value: string): string {
-  return key === undefined ? quote(value) : `${name(key)}=${quote(value)}`
+export function itemText(key: string | undefined, value: string, quoted = quote(value)): string {
+  return key === undefined ? quoted : `${name(key)}=${quoted}`
 }
 
 /**
@@ -129,7 +129,7 @@ export function itemParts(
       const values: string[] = []
       for (let i = k; i < j; i++) values.push(quoted(i))
       parts.push(`${name(key as string)}=[${values.join(',')}]`)
-    } else parts.push(key === undefined ? quoted(k) : `${name(key)}=${quoted(k)}`)
+    } else parts.push(itemText(key, (records[k] as { value: string }).value, quoted(k)))
     k = j
   }
   return parts

@@ -9,7 +9,7 @@ import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { estimateCounter, exactCounter } from '../tokens/counters.js'
 
-// The ledger is made once per cut and counted line by line: these tests hold it to what a
+// The ledger is made once per cut and counted piece by piece: these tests hold it to what a
 // count of the whole text says, and to the prompt cache a stable cut promises.
 
 const ledgerOf = (r: ReturnType<typeof fit>) => r.inserted.find((i) => i.reason === 'ledger')
@@ -92,7 +92,7 @@ const counters: [string, TokenCounter][] = [
   ['Gemini', estimateCounter({ model: 'gemini-2.5-flash' })],
 ]
 
-describe('the ledger counted line by line', () => {
+describe('the ledger counted piece by piece', () => {
   for (const [name, counter] of counters) {
     it(`${name}: the ledger's count is the count of its whole text`, () => {
       let seen = 0

@@ -1,6 +1,6 @@
 import type { Fact, FactKind } from '../messages/fact.js'
 import type { Message } from '../messages/message.js'
-import { quotableFacts } from '../messages/quoted-facts.js'
+import { messageSecrets, quotableFacts } from '../messages/quoted-facts.js'
 import { itemParts, itemText, lineOpening, quote, type Who } from '../messages/records.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import { type Piecewise, piecewiseOf, type TokenCounter } from '../tokens/counter.js'
@@ -47,8 +47,7 @@ const KIND_RANK: Record<FactKind, number> = {
 
 interface Sourced {
   item: Item
-  /** View position of the newest dropped message holding it (where it is quoted), and its slot in the window. */
-  at: number
+  /** The window slot of the newest dropped message holding it (where it is quoted). */
   slot: number
   /** Its place in the window and in that message: the order its line lists it in. */
   order: number
@@ -67,6 +66,16 @@ function whoOf(view: View, i: number): Who {
   return name === undefined ? { role: 'tool' } : { role: 'tool', tools: [name] }
 }
 
+/** The value under `key`, made and kept on first need. */
+function kept<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
+  let value = map.get(key)
+  if (value === undefined) {
+    value = make()
+    map.set(key, value)
+  }
+  return value
+}
+
 /**
  * The ledger for the dropped view positions `window` (oldest first), within `maxTokens`:
  * identifiers first, newer before older, each fact once, quoted under the newest message (its
@@ -83,14 +92,12 @@ export function ledgerText(
   const counter = view.counter
   const messages = window.map((i) => view.message(i))
   const places = window.map((i) => placeOf(view, i))
-  let byArray = built.get(counter)
-  if (!byArray) {
-    byArray = new WeakMap()
-    built.set(counter, byArray)
-  }
   // Keyed by the array the view reads (an index keeps one as the history grows).
-  const list = byArray.get(view.messages) ?? []
-  byArray.set(view.messages, list)
+  const list = kept(
+    kept(built, counter, () => new WeakMap()),
+    view.messages,
+    (): Built[] => [],
+  )
   const hit = list.find(
     (b) =>
       b.maxTokens === maxTokens &&
@@ -134,11 +141,7 @@ const built = new WeakMap<TokenCounter, WeakMap<readonly Message[], Built[]>>()
 function memoPerCounter<V>(max: number) {
   const byCounter = new WeakMap<TokenCounter, Map<string, V>>()
   return (counter: TokenCounter, key: string, make: () => V): V => {
-    let map = byCounter.get(counter)
-    if (!map) {
-      map = new Map()
-      byCounter.set(counter, map)
-    }
+    const map = kept(byCounter, counter, () => new Map<string, V>())
     if (map.has(key)) return map.get(key) as V
     const value = make()
     if (map.size >= max) map.delete(map.keys().next().value as string)
@@ -194,16 +197,11 @@ function itemsOf(
     const q = quotableFacts(m, tool, known)
     if (q !== quotableFacts(m, tool)) return make(q.facts)
   }
-  let byMessage = prepared.get(counter)
-  if (!byMessage) {
-    byMessage = new WeakMap()
-    prepared.set(counter, byMessage)
-  }
-  let byTool = byMessage.get(m)
-  if (!byTool) {
-    byTool = new Map()
-    byMessage.set(m, byTool)
-  }
+  const byTool = kept(
+    kept(prepared, counter, () => new WeakMap()),
+    m,
+    () => new Map<string, Item[]>(),
+  )
   let items = byTool.get(tool ?? '')
   if (!items) {
     items = make(quotableFacts(m, tool).facts)
@@ -273,11 +271,7 @@ const emptyTally = (): Tally => ({
  */
 function tallied(view: View, window: readonly number[]): Tally {
   const counter = view.counter
-  let byArray = tallies.get(counter)
-  if (!byArray) {
-    byArray = new WeakMap()
-    tallies.set(counter, byArray)
-  }
+  const byArray = kept(tallies, counter, () => new WeakMap<readonly Message[], Tally>())
   let tally = byArray.get(view.messages) ?? emptyTally()
   // What stays must be what was read: the same message object at the same place. A history
   // whose facts were numbered far past what its window holds starts again (bounded memory).
@@ -322,7 +316,7 @@ function tallied(view: View, window: readonly number[]): Tally {
     const items = itemsOf(counter, m, toolOf(who), [])
     const ids = numbered(next, items)
     count(next, ids, 1)
-    const secret = quotableFacts(m, toolOf(who)).secrets.length > 0
+    const secret = messageSecrets(m).length > 0
     if (secret) next.secretHolders++
     next.positions.push(q)
     next.messages.push(m)
@@ -338,10 +332,7 @@ function tallied(view: View, window: readonly number[]): Tally {
   if (next.secretHolders === 0) return next
   // A credential one message holds is quoted from none: a token under `password` in one
   // result and bare in the next is still a token.
-  const secrets: string[] = []
-  next.messages.forEach((m, k) => {
-    for (const s of quotableFacts(m, toolOf(next.who[k] as Who)).secrets) secrets.push(s)
-  })
+  const secrets = next.messages.flatMap((m) => messageSecrets(m))
   const read = emptyTally()
   next.positions.forEach((_, k) => {
     const items = itemsOf(counter, next.messages[k] as Message, toolOf(next.who[k] as Who), secrets)
@@ -476,7 +467,6 @@ function walked(view: View, maxTokens: number, heading: string, tally: Tally): M
         const n = tally.counts[id] as number
         ;(buckets[3 - Math.min(n, 3)] as Sourced[]).push({
           item: items[idx] as Item,
-          at: tally.positions[slot] as number,
           slot,
           order: slot * 2 ** 20 + idx,
         })

@@ -59,9 +59,9 @@ export interface CounterSpec {
   weights?: KindWeights
   /**
    * `text` is a sum over o200k or cl100k pre-tokenizer pieces (an exact BPE count, or pieces
-   * priced one by one): text cut right after a line break that follows punctuation, before a
-   * letter, counts piece by piece to the count of the whole. Derived text made of such lines
-   * (the ledger) is then counted line by line, each line once.
+   * priced one by one): text cut where such a piece always ends counts, cut by cut, to the
+   * count of the whole. Derived text made of such pieces (the ledger) is then counted piece by
+   * piece, each piece once.
    */
   pieceable?: boolean
 }
@@ -173,7 +173,7 @@ export function createCounter(spec: CounterSpec): TokenCounter {
   return counter
 }
 
-/** How a counter counts text line by line (see `CounterSpec.pieceable`). */
+/** How a counter counts text piece by piece (see `CounterSpec.pieceable`). */
 export interface Piecewise {
   /** The count of a piece of text, before the counter's factor. */
   text(text: string): number
@@ -189,7 +189,7 @@ export interface Piecewise {
 
 const piecewise = new WeakMap<TokenCounter, Piecewise>()
 
-/** How `counter` counts text line by line, when it is one made here that can (else undefined: count the whole). */
+/** How `counter` counts text piece by piece, when it is one made here that can (else undefined: count the whole). */
 export function piecewiseOf(counter: TokenCounter): Piecewise | undefined {
   return piecewise.get(counter)
 }
