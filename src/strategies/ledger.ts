@@ -165,10 +165,34 @@ interface Item {
   raw?: [number?, number?, number?]
 }
 
-/** An item's tokens as the fill prices it, counted the first time it is considered. */
+/**
+ * An item's tokens as the fill prices it (` key="value",`), counted the first time it is
+ * considered: from its piece's count when the counter counts by pieces (that count is then
+ * kept for the text's count too: one tokenization an item), else counted apart.
+ */
 function costOf(counter: TokenCounter, item: Item): number {
-  item.cost ??= pieceTokens(counter, ` ${itemText(item.label, item.value)},`)
+  if (item.cost === undefined) {
+    const pieces = piecewiseOf(counter)
+    const raw = pieces ? itemPiece(counter, pieces, item, 0) : -1
+    item.cost =
+      raw >= 0 && Number.isInteger(raw)
+        ? (pieces?.scale(raw) ?? raw)
+        : pieceTokens(counter, ` ${itemText(item.label, item.value)},`)
+  }
   return item.cost
+}
+
+/** The tokens before the counter's factor of an item's piece: ` key="value"` and then `,` (0), a line break (1) or nothing (2); kept with the item. */
+function itemPiece(counter: TokenCounter, pieces: Piecewise, item: Item, after: 0 | 1 | 2): number {
+  item.raw ??= []
+  let t = item.raw[after]
+  if (t === undefined) {
+    item.quoted ??= quote(item.value)
+    const tail = after === 0 ? ',' : after === 1 ? '\n' : ''
+    t = lineTokens(counter, pieces, ` ${itemText(item.label, item.value, item.quoted)}${tail}`)
+    item.raw[after] = t
+  }
+  return t
 }
 
 /** The quotable facts of a message as ledger items, per counter, message and tool name. */
@@ -589,20 +613,15 @@ function piecewiseTokens(
     const items = (body[k] as Line).items
     for (let p = 0; p < parts.length && n >= 0; p++) {
       const after = p < parts.length - 1 ? 0 : end === '' ? 2 : 1
-      const piece = () => ` ${parts[p]}${after === 0 ? ',' : end}`
       const item = items?.[p]
-      if (!item) {
-        n = add(n, lineTokens(counter, pieces, piece()))
-        continue
-      }
-      // Each item's piece counted once, kept with the item (items are per counter).
-      item.raw ??= []
-      let t = item.raw[after]
-      if (t === undefined) {
-        t = lineTokens(counter, pieces, piece())
-        item.raw[after] = t
-      }
-      n = add(n, t)
+      // Each item's piece counted once, kept with the item (items are per counter); a list
+      // of values under one key is counted as it is written.
+      n = add(
+        n,
+        item
+          ? itemPiece(counter, pieces, item, after)
+          : lineTokens(counter, pieces, ` ${parts[p]}${after === 0 ? ',' : end}`),
+      )
     }
   }
   return n

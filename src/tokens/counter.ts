@@ -168,7 +168,7 @@ export function createCounter(spec: CounterSpec): TokenCounter {
       factor === 1 && !weighted
         ? (n: number) => framed() + n
         : (n: number) => scale(framed() + w.text * n)
-    piecewise.set(counter, { text, user, remember: (m, n) => cache.set(m, n) })
+    piecewise.set(counter, { text, scale, user, remember: (m, n) => cache.set(m, n) })
   }
   return counter
 }
@@ -177,6 +177,8 @@ export function createCounter(spec: CounterSpec): TokenCounter {
 export interface Piecewise {
   /** The count of a piece of text, before the counter's factor. */
   text(text: string): number
+  /** A text's count from its count before the factor (what `countText` gives for it). */
+  scale(n: number): number
   /**
    * A user message without a name whose text's pieces count `n` in all (its frame and factor
    * added): the count of the whole when each piece's count is a whole number (a sum of
