@@ -491,7 +491,7 @@ async function main() {
     )
   }
   console.log(
-    "\nper call: mean of `getMessagesSync` over the calls; per turn: that and the `addMessage` calls before it (where the default reads each message's facts once). Each figure the median of five runs, each in a fresh process.\n",
+    "\nper call: mean of `getMessagesSync` over the calls (the default reads a message's facts in the call whose cut first drops it, once); per turn: that and the `addMessage` calls before it. Each figure the median of five runs, each in a fresh process.\n",
   )
   rows.push({ workload: 'agent-traffic', ...traffic })
   const trafficCall = (traffic.defaultCallMs as number) / (traffic.plainCallMs as number)
