@@ -558,14 +558,19 @@ export function isCredential(value: string): boolean {
   )
 }
 
-/** `text` with each credential span replaced by `[credential]`. */
-export function redactCredentials(text: string): string {
-  const spans = credentialSpans(text)
+/** What every credential in derived text is replaced by. */
+export const CREDENTIAL_MARK = '[credential]'
+
+/** `text` with each credential span (found now, or given when already found) replaced by the mark. */
+export function redactCredentials(
+  text: string,
+  spans: readonly (readonly [number, number])[] = credentialSpans(text),
+): string {
   if (spans.length === 0) return text
   let out = ''
   let at = 0
   for (const [s, e] of spans) {
-    out += `${text.slice(at, s)}[credential]`
+    out += `${text.slice(at, s)}${CREDENTIAL_MARK}`
     at = e
   }
   return out + text.slice(at)

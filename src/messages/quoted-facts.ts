@@ -1,4 +1,10 @@
-import { credentialSpans, isCredential, isCredentialKey } from './credentials.js'
+import {
+  CREDENTIAL_MARK,
+  credentialSpans,
+  isCredential,
+  isCredentialKey,
+  redactCredentials,
+} from './credentials.js'
 import type { Fact } from './fact.js'
 import { extractFacts, mergeFacts } from './facts.js'
 import { JsonDeep, JsonNumber, JsonObject, type JsonValue, readJson } from './json.js'
@@ -8,11 +14,11 @@ import { contentText, type Message } from './message.js'
 export interface Quotable {
   facts: Fact[]
   /** Credentials the message holds, by piece: another message holding one quotes nothing of it. */
-  secrets: string[]
+  secrets: readonly string[]
 }
 
 /** What a credential is replaced by before facts are read: a fact holding it is not quoted. */
-const MARK = '[credential]'
+const MARK = CREDENTIAL_MARK
 
 /** The texts of a message the facts are read from: its content, and a call's arguments. */
 function textsOf(m: Message): string[] {
@@ -21,47 +27,39 @@ function textsOf(m: Message): string[] {
   return texts
 }
 
-/**
- * The filter's spans of a text, the last few kept: a message's texts are scanned for its
- * credentials and then redacted, one scan for both.
- */
-const recentSpans = new Map<string, ReturnType<typeof credentialSpans>>()
-function spansOf(text: string): ReturnType<typeof credentialSpans> {
-  let spans = recentSpans.get(text)
+/** The filter's spans of the texts of one message, found once for its credentials and its redaction. */
+type Spans = Map<string, ReturnType<typeof credentialSpans>>
+
+function spansOf(text: string, found: Spans): ReturnType<typeof credentialSpans> {
+  let spans = found.get(text)
   if (!spans) {
     spans = credentialSpans(text)
-    if (recentSpans.size >= 8) recentSpans.delete(recentSpans.keys().next().value as string)
-    recentSpans.set(text, spans)
+    found.set(text, spans)
   }
   return spans
 }
 
 /** `text` with the filter's credentials and each of `known` replaced by the mark. */
-function redacted(text: string, known: readonly string[]): string {
-  const spans = spansOf(text)
-  let out = ''
-  let at = 0
-  for (const [s, e] of spans) {
-    out += text.slice(at, s) + MARK
-    at = e
-  }
-  out += text.slice(at)
+function redacted(text: string, known: readonly string[], found: Spans): string {
+  let out = redactCredentials(text, spansOf(text, found))
   for (const k of known) if (out.includes(k)) out = out.split(k).join(MARK)
   return out
 }
 
 /** The message with its credentials replaced in its text parts and call arguments. */
-function redactedMessage(m: Message, known: readonly string[]): Message {
+function redactedMessage(m: Message, known: readonly string[], found: Spans = new Map()): Message {
   const content = m.content
   const clean =
     typeof content === 'string'
-      ? redacted(content, known)
-      : content?.map((p) => (p.type === 'text' ? { ...p, text: redacted(p.text, known) } : p))
+      ? redacted(content, known, found)
+      : content?.map((p) =>
+          p.type === 'text' ? { ...p, text: redacted(p.text, known, found) } : p,
+        )
   if (m.role === 'assistant' && m.toolCalls)
     return {
       ...m,
       content: clean as typeof m.content,
-      toolCalls: m.toolCalls.map((c) => ({ ...c, arguments: redacted(c.arguments, known) })),
+      toolCalls: m.toolCalls.map((c) => ({ ...c, arguments: redacted(c.arguments, known, found) })),
     }
   return { ...m, content: clean } as Message
 }
@@ -107,10 +105,10 @@ function pieces(secret: string): string[] {
 }
 
 /** The credentials of a message: by the filter's spans, and every value under a credential's key. */
-function secretsOf(m: Message): string[] {
+function secretsOf(m: Message, found: Spans): string[] {
   const out: string[] = []
   for (const text of textsOf(m)) {
-    for (const [s, e] of spansOf(text)) out.push(...pieces(text.slice(s, e)))
+    for (const [s, e] of spansOf(text, found)) out.push(...pieces(text.slice(s, e)))
     const t = text.trim()
     if (t.startsWith('{') || t.startsWith('[')) {
       const parsed = readJson(t)
@@ -120,16 +118,16 @@ function secretsOf(m: Message): string[] {
   return out.filter((s) => s.length >= 4 && s !== MARK)
 }
 
-const secretsCache = new WeakMap<Message, string[]>()
+const secretsCache = new WeakMap<Message, readonly string[]>()
 
 /**
  * The credentials a message holds, by piece (what `quotableFacts(m).secrets` gives), without
  * reading its facts: computed once per message object. A search that only redacts needs no more.
  */
-export function messageSecrets(m: Message): readonly string[] {
+export function messageSecrets(m: Message, found: Spans = new Map()): readonly string[] {
   let out = secretsCache.get(m)
   if (!out) {
-    out = secretsOf(m)
+    out = secretsOf(m, found)
     secretsCache.set(m, out)
   }
   return out
@@ -145,8 +143,10 @@ const cache = new WeakMap<Message, Map<string, Quotable>>()
 
 function read(m: Message, toolName: string | undefined, known: readonly string[]): Quotable {
   const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
-  const secrets = messageSecrets(m) as string[]
-  const facts = extractFacts([redactedMessage(named, known)]).filter(
+  // The filter reads each text once, for the credentials and for the redaction.
+  const found: Spans = new Map()
+  const secrets = messageSecrets(m, found)
+  const facts = extractFacts([redactedMessage(named, known, found)]).filter(
     (f) =>
       // A fact cut at the mark's bracket (`https://[credential`) holds part of it too.
       !f.value.includes(MARK.slice(0, -1)) &&

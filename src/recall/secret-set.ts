@@ -1,5 +1,7 @@
-/** What a credential is replaced by. */
-export const MARK = '[credential]'
+import { CREDENTIAL_MARK } from '../messages/credentials.js'
+
+/** What a credential is replaced by (the filter's own mark). */
+export const MARK = CREDENTIAL_MARK
 /** Code units of the prefix secrets are found by (the shortest secret a message gives is 4). */
 const PREFIX = 4
 
@@ -17,10 +19,6 @@ export class SecretSet {
   private readonly byPrefix = new Map<string, string[]>()
   /** Secrets shorter than the prefix (none from a message's credentials; kept for safety). */
   private readonly short: string[] = []
-
-  get size(): number {
-    return this.order.size
-  }
 
   add(secret: string): void {
     if (secret === '' || this.order.has(secret)) return
