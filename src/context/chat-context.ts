@@ -1,7 +1,7 @@
 import { asyncStrategyFromOptions } from '../compress/index.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import type { RecallOptions } from '../recall/definition.js'
+import { type RecallOptions, recallRun } from '../recall/definition.js'
 import { recallText } from '../recall/tool.js'
 import type { Strategy, SummaryEntry, SummaryLedger, Transform } from '../strategies/types.js'
 import { assemble, sendable } from './assemble.js'
@@ -195,7 +195,7 @@ export class ChatContext {
     const { prepared, plan } = planned instanceof Promise ? await planned : planned
     const r = assemble(prepared, plan, this.setup)
     const own = this.options.recall
-    const settings = options ?? (own === undefined || own === false ? true : own)
+    const settings = options ?? recallRun(own)
     // The history as held (not copied): recall reads it and keeps its index beside it.
     const index = this.log.index
     const invalid = index.removed.map((x) => x.index)

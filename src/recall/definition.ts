@@ -10,6 +10,11 @@ export interface RecallOptions {
 
 /** Chosen on τ-bench (`npm run eval:recall`): the least that meets 98% of calls there. */
 export const RECALL_DEFAULTS = { maxTokens: 3000, maxMessages: 16 } as const
+
+/** The recall a caller runs: its own options when given, else the defaults (`true`), whatever the fit said. */
+export function recallRun(recall: RecallOptions | boolean | undefined): RecallOptions | true {
+  return recall === undefined || recall === false ? true : recall
+}
 export function checkRecallOptions(options: RecallOptions | true): Required<RecallOptions> {
   if (options === true) return { ...RECALL_DEFAULTS }
   requireOptions(options, 'recall', ['maxTokens', 'maxMessages'], {

@@ -168,17 +168,7 @@ export class RecallIndex {
 
   /** Whether message `i` holds `word` (a binary search of its postings). */
   holds(i: number, word: string): boolean {
-    const at = this.holding(word)
-    let lo = 0
-    let hi = at.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      const v = at[mid] as number
-      if (v === i) return true
-      if (v < i) lo = mid + 1
-      else hi = mid
-    }
-    return false
+    return sortedHas(this.holding(word), i)
   }
 
   /** True when the first `length` messages of `history` are the ones read, as the same objects. */
@@ -249,4 +239,18 @@ export function recallIndexOf(history: readonly Message[]): RecallIndex {
     }
   }
   return index
+}
+
+/** Whether ascending `at` holds `i` (a binary search). */
+export function sortedHas(at: Int32Array, i: number): boolean {
+  let lo = 0
+  let hi = at.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const v = at[mid] as number
+    if (v === i) return true
+    if (v < i) lo = mid + 1
+    else hi = mid
+  }
+  return false
 }

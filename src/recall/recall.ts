@@ -7,7 +7,7 @@ import { contentText, type Message } from '../messages/message.js'
 import { type FactRecord, quote, renderRecords, type Who } from '../messages/records.js'
 import type { ProviderRules } from '../providers/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { checkRecallOptions, type RecallOptions } from './definition.js'
+import { checkRecallOptions, type RecallOptions, recallRun } from './definition.js'
 import { recallIndexOf } from './recall-index.js'
 import { LeftOut, search } from './search.js'
 import type { SecretSet } from './secret-set.js'
@@ -144,7 +144,7 @@ export function recall(
 ): RecallResult {
   const read = readRecallRequest(request)
   if (typeof read === 'string') throw new InvalidOptionError('request', read)
-  const given = options.recall === undefined || options.recall === false ? true : options.recall
+  const given = recallRun(options.recall)
   const { maxTokens, maxMessages } = checkRecallOptions(given)
   // The fit the model's request came from: with the recall tool offered (counted, named by the ledger).
   const fitOptions = { ...options, recall: given } as FitOptions

@@ -1,4 +1,4 @@
-import type { RecallIndex } from './recall-index.js'
+import { type RecallIndex, sortedHas } from './recall-index.js'
 import { queryTerms } from './terms.js'
 
 /** BM25's usual constants. */
@@ -76,20 +76,6 @@ function buffers(index: RecallIndex, n: number): Buffers {
   }
   buffersOf.set(index, made)
   return made
-}
-
-/** Whether ascending `at` holds `i` (a binary search). */
-function sortedHas(at: Int32Array, i: number): boolean {
-  let lo = 0
-  let hi = at.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const v = at[mid] as number
-    if (v === i) return true
-    if (v < i) lo = mid + 1
-    else hi = mid
-  }
-  return false
 }
 
 /** Whether message `a` (score `sa`) ranks before `b` (score `sb`): higher score, then newer. */
@@ -237,26 +223,6 @@ function bestFor(
 ): number {
   let best = -1
   let bestScore = 0
-  if (term.length === 1) {
-    // One word: its weight times the message's norm, read straight from its postings.
-    const w = term[0] as string
-    const wt = weight.get(w) as number
-    const at = index.holding(w)
-    for (let j = 0; j < at.length; j++) {
-      const k = at[j] as number
-      if (taken[k] === 1 || !left.has(k)) continue
-      const t = 0 + wt * norm(k)
-      if (
-        best < 0 ||
-        t > bestScore ||
-        (t === bestScore && before(score[k] as number, k, score[best] as number, best))
-      ) {
-        best = k
-        bestScore = t
-      }
-    }
-    return best
-  }
   let count = 0
   for (const w of term) {
     const wt = weight.get(w) as number

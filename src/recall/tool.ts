@@ -3,7 +3,7 @@ import { type FitOptions, resolveSetup } from '../context/options.js'
 import type { FitResult } from '../context/result.js'
 import type { Message } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { checkRecallOptions, type RecallOptions } from './definition.js'
+import { checkRecallOptions, type RecallOptions, recallRun } from './definition.js'
 import { invalidIn, readRecallRequest, recallFrom } from './recall.js'
 
 /**
@@ -18,7 +18,7 @@ export function executeRecall(
   options: FitOptions = {},
   result?: FitResult,
 ): string {
-  const given = options.recall === undefined || options.recall === false ? true : options.recall
+  const given = recallRun(options.recall)
   const fitOptions = { ...options, recall: given } as FitOptions
   const { counter, provider } = resolveSetup(fitOptions)
   if (result) return recallText(history, result, args, counter, given)
