@@ -238,7 +238,10 @@ describe('recall index', () => {
         // The newest `sent` messages (and the system prompt) are in the request.
         const kept = h.map((_, i) => i).filter((i) => i >= h.length - sent)
         const left = new LeftOut(index, h.length, kept, index.systems)
-        const open = h.map((_, i) => i).filter((i) => left.has(i))
+        // Which messages are open, read from the history itself (not from the code under test).
+        const open = h
+          .map((_, i) => i)
+          .filter((i) => i < h.length - sent && (h[i] as Message).role !== 'system')
         expect(search(index, left, q, 1_000)).toEqual(rankedPlainly(h, open, q))
       }),
       { numRuns: 300 },
