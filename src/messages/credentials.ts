@@ -14,7 +14,7 @@ import { SERVICE_WORDS, TOKEN_RULES } from './credential-rules.js'
 
 /** Words that name a credential on their own (`password`, `SECRET`, `x-api-key`'s nothing). */
 const CREDENTIAL_WORDS = new Set(
-  'password passwords passwd passphrase passcode secret secrets token credential credentials creds authorization auth oauth cookie cookies session sessionid sessid jsessionid phpsessid cvv cvv2 cvc ssn pin otp signature sig'.split(
+  'password passwords passwd passphrase passcode secret secrets token credential credentials creds authorization auth oauth cookie cookies session sessionid sessid jsessionid phpsessid cvv cvv2 cvc ssn pin otp signature sig mnemonic storepass keypass srcstorepass deststorepass srckeypass destkeypass'.split(
     ' ',
   ),
 )
@@ -23,7 +23,7 @@ const CREDENTIAL_SUFFIX =
   /(?:password|passwd|passphrase|secret|token|cookie|credentials?|signature|sessionid)$/
 /** Words qualifying `key` into a credential's name (`api_key`, `private_key`, not `sort_key`). */
 const KEY_QUALIFIERS = new Set(
-  'api private secret access signing encryption master client app license licence auth service account subscription consumer webhook session shared ssh gpg pgp root admin'.split(
+  'api private secret access signing encryption decryption master client app license licence auth service account subscription consumer webhook session shared ssh gpg pgp root admin hmac jwt aes cipher crypto wallet storage deploy'.split(
     ' ',
   ),
 )
@@ -41,12 +41,18 @@ const PASS_OWNERS = new Set(
 )
 /** Words after a credential's name that do not change what it holds (`password_confirm`). */
 const MODIFIERS = new Set(
-  'value val confirm confirmation hash hashed plain plaintext raw b64 base64 enc encrypted encoded code str text header old new current'.split(
+  'value val confirm confirmation hash hashed plain plaintext raw b64 base64 b58 hex pem der enc encrypted encoded code str text header old new current'.split(
     ' ',
   ),
 )
+/** Words after `key` that name its form (`client-key-data`, `secret_key_base`). */
+const KEY_MODIFIERS = new Set('data base bytes material'.split(' '))
 /** Words before `_id` that make the id itself a credential (`session_id`, Vault's `secret_id`). */
 const ID_OWNERS = new Set('session secret token password'.split(' '))
+/** Words before `phrase`/`words` that make them a secret (`seed_phrase`, `recovery_words`). */
+const PHRASE_OWNERS = new Set('pass seed recovery secret mnemonic wallet backup'.split(' '))
+/** Words before `codes` that make one-time codes (`recovery_codes`, `backup_codes`). */
+const CODE_OWNERS = new Set('recovery backup mfa totp otp 2fa twofa'.split(' '))
 
 let services: ReadonlySet<string> | undefined
 /** gitleaks' service names (`stripe`, `github`): `<service>_key` names a credential. */
@@ -75,7 +81,9 @@ function credentialWord(w: string, prev: string | undefined): boolean {
     return prev !== undefined && (KEY_QUALIFIERS.has(prev) || serviceWords().has(prev))
   if (w === 'pass') return prev === undefined || PASS_OWNERS.has(prev)
   if (w === 'pwd') return prev !== undefined // `PWD` alone is the shell's working directory
-  if (w === 'phrase' || w === 'word' || w === 'code') return prev === 'pass'
+  if (w === 'phrase' || w === 'words') return prev !== undefined && PHRASE_OWNERS.has(prev)
+  if (w === 'word' || w === 'code') return prev === 'pass'
+  if (w === 'codes') return prev !== undefined && CODE_OWNERS.has(prev)
   if (w === 'string') return prev === 'connection' || prev === 'conn'
   if (w === 'id') return prev !== undefined && ID_OWNERS.has(prev)
   if (w.endsWith('tokens')) return false
@@ -94,7 +102,13 @@ function credentialWord(w: string, prev: string | undefined): boolean {
 export function isCredentialKey(key: string): boolean {
   const words = keyWords(key)
   let i = words.length - 1
-  while (i > 0 && (MODIFIERS.has(words[i] as string) || /^\d+$/.test(words[i] as string))) i--
+  while (
+    i > 0 &&
+    (MODIFIERS.has(words[i] as string) ||
+      /^\d+$/.test(words[i] as string) ||
+      (KEY_MODIFIERS.has(words[i] as string) && words[i - 1] === 'key'))
+  )
+    i--
   const w = words[i]?.replace(/(?<=[a-z])\d+$/, '') // password2
   return w !== undefined && credentialWord(w, words[i - 1])
 }
@@ -198,7 +212,8 @@ const BASE64_RUN = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64,}={0,2}/g
 /** A candidate key: an identifier, possibly dotted or dashed (`spring.datasource.password`). */
 const KEY = /[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*/g
 /** Cheap test before splitting a key into words. */
-const KEY_HINT = /pass|pwd|secret|token|cred|auth|key|cookie|sess|cvv|cvc|ssn|pin|otp|sig|string/i
+const KEY_HINT =
+  /pass|pwd|secret|token|cred|auth|key|cookie|sess|cvv|cvc|ssn|pin|otp|sig|string|mnemonic|phrase|seed|recover|backup|mfa|totp|2fa/i
 
 /** Whether a value looks like a token rather than a word (`Basic dXNlcjpw`, not `Basic usage`). */
 function tokenLike(v: string): boolean {
@@ -207,7 +222,7 @@ function tokenLike(v: string): boolean {
 
 /** Values that say nothing: empty, null, booleans, masks, placeholders (`${DB_PASSWORD}`). */
 const NOT_A_VALUE =
-  /^(?:|null|nil|none|true|false|undefined|\*+|\.\.\.|\$\{[^}]*\}|\{\{[^}]*\}\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%)$/i
+  /^(?:|null|nil|none|true|false|undefined|\*+|\.\.\.|\$\{[^}]*\}|\{\{[^}]*\}\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|basic|bearer|digest|token|oauth2?|negotiate|ntlm|kerberos|apikey|api_key|jwt|hmac|password|anonymous|prompt|required|optional)$/i
 /** Words after `is` in prose that are not the credential (`the token is expired`). */
 const PROSE =
   /^(?:not|the|a|an|required|missing|invalid|incorrect|expired|wrong|correct|valid|set|unset|empty|too|still|now|being|also|only|in|on|at|for|used|needed|stored|saved|sent|shown|hidden|different|same|of|to|and|or|that|this|your|my|our|their|it|being|revoked|rotated|case)$/i
@@ -259,7 +274,13 @@ function bracketEnd(text: string, start: number): number {
  * `key: v`, `key=v`, `"key": "v"`, `\"key\":\"v\"`, `<key>v</key>`, `key is v`.
  * Returns its span and where the scan goes on.
  */
-function valueAfter(text: string, keyStart: number, keyEnd: number, key: string): Span | undefined {
+function valueAfter(
+  text: string,
+  keyStart: number,
+  keyEnd: number,
+  key: string,
+  out: Span[],
+): Span | undefined {
   const before = text[keyStart - 1]
   let p = keyEnd
   const closing = quoteAt(text, p)
@@ -278,6 +299,11 @@ function valueAfter(text: string, keyStart: number, keyEnd: number, key: string)
   const words = keyWords(key)
   const head = words[words.length - 1] ?? ''
   const header = /^(?:auth|authorization|cookie|cookies)$/.test(head)
+  // A phrase is secret whole (`passphrase: correct horse battery staple`); so is a line's
+  // value after a key that starts it (YAML, .env, INI: `password: two words`).
+  const phrase = PHRASE_HEADS.has(head)
+  const ownLine =
+    (operator === ':' || (operator === '=' && isBlank(text[p - 1]))) && startsLine(text, keyStart)
   if (opening) {
     const [start, quote] = opening
     let end: number
@@ -299,10 +325,21 @@ function valueAfter(text: string, keyStart: number, keyEnd: number, key: string)
     if (SCHEME.exec(text)) p = SCHEME.lastIndex
   }
   if (text.startsWith('${', p) || text.startsWith('{{', p)) return undefined // a placeholder
+  // An object is read key by key (`auth: {user: x, pass: y}`: `y`, and `v` of `{value: v}`),
+  // so a user name or a key name is never taken for the secret; a list of objects too.
+  if (text[p] === '{' || (text[p] === '[' && /^\[\s*[[{]/.test(text.slice(p, p + 64)))) {
+    objectSpans(text, p, bracketEnd(text, p), out)
+    return undefined
+  }
   let end: number
-  if (text[p] === '{' || text[p] === '[') end = bracketEnd(text, p)
+  if (text[p] === '[') end = bracketEnd(text, p)
   else {
-    end = unquotedEnd(text, p, header && !prose, before === '?' || before === '&')
+    const line = (header && !prose) || phrase || ownLine
+    end = unquotedEnd(text, p, line, before === '?' || before === '&')
+    if (ownLine && !phrase) {
+      const comment = text.slice(p, end).search(/[ \t]#/)
+      if (comment >= 0) end = p + comment
+    }
     while (end > p && (text[end - 1] === '.' || isBlank(text[end - 1]))) end--
   }
   const value = text.slice(p, end)
@@ -311,12 +348,66 @@ function valueAfter(text: string, keyStart: number, keyEnd: number, key: string)
   return [p, end]
 }
 
+/** Keys inside a credential's object that say who or how, not the secret (`user`, `type`). */
+const NOT_SECRET_KEYS =
+  /^(?:user|username|user_name|login|email|mail|name|type|kind|scheme|method|mode|provider|issuer|audience|aud|scope|scopes|url|uri|host|hostname|port|endpoint|region|domain|realm|tenant|account|database|db|protocol|path|format|version|alg|algorithm|enabled|expires|expiry|expires_at|expires_in|created|created_at|updated_at|header|prefix)$/i
+
+/** Whether a key inside a credential's object says who or how (`user`, `type`), not the secret. */
+export const saysWhoOrHow = (key: string): boolean => NOT_SECRET_KEYS.test(key)
+
+/** A scalar under a key inside an object, quoted or not. */
+const INNER =
+  /\\*["']?([A-Za-z_$][\w$-]*)\\*["']?[ \t]*[:=][ \t]*(\\*"(?:[^"\\\n]|\\[^"\n])*\\*"|'[^'\n]*'|[^\s,;{}[\]"']+)/g
+
+/**
+ * The values of an object under a credential's key (`credentials: {"value": x}`), each key
+ * read on its own: those naming who or how (`user`, `type`) are kept; nested keys are
+ * read again by the key scan.
+ */
+function objectSpans(text: string, start: number, end: number, out: Span[]): void {
+  const inner = text.slice(start, end)
+  for (const m of inner.matchAll(INNER)) {
+    const key = m[1] as string
+    if (saysWhoOrHow(key)) continue
+    let v = m[2] as string
+    let at = start + (m.index ?? 0) + m[0].length - v.length
+    const q = /^\\*["']/.exec(v)
+    if (q) {
+      at += q[0].length
+      v = v.slice(q[0].length, v.length - q[0].length)
+    }
+    if (v !== '' && !NOT_A_VALUE.test(v)) out.push([at, at + v.length])
+  }
+}
+
+/** Heads of keys whose value is a phrase, secret whole (`passphrase`, `mnemonic`, `seed_words`). */
+const PHRASE_HEADS = new Set('passphrase phrase mnemonic words codes'.split(' '))
+
+/** Whether the key at `at` starts its line (past indentation, a list dash, `export`, `set`). */
+function startsLine(text: string, at: number): boolean {
+  let i = at
+  while (i > 0 && isBlank(text[i - 1])) i--
+  if (i === 0 || newlineBefore(text, i)) return true
+  const lead = /(?:^|\n|\\n)[ \t]*(?:-|export|set|ENV|ARG)[ \t]+$/.exec(
+    text.slice(Math.max(0, at - 16), at),
+  )
+  return lead !== null
+}
+
+/** Whether a line ends just before `i` (a newline, or `\n` written out in a JSON string). */
+function newlineBefore(text: string, i: number): boolean {
+  const c = text[i - 1]
+  return c === '\n' || c === '\r' || (c === 'n' && text[i - 2] === '\\' && text[i - 3] !== '\\')
+}
+
 function keyValueSpans(text: string, out: Span[]): void {
   KEY.lastIndex = 0
   for (let m = KEY.exec(text); m; m = KEY.exec(text)) {
     let key = m[0]
     const end = m.index + key.length
     if (!KEY_HINT.test(key.slice(-64))) continue
+    // `https://user:password@host`: the userinfo's own reading (the host and path kept).
+    if (text.endsWith('://', m.index)) continue
     if (!isCredentialKey(key)) {
       // Two words in prose: `api key: x`, `connection string = x`.
       const prev =
@@ -326,7 +417,7 @@ function keyValueSpans(text: string, out: Span[]): void {
       if (!prev || !isCredentialKey(`${prev[0]}_${key}`)) continue
       key = `${prev[0]}_${key}`
     }
-    const span = valueAfter(text, m.index, end, key)
+    const span = valueAfter(text, m.index, end, key, out)
     if (span) {
       out.push(span)
       // The value is read: keys inside it are part of it (and reading on stays linear).
@@ -517,18 +608,259 @@ function unescaped(text: string): { plain: string; at: number[] } {
   return { plain, at }
 }
 
+// ---------------------------------------------------------------------------------------
+// Command lines and configuration written with blanks
+
+/** A flag and its value given apart: `--password X`, `-storepass X`, `--db-password "a b"`. */
+const FLAG = /(?<![\w-])--?([A-Za-z][\w.-]{1,40})[ \t]+(?!-)("[^"\n]*"|'[^'\n]*'|[^\s"'|;&<>()]+)/g
+
+function flagSpans(text: string, out: Span[]): void {
+  if (!text.includes('-')) return
+  for (const m of text.matchAll(FLAG)) {
+    const name = m[1] as string
+    const value = m[2] as string
+    if (name.startsWith('no-') || !KEY_HINT.test(name) || !isCredentialKey(name)) continue
+    if (NOT_A_VALUE.test(value) || PROSE.test(value)) continue
+    const quoted = isQuote(value[0])
+    const end = (m.index ?? 0) + m[0].length
+    const start = end - value.length + (quoted ? 1 : 0)
+    out.push([start, quoted ? end - 1 : end])
+  }
+}
+
+/**
+ * Short flags that take a password, by command (`mysql -pX`, `sshpass -p X`, `redis-cli -a X`,
+ * `ldapsearch -w X`, `sqlcmd -P X`, `smbclient -U user%X`, `lftp -u user,X`, `7z -pX`): a
+ * flag means a password only after its own command, on the same line or pipeline stage.
+ */
+const COMMAND_FLAGS: readonly [RegExp, RegExp][] = [
+  [/\b(?:mysql\w*|mariadb(?:-\w+)?)\b/, /(?<=[ \t])-p([^\s-]\S*)/g],
+  [/\bsshpass\b/, /(?<=[ \t])-p[ \t]*(\S+)/g],
+  [
+    /\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|az|twine|mongo\w*)\b/,
+    /(?<=[ \t])-p[ \t]+([^\s-]\S*)/g,
+  ],
+  [/\bredis-cli\b/, /(?<=[ \t])-a[ \t]+(\S+)/g],
+  [/\bldap\w+\b/, /(?<=[ \t])-w[ \t]+(\S+)/g],
+  [/\b(?:sqlcmd|bcp|osql|isql|ipmitool)\b/, /(?<=[ \t])-P[ \t]*(\S+)/g],
+  [/\b(?:smbclient|rpcclient|smbmap|net)\b/, /(?<=[ \t])-U[ \t]+[^\s%]+%(\S+)/g],
+  [/\blftp\b/, /(?<=[ \t])-u[ \t]+[^\s,]+,(\S+)/g],
+  [/\b(?:7z|7za|rar|unrar)\b/, /(?<=[ \t])-p([^\s-]\S*)/g],
+  [/\b(?:zip|unzip)\b/, /(?<=[ \t])-P[ \t]+(\S+)/g],
+  [/\bssh-keygen\b/, /(?<=[ \t])-[NP][ \t]+("[^"]*"|'[^']*'|\S+)/g],
+  [/\bsnmp\w+\b/, /(?<=[ \t])-[AX][ \t]+(\S+)/g],
+  [/\bopenssl\b/, /(?<=[ \t])-(?:passin|passout|pass|k)[ \t]+(?:pass:)?(\S+)/g],
+  [/\bvault[ \t]+login\b/, /\blogin[ \t]+(?:-\S+[ \t]+)*([^\s=-]\S{7,})/g],
+  [/\bwpa_passphrase\b/, /\bwpa_passphrase[ \t]+(?:"[^"]*"|\S+)[ \t]+("[^"]*"|\S+)/g],
+  [/\bnmcli\b/, /\b(?:password|wifi-sec\.psk|psk)[ \t]+("[^"]*"|\S+)/g],
+]
+
+/** A pipeline stage: the text between line ends, `|`, `;` and `&&`. */
+const STAGE = /[^\n|;&]+/g
+
+function commandSpans(text: string, out: Span[]): void {
+  if (!/[ \t]-\w/.test(text) && !text.includes('login') && !text.includes('wpa_')) return
+  for (const stage of text.matchAll(STAGE)) {
+    const line = stage[0]
+    if (line.length < 6) continue
+    for (const [command, flag] of COMMAND_FLAGS) {
+      const c = command.exec(line)
+      if (!c) continue
+      const from = c.index + c[0].length
+      for (const m of line.slice(from).matchAll(flag)) {
+        let v = m[1] as string
+        let at = (stage.index ?? 0) + from + (m.index ?? 0) + m[0].length - v.length
+        if (isQuote(v[0]) && v.length > 1) {
+          v = v.slice(1, -1)
+          at++
+        }
+        if (v !== '' && !NOT_A_VALUE.test(v)) out.push([at, at + v.length])
+      }
+    }
+    htpasswdSpans(line, stage.index ?? 0, out)
+  }
+}
+
+/** `htpasswd -b file user password`, `htpasswd -nb user password`. */
+function htpasswdSpans(line: string, offset: number, out: Span[]): void {
+  const c = /\bhtpasswd\b/.exec(line)
+  if (!c) return
+  let flags = ''
+  const words: [string, number][] = []
+  for (const w of line.slice(c.index + c[0].length).matchAll(/\S+/g)) {
+    if (w[0].startsWith('-')) flags += w[0].slice(1)
+    else words.push([w[0], c.index + c[0].length + (w.index ?? 0)])
+  }
+  if (!flags.includes('b')) return
+  const word = words[flags.includes('n') ? 1 : 2]
+  if (word) out.push([offset + word[1], offset + word[1] + word[0].length])
+}
+
+/**
+ * A credential's name and its value apart by blanks, where the form says so: a Dockerfile
+ * `ENV DB_PASSWORD x`, a `.netrc` entry (`machine h login u password x`), `aws configure set
+ * aws_secret_access_key x`, and a written-out name (`DB_PASSWORD`, `client_secret`) followed
+ * by a token-like value on its line.
+ */
+const BLANK_PAIR = /(?<![\w.-])([A-Za-z_][\w.-]{2,63})(?=([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"']+))/g
+
+function blankPairSpans(text: string, out: Span[]): void {
+  const netrc = /\bmachine[ \t]+\S|\bdefault[ \t]+login\b/.test(text)
+  for (const m of text.matchAll(BLANK_PAIR)) {
+    const name = m[1] as string
+    if (!KEY_HINT.test(name) || !isCredentialKey(name)) continue
+    let value = m[3] as string
+    const at = (m.index ?? 0) + name.length + (m[2] as string).length
+    const lineStart = text.lastIndexOf('\n', m.index ?? 0) + 1
+    const lead = text.slice(lineStart, m.index ?? 0)
+    const docker = /^[ \t]*(?:ENV|ARG)[ \t]+$/.test(lead)
+    const written = /_|[A-Z]/.test(name.slice(1)) // DB_PASSWORD, clientSecret, not `password`
+    const ok =
+      docker ||
+      (netrc && /^(?:password|passwd|account)$/i.test(name)) ||
+      /\bconfigure[ \t]+set[ \t]+$/.test(lead) ||
+      (written && tokenLike(value))
+    if (!ok || NOT_A_VALUE.test(value) || PROSE.test(value)) continue
+    let start = at
+    if (isQuote(value[0]) && value.length > 1) {
+      value = value.slice(1, -1)
+      start++
+    } else if (docker) {
+      // `ENV KEY value with blanks`: the rest of the line.
+      const eol = text.indexOf('\n', at)
+      value = text.slice(at, eol < 0 ? text.length : eol).trimEnd()
+    }
+    out.push([start, start + value.length])
+  }
+}
+
+/** `<add key="ClientSecret" value="x"/>` (.NET appSettings), either order, either quote. */
+const ATTRIBUTE_PAIR =
+  /\b(?:key|name)[ \t]*=[ \t]*(["'])([^"'\n]{1,100})\1[ \t\r\n]+value[ \t]*=[ \t]*(["'])([^"'\n]*)\3|\bvalue[ \t]*=[ \t]*(["'])([^"'\n]*)\5[ \t\r\n]+(?:key|name)[ \t]*=[ \t]*(["'])([^"'\n]{1,100})\7/g
+
+function attributeSpans(text: string, out: Span[]): void {
+  if (!text.includes('value')) return
+  for (const m of text.matchAll(ATTRIBUTE_PAIR)) {
+    const name = m[2] ?? m[8]
+    const value = m[4] ?? m[6]
+    if (name === undefined || value === undefined || value === '' || !isCredentialKey(name))
+      continue
+    if (NOT_A_VALUE.test(value)) continue
+    const at =
+      (m.index ?? 0) + (m[4] !== undefined ? m[0].length - 1 - value.length : m[0].indexOf(value))
+    out.push([at, at + value.length])
+  }
+}
+
+/**
+ * Secrets carried in a URL's path or by a service's own form: Discord webhooks, Telegram bot
+ * tokens, Azure AD client secrets.
+ */
+const URL_TOKENS =
+  /\bdiscord(?:app)?\.com\/api\/webhooks\/\d+\/([\w-]{20,})|\bapi\.telegram\.org\/(?:file\/)?bot(\d{5,}:[\w-]{20,})|(?<![\w~.-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?![\w~.-])/g
+
+function urlTokenSpans(text: string, out: Span[]): void {
+  if (!text.includes('webhooks') && !text.includes('telegram') && !text.includes('Q~')) return
+  for (const m of text.matchAll(URL_TOKENS)) {
+    const v = (m[1] ?? m[2] ?? m[3]) as string
+    const at = (m.index ?? 0) + m[0].length - v.length
+    out.push([at, at + v.length])
+  }
+}
+
+/** Where each URL's scheme and host run (`https://host`, past any userinfo): never hidden. */
+function urlHeads(text: string): Span[] {
+  const heads: Span[] = []
+  for (let i = text.indexOf('://'); i >= 0; i = text.indexOf('://', i + 3)) {
+    let s = i
+    while (s > 0 && /[A-Za-z0-9+.-]/.test(text[s - 1] as string)) s--
+    if (s === i) continue
+    let j = i + 3
+    let hostStart = j
+    while (j < text.length && !/[\s/?#"'`<>\\]/.test(text[j] as string)) {
+      if (text[j] === '@') hostStart = j + 1
+      j++
+    }
+    heads.push([s, i + 3])
+    if (j > hostStart) heads.push([hostStart, j])
+  }
+  return heads
+}
+
+/**
+ * Spans with every URL's scheme and host left out of them: a secret in a URL is hidden, the
+ * place it was sent to stays readable (`https://hooks.slack.com/[credential]`).
+ */
+function keepingUrlHeads(text: string, spans: Span[]): Span[] {
+  if (!text.includes('://')) return spans
+  const heads = urlHeads(text)
+  if (heads.length === 0) return spans
+  const out: Span[] = []
+  for (const span of spans) {
+    let pieces: Span[] = [span]
+    for (const [hs, he] of heads) {
+      const next: Span[] = []
+      for (const [s, e] of pieces) {
+        if (e <= hs || s >= he) next.push([s, e])
+        else {
+          if (s < hs) next.push([s, hs])
+          if (e > he) next.push([he, e])
+        }
+      }
+      pieces = next
+    }
+    for (const [s, e] of pieces) {
+      // Where a span was cut, what is left is trimmed of the URL's separators.
+      let a = s
+      let b = e
+      if (a !== span[0]) while (a < b && '/:@.'.includes(text[a] as string)) a++
+      if (b !== span[1]) while (b > a && '/:@.'.includes(text[b - 1] as string)) b--
+      if (b > a) out.push([a, b])
+    }
+  }
+  return out
+}
+
+/** Whether the base64 run at `start` is the value of an id's key (`"message_id": "AAMk…"`). */
+function underIdKey(text: string, start: number): boolean {
+  const before = text.slice(Math.max(0, start - 80), start)
+  const m = /([A-Za-z_$][\w$.-]*)\\*["']?[ \t]*[:=][ \t]*\\*["']?[^\s"'\\]*$/.exec(before)
+  return m !== null && isIdKey(m[1] as string)
+}
+
+/**
+ * Whether a key names an identifier (`message_id`, `playlistId`, `spreadsheet_ids`, `uuid`):
+ * an id is not a credential unless its owner word is one (`session_id`, `secret_id`).
+ */
+export function isIdKey(key: string): boolean {
+  const words = keyWords(key)
+  const head = words[words.length - 1]
+  return (
+    head !== undefined &&
+    /^(?:id|ids|uuid|guid|sha|oid|ref|etag)$/.test(head) &&
+    !isCredentialKey(key)
+  )
+}
+
 function spansOf(text: string): Span[] {
   const out: Span[] = []
   tokenSpans(text, out)
   regexSpans(LOOSE_TOKENS, text, out)
   regexSpans(SCHEME_TOKEN, text, out, tokenLike)
   regexSpans(CURL_USER, text, out)
-  regexSpans(BASE64_RUN, text, out, base64Blob)
+  for (const m of text.matchAll(BASE64_RUN))
+    if (base64Blob(m[0]) && !underIdKey(text, m.index ?? 0))
+      out.push([m.index ?? 0, (m.index ?? 0) + m[0].length])
   keyValueSpans(text, out)
   userinfoSpans(text, out)
   armorSpans(text, out)
   pairSpans(text, out)
-  return out
+  flagSpans(text, out)
+  commandSpans(text, out)
+  blankPairSpans(text, out)
+  attributeSpans(text, out)
+  urlTokenSpans(text, out)
+  return keepingUrlHeads(text, out)
 }
 
 /** Shannon entropy per character. */

@@ -3,7 +3,9 @@ import {
   credentialSpans,
   isCredential,
   isCredentialKey,
+  isIdKey,
   redactCredentials,
+  saysWhoOrHow,
 } from './credentials.js'
 import type { Fact } from './fact.js'
 import { extractFacts, mergeFacts } from './facts.js'
@@ -39,10 +41,28 @@ function spansOf(text: string, found: Spans): ReturnType<typeof credentialSpans>
   return spans
 }
 
+/**
+ * `text` with `secret` replaced by the mark: anywhere when it is long enough to be nothing
+ * else, else only where it stands alone (a short password is not hidden inside a word).
+ */
+function replaced(text: string, secret: string): string {
+  if (secret.length >= 8) return text.split(secret).join(MARK)
+  let out = ''
+  let at = 0
+  for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + secret.length)) {
+    const end = i + secret.length
+    if (WORD.test(text[i - 1] ?? '') || WORD.test(text[end] ?? '')) continue
+    out += text.slice(at, i) + MARK
+    at = end
+  }
+  return out + text.slice(at)
+}
+const WORD = /[\p{L}\p{N}_]/u
+
 /** `text` with the filter's credentials and each of `known` replaced by the mark. */
 function redacted(text: string, known: readonly string[], found: Spans): string {
   let out = redactCredentials(text, spansOf(text, found))
-  for (const k of known) if (out.includes(k)) out = out.split(k).join(MARK)
+  for (const k of known) if (out.includes(k)) out = replaced(out, k)
   return out
 }
 
@@ -91,18 +111,30 @@ function leavesUnder(value: JsonValue, under: boolean, out: string[], depth = 0)
     )
     const pair = named !== undefined && isCredentialKey(named[1] as string)
     for (const [k, v] of value.entries) {
-      if (under) out.push(k)
-      leavesUnder(v, under || isCredentialKey(k) || (pair && k !== named[0]), out, depth + 1)
+      // A key is a name, never a secret; under a credential, who and how (`user`, `type`)
+      // are not the secret either, unless their own name says so.
+      const secret = isCredentialKey(k) || (pair && k !== named[0])
+      leavesUnder(v, secret || (under && !saysWhoOrHow(k)), out, depth + 1)
     }
   }
 }
 
-/** Pieces of a credential worth looking for elsewhere: the whole, and its parts between separators. */
+/**
+ * Pieces of a credential worth looking for elsewhere: the whole, and its parts between
+ * separators (a URL's password, a token after `Bearer`) that look like secrets, never a word
+ * (a phrase is looked for whole).
+ */
 function pieces(secret: string): string[] {
   const out = [secret]
-  for (const p of secret.split(/[\s:@/=;,"'&?]+/)) if (p.length >= 8 && p !== secret) out.push(p)
+  if (/\s/.test(secret.trim())) return out
+  for (const p of secret.split(/[:@/=;,"'&?]+/))
+    if (p.length >= 8 && p !== secret && !/^[A-Za-z]+$/.test(p)) out.push(p)
   return out
 }
+
+/** Values that are never a secret to look for elsewhere: scheme names, placeholders, words of a key. */
+const NOT_A_SECRET =
+  /^(?:basic|bearer|digest|token|oauth2?|negotiate|ntlm|apikey|api_key|jwt|none|null|true|false|undefined|password|secret|user|admin|root|default|\*+|\.\.\.)$/i
 
 /** The credentials of a message: by the filter's spans, and every value under a credential's key. */
 function secretsOf(m: Message, found: Spans): string[] {
@@ -115,7 +147,7 @@ function secretsOf(m: Message, found: Spans): string[] {
       if (parsed !== undefined) leavesUnder(parsed, false, out)
     }
   }
-  return out.filter((s) => s.length >= 4 && s !== MARK)
+  return out.filter((s) => s.length >= 4 && s !== MARK && !NOT_A_SECRET.test(s))
 }
 
 const secretsCache = new WeakMap<Message, readonly string[]>()
@@ -152,7 +184,11 @@ function read(m: Message, toolName: string | undefined, known: readonly string[]
       !f.value.includes(MARK.slice(0, -1)) &&
       !f.value.includes(MARK.slice(1)) &&
       !(f.label !== undefined && isCredentialKey(f.label)) &&
-      !isCredential(f.value) &&
+      // An id's value is random by design (`spreadsheet_id`, `message_id`): only a
+      // credential's form hides it, not how random it looks.
+      !(f.label !== undefined && isIdKey(f.label)
+        ? credentialSpans(f.value).length > 0
+        : isCredential(f.value)) &&
       !touchesSecret(f.value, secrets),
   )
   return { facts, secrets }
