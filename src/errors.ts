@@ -1,6 +1,15 @@
-/** Base class of every error this library throws on purpose. */
+import { redactCredentials } from './messages/credentials.js'
+
+/**
+ * Base class of every error this library throws on purpose. Its message goes through the
+ * credential filter: an error may quote what it was given (a client's error with its API key,
+ * a connection string, a message's text), and error messages end up in logs.
+ */
 export class ContextWindowError extends Error {
   override name = 'ContextWindowError'
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message === undefined ? undefined : redactCredentials(message), options)
+  }
 }
 
 export interface InputLocation {
@@ -22,7 +31,7 @@ export class InvalidInputError extends ContextWindowError {
 
   constructor(detail: string, location: InputLocation = {}) {
     super(formatLocation(location) + detail)
-    this.detail = detail
+    this.detail = redactCredentials(detail)
     this.source = location.source
     this.index = location.index
     this.field = location.field

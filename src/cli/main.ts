@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import '../tokens/node-encodings.js'
 import { ContextWindowError } from '../errors.js'
+import { redactCredentials } from '../messages/credentials.js'
 import { closest } from '../options-check.js'
 import { count, fitCommand, type Output, type Values, validateCommand } from './commands.js'
 import { UsageError } from './io.js'
@@ -260,7 +261,7 @@ function failure(e: unknown, io: Output): number {
     io.err(`context-window: ${e.message}`)
     return 2
   }
-  io.err(`context-window: internal error: ${(e as Error).message}`)
+  io.err(`context-window: internal error: ${redactCredentials(String((e as Error)?.message ?? e))}`)
   return 70
 }
 
