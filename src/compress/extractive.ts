@@ -1,5 +1,5 @@
 import { contentText, type Message } from '../messages/message.js'
-import { name, oneLine } from '../messages/records.js'
+import { name, oneLine, quote } from '../messages/records.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import { terms_ } from '../strategies/scorers.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -155,18 +155,36 @@ function clip(text: string, width: number): string {
   return `${t.slice(0, end)}…`
 }
 
-/** A call's arguments as `key=value`, scalars first; nested values by their own scalars. */
+/**
+ * A call's arguments as `key=value`, scalars first; nested values by their own scalars. A
+ * value is written bare only when it is a plain word, else quoted (cut inside its quotes), so
+ * no argument can close the call's parentheses or state its outcome (`") -> ok`).
+ */
 function keyArguments(raw: string, width: number): string {
   let parsed: unknown
   try {
     parsed = JSON.parse(raw)
   } catch {
-    return clip(raw, width)
+    return shownText(raw, width)
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return clip(raw, width)
-  const parts = Object.entries(parsed).map(([k, v]) => `${k}=${flat(v, 0)}`)
-  return clip(parts.join(', '), width)
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return shownText(raw, width)
+  const entries = Object.entries(parsed)
+  const each = Math.max(8, Math.floor(width / Math.max(1, entries.length)))
+  let out = ''
+  for (const [k, v] of entries) {
+    const part = `${out ? ', ' : ''}${name(k)}=${shownText(flat(v, 0), each)}`
+    if (out && out.length + part.length > width) return `${out}, …`
+    out += part
+  }
+  return out
 }
+
+/** A plain value (`8JX2WO`, `42`, `true`) as it is; any other cut to `width` and quoted. */
+function shownText(text: string, width: number): string {
+  const t = oneLine(text)
+  return PLAIN.test(t) && t.length <= width ? t : quote(clip(text, width))
+}
+const PLAIN = /^[\p{L}\p{N}_.@+-]{1,64}$/u
 
 /** A value in few characters: strings bare, objects by their scalar values. */
 function flat(v: unknown, depth: number): string {
@@ -186,12 +204,13 @@ function outcome(m: Message & { role: 'tool' }, width: number): string {
   const status = m.isError ? 'failed' : 'ok'
   const text = oneLine(contentText(m.content))
   if (!text || width <= 0) return status
-  let shown = text
+  let shown: string = text
   try {
     const parsed = JSON.parse(text) as unknown
     if (parsed && typeof parsed === 'object') shown = flat(parsed, 0)
   } catch {
     // Plain text: shown as it is.
   }
-  return `${status}: ${clip(shown, width)}`
+  // Quoted: what came back cannot read as the next call or another outcome.
+  return `${status}: ${shownText(shown, width)}`
 }
