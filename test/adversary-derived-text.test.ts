@@ -54,6 +54,57 @@ interface Planted {
 const b64url = (s: string) =>
   Buffer.from(s).toString('base64').replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')
 
+/**
+ * Credentials known by their context only (a command's flag, a configuration line): the word
+ * holding one says nothing of what it is.
+ */
+function contextShapes(): ((r: Rng) => Planted)[] {
+  return [
+    (r) => {
+      const body = r.word(14)
+      return {
+        body,
+        text: r.pick([
+          `mysql -u root -p${body} shop`,
+          `sshpass -p ${body} ssh deploy@10.0.0.9`,
+          `docker login -u ci -p ${body} registry.example.com`,
+          `redis-cli -h cache -a ${body} ping`,
+          `keytool -importcert -storepass ${body} -file ca.pem`,
+          `app --db-password ${body} --port 8080`,
+        ]),
+      }
+    },
+    (r) => {
+      const body = r.word(16)
+      return {
+        body,
+        text: r.pick([
+          `FROM node:20\nENV DB_PASSWORD ${body}\nRUN npm ci`,
+          `machine api.example.com login bob password ${body}`,
+          `<add key="ClientSecret" value="${body}" />`,
+          `aws configure set aws_secret_access_key ${body}`,
+        ]),
+      }
+    },
+    (r) => {
+      const words = Array.from({ length: 5 }, () => r.word(5, 'abcdefghijklmnopqrstuvwxyz'))
+      return { body: words.join(' '), text: `passphrase: ${words.join(' ')}` }
+    },
+    (r) => {
+      const body = r.word(68, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-')
+      return {
+        body,
+        text: `posted to https://discord.com/api/webhooks/${r.int(1e9)}${r.int(1e9)}/${body}`,
+      }
+    },
+    (r) => {
+      const body = r.word(35, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-')
+      return { body, text: `https://api.telegram.org/bot${r.int(1e9)}:${body}/sendMessage` }
+    },
+  ]
+}
+const CONTEXT_SHAPES = contextShapes()
+
 /** Credentials of every common shape, each in its context. */
 const SHAPES: ((r: Rng) => Planted)[] = [
   (r) => {
@@ -137,6 +188,8 @@ const SHAPES: ((r: Rng) => Planted)[] = [
     const body = r.word(20)
     return { body, text: `my password is ${body}` }
   },
+  // Command lines and configuration as people write them.
+  ...CONTEXT_SHAPES,
   // Hidden behind JSON escapes: a reader of the JSON sees them plain.
   (r) => {
     const body = r.word(30)
@@ -766,7 +819,11 @@ describe('hostile values in typed errors, problems and the recall echo', () => {
     for (const seed of SEEDS) {
       const r = rng(seed)
       // Shapes that hold no line break (an id, a key or a model id is one line).
-      const p = (r.pick(SHAPES.filter((_, k) => k !== 6 && k !== 7)) as (r: Rng) => Planted)(r)
+      const p = (
+        r.pick(SHAPES.filter((f, k) => k !== 6 && k !== 7 && !CONTEXT_SHAPES.includes(f))) as (
+          r: Rng,
+        ) => Planted
+      )(r)
       // The word holding it, or the whole text when the body alone says nothing of what it is.
       const word = p.text.split(' ').find((w) => w.includes(p.body))
       const token = word === undefined || word === p.body ? p.text : word

@@ -301,7 +301,7 @@ function valueAfter(
   const header = /^(?:auth|authorization|cookie|cookies)$/.test(head)
   // A phrase is secret whole (`passphrase: correct horse battery staple`); so is a line's
   // value after a key that starts it (YAML, .env, INI: `password: two words`).
-  const phrase = PHRASE_HEADS.has(head)
+  const phrase = PHRASE_HEAD.test(head)
   const ownLine =
     (operator === ':' || (operator === '=' && isBlank(text[p - 1]))) && startsLine(text, keyStart)
   if (opening) {
@@ -381,7 +381,7 @@ function objectSpans(text: string, start: number, end: number, out: Span[]): voi
 }
 
 /** Heads of keys whose value is a phrase, secret whole (`passphrase`, `mnemonic`, `seed_words`). */
-const PHRASE_HEADS = new Set('passphrase phrase mnemonic words codes'.split(' '))
+const PHRASE_HEAD = /(?:phrase|mnemonic|words|codes)$/
 
 /** Whether the key at `at` starts its line (past indentation, a list dash, `export`, `set`). */
 function startsLine(text: string, at: number): boolean {
@@ -634,25 +634,25 @@ function flagSpans(text: string, out: Span[]): void {
  * flag means a password only after its own command, on the same line or pipeline stage.
  */
 const COMMAND_FLAGS: readonly [RegExp, RegExp][] = [
-  [/\b(?:mysql\w*|mariadb(?:-\w+)?)\b/, /(?<=[ \t])-p([^\s-]\S*)/g],
-  [/\bsshpass\b/, /(?<=[ \t])-p[ \t]*(\S+)/g],
+  [/(?:mysql\w*|mariadb(?:-\w+)?)\b/, /(?<=[ \t])-p([^\s-]\S*)/g],
+  [/sshpass\b/, /(?<=[ \t])-p[ \t]*(\S+)/g],
   [
-    /\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|az|twine|mongo\w*)\b/,
+    /(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|\baz|twine|mongo\w*)\b/,
     /(?<=[ \t])-p[ \t]+([^\s-]\S*)/g,
   ],
-  [/\bredis-cli\b/, /(?<=[ \t])-a[ \t]+(\S+)/g],
-  [/\bldap\w+\b/, /(?<=[ \t])-w[ \t]+(\S+)/g],
-  [/\b(?:sqlcmd|bcp|osql|isql|ipmitool)\b/, /(?<=[ \t])-P[ \t]*(\S+)/g],
-  [/\b(?:smbclient|rpcclient|smbmap|net)\b/, /(?<=[ \t])-U[ \t]+[^\s%]+%(\S+)/g],
-  [/\blftp\b/, /(?<=[ \t])-u[ \t]+[^\s,]+,(\S+)/g],
+  [/redis-cli\b/, /(?<=[ \t])-a[ \t]+(\S+)/g],
+  [/ldap\w+\b/, /(?<=[ \t])-w[ \t]+(\S+)/g],
+  [/(?:sqlcmd|\bbcp|osql|isql|ipmitool)\b/, /(?<=[ \t])-P[ \t]*(\S+)/g],
+  [/(?:smbclient|rpcclient|smbmap|\bnet)\b/, /(?<=[ \t])-U[ \t]+[^\s%]+%(\S+)/g],
+  [/lftp\b/, /(?<=[ \t])-u[ \t]+[^\s,]+,(\S+)/g],
   [/\b(?:7z|7za|rar|unrar)\b/, /(?<=[ \t])-p([^\s-]\S*)/g],
   [/\b(?:zip|unzip)\b/, /(?<=[ \t])-P[ \t]+(\S+)/g],
-  [/\bssh-keygen\b/, /(?<=[ \t])-[NP][ \t]+("[^"]*"|'[^']*'|\S+)/g],
-  [/\bsnmp\w+\b/, /(?<=[ \t])-[AX][ \t]+(\S+)/g],
-  [/\bopenssl\b/, /(?<=[ \t])-(?:passin|passout|pass|k)[ \t]+(?:pass:)?(\S+)/g],
-  [/\bvault[ \t]+login\b/, /\blogin[ \t]+(?:-\S+[ \t]+)*([^\s=-]\S{7,})/g],
-  [/\bwpa_passphrase\b/, /\bwpa_passphrase[ \t]+(?:"[^"]*"|\S+)[ \t]+("[^"]*"|\S+)/g],
-  [/\bnmcli\b/, /\b(?:password|wifi-sec\.psk|psk)[ \t]+("[^"]*"|\S+)/g],
+  [/ssh-keygen\b/, /(?<=[ \t])-[NP][ \t]+("[^"]*"|'[^']*'|\S+)/g],
+  [/snmp\w+\b/, /(?<=[ \t])-[AX][ \t]+(\S+)/g],
+  [/openssl\b/, /(?<=[ \t])-(?:passin|passout|pass|k)[ \t]+(?:pass:)?(\S+)/g],
+  [/vault[ \t]+login\b/, /\blogin[ \t]+(?:-\S+[ \t]+)*([^\s=-]\S{7,})/g],
+  [/wpa_passphrase\b/, /\bwpa_passphrase[ \t]+(?:"[^"]*"|\S+)[ \t]+("[^"]*"|\S+)/g],
+  [/nmcli\b/, /\b(?:password|wifi-sec\.psk|psk)[ \t]+("[^"]*"|\S+)/g],
 ]
 
 /** A pipeline stage: the text between line ends, `|`, `;` and `&&`. */
@@ -705,7 +705,7 @@ function htpasswdSpans(line: string, offset: number, out: Span[]): void {
 const BLANK_PAIR = /(?<![\w.-])([A-Za-z_][\w.-]{2,63})(?=([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"']+))/g
 
 function blankPairSpans(text: string, out: Span[]): void {
-  const netrc = /\bmachine[ \t]+\S|\bdefault[ \t]+login\b/.test(text)
+  const netrc = /machine[ \t]+\S|\bdefault[ \t]+login\b/.test(text)
   for (const m of text.matchAll(BLANK_PAIR)) {
     const name = m[1] as string
     if (!KEY_HINT.test(name) || !isCredentialKey(name)) continue
@@ -736,7 +736,7 @@ function blankPairSpans(text: string, out: Span[]): void {
 
 /** `<add key="ClientSecret" value="x"/>` (.NET appSettings), either order, either quote. */
 const ATTRIBUTE_PAIR =
-  /\b(?:key|name)[ \t]*=[ \t]*(["'])([^"'\n]{1,100})\1[ \t\r\n]+value[ \t]*=[ \t]*(["'])([^"'\n]*)\3|\bvalue[ \t]*=[ \t]*(["'])([^"'\n]*)\5[ \t\r\n]+(?:key|name)[ \t]*=[ \t]*(["'])([^"'\n]{1,100})\7/g
+  /\b(?:key|name)[ \t]*=[ \t]*(\\*["'])([^"'\\\n]{1,100})\1[ \t\r\n]+value[ \t]*=[ \t]*(\\*["'])([^"'\\\n]*)\3|\bvalue[ \t]*=[ \t]*(\\*["'])([^"'\\\n]*)\5[ \t\r\n]+(?:key|name)[ \t]*=[ \t]*(\\*["'])([^"'\\\n]{1,100})\7/g
 
 function attributeSpans(text: string, out: Span[]): void {
   if (!text.includes('value')) return
@@ -747,7 +747,10 @@ function attributeSpans(text: string, out: Span[]): void {
       continue
     if (NOT_A_VALUE.test(value)) continue
     const at =
-      (m.index ?? 0) + (m[4] !== undefined ? m[0].length - 1 - value.length : m[0].indexOf(value))
+      (m.index ?? 0) +
+      (m[4] !== undefined
+        ? m[0].length - (m[3] as string).length - value.length
+        : m[0].indexOf(value, m[0].indexOf('=') + 1))
     out.push([at, at + value.length])
   }
 }
