@@ -19,3 +19,5 @@ export const lib = await load<typeof import('../src/index.js')>('node/index.js')
 export const { copyPlain } = await load<typeof import('../src/context/copy.js')>('context/copy.js')
 export const { messageText } =
   await load<typeof import('../src/messages/message.js')>('messages/message.js')
+export const { credentialSpans } =
+  await load<typeof import('../src/messages/credentials.js')>('messages/credentials.js')

@@ -7,8 +7,9 @@
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import type { Message } from '../src/messages/message.js'
+import { readLocomo } from '../test/locomo-data.js'
 import { tauBench } from '../test/tau-bench.js'
-import { lib, messageText } from './lib.js'
+import { credentialSpans, lib, messageText } from './lib.js'
 import { history, period, system } from './traffic.js'
 
 const {
@@ -599,6 +600,46 @@ function agentTraffic() {
   return { workload: 'agent-traffic', ...out }
 }
 
+/**
+ * The credential filter's cost per MB of text: τ-bench agent traffic (message texts and call
+ * arguments, JSON tool results among them) and LoCoMo conversation prose, each text read
+ * whole once per pass (the filter keeps nothing between calls). Five passes, the median.
+ */
+function credentialFilter() {
+  const agent = tauBench().flatMap((r) =>
+    fromOpenAIChat(r.traj).flatMap((m) => [
+      messageText(m),
+      ...(m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.arguments) : []),
+    ]),
+  )
+  const locomo = readLocomo() as { conversation: Record<string, unknown> }[]
+  const prose = locomo.flatMap((c) =>
+    Object.values(c.conversation).flatMap((v) =>
+      Array.isArray(v) ? v.map((t) => String((t as { text?: unknown }).text ?? '')) : [],
+    ),
+  )
+  const out: Record<string, number> = {}
+  for (const [name, texts] of [
+    ['agent', agent],
+    ['prose', prose],
+  ] as const) {
+    const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0)
+    for (const t of texts.slice(0, 200)) credentialSpans(t) // rules compiled, code warm
+    const passes: number[] = []
+    let spans = 0
+    for (let k = 0; k < 5; k++) {
+      globalThis.gc?.()
+      const s = performance.now()
+      for (const t of texts) spans += credentialSpans(t).length
+      passes.push(performance.now() - s)
+    }
+    out[`${name}MB`] = bytes / 1e6
+    out[`${name}MsPerMB`] = median(passes) / (bytes / 1e6)
+    out[`${name}Spans`] = spans / 5
+  }
+  return { workload: 'credential-filter', ...out }
+}
+
 const which = process.argv[2]
 const sections: Record<string, () => unknown> = {
   'agent-loop': agentLoop,
@@ -612,6 +653,7 @@ const sections: Record<string, () => unknown> = {
   'endpoint-scaling': endpointScaling,
   estimating,
   'recall-scaling': recallScaling,
+  'credential-filter': credentialFilter,
 }
 if (which === '--list') {
   console.log(JSON.stringify(Object.keys(sections)))

@@ -259,15 +259,21 @@ function unquotedEnd(text: string, start: number, lineValue: boolean, query: boo
 }
 
 /** Where a bracketed value (`{...}`, `[...]`) at `start` closes, or the end of the text. */
-function bracketEnd(text: string, start: number): number {
+function bracketEnd(text: string, start: number, limit = text.length): number {
   let depth = 0
-  for (let j = start; j < text.length; j++) {
+  const last = Math.min(limit, text.length)
+  for (let j = start; j < last; j++) {
     const c = text[j]
     if (c === '{' || c === '[') depth++
     else if ((c === '}' || c === ']') && --depth === 0) return j + 1
   }
-  return text.length
+  return last
 }
+
+/** An object under a credential's key is read this far at most (a credential block is small). */
+const OBJECT_CHARS = 8192
+/** The object read last, and where it ended. */
+const objectsRead = { text: '', end: 0 }
 
 /**
  * The value after a credential key ending at `keyEnd`, if an operator follows it:
@@ -328,7 +334,13 @@ function valueAfter(
   // An object is read key by key (`auth: {user: x, pass: y}`: `y`, and `v` of `{value: v}`),
   // so a user name or a key name is never taken for the secret; a list of objects too.
   if (text[p] === '{' || (text[p] === '[' && /^\[\s*[[{]/.test(text.slice(p, p + 64)))) {
-    objectSpans(text, p, bracketEnd(text, p), out)
+    // Read once: an object inside one already read was read with it.
+    if (p >= objectsRead.end || text !== objectsRead.text) {
+      const end = bracketEnd(text, p, p + OBJECT_CHARS)
+      objectSpans(text, p, end, out)
+      objectsRead.text = text
+      objectsRead.end = end
+    }
     return undefined
   }
   let end: number
@@ -400,8 +412,70 @@ function newlineBefore(text: string, i: number): boolean {
   return c === '\n' || c === '\r' || (c === 'n' && text[i - 2] === '\\' && text[i - 3] !== '\\')
 }
 
+/** Whether a text reads as a `.netrc` (`machine h login u password x`): once per text. */
+let netrcText: string | undefined
+let netrcIs = false
+function netrc(text: string): boolean {
+  if (text !== netrcText) {
+    netrcText = text
+    netrcIs = /machine[ \t]+\S|\bdefault[ \t]+login\b/.test(text)
+  }
+  return netrcIs
+}
+
+/** A value given apart from its name by blanks: quoted, or up to the next blank or separator. */
+const APART = /[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s"'|;&<>()]+)/y
+
+/**
+ * A credential's name and its value apart by blanks, where the form says so: a flag
+ * (`--password x`, `-storepass x`, `--db-password "a b"`), a Dockerfile `ENV DB_PASSWORD x`,
+ * a `.netrc` entry (`machine h login u password x`), `aws configure set
+ * aws_secret_access_key x`, and a written-out name (`DB_PASSWORD`, `clientSecret`) followed
+ * by a token-like value.
+ */
+function valueApart(text: string, keyStart: number, keyEnd: number, key: string): Span | undefined {
+  if (!isBlank(text[keyEnd])) return undefined
+  APART.lastIndex = keyEnd
+  const m = APART.exec(text)
+  if (!m) return undefined
+  let value = m[1] as string
+  let start = APART.lastIndex - value.length
+  if (value.startsWith('-') || NOT_A_VALUE.test(value) || PROSE.test(value)) return undefined
+  const dash = text[keyStart - 1] === '-'
+  const flag =
+    dash &&
+    !key.startsWith('no-') &&
+    (text[keyStart - 2] === '-' || !/[\w-]/.test(text[keyStart - 2] ?? ''))
+  let docker = false
+  if (!flag) {
+    // The line so far (a newline, or `\n` written out in a JSON string), read back a little.
+    const near = text.slice(Math.max(0, keyStart - 64), keyStart)
+    const lead = near.slice(Math.max(near.lastIndexOf('\n'), near.lastIndexOf('\\n') + 1) + 1)
+    docker = /^[ \t]*(?:ENV|ARG)[ \t]+$/.test(lead)
+    const written = /_|[A-Z]/.test(key.slice(1)) // DB_PASSWORD, clientSecret, not `password`
+    const ok =
+      docker ||
+      (/^(?:password|passwd|account)$/i.test(key) && netrc(text)) ||
+      /\bconfigure[ \t]+set[ \t]+$/.test(lead) ||
+      (written && tokenLike(value))
+    if (!ok) return undefined
+  }
+  if (isQuote(value[0]) && value.length > 1) {
+    value = value.slice(1, -1)
+    start++
+  } else if (docker) {
+    // `ENV KEY value with blanks`: the rest of the line.
+    let eol = start
+    while (eol < text.length && !newlineAt(text, eol)) eol++
+    value = text.slice(start, eol).trimEnd()
+  }
+  return [start, start + value.length]
+}
+
 function keyValueSpans(text: string, out: Span[]): void {
   KEY.lastIndex = 0
+  objectsRead.text = ''
+  objectsRead.end = 0
   for (let m = KEY.exec(text); m; m = KEY.exec(text)) {
     let key = m[0]
     const end = m.index + key.length
@@ -417,7 +491,9 @@ function keyValueSpans(text: string, out: Span[]): void {
       if (!prev || !isCredentialKey(`${prev[0]}_${key}`)) continue
       key = `${prev[0]}_${key}`
     }
-    const span = valueAfter(text, m.index, end, key, out)
+    const span =
+      valueAfter(text, m.index, end, key, out) ??
+      (key === m[0] ? valueApart(text, m.index, end, key) : undefined)
     if (span) {
       out.push(span)
       // The value is read: keys inside it are part of it (and reading on stays linear).
@@ -611,23 +687,6 @@ function unescaped(text: string): { plain: string; at: number[] } {
 // ---------------------------------------------------------------------------------------
 // Command lines and configuration written with blanks
 
-/** A flag and its value given apart: `--password X`, `-storepass X`, `--db-password "a b"`. */
-const FLAG = /(?<![\w-])--?([A-Za-z][\w.-]{1,40})[ \t]+(?!-)("[^"\n]*"|'[^'\n]*'|[^\s"'|;&<>()]+)/g
-
-function flagSpans(text: string, out: Span[]): void {
-  if (!text.includes('-')) return
-  for (const m of text.matchAll(FLAG)) {
-    const name = m[1] as string
-    const value = m[2] as string
-    if (name.startsWith('no-') || !KEY_HINT.test(name) || !isCredentialKey(name)) continue
-    if (NOT_A_VALUE.test(value) || PROSE.test(value)) continue
-    const quoted = isQuote(value[0])
-    const end = (m.index ?? 0) + m[0].length
-    const start = end - value.length + (quoted ? 1 : 0)
-    out.push([start, quoted ? end - 1 : end])
-  }
-}
-
 /**
  * Short flags that take a password, by command (`mysql -pX`, `sshpass -p X`, `redis-cli -a X`,
  * `ldapsearch -w X`, `sqlcmd -P X`, `smbclient -U user%X`, `lftp -u user,X`, `7z -pX`): a
@@ -694,44 +753,6 @@ function htpasswdSpans(line: string, offset: number, out: Span[]): void {
   if (!flags.includes('b')) return
   const word = words[flags.includes('n') ? 1 : 2]
   if (word) out.push([offset + word[1], offset + word[1] + word[0].length])
-}
-
-/**
- * A credential's name and its value apart by blanks, where the form says so: a Dockerfile
- * `ENV DB_PASSWORD x`, a `.netrc` entry (`machine h login u password x`), `aws configure set
- * aws_secret_access_key x`, and a written-out name (`DB_PASSWORD`, `client_secret`) followed
- * by a token-like value on its line.
- */
-const BLANK_PAIR = /(?<![\w.-])([A-Za-z_][\w.-]{2,63})(?=([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"']+))/g
-
-function blankPairSpans(text: string, out: Span[]): void {
-  const netrc = /machine[ \t]+\S|\bdefault[ \t]+login\b/.test(text)
-  for (const m of text.matchAll(BLANK_PAIR)) {
-    const name = m[1] as string
-    if (!KEY_HINT.test(name) || !isCredentialKey(name)) continue
-    let value = m[3] as string
-    const at = (m.index ?? 0) + name.length + (m[2] as string).length
-    const lineStart = text.lastIndexOf('\n', m.index ?? 0) + 1
-    const lead = text.slice(lineStart, m.index ?? 0)
-    const docker = /^[ \t]*(?:ENV|ARG)[ \t]+$/.test(lead)
-    const written = /_|[A-Z]/.test(name.slice(1)) // DB_PASSWORD, clientSecret, not `password`
-    const ok =
-      docker ||
-      (netrc && /^(?:password|passwd|account)$/i.test(name)) ||
-      /\bconfigure[ \t]+set[ \t]+$/.test(lead) ||
-      (written && tokenLike(value))
-    if (!ok || NOT_A_VALUE.test(value) || PROSE.test(value)) continue
-    let start = at
-    if (isQuote(value[0]) && value.length > 1) {
-      value = value.slice(1, -1)
-      start++
-    } else if (docker) {
-      // `ENV KEY value with blanks`: the rest of the line.
-      const eol = text.indexOf('\n', at)
-      value = text.slice(at, eol < 0 ? text.length : eol).trimEnd()
-    }
-    out.push([start, start + value.length])
-  }
 }
 
 /** `<add key="ClientSecret" value="x"/>` (.NET appSettings), either order, either quote. */
@@ -858,9 +879,7 @@ function spansOf(text: string): Span[] {
   userinfoSpans(text, out)
   armorSpans(text, out)
   pairSpans(text, out)
-  flagSpans(text, out)
   commandSpans(text, out)
-  blankPairSpans(text, out)
   attributeSpans(text, out)
   urlTokenSpans(text, out)
   return keepingUrlHeads(text, out)
