@@ -41,7 +41,7 @@ type Planted = { where: 'result' | 'user' | 'arguments'; text: string; secrets: 
 const planted: fc.Arbitrary<Planted[]> = fc
   .tuple(
     fc.constantFrom<Planted['where']>('result', 'user', 'arguments'),
-    fc.integer({ min: 0, max: 27 }),
+    fc.integer({ min: 0, max: 36 }),
     secretValue(10, 24),
     secretValue(36, 48),
     fc.array(fc.constantFrom(...b64), { minLength: 320, maxLength: 400 }),
@@ -134,8 +134,32 @@ const planted: fc.Arbitrary<Planted[]> = fc
         return one(`my pin is ${s.slice(0, 6)} and my ssn: ${s}`, s)
       case 26:
         return one(`{"credentials": {"value": "${s}", "kind": "basic"}}`, s)
-      default:
+      case 27:
         return one(`DATABASE_URL="mysql://root:${s}@10.0.0.5/shop"`, s)
+      // Known by their context: a command's flag, a configuration line, a service's URL.
+      case 28:
+        return one(`mysql -u root -p${s} shop < dump.sql`, s)
+      case 29:
+        return one(`docker login -u ci -p ${s} registry.example.com`, s)
+      case 30:
+        return one(`FROM node:20\nENV DB_PASSWORD ${s}\nRUN npm ci`, s)
+      case 31:
+        return one(`machine api.example.com login bob password ${s}`, s)
+      case 32:
+        return one(`<add key="ClientSecret" value="${s}" />`, s)
+      case 33: {
+        const phrase = `${s.slice(0, 5)} ${s.slice(5, 10)} ${s.slice(10)} ${long.slice(0, 7)}`
+        return one(`passphrase: ${phrase}`, phrase, long.slice(0, 7))
+      }
+      case 34:
+        return one(`posted to https://discord.com/api/webhooks/123456789012345678/${long}`, long)
+      case 35:
+        return one(
+          `https://api.telegram.org/bot123456789:${long.slice(0, 35)}/sendMessage`,
+          long.slice(0, 35),
+        )
+      default:
+        return one(`keytool -importcert -storepass ${s} -file ca.pem`, s)
     }
   })
 
