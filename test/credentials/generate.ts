@@ -9,7 +9,8 @@
  * must stay readable (in `written.json` a flag, command, host or path beside the secret; in
  * `precision.json` an identifier).
  */
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 
 interface Mark {
   at: number
@@ -447,6 +448,11 @@ const PRECISION: Record<string, Template[]> = {
     () => `Booking reference ⟨${pnr()}⟩, order ⟨ord.2025.${digits(4)}⟩, FedEx ⟨${fedex()}⟩.`,
     () => `Replied to message ⟨${graphMessage()}⟩ in the thread.`,
     () => `The Drive file ⟨${driveFile()}⟩ is shared with the team; the sheet is ⟨${sheet()}⟩.`,
+    () =>
+      `Opened ⟨https://docs.google.com/spreadsheets/d/${sheet()}/edit#gid=0⟩ and filled in column D.`,
+    () =>
+      `Watch ⟨https://www.youtube.com/watch?v=${youtube()}&list=${playlist()}⟩ before the call.`,
+    () => `The image ⟨sha256:${hex(64)}⟩ was pushed; request ⟨${uuid4()}⟩ took 2.1 s.`,
   ],
   yaml: [
     () =>
@@ -472,6 +478,41 @@ const PRECISION: Record<string, Template[]> = {
   ],
 }
 
+/**
+ * Real tool results of the bundled τ-bench airline trajectories (test/data/tau-bench, MIT):
+ * the first ones of each tool, every user, reservation, payment and flight id in them marked.
+ */
+function tauToolResults(
+  perTool: number,
+): { id: string; class: string; text: string; secrets: Mark[]; kept: Mark[] }[] {
+  const data = JSON.parse(
+    gunzipSync(
+      readFileSync(new URL('../data/tau-bench/gpt-4o-airline.json.gz', import.meta.url)),
+    ).toString('utf8'),
+  ) as { traj: { role: string; name?: string; content: unknown }[] }[]
+  const ID =
+    /\b(?:[a-z]+_[a-z]+_\d{4}|(?:credit_card|gift_card|certificate)_\d{7}|HAT\d{3}|basic_economy)\b|(?<="reservation_id": ")[A-Z0-9]{6}(?=")|(?<=")[A-Z0-9]{6}(?=", ")/g
+  const taken = new Map<string, number>()
+  const out: ReturnType<typeof tauToolResults> = []
+  for (const record of data)
+    for (const m of record.traj) {
+      if (m.role !== 'tool' || typeof m.content !== 'string' || !m.name) continue
+      const n = taken.get(m.name) ?? 0
+      if (n >= perTool || m.content.length > 4000 || !m.content.startsWith('{')) continue
+      const kept = [...m.content.matchAll(ID)].map((x) => ({ at: x.index, value: x[0] }))
+      if (kept.length === 0) continue
+      taken.set(m.name, n + 1)
+      out.push({
+        id: `tau-bench/${m.name}.${n + 1}`,
+        class: 'tau-bench-tool-result',
+        text: m.content,
+        secrets: [],
+        kept,
+      })
+    }
+  return out
+}
+
 // ---------------------------------------------------------------------------------------
 
 const VARIANTS = 2
@@ -493,7 +534,10 @@ function draw(classes: Record<string, Template[]>) {
 
 {
   const written = draw(WRITTEN).map(({ kept, ...s }) => ({ ...s, survive: kept }))
-  const precision = draw(PRECISION).map(({ kept, ...s }) => ({ ...s, identifiers: kept }))
+  const precision = [...draw(PRECISION), ...tauToolResults(3)].map(({ kept, ...s }) => ({
+    ...s,
+    identifiers: kept,
+  }))
   const header = (what: string) => ({
     about: `${what}; written for this project, values drawn by test/credentials/generate.ts (seed 45)`,
   })
