@@ -192,9 +192,13 @@ function tokenSpans(text: string, out: Span[]): void {
 // ---------------------------------------------------------------------------------------
 // Spans of other forms
 
-/** Forms the library's earlier filter caught, looser than gitleaks' exact lengths. */
+/**
+ * Forms the library's earlier filter caught, looser than gitleaks' exact lengths, and
+ * services' newer formats gitleaks' rules do not know yet (Tailscale, Vercel, Shopify's longer
+ * keys, Cloudflare, Databricks, Groq, Linear, GitHub's app tokens with a JWT body, Slack hooks).
+ */
 const LOOSE_TOKENS =
-  /\bsk-[\w-]{8,}|\b[sr]k_(?:live|test)_\w+|\bgh[pousr]_\w{20,}|\bxox[abprs]-[\w-]+|\bAKIA[0-9A-Z]{16}|\bAIza[\w-]{30,}|\beyJ[\w-]+\.[\w-]+\.[\w-]*/g
+  /\bsk-[\w-]{8,}|\b[sr]k_(?:live|test)_\w+|\bgh[pousr]_[\w-]{20,}(?:\.[\w-]+){0,2}|\bxox[abprs]-[\w-]+|\bAKIA[0-9A-Z]{16}|\bAIza[\w-]{30,}|\beyJ[\w-]+\.[\w-]+\.[\w-]*|tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{10,}|\bv(?:cp|ci|ca|cr|ck)_[A-Za-z0-9]{24,}|\bshp(?:ss|at|ca|pa)_[A-Za-z0-9]{20,}|\bcf(?:at|ut|k)_[A-Za-z0-9]{32,}|\bdapi[A-Za-z0-9]{32}(?:-\d+)?|\bgsk_[A-Za-z0-9]{40,}|\blin_(?:api|oauth)_[A-Za-z0-9]{32,}|hooks\.slack\.com\/(?:services|workflows|triggers)\/[\w/+-]{8,}/g
 
 /** `Bearer x` / `Basic x` anywhere, when x looks like a token (not `Basic usage`). */
 const SCHEME_TOKEN = /\b(?:[Bb]earer|Basic)[ \t]+([\w.~+/=-]{8,})/g
@@ -301,6 +305,11 @@ function valueAfter(
   p = OPERATOR.lastIndex
   if (operator === '>') while (p < text.length && /\s/.test(text[p] as string)) p++
   else while (isBlank(text[p])) p++
+  // A YAML list under the key (`recovery_codes:` then `  - code` lines): each item.
+  if (operator === ':' && newlineAt(text, p)) {
+    listItems(text, p, out)
+    return undefined
+  }
   const opening = quoteAt(text, p)
   const words = keyWords(key)
   const head = words[words.length - 1] ?? ''
@@ -308,6 +317,9 @@ function valueAfter(
   // A phrase is secret whole (`passphrase: correct horse battery staple`); so is a line's
   // value after a key that starts it (YAML, .env, INI: `password: two words`).
   const phrase = PHRASE_HEAD.test(head)
+  // A connection string is read part by part (`Server=h;Password=x`, `postgres://u:x@h/db`):
+  // its server and database stay.
+  const listed = head === 'string'
   const ownLine =
     (operator === ':' || (operator === '=' && isBlank(text[p - 1]))) && startsLine(text, keyStart)
   if (opening) {
@@ -324,7 +336,9 @@ function valueAfter(
       if (end < 0) end = unquotedEnd(text, start, true, false)
     }
     end = Math.min(end, text.length)
-    return end > start && !NOT_A_VALUE.test(text.slice(start, end)) ? [start, end] : undefined
+    const quoted = text.slice(start, end)
+    if (listed && LISTED.test(quoted)) return undefined
+    return end > start && !NOT_A_VALUE.test(quoted) ? [start, end] : undefined
   }
   if (header) {
     SCHEME.lastIndex = p
@@ -352,10 +366,12 @@ function valueAfter(
       const comment = text.slice(p, end).search(/[ \t]#/)
       if (comment >= 0) end = p + comment
     }
-    while (end > p && (text[end - 1] === '.' || isBlank(text[end - 1]))) end--
+    // A sentence's full stop is not the value's (`the password is x.`); an assignment's is.
+    while (end > p && ((text[end - 1] === '.' && operator !== '=') || isBlank(text[end - 1]))) end--
   }
   const value = text.slice(p, end)
   if (NOT_A_VALUE.test(value) || (prose && PROSE.test(value))) return undefined
+  if (listed && LISTED.test(value)) return undefined
   if (operator === '>' && value.startsWith('<')) return undefined
   return [p, end]
 }
@@ -391,6 +407,28 @@ function objectSpans(text: string, start: number, end: number, out: Span[]): voi
     if (v !== '' && !NOT_A_VALUE.test(v)) out.push([at, at + v.length])
   }
 }
+
+/** The items of a YAML list starting on the line after `at` (`  - item`), each a span. */
+function listItems(text: string, at: number, out: Span[]): void {
+  let i = at
+  for (let n = 0; n < 256; n++) {
+    const nl = newlineAt(text, i)
+    if (!nl) return
+    const item =
+      /^[ \t]+- [ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'#\\][^\n\\#]*?))[ \t]*(?=$|\r|\n|\\n| #)/.exec(
+        text.slice(i + nl, i + nl + 512),
+      )
+    if (!item) return
+    const v = (item[1] ?? item[2] ?? item[3]) as string
+    const start = i + nl + item[0].length - v.length - (item[3] === undefined ? 1 : 0)
+    if (v !== '' && !NOT_A_VALUE.test(v)) out.push([start, start + v.length])
+    i = i + nl + item[0].length
+    while (i < text.length && !newlineAt(text, i)) i++
+  }
+}
+
+/** A value made of `name=value;` parts or a URL. */
+const LISTED = /=[^;]*;|:\/\//
 
 /** Heads of keys whose value is a phrase, secret whole (`passphrase`, `mnemonic`, `seed_words`). */
 const PHRASE_HEAD = /(?:phrase|mnemonic|words|codes)$/
@@ -482,7 +520,9 @@ function keyValueSpans(text: string, out: Span[]): void {
     if (!KEY_HINT.test(key.slice(-64))) continue
     // `https://user:password@host`: the userinfo's own reading (the host and path kept).
     if (text.endsWith('://', m.index)) continue
-    if (!isCredentialKey(key)) {
+    // `Uid=app;Pwd=x`: in a connection string `Pwd` is the password, not a directory.
+    if (/^pwd$/i.test(key) && text[m.index - 1] === ';') key = 'password'
+    else if (!isCredentialKey(key)) {
       // Two words in prose: `api key: x`, `connection string = x`.
       const prev =
         text[m.index - 1] === ' '
@@ -508,14 +548,17 @@ function userinfoSpans(text: string, out: Span[]): void {
     const start = i + 3
     let j = start
     let colon = false
+    // To the last `@` before the host (a password may hold one: `user:p@ss@host`).
+    let at = -1
     while (j < text.length) {
       const c = text[j] as string
-      if ('/?#@<>"\'`\\'.includes(c) || c === ' ' || c === '\t' || c === '\n' || c === '\r') break
+      if ('/?#<>"\'`\\'.includes(c) || c === ' ' || c === '\t' || c === '\n' || c === '\r') break
       if (c === ':') colon = true
+      if (c === '@') at = j
       j++
     }
-    if (text[j] === '@' && j > start && (colon || j - start >= 16)) out.push([start, j])
-    i = j
+    if (at > start && (colon || at - start >= 16)) out.push([start, at])
+    i = Math.max(j, start)
   }
 }
 
@@ -585,7 +628,9 @@ function base64Blob(v: string): boolean {
   if (!/[a-z]/.test(v) || !/[A-Z]/.test(v) || !/\d/.test(v)) return false
   let slashes = 0
   for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) === 47) slashes++
-  return slashes * 16 <= v.length // a path has a slash every few characters
+  if (slashes * 16 > v.length) return false // a path has a slash every few characters
+  // A path's word (`spreadsheets/d/1Hw2…/edit`) is not random bytes.
+  return slashes === 0 || !/(?:^|\/)[a-z]{3,}(?:\/|$)/.test(v)
 }
 
 function merge(spans: Span[]): Span[] {
@@ -695,10 +740,16 @@ function unescaped(text: string): { plain: string; at: number[] } {
 const COMMAND_FLAGS: readonly [RegExp, RegExp][] = [
   [/(?:mysql\w*|mariadb(?:-\w+)?)\b/, /(?<=[ \t])-p([^\s-]\S*)/g],
   [/sshpass\b/, /(?<=[ \t])-p[ \t]*(\S+)/g],
+  // A registry login's `-p` (`docker run -p 8080:80` publishes a port).
   [
-    /(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|\baz|twine|mongo\w*)\b/,
+    /(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\b[^\n]*?\blogin\b/,
     /(?<=[ \t])-p[ \t]+([^\s-]\S*)/g,
   ],
+  [/(?:\baz|twine|mongo\w*|cqlsh)\b/, /(?<=[ \t])-p[ \t]+([^\s-]\S*)/g],
+  [/mosquitto_\w+\b/, /(?<=[ \t])-P[ \t]+(\S+)/g],
+  [/influx\b/, /(?<=[ \t])-password[ \t]+(\S+)/g],
+  // `sqlplus user/password@db`.
+  [/sqlplus\b/, /(?<=[ \t])[\w.$#-]+\/([^\s@/]+)(?=@)/g],
   [/redis-cli\b/, /(?<=[ \t])-a[ \t]+(\S+)/g],
   [/ldap\w+\b/, /(?<=[ \t])-w[ \t]+(\S+)/g],
   [/(?:sqlcmd|\bbcp|osql|isql|ipmitool)\b/, /(?<=[ \t])-P[ \t]*(\S+)/g],
@@ -717,8 +768,15 @@ const COMMAND_FLAGS: readonly [RegExp, RegExp][] = [
 /** A pipeline stage: the text between line ends, `|`, `;` and `&&`. */
 const STAGE = /[^\n|;&]+/g
 
+/** `user name password` in an ftp session's script (a heredoc after `ftp -n`). */
+const FTP_USER = /(?:^|\n|\\n)[ \t]*user[ \t]+\S+[ \t]+([^\s\\]+)/g
+/** A `.pgpass` line: `host:port:database:user:password`. */
+const PGPASS = /(?:^|\n|\\n)[^\s:]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:([^\s\\]+)(?=$|\r?\n|\\n)/g
+
 function commandSpans(text: string, out: Span[]): void {
-  if (!/[ \t]-\w/.test(text) && !text.includes('login') && !text.includes('wpa_')) return
+  if (/\bftp\b/.test(text)) regexSpans(FTP_USER, text, out)
+  if (text.includes(':')) regexSpans(PGPASS, text, out)
+  if (!/[ \t]-\w|login|wpa_|sqlplus|nmcli/.test(text)) return
   for (const stage of text.matchAll(STAGE)) {
     const line = stage[0]
     if (line.length < 6) continue
@@ -805,8 +863,20 @@ function urlHeads(text: string): Span[] {
       if (text[j] === '@') hostStart = j + 1
       j++
     }
+    // The host and port (`;`, `,` or anything else outside a host's letters ends it).
+    let h = hostStart
+    while (h < j && /[A-Za-z0-9.:[\]%_-]/.test(text[h] as string)) h++
+    // A path's leading plain words stay too (`/services/`, `/api/webhooks/`, `/webhookb2/`).
+    let words = 0
+    while (words < 3 && text[h] === '/') {
+      const next = /^\/[a-z][a-z-]{1,30}[a-z0-9]\//.exec(text.slice(h, h + 34))
+      if (!next) break
+      h += next[0].length - 1
+      words++
+    }
+    if (text[h] === '/') h++
     heads.push([s, i + 3])
-    if (j > hostStart) heads.push([hostStart, j])
+    if (h > hostStart) heads.push([hostStart, h])
   }
   return heads
 }
@@ -873,7 +943,11 @@ function spansOf(text: string): Span[] {
   regexSpans(SCHEME_TOKEN, text, out, tokenLike)
   regexSpans(CURL_USER, text, out)
   for (const m of text.matchAll(BASE64_RUN))
-    if (base64Blob(m[0]) && !underIdKey(text, m.index ?? 0))
+    if (
+      base64Blob(m[0]) &&
+      !publishedIdAt(text, m.index ?? 0, m[0].length) &&
+      !underIdKey(text, m.index ?? 0)
+    )
       out.push([m.index ?? 0, (m.index ?? 0) + m[0].length])
   keyValueSpans(text, out)
   userinfoSpans(text, out)
@@ -883,6 +957,23 @@ function spansOf(text: string): Span[] {
   attributeSpans(text, out)
   urlTokenSpans(text, out)
   return keepingUrlHeads(text, out)
+}
+
+/**
+ * Identifiers whose published form looks random: Google Drive and Sheets file ids (`1` and 43
+ * base64url characters), YouTube list ids (`PL…`, `UU…`), Microsoft Graph / Exchange item ids
+ * (`AAMk…`, `AAQk…`).
+ */
+const PUBLISHED_ID =
+  /^(?:1[A-Za-z0-9_-]{32,43}|(?:PL|UU|LL|FL|OL|RD)[A-Za-z0-9_-]{16,40}|AA[MQ]k[A-Za-z0-9+/=_-]{20,})$/
+
+/** Whether the token around `[at, at + length)` (base64url and `=`) is a published id's form. */
+function publishedIdAt(text: string, at: number, length: number): boolean {
+  let s = at
+  let e = at + length
+  while (s > 0 && s > at - 256 && /[A-Za-z0-9+/=_-]/.test(text[s - 1] as string)) s--
+  while (e < text.length && e < at + length + 256 && /[A-Za-z0-9+/=_-]/.test(text[e] as string)) e++
+  return PUBLISHED_ID.test(text.slice(s, e))
 }
 
 /** Shannon entropy per character. */
@@ -904,6 +995,7 @@ export function isCredential(value: string): boolean {
   if (credentialSpans(value).length > 0) return true
   const v = value.trim()
   return (
+    !PUBLISHED_ID.test(v) &&
     v.length >= 32 &&
     v.length <= 8192 &&
     /^[A-Za-z0-9+/_-]+={0,2}$/.test(v) &&
