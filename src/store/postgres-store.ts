@@ -271,7 +271,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     if (Date.now() - lastSweep > 60_000) void sweep().catch(() => {})
   }
 
-  const checkId = (id: unknown): void => checkConversationId('postgres store', id, true)
+  const checkId = (id: unknown): void => checkConversationId('postgres store', id)
 
   return {
     async append(id, entries, opts: AppendOptions = {}) {
