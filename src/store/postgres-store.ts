@@ -332,7 +332,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       const rows = await query<{ seq: number; entry: unknown }>(
         id,
         'read',
-        `SELECT seq, entry FROM ${t('messages')} WHERE conversation = $1 AND seq >= $2 AND ($3::integer IS NULL OR seq < $3) ORDER BY seq`,
+        `SELECT seq, entry FROM ${t('messages')} WHERE conversation = $1 AND seq >= $2::bigint AND ($3::bigint IS NULL OR seq < $3::bigint) ORDER BY seq`,
         [id, from, to ?? null],
       )
       return rows.map((r) => readEntry('postgres store', id, r.entry, r.seq))
