@@ -209,6 +209,12 @@ export interface HistoryStore {
   /** Removes everything about a conversation. */
   delete(id: string): Promise<void>
   /**
+   * The longest any one call waits, in ms, before it fails with a `StoreError`. Optional: a
+   * `ChatContext` sends a write that failed again (same append id) only within it, and takes
+   * 10 s when a store does not say.
+   */
+  readonly timeoutMs?: number
+  /**
    * Ends what the store opened (a connection, a pool). Optional here, as a store in memory
    * holds nothing open; the Redis and PostgreSQL stores declare it, and a process that made
    * one from a URL exits only once it is called.

@@ -274,6 +274,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
   const checkId = (id: unknown): void => checkConversationId('postgres store', id)
 
   return {
+    timeoutMs,
     async append(id, entries, opts: AppendOptions = {}) {
       checkId(id)
       checkEntries(id, entries)
