@@ -163,8 +163,13 @@ export class ContextHistory {
       await this.seed(store)
       this.seeded = true
     }
-    // Writes that failed are sent again first: what is read then holds them.
-    if (this.unsent.length > 0) await this.flush(store).catch((e) => this.advised(e))
+    // Writes that failed are sent again first (in turn with any new ones): what is read then
+    // holds them.
+    if (this.unsent.length > 0) {
+      const job = this.writing.then(() => this.flush(store))
+      this.writing = job.catch(() => {})
+      await job.catch((e) => this.advised(e))
+    }
     if (store.limit) this.o.storedLimit(await store.limit(this.id))
     let length = await store.length(this.id)
     // The store lost messages (cleared elsewhere, expired, or a server restarted empty): start
@@ -259,15 +264,19 @@ export class ContextHistory {
    * input, a conflict) drops it, as the store will never take it.
    */
   private async flush(store: HistoryStore, last?: Write): Promise<void> {
+    const done = (write: Write) => {
+      const at = this.unsent.indexOf(write)
+      if (at >= 0) this.unsent.splice(at, 1)
+    }
     for (let write = this.unsent[0]; write; write = this.unsent[0]) {
       let length: number
       try {
         length = await this.send(store, write)
       } catch (e) {
-        if (!transient(e)) this.unsent.shift()
+        if (!transient(e)) done(write)
         throw e
       }
-      this.unsent.shift()
+      done(write)
       if (length < this.held.length + write.messages.length) this.stale = true
       if (write === last) return
     }

@@ -491,6 +491,17 @@ describe('ChatContext and append ids', () => {
     expect(await contents(inner, 'read')).toEqual(['a'])
   })
 
+  it('a read and a write started together while a failed write waits: each message stored once, in order', async () => {
+    let down = true
+    const { inner, store } = flaky(() => (down ? 'after' : undefined))
+    const ctx = new ChatContext({ store, id: 'together', budget: 4000 })
+    await expect(ctx.addMessage(user('a'))).rejects.toThrow(StoreError)
+    down = false
+    const [read] = await Promise.all([ctx.getMessages(), ctx.addMessage(user('b'))])
+    expect(read.map((m) => m.content)).toEqual(['a', 'b'])
+    expect(await contents(inner, 'together')).toEqual(['a', 'b'])
+  })
+
   it("no try starts once the store's own time limit has passed since the first", async () => {
     const inner = memoryStore()
     let calls = 0
