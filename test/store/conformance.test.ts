@@ -82,7 +82,7 @@ describe.runIf(redisAvailable)('redis, one server', () => {
     const store = await redisStore({ url: server.url })
     await startTogether(store, 'redis', server.url)
     await store.close()
-  }, 60_000)
+  }, 180_000)
 })
 
 describe.runIf(redisAvailable)('redis cluster, 3 masters with a replica each', () => {
@@ -104,7 +104,7 @@ describe.runIf(redisAvailable)('redis cluster, 3 masters with a replica each', (
   )
   it('4 processes starting 6 conversations together through ChatContext store each system prompt once, first', async () => {
     await startTogether(await redisStore({ client }), 'cluster', cluster.ports.join(','))
-  }, 60_000)
+  }, 180_000)
 })
 
 describe.runIf(postgresAvailable)('postgresql', () => {
@@ -125,5 +125,5 @@ describe.runIf(postgresAvailable)('postgresql', () => {
     const store = await postgresStore({ url: server.url })
     await startTogether(store, 'postgres', server.url)
     await store.close()
-  }, 60_000)
+  }, 180_000)
 })

@@ -3,13 +3,13 @@
 // KIND is redis (ADDRESS a URL), cluster (ADDRESS comma-separated ports) or postgres (a URL).
 // Prints `ready` once connected, waits for a line on stdin, adds one message to each
 // conversation, all at once, and prints `done`.
-import '../helpers/encodings.js'
 import { createInterface } from 'node:readline'
 import { Cluster } from 'ioredis'
 import { ChatContext } from '../../src/context/chat-context.js'
 import type { HistoryStore } from '../../src/store/history-store.js'
 import { postgresStore } from '../../src/store/postgres-store.js'
 import { redisStore } from '../../src/store/redis-store.js'
+import { estimateCounter } from '../../src/tokens/counters.js'
 
 const [kind, address, writer, ids] = process.argv.slice(2) as [string, string, string, string]
 let cluster: Cluster | undefined
@@ -28,6 +28,8 @@ const contexts = ids.split(',').map(
       store,
       id,
       budget: 4000,
+      // An estimate: no process waits for a tokenizer table before the start.
+      counter: estimateCounter(),
       initialMessages: [{ role: 'system', content: 'policy' }],
     }),
 )
