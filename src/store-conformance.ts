@@ -2,4 +2,8 @@
  * `context-window/store-conformance`: the tests every `HistoryStore` passes, for people who
  * write their own. Its own entry, so the root entry does not carry them.
  */
-export { type ConformanceRunner, storeConformance } from './store/conformance.js'
+export {
+  type ConformanceOptions,
+  type ConformanceRunner,
+  storeConformance,
+} from './store/conformance.js'

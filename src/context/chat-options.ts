@@ -1,9 +1,9 @@
-import { InvalidOptionError } from '../errors.js'
+import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
 import type { Provider } from '../providers/validate.js'
-import type { HistoryStore } from '../store/history-store.js'
+import { checkConversationId, type HistoryStore } from '../store/history-store.js'
 import type { FitOptions } from './options.js'
 
 /** What a context takes besides `fit`'s options. */
@@ -57,12 +57,22 @@ export function providerFromFormat(options: ChatContextOptions): Provider | unde
   return given ?? implied
 }
 
-/** Where a context's history lives, when in a store: a store without the conversation's id is refused. */
+/**
+ * Where a context's history lives, when in a store: a store without the conversation's id, or
+ * with an id no store takes (the stores' one rule), is refused when the context is made.
+ */
 export function storeOf(
   options: ContextOwnOptions,
 ): { store: HistoryStore; id: string } | undefined {
   const { store, id } = options
   if (store && !id)
     throw new InvalidOptionError('id', 'a context over a store needs the conversation id')
-  return store && id ? { store, id } : undefined
+  if (!store || !id) return undefined
+  try {
+    checkConversationId('ChatContext', id)
+  } catch (e) {
+    if (e instanceof InvalidInputError) throw new InvalidOptionError('id', e.detail)
+    throw e
+  }
+  return { store, id }
 }

@@ -3,7 +3,13 @@ import type { Message } from '../messages/message.js'
 import { providerApiOfFormat } from '../providers/index.js'
 import type { ProviderRules } from '../providers/types.js'
 import { newAppendId } from '../store/append-id.js'
-import { type HistoryStore, StoreConflictError } from '../store/history-store.js'
+import {
+  type AppendOptions,
+  type HistoryStore,
+  StoreConflictError,
+  type StoredEntry,
+  StoreError,
+} from '../store/history-store.js'
 import type { PlanItem, Strategy, SummaryEntry } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { storedCountsHold } from './assemble.js'
@@ -14,6 +20,22 @@ import { frozenCopy } from './copy.js'
 import { HistoryIndex } from './history-index.js'
 import type { Prepared } from './prepare.js'
 import { servedSummaries, storedCount } from './stored-count.js'
+
+/** Tries of one write before its error reaches the caller. */
+const WRITE_TRIES = 3
+/** The time limit of a store that does not state its own (the built-in stores' default). */
+const STORE_TIMEOUT_MS = 10_000
+
+/** A write to the store, kept until the store is known to have it. */
+interface Write {
+  messages: readonly Message[]
+  entries: Omit<StoredEntry, 'seq'>[]
+  /** Its append id, the same every time it is sent. */
+  options: AppendOptions & { appendId: string }
+}
+
+/** A failure worth sending the write again for: the store's, not the input's or a conflict. */
+const transient = (e: unknown) => e instanceof StoreError && !(e instanceof StoreConflictError)
 
 /** What a context's history is kept by and counted with. */
 export interface HistoryOptions {
@@ -44,6 +66,11 @@ export class ContextHistory {
   private readonly id: string
   /** Writes to the store, in the order they were asked for. */
   private writing: Promise<unknown> = Promise.resolve()
+  /**
+   * Writes not known to be in the store, oldest first: each is sent (again) under its append
+   * id before anything after it, so one whose reply was lost is stored once.
+   */
+  private unsent: Write[] = []
   private seeded = false
   /** Set when an append finds fewer messages in the store than this context holds. */
   private stale = false
@@ -136,6 +163,13 @@ export class ContextHistory {
       await this.seed(store)
       this.seeded = true
     }
+    // Writes that failed are sent again first (in turn with any new ones): what is read then
+    // holds them.
+    if (this.unsent.length > 0) {
+      const job = this.writing.then(() => this.flush(store))
+      this.writing = job.catch(() => {})
+      await job.catch((e) => this.advised(e))
+    }
     if (store.limit) this.o.storedLimit(await store.limit(this.id))
     let length = await store.length(this.id)
     // The store lost messages (cleared elsewhere, expired, or a server restarted empty): start
@@ -168,12 +202,13 @@ export class ContextHistory {
   private async seed(store: HistoryStore): Promise<void> {
     const initial = this.o.initial
     if (!initial.length || (await store.length(this.id)) > 0) return
-    await store
-      .append(
-        this.id,
-        initial.map((m) => this.entry(m)),
-        { expectedLength: 0, appendId: newAppendId() },
-      )
+    const write: Write = {
+      messages: initial,
+      entries: initial.map((m) => this.entry(m)),
+      options: { expectedLength: 0, appendId: newAppendId() },
+    }
+    // Sent again under its id, a seed that was stored answers its first length, not a conflict.
+    await this.send(store, write)
       .then(() => {
         this.unread += initial.length
       })
@@ -195,27 +230,92 @@ export class ContextHistory {
 
   private write(store: HistoryStore, messages: Message[]): Promise<void> {
     this.unread += messages.length
-    // One id per write: a store that receives it twice (a resend after a lost reply) keeps one copy.
-    const appendId = newAppendId()
-    const job = this.writing
-      .then(() => (this.seeded ? undefined : this.seed(store)))
-      .then(async () => {
-        this.seeded = true
-        // A store that lost the conversation gets the initial messages first again.
-        const seed =
-          this.o.initial.length > 0 && !this.clearedInitial
-            ? { seed: this.o.initial.map((m) => this.entry(m)) }
-            : {}
-        const length = await store.append(
-          this.id,
-          messages.map((m) => this.entry(m)),
-          { ...seed, appendId },
-        )
-        if (length < this.held.length + messages.length) this.stale = true
-      })
-    // A failed write rejects this call and the next sync, and does not block later writes.
+    // A store that lost the conversation gets the initial messages first again.
+    const seed =
+      this.o.initial.length > 0 && !this.clearedInitial
+        ? { seed: this.o.initial.map((m) => this.entry(m)) }
+        : {}
+    // One id per write, kept for every send of it: a store that receives it twice keeps one copy.
+    const write: Write = {
+      messages,
+      entries: messages.map((m) => this.entry(m)),
+      options: { ...seed, appendId: newAppendId() },
+    }
+    this.unsent.push(write)
+    const job = this.writing.then(async () => {
+      try {
+        if (!this.seeded) {
+          await this.seed(store)
+          this.seeded = true
+        }
+        await this.flush(store, write)
+      } catch (e) {
+        this.advised(e)
+      }
+    })
+    // A failed write rejects this call; it stays queued, and does not block later writes.
     this.writing = job.catch(() => {})
-    return job.then(() => undefined)
+    return job
+  }
+
+  /**
+   * Sends the writes not known stored, oldest first, up to `last` (default: all). A store's
+   * failure leaves the write at the front, to be sent again under its id; a refusal (bad
+   * input, a conflict) drops it, as the store will never take it.
+   */
+  private async flush(store: HistoryStore, last?: Write): Promise<void> {
+    const done = (write: Write) => {
+      const at = this.unsent.indexOf(write)
+      if (at >= 0) this.unsent.splice(at, 1)
+    }
+    for (let write = this.unsent[0]; write; write = this.unsent[0]) {
+      let length: number
+      try {
+        length = await this.send(store, write)
+      } catch (e) {
+        if (!transient(e)) done(write)
+        throw e
+      }
+      done(write)
+      if (length < this.held.length + write.messages.length) this.stale = true
+      if (write === last) return
+    }
+  }
+
+  /**
+   * One write, tried up to 3 times under its append id while a store's failure leaves time:
+   * no try starts once the store's own time limit (`timeoutMs`, else 10 s) has passed since the
+   * first.
+   */
+  private async send(store: HistoryStore, write: Write): Promise<number> {
+    const limit = store.timeoutMs
+    const budget =
+      typeof limit === 'number' && limit > 0 && Number.isFinite(limit) ? limit : STORE_TIMEOUT_MS
+    const started = Date.now()
+    for (let tries = 1; ; tries++) {
+      try {
+        return await store.append(this.id, write.entries, write.options)
+      } catch (e) {
+        if (!transient(e) || tries >= WRITE_TRIES || Date.now() - started >= budget) throw e
+        await new Promise((r) => setTimeout(r, 100 * tries))
+      }
+    }
+  }
+
+  /**
+   * The store's error, saying what is safe to do next when writes are left unsent; any other
+   * error as it is.
+   */
+  private advised(e: unknown): never {
+    if (!transient(e) || this.unsent.length === 0) throw e
+    const n = this.unsent.reduce((sum, w) => sum + w.messages.length, 0)
+    const error = new StoreError(
+      `${(e as Error).message}; the context holds the ${n === 1 ? 'message' : `${n} messages`} not known to be stored and sends ${n === 1 ? 'it' : 'them'} again, under the same append id, before its next write or read (await ctx.sync() to send now), so each is stored once: do not add ${n === 1 ? 'it' : 'them'} again (ctx.clear() drops ${n === 1 ? 'it' : 'them'})`,
+      this.id,
+      (e as StoreError).position,
+    )
+    ;(error as { cause?: unknown }).cause = e
+    throw error
   }
 
   /** Adds one message (see `ChatContext.addMessage`). */
@@ -297,6 +397,8 @@ export class ContextHistory {
     this.reset(keep)
     if (!this.store) return
     await this.writing
+    // Writes not known stored were made before the clear: they are not sent again.
+    this.unsent = []
     await this.store.clear(this.id)
     this.reset([])
     this.seeded = true

@@ -89,19 +89,27 @@ export function checkEntries(id: string, entries: unknown, what = 'entries'): vo
   }
 }
 
+/** The longest conversation id, in UTF-16 code units: PostgreSQL indexes an id with its append ids, in at most 2,704 bytes. */
+export const MAX_CONVERSATION_ID = 512
+
 /**
- * The check the server stores make of a conversation id: a non-empty string of well-formed
- * Unicode, or a typed error. A lone surrogate reaches the server as U+FFFD, so `'\uD800'`,
- * `'\uDC00'` and `'\uFFFD'` would share one conversation; with `nul`, U+0000 is refused too
- * (PostgreSQL text cannot hold it). The error does not quote the id.
+ * The one check every store makes of a conversation id: a non-empty string of at most 512
+ * UTF-16 code units, of well-formed Unicode and without U+0000, or a typed error. A lone
+ * surrogate reaches a server as U+FFFD, so `'\uD800'`, `'\uDC00'` and `'\uFFFD'` would share
+ * one conversation; PostgreSQL text cannot hold U+0000. The error does not quote the id.
  */
-export function checkConversationId(store: string, id: unknown, nul = false): asserts id is string {
+export function checkConversationId(store: string, id: unknown): asserts id is string {
   if (typeof id !== 'string' || id === '')
     throw new InvalidInputError(
       `${store}: expected a conversation id (a non-empty string), got ${describeValue(id)}`,
       { field: 'id' },
     )
-  const bad = (nul ? /\p{Surrogate}|\0/u : /\p{Surrogate}/u).exec(id)
+  if (id.length > MAX_CONVERSATION_ID)
+    throw new InvalidInputError(
+      `${store}: a conversation id may hold at most ${MAX_CONVERSATION_ID} UTF-16 code units, got ${id.length}`,
+      { field: 'id' },
+    )
+  const bad = /\p{Surrogate}|\0/u.exec(id)
   if (bad)
     throw new InvalidInputError(
       `${store}: a conversation id may not hold ${bad[0] === '\0' ? 'U+0000' : 'a lone surrogate'} (at index ${bad.index})`,
@@ -200,6 +208,12 @@ export interface HistoryStore {
   clear(id: string): Promise<void>
   /** Removes everything about a conversation. */
   delete(id: string): Promise<void>
+  /**
+   * The longest any one call waits, in ms, before it fails with a `StoreError`. Optional: a
+   * `ChatContext` sends a write that failed again (same append id) only within it, and takes
+   * 10 s when a store does not say.
+   */
+  readonly timeoutMs?: number
   /**
    * Ends what the store opened (a connection, a pool). Optional here, as a store in memory
    * holds nothing open; the Redis and PostgreSQL stores declare it, and a process that made

@@ -1,6 +1,7 @@
 import type { AppendOptions, HistoryStore, StoredEntry, SummaryRecord } from './history-store.js'
 import {
   checkAppendId,
+  checkConversationId,
   checkEntries,
   checkReadRange,
   checkSummary,
@@ -23,7 +24,14 @@ export function memoryStore(): HistoryStore {
   const limits = new Map<string, number>()
   /** `conversation \0 appendId` → the length that append returned and when it expires, oldest first. */
   const done = new Map<string, { length: number; until: number }>()
+  const empty: Conversation = { entries: [], summaries: [], version: 0 }
+  /** The conversation, for a read: an unknown one is not made. */
+  const peek = (id: string) => {
+    checkConversationId('memory store', id)
+    return all.get(id) ?? empty
+  }
   const get = (id: string) => {
+    checkConversationId('memory store', id)
     let c = all.get(id)
     if (!c) {
       c = { entries: [], summaries: [], version: 0 }
@@ -33,6 +41,7 @@ export function memoryStore(): HistoryStore {
   }
   return {
     async append(id, entries, options: AppendOptions = {}) {
+      checkConversationId('memory store', id)
       checkEntries(id, entries)
       if (options.seed !== undefined) checkEntries(id, options.seed, 'seed')
       if (options.appendId !== undefined) checkAppendId(id, options.appendId)
@@ -59,16 +68,18 @@ export function memoryStore(): HistoryStore {
       return c.entries.length
     },
     async read(id, from = 0, to) {
+      const c = peek(id)
       checkReadRange(id, from, to)
-      return structuredClone(get(id).entries.slice(from, to))
+      return structuredClone(c.entries.slice(from, to))
     },
     async length(id) {
-      return get(id).entries.length
+      return peek(id).entries.length
     },
     async version(id) {
-      return get(id).version
+      return peek(id).version
     },
     async putSummary(id, summary, options = {}) {
+      checkConversationId('memory store', id)
       checkSummary(id, summary)
       const c = get(id)
       if (options.expectedVersion !== undefined && options.expectedVersion !== c.version) {
@@ -83,7 +94,7 @@ export function memoryStore(): HistoryStore {
       c.version++
     },
     async summaries(id) {
-      return structuredClone(get(id).summaries)
+      return structuredClone(peek(id).summaries)
     },
     async clear(id) {
       const c = get(id)
@@ -92,14 +103,17 @@ export function memoryStore(): HistoryStore {
       c.version++
     },
     async putLimit(id, window) {
+      checkConversationId('memory store', id)
       checkWindow(id, window)
       if (window === null) limits.delete(id)
       else limits.set(id, window)
     },
     async limit(id) {
+      checkConversationId('memory store', id)
       return limits.get(id)
     },
     async delete(id) {
+      checkConversationId('memory store', id)
       all.delete(id)
       limits.delete(id)
     },

@@ -271,9 +271,10 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
     if (Date.now() - lastSweep > 60_000) void sweep().catch(() => {})
   }
 
-  const checkId = (id: unknown): void => checkConversationId('postgres store', id, true)
+  const checkId = (id: unknown): void => checkConversationId('postgres store', id)
 
   return {
+    timeoutMs,
     async append(id, entries, opts: AppendOptions = {}) {
       checkId(id)
       checkEntries(id, entries)
@@ -332,7 +333,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       const rows = await query<{ seq: number; entry: unknown }>(
         id,
         'read',
-        `SELECT seq, entry FROM ${t('messages')} WHERE conversation = $1 AND seq >= $2 AND ($3::integer IS NULL OR seq < $3) ORDER BY seq`,
+        `SELECT seq, entry FROM ${t('messages')} WHERE conversation = $1 AND seq >= $2::bigint AND ($3::bigint IS NULL OR seq < $3::bigint) ORDER BY seq`,
         [id, from, to ?? null],
       )
       return rows.map((r) => readEntry('postgres store', id, r.entry, r.seq))

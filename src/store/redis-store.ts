@@ -297,6 +297,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Redis
   }
 
   return {
+    timeoutMs,
     async append(id, entries, opts: AppendOptions = {}) {
       checkEntries(id, entries)
       const seed = opts.seed ?? []

@@ -7,7 +7,7 @@ import { hasRedisServer, type RedisServer, startRedis } from '../../test/helpers
 import { tauBench } from '../../test/tau-bench.js'
 import { summarizing } from '../compress/summarizing.js'
 import { ChatContext } from '../context/chat-context.js'
-import { InvalidInputError } from '../errors.js'
+import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -345,8 +345,9 @@ describe.runIf(redisAvailable)('redis store against a real redis-server', () => 
     await local.start()
     await new Promise((r) => setTimeout(r, 300))
     await ctx.addMessage(user('after'))
-    // The restarted server kept nothing (no persistence here): the context follows the store.
-    expect((await ctx.getMessages()).map((m) => m.content)).toEqual(['after'])
+    // The restarted server kept nothing (no persistence here): the context follows the store,
+    // and the write that failed was sent again first, under its id: nothing the caller added is lost.
+    expect((await ctx.getMessages()).map((m) => m.content)).toEqual(['while down', 'after'])
     await store.close?.()
     await local.stop()
   }, 60_000)
@@ -416,5 +417,144 @@ describe('ChatContext and append ids', () => {
       'b',
       'c',
     ])
+  })
+
+  /** A memory store whose appends are watched and, while `failing` says so, fail with a StoreError. */
+  function flaky(
+    failing: (call: number) => 'before' | 'after' | undefined,
+    extra: Partial<HistoryStore> = {},
+  ) {
+    const inner = memoryStore()
+    const calls: (string | undefined)[] = []
+    const store: HistoryStore = {
+      ...inner,
+      ...extra,
+      append: async (id, entries, options) => {
+        calls.push(options?.appendId)
+        const how = failing(calls.length)
+        if (how === 'before') throw new StoreError('store: the server went away', id)
+        const length = await inner.append(id, entries, options)
+        if (how === 'after') throw new StoreError('store: the reply was lost', id)
+        return length
+      },
+    }
+    return { inner, store, calls }
+  }
+  const contents = async (store: HistoryStore, id: string) =>
+    (await store.read(id)).map((e) => e.message.content)
+
+  it('a write whose reply was lost is sent again under its id before the caller hears of it, and stored once', async () => {
+    // The first call is the seed's (its reply lost), the third the message's (its reply lost).
+    const { inner, store, calls } = flaky((k) => (k === 1 || k === 3 ? 'after' : undefined))
+    const ctx = new ChatContext({
+      store,
+      id: 'lost',
+      budget: 4000,
+      initialMessages: [{ role: 'system', content: 'policy' }],
+    })
+    await ctx.addMessage(user('a'))
+    expect(calls).toHaveLength(4)
+    expect([calls[1], calls[3]]).toEqual([calls[0], calls[2]])
+    expect(calls[2]).not.toBe(calls[0])
+    expect(await contents(inner, 'lost')).toEqual(['policy', 'a'])
+  })
+
+  it('a write that fails 3 times: the error says what is safe to do; the next write sends it first, under its id, each stored once', async () => {
+    let down = true
+    const { inner, store, calls } = flaky(() => (down ? 'after' : undefined))
+    const ctx = new ChatContext({ store, id: 'down', budget: 4000 })
+    const error = await ctx.addMessage(user('a')).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StoreError)
+    expect((error as Error).message).toMatch(
+      /reply was lost; the context holds the message not known to be stored and sends it again, under the same append id, before its next write or read .* do not add it again/,
+    )
+    // 3 tries (each stored, each reply lost), all under one id.
+    expect(calls).toHaveLength(3)
+    expect(new Set(calls).size).toBe(1)
+    // A second write while the store is still down waits behind the first, and says so.
+    await expect(ctx.addMessage(user('b'))).rejects.toThrow(/2 messages not known to be stored/)
+    down = false
+    await ctx.addMessage(user('c'))
+    expect(await contents(inner, 'down')).toEqual(['a', 'b', 'c'])
+    expect((await ctx.getMessages()).map((m) => m.content)).toEqual(['a', 'b', 'c'])
+  })
+
+  it('a write that failed before the store had it is sent by the next read', async () => {
+    let down = true
+    const { inner, store } = flaky(() => (down ? 'before' : undefined))
+    const ctx = new ChatContext({ store, id: 'read', budget: 4000 })
+    await expect(ctx.addMessage(user('a'))).rejects.toThrow(StoreError)
+    await expect(ctx.getMessages()).rejects.toThrow(/sends it again/)
+    expect(await contents(inner, 'read')).toEqual([])
+    down = false
+    expect((await ctx.getMessages()).map((m) => m.content)).toEqual(['a'])
+    expect(await contents(inner, 'read')).toEqual(['a'])
+  })
+
+  it('a read and a write started together while a failed write waits: each message stored once, in order', async () => {
+    let down = true
+    const { inner, store } = flaky(() => (down ? 'after' : undefined))
+    const ctx = new ChatContext({ store, id: 'together', budget: 4000 })
+    await expect(ctx.addMessage(user('a'))).rejects.toThrow(StoreError)
+    down = false
+    const [read] = await Promise.all([ctx.getMessages(), ctx.addMessage(user('b'))])
+    expect(read.map((m) => m.content)).toEqual(['a', 'b'])
+    expect(await contents(inner, 'together')).toEqual(['a', 'b'])
+  })
+
+  it("no try starts once the store's own time limit has passed since the first", async () => {
+    const inner = memoryStore()
+    let calls = 0
+    const store: HistoryStore = {
+      ...inner,
+      timeoutMs: 1,
+      append: async (id) => {
+        calls++
+        // The store's failure itself takes longer than its limit (a call that timed out).
+        await new Promise((r) => setTimeout(r, 20))
+        throw new StoreError('store: no answer within 1 ms', id)
+      },
+    }
+    const ctx = new ChatContext({ store, id: 'slow', budget: 4000 })
+    await expect(ctx.addMessage(user('a'))).rejects.toThrow(StoreError)
+    expect(calls).toBe(1)
+  })
+
+  it('a refusal is not tried again: an InvalidInputError from the store reaches the caller after one try, and the write is dropped', async () => {
+    const { inner, store, calls } = flaky(() => undefined, {})
+    const strict: HistoryStore = {
+      ...store,
+      append: async (id, entries, options) => {
+        if (entries.some((e) => e.message.content === 'too long'))
+          throw new InvalidInputError('conversation: this store keeps shorter messages', {
+            index: 0,
+            field: 'message.content',
+          })
+        return store.append(id, entries, options)
+      },
+    }
+    const ctx = new ChatContext({ store: strict, id: 'strict', budget: 4000 })
+    await expect(ctx.addMessage(user('too long'))).rejects.toBeInstanceOf(InvalidInputError)
+    await ctx.addMessage(user('fine'))
+    expect(calls).toHaveLength(1)
+    expect(await contents(inner, 'strict')).toEqual(['fine'])
+  })
+
+  it('clear drops a write not known to be stored: it is not sent after the clear', async () => {
+    let down = true
+    const { inner, store } = flaky(() => (down ? 'before' : undefined))
+    const ctx = new ChatContext({ store, id: 'cleared', budget: 4000 })
+    await expect(ctx.addMessage(user('a'))).rejects.toThrow(StoreError)
+    down = false
+    await ctx.clear()
+    await ctx.addMessage(user('b'))
+    expect(await contents(inner, 'cleared')).toEqual(['b'])
+  })
+
+  it('an id no store takes is refused when the context is made', () => {
+    for (const id of ['\uD800', 'a\0', 'x'.repeat(513)])
+      expect(() => new ChatContext({ store: memoryStore(), id, budget: 4000 })).toThrow(
+        InvalidOptionError,
+      )
   })
 })
