@@ -213,11 +213,34 @@ const CURL_USER = /(?<![\w-])(?:-u|--user)(?:=|[ \t]+)["']?([^\s"':]+:[^\s"']+)/
  */
 const BASE64_RUN = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64,}={0,2}/g
 
-/** A candidate key: an identifier, possibly dotted or dashed (`spring.datasource.password`). */
-const KEY = /[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*/g
-/** Cheap test before splitting a key into words. */
-const KEY_HINT =
-  /pass|pwd|secret|token|cred|auth|key|cookie|sess|cvv|cvc|ssn|pin|otp|sig|string|mnemonic|phrase|seed|recover|backup|mfa|totp|2fa/i
+/** Parts of every credential's name: a cheap test before splitting a key into words. */
+const HINTS =
+  'pass|pwd|secret|token|cred|auth|key|cookie|sess|cvv|cvc|ssn|pin|otp|sig|string|mnemonic|phrase|seed|recover|backup|mfa|totp|2fa'
+const KEY_HINT = new RegExp(HINTS, 'i')
+/** Where a hint stands: the scan visits only the identifiers holding one (prose is one regex pass). */
+const HINT_AT = new RegExp(HINTS, 'gi')
+const KEY_CHAR = /[\w$.-]/
+const KEY_START = /[A-Za-z_$]/
+
+/**
+ * The identifier around a hint at `[at, hintEnd)`, possibly dotted or dashed
+ * (`spring.datasource.password`): read back at most 128 characters, from its first letter.
+ */
+function keyAround(text: string, at: number, hintEnd: number): [number, number] {
+  let start = at
+  while (start > 0 && at - start < 128 && KEY_CHAR.test(text[start - 1] as string)) start--
+  while (start < at && !KEY_START.test(text[start] as string)) start++
+  let end = hintEnd
+  for (;;) {
+    const c = text[end]
+    if (c === undefined) break
+    if (c === '.' ? !KEY_START.test(text[end + 1] ?? '') : !/[\w$-]/.test(c)) break
+    end++
+  }
+  // A dot the key may not start on (`a..b`) or end on is not part of it.
+  while (start < at && text[start] === '.') start++
+  return [start, end]
+}
 
 /** Whether a value looks like a token rather than a word (`Basic dXNlcjpw`, not `Basic usage`). */
 function tokenLike(v: string): boolean {
@@ -511,12 +534,15 @@ function valueApart(text: string, keyStart: number, keyEnd: number, key: string)
 }
 
 function keyValueSpans(text: string, out: Span[]): void {
-  KEY.lastIndex = 0
+  HINT_AT.lastIndex = 0
   objectsRead.text = ''
   objectsRead.end = 0
-  for (let m = KEY.exec(text); m; m = KEY.exec(text)) {
+  for (let h = HINT_AT.exec(text); h; h = HINT_AT.exec(text)) {
+    const [at, end] = keyAround(text, h.index, h.index + h[0].length)
+    HINT_AT.lastIndex = Math.max(end, h.index + 1)
+    if (!KEY_START.test(text[at] ?? '')) continue
+    const m = { index: at, 0: text.slice(at, end) }
     let key = m[0]
-    const end = m.index + key.length
     if (!KEY_HINT.test(key.slice(-64))) continue
     // `https://user:password@host`: the userinfo's own reading (the host and path kept).
     if (text.endsWith('://', m.index)) continue
@@ -537,7 +563,7 @@ function keyValueSpans(text: string, out: Span[]): void {
     if (span) {
       out.push(span)
       // The value is read: keys inside it are part of it (and reading on stays linear).
-      if (span[1] > KEY.lastIndex) KEY.lastIndex = span[1]
+      if (span[1] > HINT_AT.lastIndex) HINT_AT.lastIndex = span[1]
     }
   }
 }
