@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { fit } from '../context/fit.js'
 import { InvalidOptionError, UnknownModelError } from '../errors.js'
@@ -6,6 +8,25 @@ import { counterFor, providerCounter } from './counters.js'
 import { findModel, modelSources, models, registerModel } from './models.js'
 
 const history = [{ role: 'user' as const, content: 'Book the 9am flight to Seattle.' }]
+
+/** Every utterance of the LoCoMo dev conversations (English prose). */
+function locomoTexts(): string[] {
+  const url = new URL('../../test/data/locomo/locomo-dev.json.gz', import.meta.url)
+  const data = JSON.parse(gunzipSync(readFileSync(url)).toString('utf8')) as {
+    conversation: Record<string, unknown>
+  }[]
+  const out: string[] = []
+  for (const { conversation } of data)
+    for (const turns of Object.values(conversation))
+      if (Array.isArray(turns)) for (const t of turns) out.push(String(t.text))
+  return out
+}
+
+/** This project's own TypeScript (test/data/code-sample). */
+function codeTexts(): string[] {
+  const url = new URL('../../test/data/code-sample/typescript.json', import.meta.url)
+  return (JSON.parse(readFileSync(url, 'utf8')) as { text: string }[]).map((f) => f.text)
+}
 
 describe('the model table', () => {
   it('lists the current Claude, Gemini and GPT models', () => {
@@ -24,7 +45,50 @@ describe('the model table', () => {
       expect(findModel(id)?.assumed, id).toBeUndefined()
   })
 
-  it("Claude models with Opus 4.7's tokenizer count at least 1.47 times what earlier ones count", () => {
+  it('the table knows each Claude model’s tokenizer generation', () => {
+    for (const m of models.filter((m) => m.provider === 'anthropic'))
+      expect(m.tokenizerGeneration, m.id).toBe(
+        ['claude-opus-4-8', 'claude-opus-4-7'].includes(m.id) ? 2 : 1,
+      )
+    // A newer Claude than any listed is counted as the second generation.
+    expect(findModel('claude-opus-9')?.tokenizerGeneration).toBe(2)
+  })
+
+  it('the second generation counts each kind of text no lower than was published or measured', () => {
+    // What Anthropic published (1.0 to 1.35 by content) and what was measured with its count
+    // endpoint (English prose about 1.45, code 1.13 to 1.33, CJK 1.0), against the first generation.
+    const first = counterFor('claude-opus-4-6')
+    const second = counterFor('claude-opus-4-7')
+    const ratio = (texts: readonly string[]) => {
+      let a = 0
+      let b = 0
+      for (const t of texts) {
+        a += first.countText(t)
+        b += second.countText(t)
+      }
+      return b / a
+    }
+    const prose = locomoTexts()
+    expect(prose.length).toBeGreaterThan(1000)
+    expect(ratio(prose)).toBeGreaterThanOrEqual(1.45)
+    const code = codeTexts()
+    expect(ratio(code)).toBeGreaterThanOrEqual(1.35)
+    for (const file of code) expect(ratio([file])).toBeGreaterThanOrEqual(1.35)
+    const cjk = [
+      '東京から大阪までの新幹線の予約を変更したいです。',
+      '我想把明天的航班改到下午三点。',
+      '내일 비행기를 오후 세 시로 바꾸고 싶어요.',
+    ]
+    // Long enough that a count's rounding up does not decide.
+    for (const t of cjk) expect(ratio([t.repeat(20)]), t).toBeGreaterThanOrEqual(1)
+    expect(ratio(cjk.map((t) => t.repeat(20)))).toBeLessThan(1.1)
+    // Other non-ASCII text takes the published upper bound, not CJK's 1.0.
+    expect(ratio(['Привет, я хочу поменять рейс на завтра. '.repeat(20)])).toBeGreaterThanOrEqual(
+      1.35,
+    )
+  })
+
+  it("Claude models with Opus 4.7's tokenizer count at least 1.4 times what earlier ones count on English text", () => {
     const before = counterFor('claude-opus-4-6').countText(
       'The reservation 8JX2WO was changed to economy.',
     )

@@ -30,6 +30,12 @@ export interface ModelInfo {
    * `estimate: 'factor'`, the estimate is o200k pieces × `estimateFactor`.
    */
   measured?: { kinds: ClaudeCounting; o200k: ClaudeCounting; factor: number }
+  /**
+   * Claude: the tokenizer generation. 1: Claude 3 to 4.6, the one `CLAUDE_COUNTING` was fitted
+   * on (Claude 2's older one is counted as it, unmeasured); 2: from Opus 4.7, counted with
+   * `CLAUDE_TOKENIZER_2` on top of it.
+   */
+  tokenizerGeneration?: 1 | 2
 }
 
 /**
@@ -92,20 +98,27 @@ const estimated = (
   image,
 })
 
-/** A Claude model: counted as measured (`CLAUDE_COUNTING`), or as o200k pieces × `factor` when asked. */
+/**
+ * A Claude model: counted as measured (`CLAUDE_COUNTING`; from tokenizer generation 2, each
+ * class of piece times its `CLAUDE_TOKENIZER_2` factor), or as o200k pieces × `factor` when
+ * asked.
+ */
 const claudeModel = (
   id: string,
   contextWindow: number,
   maxOutputTokens: number,
   factor: number,
-): ModelInfo => ({
-  ...estimated('anthropic', id, contextWindow, maxOutputTokens, factor, claude),
-  measured: {
-    kinds: CLAUDE_COUNTING,
-    o200k: CLAUDE_COUNTING_O200K,
-    factor: factor === CLAUDE_NEW ? CLAUDE_NEW_TOKENIZER : 1,
-  },
-})
+): ModelInfo => {
+  const generation = factor === CLAUDE_NEW ? 2 : 1
+  return {
+    ...estimated('anthropic', id, contextWindow, maxOutputTokens, factor, claude),
+    tokenizerGeneration: generation,
+    measured:
+      generation === 2
+        ? { kinds: CLAUDE_COUNTING_2, o200k: CLAUDE_COUNTING_O200K_2, factor: 1 }
+        : { kinds: CLAUDE_COUNTING, o200k: CLAUDE_COUNTING_O200K, factor: 1 },
+  }
+}
 
 const CLAUDE = 1.6
 const CLAUDE_NEW = 2.35
@@ -150,8 +163,55 @@ export const CLAUDE_COUNTING_O200K: ClaudeCounting = {
   perToolCall: 71.514,
   base: 'o200k',
 }
-/** Opus 4.7's tokenizer counts up to 1.47 times what 4.6 counted. */
-const CLAUDE_NEW_TOKENIZER = 1.47
+/**
+ * Claude's second tokenizer (Opus 4.7 on), per class of piece: how many of its tokens per
+ * token of the first, never under what was published or measured for that kind of text.
+ * Anthropic: 1.0 to 1.35 times as many tokens for the same text, by kind of content
+ * (https://www.anthropic.com/news/claude-opus-4-7). Measured independently with Anthropic's
+ * own count endpoint on Opus 4.6 and 4.7: English prose about 1.45 (up to 1.47 on technical
+ * text), code 1.13 to 1.33, Chinese, Japanese and Korean 1.0. Words, digits, white space and
+ * punctuation take the prose figure (code is made of them too, and is counted high); JSON's own
+ * marks the published upper bound; non-ASCII text the published upper bound, CJK the
+ * measured 1.0. On LoCoMo's English conversations this counts 1.466 times the first
+ * generation, on this project's TypeScript 1.46, on CJK text 1.0 (`model-table.test.ts`).
+ * Until the counting endpoint measures a conversation (`countingEndpoint`), these stand.
+ */
+export const CLAUDE_TOKENIZER_2: Readonly<Required<PiecePrices>> = {
+  word: 1.47,
+  digits: 1.47,
+  space: 1.47,
+  punctuation: 1.47,
+  json: 1.35,
+  nonAscii: 1.35,
+  cjk: 1,
+}
+/** The same, for the counts by kind of text on exact o200k tokens: the prose figure throughout. */
+const CLAUDE_TOKENIZER_2_O200K = 1.47
+
+const CLAUDE_COUNTING_2: ClaudeCounting = {
+  ...CLAUDE_COUNTING,
+  perToolCall: CLAUDE_COUNTING.perToolCall * CLAUDE_TOKENIZER_2.word,
+  pieces: byClass(CLAUDE_COUNTING.pieces as PiecePrices, CLAUDE_TOKENIZER_2),
+}
+const CLAUDE_COUNTING_O200K_2: ClaudeCounting = {
+  ...CLAUDE_COUNTING_O200K,
+  text: CLAUDE_COUNTING_O200K.text * CLAUDE_TOKENIZER_2_O200K,
+  call: CLAUDE_COUNTING_O200K.call * CLAUDE_TOKENIZER_2_O200K,
+  result: CLAUDE_COUNTING_O200K.result * CLAUDE_TOKENIZER_2_O200K,
+  perToolCall: CLAUDE_COUNTING_O200K.perToolCall * CLAUDE_TOKENIZER_2_O200K,
+}
+
+function byClass(prices: PiecePrices, factors: Required<PiecePrices>): Required<PiecePrices> {
+  return {
+    word: prices.word * factors.word,
+    digits: prices.digits * factors.digits,
+    space: prices.space * factors.space,
+    json: prices.json * factors.json,
+    punctuation: prices.punctuation * factors.punctuation,
+    nonAscii: prices.nonAscii * factors.nonAscii,
+    cjk: (prices.cjk ?? prices.nonAscii) * factors.cjk,
+  }
+}
 
 /**
  * Where each provider publishes the windows and output limits below (checked by
@@ -208,10 +268,10 @@ export const models: readonly ModelInfo[] = [
   variant(openai('gpt-3.5-turbo-0301', 4_096, 4_096, none, 'cl100k_base', 'gpt-4'), 'retired'),
 
   // Claude's tokenizer is not public: counted by class of piece as Claude's own usage showed
-  // (`CLAUDE_COUNTING`). Opus 4.7 brought a tokenizer that counts up to 1.47 times what 4.6
-  // counted (English prose and technical text; code 1.15-1.36, CJK and Cyrillic unchanged):
-  // its models count 1.47 times as much. The factor beside each model is the former estimate
-  // (o200k pieces × 1.6, × 2.35 with the newer tokenizer), kept for `estimate: 'factor'`.
+  // (`CLAUDE_COUNTING`). Opus 4.7 brought a second tokenizer (`tokenizerGeneration: 2`),
+  // counted per class of piece by `CLAUDE_TOKENIZER_2` on top. The factor beside each model is
+  // the former estimate (o200k pieces × 1.6, × 2.35 with the second tokenizer), kept for
+  // `estimate: 'factor'`; it also says which generation a model has.
   // Windows are the standard ones (the 1M-token windows some models offer are opt-in): give
   // `budget` for them.
   // A newer model (claude-opus-5, claude-sonnet-5, ...) gets figures no larger than any
