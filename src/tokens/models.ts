@@ -506,6 +506,10 @@ function unlistedModel(id: string, bare: string): ModelInfo | undefined {
   return conservative(provider, bare, id)
 }
 
+/** What a note on figures the table does not list ends with. */
+const OWN =
+  'registerModel({ id, provider, contextWindow, maxOutputTokens, tokenizer }) gives its own'
+
 /** Current models: windows of 100,000 tokens or more (older ones had far smaller windows). */
 const CURRENT = 100_000
 
@@ -527,7 +531,7 @@ function conservative(provider: ModelInfo['provider'], bare: string, id?: string
     assumed:
       id === undefined
         ? `no model named: figures no larger than any listed ${provider} model's are used (${figures}); name the model for its own`
-        : `model ${JSON.stringify(id)} is not in the model table: figures no larger than any listed ${provider} model's are used (${figures}); registerModel({ id, provider, contextWindow, maxOutputTokens, tokenizer }) gives its own`,
+        : `model ${JSON.stringify(id)} is not in the model table: figures no larger than any listed ${provider} model's are used (${figures}); ${OWN}`,
   }
 }
 
@@ -589,7 +593,7 @@ function listedModel(id: string, bare: string): ModelInfo | undefined {
     ...best,
     contextWindow,
     maxOutputTokens,
-    assumed: `model ${JSON.stringify(id)} names a window of ${contextWindow} in its id: ${best.id}'s figures with that window are used (output ${maxOutputTokens}); registerModel({ id, provider, contextWindow, maxOutputTokens, tokenizer }) gives its own`,
+    assumed: `model ${JSON.stringify(id)} names a window of ${contextWindow} in its id: ${best.id}'s figures with that window are used (output ${maxOutputTokens}); ${OWN}`,
   }
 }
 
@@ -604,6 +608,6 @@ function variantOf(base: ModelInfo, id: string): ModelInfo {
     contextWindow,
     maxOutputTokens,
     variant: 'unlisted',
-    assumed: `model ${JSON.stringify(id)} is a variant of ${base.id} that the model table does not list: a window no larger than any listed ${base.provider} model's is used (window ${contextWindow}, output ${maxOutputTokens}); registerModel({ id, provider, contextWindow, maxOutputTokens, tokenizer }) gives its own`,
+    assumed: `model ${JSON.stringify(id)} is a variant of ${base.id} that the model table does not list: a window no larger than any listed ${base.provider} model's is used (window ${contextWindow}, output ${maxOutputTokens}); ${OWN}`,
   }
 }
