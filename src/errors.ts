@@ -155,12 +155,16 @@ export class InvalidPlanError extends ContextWindowError {
   }
 }
 
-/** A provider's counting endpoint failed, and the counter was asked not to fall back to its estimate. */
+/**
+ * A provider's counting endpoint failed or did not answer in time (`timedOut`), and the counter
+ * was asked not to fall back to its estimate.
+ */
 export class CountingEndpointError extends ContextWindowError {
   override name = 'CountingEndpointError'
   constructor(
     readonly provider: string,
     override readonly cause: unknown,
+    readonly timedOut = false,
   ) {
     super(
       `${provider}'s counting endpoint failed: ${cause instanceof Error ? cause.message : String(cause)}`,

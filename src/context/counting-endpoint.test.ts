@@ -369,6 +369,8 @@ describe('a growing history', () => {
       },
     }
     const endpoint = countingEndpoint({ ...base(), counter, when: 'always' })
+    // Another endpoint object, with nothing cached: the provider's count of what is sent.
+    const check = countingEndpoint({ ...base(), when: 'always' })
     const messages = conversation(150)
     const budget = 1200
     let r = await fitCounted(messages, { budget, endpoint })
@@ -384,7 +386,9 @@ describe('a growing history', () => {
       perTurn.push(asked - before)
       counters.add(endpoint.counter)
       // What goes out fits by the provider's own count, whatever the counter said.
-      expect(server.countOf(server.requests.at(-1)?.body ?? {})).toBe(r.counted.tokens)
+      const sent = await check.count(r.messages)
+      expect(sent.tokens).toBe(r.counted.tokens)
+      expect(sent.source).not.toBe('estimate')
       expect(r.counted.tokens).toBeLessThanOrEqual(budget)
     }
     // A ratio that settles makes a handful of counters, not one per measurement.

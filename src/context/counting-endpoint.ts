@@ -1,4 +1,4 @@
-import { CountingEndpointError, InvalidOptionError } from '../errors.js'
+import { ContextOverflowError, CountingEndpointError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { toAnthropic } from '../providers/anthropic-messages/codec.js'
@@ -14,7 +14,7 @@ import type { FitResult } from './result.js'
 
 /** What a counting endpoint is called with: the user's own SDK client, read structurally. */
 export interface AnthropicCountingClient {
-  messages: { countTokens(params: never): PromiseLike<{ input_tokens: number }> }
+  messages: { countTokens(params: never, options?: never): PromiseLike<{ input_tokens: number }> }
 }
 export interface GeminiCountingClient {
   /** Set by `@google/genai` on a Vertex client: only Vertex counts a system instruction and tools. */
@@ -22,7 +22,9 @@ export interface GeminiCountingClient {
   models: { countTokens(params: never): PromiseLike<{ totalTokens?: number }> }
 }
 export interface OpenAICountingClient {
-  responses: { inputTokens: { count(params: never): PromiseLike<{ input_tokens: number }> } }
+  responses: {
+    inputTokens: { count(params: never, options?: never): PromiseLike<{ input_tokens: number }> }
+  }
 }
 
 export type CountingEndpointOptions = {
@@ -40,8 +42,16 @@ export type CountingEndpointOptions = {
   when?: 'near' | 'always' | 'never'
   /** Share of the room, each side, that counts as near. Default 0.15. */
   margin?: number
-  /** An endpoint error throws `CountingEndpointError` instead of falling back to the local estimate. */
+  /**
+   * An endpoint error, or no answer within `timeoutMs`, throws `CountingEndpointError` instead
+   * of falling back to the local estimate.
+   */
   strict?: boolean
+  /**
+   * How long a count may take before the local estimate stands in (or, with `strict`, a
+   * `CountingEndpointError` with `timedOut` is thrown); the call is aborted. Default 5,000 ms.
+   */
+  timeoutMs?: number
 } & (
   | { provider: 'anthropic'; client: AnthropicCountingClient }
   | { provider: 'gemini'; client: GeminiCountingClient }
@@ -90,6 +100,8 @@ const MAX_RATIO = 4
 const DRIFT = 0.02
 /** Each measurement's weight in the ratio falls by this much per later measurement. */
 const FORGET = 0.98
+/** How long a count may take by default, in milliseconds. */
+const TIMEOUT_MS = 5_000
 
 /**
  * A counter backed by the provider's own counting endpoint (Anthropic `messages.countTokens`,
@@ -103,7 +115,7 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
   requireOptions(
     options,
     'countingEndpoint',
-    ['provider', 'client', 'model', 'tools', 'counter', 'when', 'margin', 'strict'],
+    ['provider', 'client', 'model', 'tools', 'counter', 'when', 'margin', 'strict', 'timeoutMs'],
     { required: true },
   )
   requireArgument(
@@ -123,6 +135,12 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
   const margin = options.margin ?? 0.15
   if (typeof margin !== 'number' || !(margin >= 0 && margin <= 1))
     throw new InvalidOptionError('margin', `expected a number from 0 to 1, got ${String(margin)}`)
+  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0 && Number.isFinite(timeoutMs)))
+    throw new InvalidOptionError(
+      'timeoutMs',
+      `expected a number of milliseconds > 0, got ${describeValue(timeoutMs)}`,
+    )
   if (options.tools !== undefined && !Array.isArray(options.tools))
     throw new InvalidOptionError('tools', 'expected the list of tools the request sends')
   const local = options.counter ?? counterFor(options.model)
@@ -248,17 +266,32 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
       let estimate = base
       for (let i = from; i < messages.length; i++)
         estimate += counter.countMessage(messages[i] as Message)
+      // Before anything is measured, the local count may be under by up to MAX_RATIO times:
+      // an estimate that far under the room can still be over it.
+      const low = localSum > 0 ? estimate : estimate * MAX_RATIO
       const pays =
         when === 'always' ||
-        (when === 'near' && (room === undefined || Math.abs(estimate - room) <= margin * room))
+        (when === 'near' &&
+          (room === undefined || (low >= (1 - margin) * room && estimate <= (1 + margin) * room)))
       if (!pays) return { tokens: estimate, source: 'estimate' }
       let total: number
+      const abort = new AbortController()
+      let timer: ReturnType<typeof setTimeout> | undefined
       try {
         calls++
-        total = await call(messages, tools)
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            reject(new CountingTimeout(timeoutMs))
+            abort.abort()
+          }, timeoutMs)
+        })
+        total = await Promise.race([call(messages, tools, abort.signal), late])
       } catch (error) {
-        if (options.strict) throw new CountingEndpointError(options.provider, error)
+        if (options.strict)
+          throw new CountingEndpointError(options.provider, error, error instanceof CountingTimeout)
         return { tokens: estimate, source: 'estimate', error }
+      } finally {
+        clearTimeout(timer)
       }
       learn(messages, prefix, from, from > 0 ? base : localTools + local.replyPriming, total)
       return { tokens: total, source: 'endpoint' }
@@ -269,7 +302,19 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
 const scale = (n: number, ratio: number | undefined): number =>
   ratio === undefined ? n : Math.ceil(n * ratio)
 
-type Caller = (messages: readonly Message[], tools: readonly unknown[]) => Promise<number>
+type Caller = (
+  messages: readonly Message[],
+  tools: readonly unknown[],
+  signal: AbortSignal,
+) => Promise<number>
+
+/** No answer in time: the error a timed-out count falls back with (or the cause of `CountingEndpointError`). */
+class CountingTimeout extends Error {
+  override name = 'CountingTimeout'
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`)
+  }
+}
 type EndpointProvider = CountingEndpointOptions['provider']
 type OptionsOf<P extends EndpointProvider> = Extract<CountingEndpointOptions, { provider: P }>
 
@@ -287,38 +332,38 @@ const withTools = (tools: readonly unknown[]) => (tools.length > 0 ? { tools } :
 const CALLERS: { [P in EndpointProvider]: (options: OptionsOf<P>) => Caller } = {
   anthropic: ({ client, model }) => {
     requireClient(client?.messages?.countTokens, 'client.messages.countTokens')
-    return async (messages, tools) => {
+    return async (messages, tools, signal) => {
       const { lost: _lost, ...request } = toAnthropic(messages)
       const params = { model, ...request, ...withTools(tools) }
-      return answer((await client.messages.countTokens(params as never)).input_tokens)
+      const counted = await client.messages.countTokens(params as never, { signal } as never)
+      return answer(counted.input_tokens)
     }
   },
   'openai-responses': ({ client, model }) => {
     requireClient(client?.responses?.inputTokens?.count, 'client.responses.inputTokens.count')
-    return async (messages, tools) => {
+    return async (messages, tools, signal) => {
       const { output } = encodeOpenAIResponses(messages, { request: true })
       const request = Array.isArray(output) ? { input: output } : output
       const params = { model, ...request, ...withTools(tools) }
-      return answer((await client.responses.inputTokens.count(params as never)).input_tokens)
+      const counted = await client.responses.inputTokens.count(params as never, { signal } as never)
+      return answer(counted.input_tokens)
     }
   },
   gemini: (options) => {
     const { client, model } = options
     requireClient(client?.models?.countTokens, 'client.models.countTokens')
-    return async (messages, tools) => {
+    return async (messages, tools, signal) => {
       const { output } = encodeGemini(messages)
       const system = output.systemInstruction
       // The Gemini Developer API counts contents only: a system instruction and tools go
       // through Vertex's config, else they are left to the local count and added to it.
       const vertex = client.vertexai === true
-      const config = vertex
-        ? { ...(system ? { systemInstruction: system } : {}), ...withTools(tools) }
-        : {}
-      const params = {
-        model,
-        contents: output.contents,
-        ...(Object.keys(config).length > 0 ? { config } : {}),
+      const config = {
+        ...(vertex && system ? { systemInstruction: system } : {}),
+        ...(vertex ? withTools(tools) : {}),
+        abortSignal: signal,
       }
+      const params = { model, contents: output.contents, config }
       const counted = answer((await client.models.countTokens(params as never)).totalTokens)
       return vertex ? counted : counted + geminiOffline(messages, tools, options)
     }
@@ -394,12 +439,25 @@ function hash(s: string, seed: number): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0)
 }
 
+/** Share of the room a fit that dropped messages must fill by the provider's count. */
+const FILL = 0.9
+/** Fits after the first, each checked by the provider's count. */
+const REFITS = 4
+/** Where in the room a refit aims, by the provider's count. */
+const AIM = 0.96
+/** Each refit after one that went over aims this much lower again. */
+const SHRINK = 0.9
+
 /**
  * `fitAsync` checked against the provider's count: fitted with what the endpoint measured
  * so far; when the local count comes near the room (budget less reserve), the fitted
- * request is counted by the endpoint, and while the provider's count (new or cached) is
- * over the room it is fitted again (at most twice more), each time to a budget smaller by
- * the excess, so a fit that counted the same as before cannot come back unchanged.
+ * request is counted by the endpoint. While the provider's count is over the room, or under
+ * 90% of it with messages left out, the history is fitted again (at most four more times) to
+ * the room divided by the ratio measured on this request (provider tokens per token the fit
+ * counted), a little under it after each miss. The counter is the same for every refit of one
+ * call, so the ratio measured on one fit holds for the next. The result is the fullest fit the
+ * provider counted within the room; if none was, `ContextOverflowError` names the caller's
+ * budget and what the provider counted.
  */
 export async function fitCounted(
   messages: readonly Message[],
@@ -414,24 +472,94 @@ export async function fitCounted(
     'an endpoint from countingEndpoint',
     endpoint,
   )
-  let result = await fitAsync(messages, { ...fitOptions, counter: endpoint.counter })
-  shareKeys(messages, result)
-  if (result.budget === null)
-    return Object.assign(result, { counted: await endpoint.count(result.messages) })
-  const room = result.budget - result.tokens.reserve
-  let budget = result.budget
-  let counted = await endpoint.count(result.messages, { room })
-  for (
-    let tries = 0;
-    tries < 2 && counted.tokens > room && counted.source !== 'estimate';
-    tries++
-  ) {
-    budget -= counted.tokens - room
-    result = await fitAsync(messages, { ...fitOptions, budget, counter: endpoint.counter })
-    shareKeys(messages, result)
-    // Checked whatever its estimate: the provider has just said this conversation counts more.
+  // One counter for every fit of this call: what the endpoint learns meanwhile makes the next call's.
+  const counter = endpoint.counter
+  const first = await fitAsync(messages, { ...fitOptions, counter })
+  shareKeys(messages, first)
+  if (first.budget === null)
+    return Object.assign(first, { counted: await endpoint.count(first.messages) })
+  const budget = first.budget
+  const reserve = first.tokens.reserve
+  const room = budget - reserve
+  const fitted = (r: FitResult) => r.tokens.messages + r.tokens.tools + r.tokens.priming
+  const whole = (r: FitResult) => r.kept.length === messages.length && r.inserted.length === 0
+
+  let result = first
+  let target = room
+  let counted = await endpoint.count(first.messages, { room })
+  if (counted.source === 'estimate') return Object.assign(first, { counted })
+  let best: { result: FitResult; counted: EndpointCount } | undefined
+  /** The largest target fitted within the room, and the smallest fitted over it, with the provider's counts. */
+  let under: { target: number; tokens: number } | undefined
+  let over: { target: number; tokens: number } | undefined
+  for (let tries = 0; ; tries++) {
+    const within = counted.tokens <= room
+    if (within) {
+      if (!best || counted.tokens > best.counted.tokens) best = { result, counted }
+      if (whole(result) || counted.tokens >= FILL * room) break
+      if (!under || target > under.target) under = { target, tokens: counted.tokens }
+    } else {
+      // A fit is what it is at any target from what it counted: the bound is the lower of the two.
+      const at = Math.min(target, fitted(result))
+      if (!over || at < over.target) over = { target: at, tokens: counted.tokens }
+    }
+    if (tries === REFITS) break
+    const aim = AIM * room
+    if (under && over) {
+      // Between a fit under and one over: where the line through their counts meets the aim.
+      if (over.target - under.target <= 1) break
+      const step =
+        ((aim - under.tokens) / (over.tokens - under.tokens)) * (over.target - under.target)
+      target = Math.min(
+        over.target - 1,
+        Math.max(under.target + 1, Math.round(under.target + step)),
+      )
+    } else {
+      // The ratio measured on this request: provider tokens per token this counter counted.
+      const ratio = counted.tokens / Math.max(1, fitted(result))
+      target = Math.max(1, Math.floor((aim / ratio) * (within ? 1 : SHRINK ** tries)))
+      if (over && target >= over.target) target = over.target - 1
+    }
+    let next: FitResult
+    try {
+      next = await fitAsync(messages, { ...fitOptions, budget: reserve + target, reserve, counter })
+    } catch (error) {
+      if (!(error instanceof ContextOverflowError)) throw error
+      // What must be sent does not fit the room at the ratio this conversation measured.
+      const ratio = counted.tokens / Math.max(1, fitted(result))
+      throw new ContextOverflowError('the request, by the provider’s count', {
+        required: Math.ceil((error.required - reserve) * ratio) + reserve,
+        budget,
+        breakdown: { ...scaled(error.breakdown, ratio, 'reserve'), reserve },
+      })
+    }
+    shareKeys(messages, next)
+    result = next
+    // Checked whatever its estimate: the provider has just said how this conversation counts.
     counted = await endpoint.count(result.messages)
+    if (counted.source === 'estimate') break
+  }
+  if (best) {
+    result = best.result
+    counted = best.counted
+  } else if (counted.source !== 'estimate') {
+    throw new ContextOverflowError('the request, by the provider’s count', {
+      required: counted.tokens + reserve,
+      budget,
+      breakdown: { request: counted.tokens, reserve },
+    })
   }
   // The result's lazy fields (fates, dropped) stay lazy: the count is added to it, not copied.
   return Object.assign(result, { counted })
+}
+
+/** Each figure of a breakdown times `ratio`, but the one named `keep`. */
+function scaled(
+  breakdown: Record<string, number>,
+  ratio: number,
+  keep: string,
+): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const [k, v] of Object.entries(breakdown)) if (k !== keep) out[k] = Math.ceil(v * ratio)
+  return out
 }

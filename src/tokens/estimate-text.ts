@@ -14,6 +14,8 @@ export interface PiecePrices {
   json: number
   punctuation: number
   nonAscii: number
+  /** A non-ASCII piece with Chinese, Japanese or Korean characters in it. Default: `nonAscii`. */
+  cjk?: number
 }
 
 const UNIT: PiecePrices = { word: 1, digits: 1, space: 1, json: 1, punctuation: 1, nonAscii: 1 }
@@ -46,6 +48,7 @@ export function pricePieces(text: string, prices: PiecePrices): number {
     let letter = false
     let space = true
     let json = true
+    let cjk = false
     for (let i = 0; i < piece.length; i++) {
       const c = piece.charCodeAt(i)
       if (c < 0x80) {
@@ -57,11 +60,13 @@ export function pricePieces(text: string, prices: PiecePrices): number {
         }
       } else {
         ascii = false
+        if (isCjk(c)) cjk = true
         // A surrogate pair is 4 bytes: 2 for each half.
         bytes += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3
       }
     }
-    if (!ascii) n += prices.nonAscii * Math.ceil(bytes / 3)
+    if (!ascii)
+      n += (cjk ? (prices.cjk ?? prices.nonAscii) : prices.nonAscii) * Math.ceil(bytes / 3)
     else if (space) n += prices.space * Math.ceil(bytes / 8)
     // The pattern cuts digits in runs of at most three: one unit each.
     else if (isDigit(piece.charCodeAt(0))) n += prices.digits
@@ -69,6 +74,17 @@ export function pricePieces(text: string, prices: PiecePrices): number {
     else n += (json ? prices.json : prices.punctuation) * Math.ceil(bytes / 2)
   }
   return n
+}
+
+/** Kana, CJK ideographs (and their compatibility forms), Hangul syllables and jamo. */
+function isCjk(c: number): boolean {
+  return (
+    (c >= 0x3040 && c <= 0x30ff) ||
+    (c >= 0x3400 && c <= 0x9fff) ||
+    (c >= 0xac00 && c <= 0xd7af) ||
+    (c >= 0x1100 && c <= 0x11ff) ||
+    (c >= 0xf900 && c <= 0xfaff)
+  )
 }
 
 function isSpace(c: number): boolean {

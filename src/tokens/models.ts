@@ -20,11 +20,22 @@ export interface ModelInfo {
   /** Set for a model the table does not list: why its figures are its provider's most conservative. */
   assumed?: string
   /**
+   * A variant or retired model (image, live audio, instruct, Claude 2): listed for its own
+   * figures, left out of the figures a newer model of its provider is given.
+   */
+  variant?: string
+  /**
    * Claude: what each class of piece or kind of text costs, measured against the provider's
    * usage, and a factor on top (the newer tokenizer's). Without it, or with
    * `estimate: 'factor'`, the estimate is o200k pieces × `estimateFactor`.
    */
   measured?: { kinds: ClaudeCounting; o200k: ClaudeCounting; factor: number }
+  /**
+   * Claude: the tokenizer generation. 1: Claude 3 to 4.6, the one `CLAUDE_COUNTING` was fitted
+   * on (Claude 2's older one is counted as it, unmeasured); 2: from Opus 4.7, counted with
+   * `CLAUDE_TOKENIZER_2` on top of it.
+   */
+  tokenizerGeneration?: 1 | 2
 }
 
 /**
@@ -87,20 +98,27 @@ const estimated = (
   image,
 })
 
-/** A Claude model: counted as measured (`CLAUDE_COUNTING`), or as o200k pieces × `factor` when asked. */
+/**
+ * A Claude model: counted as measured (`CLAUDE_COUNTING`; from tokenizer generation 2, each
+ * class of piece times its `CLAUDE_TOKENIZER_2` factor), or as o200k pieces × `factor` when
+ * asked.
+ */
 const claudeModel = (
   id: string,
   contextWindow: number,
   maxOutputTokens: number,
   factor: number,
-): ModelInfo => ({
-  ...estimated('anthropic', id, contextWindow, maxOutputTokens, factor, claude),
-  measured: {
-    kinds: CLAUDE_COUNTING,
-    o200k: CLAUDE_COUNTING_O200K,
-    factor: factor === CLAUDE_NEW ? CLAUDE_NEW_TOKENIZER : 1,
-  },
-})
+): ModelInfo => {
+  const generation = factor === CLAUDE_NEW ? 2 : 1
+  return {
+    ...estimated('anthropic', id, contextWindow, maxOutputTokens, factor, claude),
+    tokenizerGeneration: generation,
+    measured:
+      generation === 2
+        ? { kinds: CLAUDE_COUNTING_2, o200k: CLAUDE_COUNTING_O200K_2, factor: 1 }
+        : { kinds: CLAUDE_COUNTING, o200k: CLAUDE_COUNTING_O200K, factor: 1 },
+  }
+}
 
 const CLAUDE = 1.6
 const CLAUDE_NEW = 2.35
@@ -145,8 +163,55 @@ export const CLAUDE_COUNTING_O200K: ClaudeCounting = {
   perToolCall: 71.514,
   base: 'o200k',
 }
-/** Opus 4.7's tokenizer counts up to 1.47 times what 4.6 counted. */
-const CLAUDE_NEW_TOKENIZER = 1.47
+/**
+ * Claude's second tokenizer (Opus 4.7 on), per class of piece: how many of its tokens per
+ * token of the first, never under what was published or measured for that kind of text.
+ * Anthropic: 1.0 to 1.35 times as many tokens for the same text, by kind of content
+ * (https://www.anthropic.com/news/claude-opus-4-7). Measured independently with Anthropic's
+ * own count endpoint on Opus 4.6 and 4.7: English prose about 1.45 (up to 1.47 on technical
+ * text), code 1.13 to 1.33, Chinese, Japanese and Korean 1.0. Words, digits, white space and
+ * punctuation take the prose figure (code is made of them too, and is counted high); JSON's own
+ * marks the published upper bound; non-ASCII text the published upper bound, CJK the
+ * measured 1.0. On LoCoMo's English conversations this counts 1.466 times the first
+ * generation, on this project's TypeScript 1.46, on CJK text 1.0 (`model-table.test.ts`).
+ * Until the counting endpoint measures a conversation (`countingEndpoint`), these stand.
+ */
+export const CLAUDE_TOKENIZER_2: Readonly<Required<PiecePrices>> = {
+  word: 1.47,
+  digits: 1.47,
+  space: 1.47,
+  punctuation: 1.47,
+  json: 1.35,
+  nonAscii: 1.35,
+  cjk: 1,
+}
+/** The same, for the counts by kind of text on exact o200k tokens: the prose figure throughout. */
+const CLAUDE_TOKENIZER_2_O200K = 1.47
+
+const CLAUDE_COUNTING_2: ClaudeCounting = {
+  ...CLAUDE_COUNTING,
+  perToolCall: CLAUDE_COUNTING.perToolCall * CLAUDE_TOKENIZER_2.word,
+  pieces: byClass(CLAUDE_COUNTING.pieces as PiecePrices, CLAUDE_TOKENIZER_2),
+}
+const CLAUDE_COUNTING_O200K_2: ClaudeCounting = {
+  ...CLAUDE_COUNTING_O200K,
+  text: CLAUDE_COUNTING_O200K.text * CLAUDE_TOKENIZER_2_O200K,
+  call: CLAUDE_COUNTING_O200K.call * CLAUDE_TOKENIZER_2_O200K,
+  result: CLAUDE_COUNTING_O200K.result * CLAUDE_TOKENIZER_2_O200K,
+  perToolCall: CLAUDE_COUNTING_O200K.perToolCall * CLAUDE_TOKENIZER_2_O200K,
+}
+
+function byClass(prices: PiecePrices, factors: Required<PiecePrices>): Required<PiecePrices> {
+  return {
+    word: prices.word * factors.word,
+    digits: prices.digits * factors.digits,
+    space: prices.space * factors.space,
+    json: prices.json * factors.json,
+    punctuation: prices.punctuation * factors.punctuation,
+    nonAscii: prices.nonAscii * factors.nonAscii,
+    cjk: (prices.cjk ?? prices.nonAscii) * factors.cjk,
+  }
+}
 
 /**
  * Where each provider publishes the windows and output limits below (checked by
@@ -188,12 +253,25 @@ export const models: readonly ModelInfo[] = [
   openai('gpt-4-32k', 32_768, 32_768, none, 'cl100k_base', 'gpt-4'),
   openai('gpt-4', 8_192, 8_192, none, 'cl100k_base', 'gpt-4'),
   openai('gpt-3.5-turbo', 16_385, 4_096, none, 'cl100k_base', 'gpt-4'),
+  // Variants with windows of their own. Codex: platform.openai.com/docs/models/gpt-5-codex and
+  // gpt-5.1-codex. gpt-3.5-turbo-instruct: its page, 4,096 context. The 16k snapshot: 16,385 at
+  // OpenAI, 16,384 on Azure (learn.microsoft.com/azure/ai-foundry/openai/concepts/legacy-models),
+  // the smaller kept. The 0301 and 0613 snapshots: 4,096 (Azure's legacy models page).
+  openai('gpt-5.1-codex', 400_000, 128_000, tile('gpt-5')),
+  openai('gpt-5-codex', 400_000, 128_000, tile('gpt-5')),
+  variant(
+    openai('gpt-3.5-turbo-instruct', 4_096, 4_096, none, 'cl100k_base', 'gpt-4'),
+    'completions',
+  ),
+  variant(openai('gpt-3.5-turbo-16k', 16_384, 4_096, none, 'cl100k_base', 'gpt-4'), 'retired'),
+  variant(openai('gpt-3.5-turbo-0613', 4_096, 4_096, none, 'cl100k_base', 'gpt-4'), 'retired'),
+  variant(openai('gpt-3.5-turbo-0301', 4_096, 4_096, none, 'cl100k_base', 'gpt-4'), 'retired'),
 
   // Claude's tokenizer is not public: counted by class of piece as Claude's own usage showed
-  // (`CLAUDE_COUNTING`). Opus 4.7 brought a tokenizer that counts up to 1.47 times what 4.6
-  // counted (English prose and technical text; code 1.15-1.36, CJK and Cyrillic unchanged):
-  // its models count 1.47 times as much. The factor beside each model is the former estimate
-  // (o200k pieces × 1.6, × 2.35 with the newer tokenizer), kept for `estimate: 'factor'`.
+  // (`CLAUDE_COUNTING`). Opus 4.7 brought a second tokenizer (`tokenizerGeneration: 2`),
+  // counted per class of piece by `CLAUDE_TOKENIZER_2` on top. The factor beside each model is
+  // the former estimate (o200k pieces × 1.6, × 2.35 with the second tokenizer), kept for
+  // `estimate: 'factor'`; it also says which generation a model has.
   // Windows are the standard ones (the 1M-token windows some models offer are opt-in): give
   // `budget` for them.
   // A newer model (claude-opus-5, claude-sonnet-5, ...) gets figures no larger than any
@@ -215,6 +293,11 @@ export const models: readonly ModelInfo[] = [
   claudeModel('claude-3-5-haiku', 200_000, 8_192, CLAUDE),
   claudeModel('claude-3-haiku', 200_000, 4_096, CLAUDE),
   claudeModel('claude-3-opus', 200_000, 4_096, CLAUDE),
+  // Retired (the legacy models table; still named by old code and gateways): Claude 2.1 had
+  // 200,000, Claude 2.0 and Instant 1.2 100,000; each 4,096 out.
+  variant(claudeModel('claude-2-1', 200_000, 4_096, CLAUDE), 'retired'),
+  variant(claudeModel('claude-2-0', 100_000, 4_096, CLAUDE), 'retired'),
+  variant(claudeModel('claude-instant-1-2', 100_000, 4_096, CLAUDE), 'retired'),
 
   // Gemini 2.x and 3 share the Gemma 3 tokenizer (exact counts: `context-window/gemini-tokenizer`).
   // Measured with it on the 200 τ-bench trajectories: 1.03 to 1.16 times o200k (1.11 overall),
@@ -226,6 +309,21 @@ export const models: readonly ModelInfo[] = [
   estimated('google', 'gemini-2.0-flash', 1_048_576, 8_192, 1.2, gemini),
   estimated('google', 'gemini-1.5-pro', 2_097_152, 8_192, 1.2, gemini),
   estimated('google', 'gemini-1.5-flash', 1_048_576, 8_192, 1.2, gemini),
+  estimated('google', 'gemini-2.0-flash-lite', 1_048_576, 8_192, 1.2, gemini),
+  // Variants with windows of their own. Image generation (ai.google.dev/gemini-api/docs/models,
+  // Gemini 2.5 Flash Image: 32,768 in and out; some listings give 1,048,576, the smaller kept).
+  // Live native audio (cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-5-flash-live-api:
+  // 128,000 in, 64,000 out; a session starts at 32,000 unless its context is raised: give
+  // `budget` for that). Gemini 1.0 Pro, retired: 30,720 in, 2,048 out.
+  variant(estimated('google', 'gemini-2.5-flash-image', 32_768, 32_768, 1.2, gemini), 'image'),
+  variant(
+    estimated('google', 'gemini-live-2.5-flash-native-audio', 128_000, 64_000, 1.2, gemini),
+    'live',
+  ),
+  variant(estimated('google', 'gemini-1.0-pro', 30_720, 2_048, 1.2, gemini), 'retired'),
+  // Speech generation (the models page: Gemini 2.5 Flash Preview TTS, 8,192 in, 16,384 out;
+  // the output is kept within the window here, as the table holds every model to).
+  variant(estimated('google', 'gemini-2.5-flash-preview-tts', 8_192, 8_192, 1.2, gemini), 'tts'),
 
   estimated('meta', 'llama-4-maverick', 1_048_576, 16_384, 1.2, none),
   estimated('meta', 'llama-4-scout', 10_000_000, 16_384, 1.2, none),
@@ -235,6 +333,10 @@ export const models: readonly ModelInfo[] = [
   // Llama 3 itself (`llama3-70b`, `Meta-Llama-3-8B-Instruct`) has an 8K window.
   estimated('meta', 'llama-3', 8_192, 2_048, 1.2, none),
 ]
+
+function variant(model: ModelInfo, kind: string): ModelInfo {
+  return { ...model, variant: kind }
+}
 
 /**
  * How the SDKs, gateways and clouds spell a model, rewritten in order to the id the table
@@ -250,6 +352,15 @@ const SPELLINGS: readonly (readonly [RegExp, string])[] = [
   [/^ft:([^:]+):.*$/, '$1'],
   [/^(?:[a-z]{2,6}(?:-[a-z]+)?\.)?(?:anthropic|meta|openai|google)\./, ''],
   [/@.*$/, ''],
+  // Bedrock's Claude 2 and Instant ids: their version is in the `-v` part.
+  [/^claude-v2:1$/, 'claude-2-1'],
+  [/^claude-v2(?::0)?$/, 'claude-2-0'],
+  [/^claude-instant-v1$/, 'claude-instant-1-2'],
+  // Azure's GPT-3.5 (`gpt-35-turbo`, `gpt-35-turbo-16k`, `gpt-35-turbo-instruct`).
+  [/^gpt-35-/, 'gpt-3.5-'],
+  // Fireworks' Llama (`llama-v3-70b-instruct`, `llama-v3p1-8b-instruct`).
+  [/^llama-v(\d+)p(\d+)-/, 'llama-$1.$2-'],
+  [/^llama-v(\d+)-/, 'llama-$1-'],
   [/-v\d+(?::\d+)?$/, ''],
   [/:[a-z][\w-]*$/, ''],
   [/:\d+$/, ''],
@@ -261,6 +372,9 @@ const SPELLINGS: readonly (readonly [RegExp, string])[] = [
 
 /** Older spellings of a listed model that its id is not a prefix of. */
 const ALIASES: Readonly<Record<string, string>> = {
+  'claude-2': 'claude-2-0',
+  'claude-instant-1': 'claude-instant-1-2',
+  'gemini-pro': 'gemini-1.0-pro',
   'gpt-4-1106-preview': 'gpt-4-turbo',
   'gpt-4-0125-preview': 'gpt-4-turbo',
   'gpt-4-vision-preview': 'gpt-4-turbo',
@@ -284,8 +398,25 @@ export function findModel(id: string): ModelInfo | undefined {
   if (typeof id !== 'string') return undefined
   const exact = registered.get(id.trim().toLowerCase())
   if (exact) return exact
+  if (!knownPath(id)) return undefined
   const bare = canonicalModelId(id)
-  return registered.get(bare) ?? listedModel(bare) ?? unlistedModel(id, bare)
+  return registered.get(bare) ?? listedModel(id, bare) ?? unlistedModel(id, bare)
+}
+
+/**
+ * The first part of a path that is a provider, gateway, router or cloud (LiteLLM's `azure/`,
+ * `bedrock/`, `vertex_ai/`; OpenRouter's `openai/`; Fireworks' `accounts/`; Vertex's
+ * `projects/`, `publishers/`, `models/`; an ARN). Any other (`EleutherAI/gpt-j-6b`,
+ * `nvidia/llama-3.1-nemotron-70b-instruct`) is another organisation's model, whatever the
+ * rest looks like: it is not taken for one of the table's.
+ */
+const PATHS =
+  /^(?:arn:.*|openai|anthropic|google|gemini|meta|meta-llama|models|publishers|projects|azure|azure_ai|bedrock|bedrock_converse|vertex_ai|vertex_ai_beta|vertex|openrouter|accounts|fireworks|fireworks_ai|together|together_ai|groq|deepinfra|litellm_proxy)$/
+
+function knownPath(id: string): boolean {
+  const trimmed = id.trim().toLowerCase()
+  const slash = trimmed.indexOf('/')
+  return slash < 0 || PATHS.test(trimmed.slice(0, slash))
 }
 
 /**
@@ -375,11 +506,17 @@ function unlistedModel(id: string, bare: string): ModelInfo | undefined {
   return conservative(provider, bare, id)
 }
 
+/** What a note on figures the table does not list ends with. */
+const OWN =
+  'registerModel({ id, provider, contextWindow, maxOutputTokens, tokenizer }) gives its own'
+
 /** Current models: windows of 100,000 tokens or more (older ones had far smaller windows). */
 const CURRENT = 100_000
 
 function conservative(provider: ModelInfo['provider'], bare: string, id?: string): ModelInfo {
-  const own = models.filter((m) => m.provider === provider && m.contextWindow >= CURRENT)
+  const own = models.filter(
+    (m) => m.provider === provider && m.contextWindow >= CURRENT && !m.variant,
+  )
   const contextWindow = Math.min(...own.map((m) => m.contextWindow))
   const maxOutputTokens = Math.floor(contextWindow / 4)
   const factor = Math.max(...own.map((m) => m.estimateFactor ?? 1))
@@ -394,26 +531,83 @@ function conservative(provider: ModelInfo['provider'], bare: string, id?: string
     assumed:
       id === undefined
         ? `no model named: figures no larger than any listed ${provider} model's are used (${figures}); name the model for its own`
-        : `model ${JSON.stringify(id)} is not in the model table: figures no larger than any listed ${provider} model's are used (${figures}); registerModel({ id, provider, contextWindow, maxOutputTokens, tokenizer }) gives its own`,
+        : `model ${JSON.stringify(id)} is not in the model table: figures no larger than any listed ${provider} model's are used (${figures}); ${OWN}`,
   }
 }
 
 /**
- * What may follow a listed id in an id that names the same model: a date (`-2024-08-06`,
- * `-20250929`, `-0613`, `-002`), `-latest`, `-preview…`, `-exp…`, an instruct or size
- * variant, a `-0` alias (`claude-sonnet-4-0`), not a version (`-5` in `claude-sonnet-4-5`,
- * `.4` in `gpt-5.4`): another version takes its provider's conservative figures until listed.
+ * What may follow a listed id in an id that names the same model, part by part (`-` apart): a
+ * date or snapshot number (`-2024-08-06`, `-20250929`, `-0613`, `-002`, `-05-06`), `latest`,
+ * `preview`, `exp`; for Llama, the size and tuning a host names (`-70b-instruct`, `-17b-16e`,
+ * `-instant`, `-versatile`, `-turbo`, `-hf`, `-fp8`); and a window (`-16k`, read as 16,000
+ * at most). A whole `-0` is an alias (`claude-sonnet-4-0`).
  */
-const SUFFIX = /^-(?:0|\d{3,}\w*|\d*[a-z][\w.]*)(?:-.*)?$/
+const SAME = /^(?:\d{2,8}|latest|preview|exp)$/
+const LLAMA_SAME = /^(?:instruct|chat|hf|instant|versatile|turbo|fp8|\d+(?:\.\d+)?b|\d+e|a\d+b)$/
+const WINDOW = /^(\d+)k$/
 
-/** A listed model: exact, else the longest listed id the given one extends with a suffix. */
-function listedModel(bare: string): ModelInfo | undefined {
+type Extension = { kind: 'same'; window?: number } | { kind: 'variant' } | undefined
+
+/** How `rest`, what follows a listed id in the given one, relates the two. */
+function extension(rest: string, model: ModelInfo): Extension {
+  if (rest === '' || rest === '-0') return { kind: 'same' }
+  if (!rest.startsWith('-')) return undefined
+  const parts = rest.slice(1).split('-')
+  // `-5` after `claude-sonnet-4`: another version, not this model.
+  if (/^\d$/.test(parts[0] as string)) return undefined
+  let window: number | undefined
+  for (const part of parts) {
+    const k = WINDOW.exec(part)
+    if (k) window = Math.min(window ?? Number.POSITIVE_INFINITY, Number(k[1]) * 1000)
+    else if (!SAME.test(part) && !(model.provider === 'meta' && LLAMA_SAME.test(part)))
+      return { kind: 'variant' }
+  }
+  return window === undefined ? { kind: 'same' } : { kind: 'same', window }
+}
+
+/**
+ * A listed model: exact, else the longest listed id the given one extends. What follows it
+ * names the same model (a date, `-latest`, a host's size: `extension`), or a variant the table
+ * does not list (`-audio-preview`, `-image`, `-live`, `-search`): a variant gets a window no
+ * larger than the smallest its provider lists, as a variant's window can be far smaller than
+ * its family's (`gpt-3.5-turbo-instruct`: 4,096; `gemini-2.5-flash-image`: 32,768).
+ */
+function listedModel(id: string, bare: string): ModelInfo | undefined {
   let best: ModelInfo | undefined
+  let how: Extension
   for (const m of models) {
     if (bare === m.id) return m
-    if (bare.startsWith(m.id) && SUFFIX.test(bare.slice(m.id.length))) {
-      if (!best || m.id.length > best.id.length) best = m
+    if (!bare.startsWith(m.id) || (best && m.id.length <= best.id.length)) continue
+    const e = extension(bare.slice(m.id.length), m)
+    if (e) {
+      best = m
+      how = e
     }
   }
-  return best
+  if (!best || !how) return undefined
+  if (how.kind === 'variant') return variantOf(best, id)
+  if (how.window === undefined || how.window >= best.contextWindow) return best
+  const contextWindow = how.window
+  const maxOutputTokens = Math.min(best.maxOutputTokens, Math.floor(contextWindow / 4))
+  return {
+    ...best,
+    contextWindow,
+    maxOutputTokens,
+    assumed: `model ${JSON.stringify(id)} names a window of ${contextWindow} in its id: ${best.id}'s figures with that window are used (output ${maxOutputTokens}); ${OWN}`,
+  }
+}
+
+/** An unlisted variant of a listed model: its counting, and the smallest window its provider lists. */
+function variantOf(base: ModelInfo, id: string): ModelInfo {
+  const own = models.filter((m) => m.provider === base.provider)
+  const contextWindow = Math.min(...own.map((m) => m.contextWindow))
+  const maxOutputTokens = Math.floor(contextWindow / 4)
+  return {
+    ...base,
+    id: canonicalModelId(id),
+    contextWindow,
+    maxOutputTokens,
+    variant: 'unlisted',
+    assumed: `model ${JSON.stringify(id)} is a variant of ${base.id} that the model table does not list: a window no larger than any listed ${base.provider} model's is used (window ${contextWindow}, output ${maxOutputTokens}); ${OWN}`,
+  }
 }

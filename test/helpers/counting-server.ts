@@ -21,6 +21,8 @@ export interface CountingServer {
   fail(status: number, n?: number): void
   /** Answer the next request with 200 and this in place of the count (a broken or lying endpoint). */
   lie(value: unknown): void
+  /** Never answer the next `n` requests (a provider that hangs); `close` ends them. */
+  hang(n?: number): void
   close(): Promise<void>
 }
 
@@ -43,6 +45,7 @@ export async function startCountingServer(scale = 1.25): Promise<CountingServer>
   const requests: CountingServer['requests'] = []
   let failures: { status: number; n: number } | undefined
   let lie: { value: unknown } | undefined
+  let hangs = 0
   const countOf = (body: Record<string, unknown>) => {
     let n = 0
     for (const s of strings(body)) n += encode(s, { allowedSpecial: 'all' }).length
@@ -57,6 +60,10 @@ export async function startCountingServer(scale = 1.25): Promise<CountingServer>
       const path = req.url ?? ''
       const body = JSON.parse(raw || '{}') as Record<string, unknown>
       requests.push({ path, body })
+      if (hangs > 0) {
+        hangs--
+        return
+      }
       const send = (status: number, json: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' })
         res.end(JSON.stringify(json))
@@ -96,6 +103,13 @@ export async function startCountingServer(scale = 1.25): Promise<CountingServer>
     lie(value) {
       lie = { value }
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    hang(n = 1) {
+      hangs = n
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
   }
 }
