@@ -11,10 +11,32 @@ import { QUERY_WORDS, queryTerms, wordsOf } from './terms.js'
 
 const counter = exactCounter()
 
-/** The words of a text as recall read them before its index: one regular expression. */
+const WORD_CHARACTER = /[\p{L}\p{M}\p{N}]/u
+const WRITTEN_UNSPACED =
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]/u
+const unspaced = (ch: string) => WORD_CHARACTER.test(ch) && WRITTEN_UNSPACED.test(ch)
+
+/**
+ * The words of a text, written plainly from the rules: NFKC and lower case (a final sigma a
+ * sigma); runs of unspaced scripts give their neighbouring pairs (a lone character itself);
+ * the rest read by one regular expression, each run whole and its parts.
+ */
 function wordsByRegex(text: string): Set<string> {
   const out = new Set<string>()
-  for (const w of text.toLowerCase().match(/[\p{L}\p{N}_.-]+/gu) ?? []) {
+  const points = Array.from(text.normalize('NFKC').toLowerCase().replaceAll('ς', 'σ'))
+  let run: string[] = []
+  const flush = () => {
+    if (run.length === 1) out.add(run[0] as string)
+    for (let k = 0; k + 1 < run.length; k++) out.add(`${run[k]}${run[k + 1]}`)
+    run = []
+  }
+  for (const ch of points) {
+    if (unspaced(ch)) run.push(ch)
+    else flush()
+  }
+  flush()
+  const rest = points.map((ch) => (unspaced(ch) ? ' ' : ch)).join('')
+  for (const w of rest.match(/[\p{L}\p{M}\p{N}_.-]+/gu) ?? []) {
     const whole = w.replace(/^[_.-]+|[_.-]+$/g, '')
     if (whole.length < 2) continue
     out.add(whole)
@@ -51,6 +73,16 @@ const piece = fc.constantFrom(
   'straße',
   'NQNU5R',
   '8544743',
+  '大阪',
+  '予約番号は',
+  '𠮷野家',
+  'ＯＲＤ－２０２４',
+  'ｶﾞｲﾄﾞ',
+  'สวัสดีครับ',
+  '서울에서',
+  'ー',
+  'e\u0301',
+  'ΣΟΦΟΣ',
   's',
   'ss',
   'a-b',

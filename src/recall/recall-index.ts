@@ -2,7 +2,7 @@ import { contentText, type Message } from '../messages/message.js'
 import { messageSecrets } from '../messages/quoted-facts.js'
 import type { Who } from '../messages/records.js'
 import { SecretSet } from './secret-set.js'
-import { eachWordRange, hashOf } from './terms.js'
+import { eachWordRange, fold, hashOf } from './terms.js'
 
 /** Who wrote a message, shared by every message of a role with no tool. */
 const PLAIN: Record<string, Who> = {}
@@ -36,13 +36,21 @@ export class RecallIndex {
   /**
    * Words, each with an id: an open-addressing table of ids (plus one, 0 for none) by the
    * word's hash, so a word is looked up where the text holds it, with no string made for it.
+   * A word's code units are kept in one arena (`chars`, from `starts[id]`, `ends[id]`), read
+   * when a hash matches.
    */
   private table = new Int32Array(1 << 12)
-  private readonly words: string[] = []
-  private readonly hashes: number[] = []
+  private chars = new Uint16Array(1 << 14)
+  private used = 0
+  private starts = new Int32Array(1 << 11)
+  private ends = new Int32Array(1 << 11)
+  private hashes = new Int32Array(1 << 11)
+  /** The message that last took each word, plus one (a word twice in a message is taken once). */
+  private last = new Int32Array(1 << 11)
+  private wordCount = 0
   /** For each word id: the messages holding it, ascending (grown by doubling), and how many. */
   private readonly postings: Int32Array[] = []
-  private readonly counts: number[] = []
+  private counts = new Int32Array(1 << 11)
   /** The message being read, its text in lower case, and its distinct words so far. */
   private at = 0
   private text = ''
@@ -71,7 +79,7 @@ export class RecallIndex {
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.read(c.arguments)
     for (const t of who.tools ?? []) {
       this.read(t)
-      const key = t.toLowerCase()
+      const key = fold(t)
       const list = this.byTool.get(key)
       if (!list) this.byTool.set(key, [i])
       else if (list[list.length - 1] !== i) list.push(i)
@@ -96,7 +104,7 @@ export class RecallIndex {
   /** Adds the words of `text` to the message being read. */
   private read(text: string): void {
     if (text === '') return
-    this.text = text.toLowerCase()
+    this.text = fold(text)
     eachWordRange(this.text, this.visit)
   }
 
@@ -104,18 +112,19 @@ export class RecallIndex {
   private take(a: number, b: number, h: number): void {
     const s = this.text
     let id = this.find(s, a, b, h)
-    if (id < 0) id = this.insert(s.slice(a, b), h, -id - 1)
-    const i = this.at
+    if (id < 0) id = this.insert(s, a, b, h, -id - 1)
+    const mark = this.at + 1
+    if (this.last[id] === mark) return
+    this.last[id] = mark
     const n = this.counts[id] as number
     let list = this.postings[id] as Int32Array
-    if (n > 0 && list[n - 1] === i) return
     if (n === list.length) {
       const grown = new Int32Array(n * 2)
       grown.set(list)
       list = grown
       this.postings[id] = list
     }
-    list[n] = i
+    list[n] = this.at
     this.counts[id] = n + 1
     this.size++
   }
@@ -124,28 +133,52 @@ export class RecallIndex {
   private find(s: string, a: number, b: number, h: number): number {
     const table = this.table
     const mask = table.length - 1
+    const hashes = this.hashes
     let slot = h & mask
     for (;;) {
       const e = table[slot] as number
       if (e === 0) return -slot - 1
       const id = e - 1
-      if (this.hashes[id] === h && same(this.words[id] as string, s, a, b)) return id
+      if (hashes[id] === h && this.spells(id, s, a, b)) return id
       slot = (slot + 1) & mask
     }
   }
 
-  private insert(word: string, h: number, slot: number): number {
-    const id = this.words.length
-    this.words.push(word)
-    this.hashes.push(h)
+  /** Whether word `id` is the code units `[a, b)` of `s`. */
+  private spells(id: number, s: string, a: number, b: number): boolean {
+    const start = this.starts[id] as number
+    if ((this.ends[id] as number) - start !== b - a) return false
+    const chars = this.chars
+    for (let i = a, j = start; i < b; i++, j++) if (chars[j] !== s.charCodeAt(i)) return false
+    return true
+  }
+
+  private insert(s: string, a: number, b: number, h: number, slot: number): number {
+    const id = this.wordCount++
+    if (id === this.hashes.length) {
+      const size = id * 2
+      this.starts = grow(this.starts, size)
+      this.ends = grow(this.ends, size)
+      this.hashes = grow(this.hashes, size)
+      this.last = grow(this.last, size)
+      this.counts = grow(this.counts, size)
+    }
+    if (this.used + (b - a) > this.chars.length) {
+      const chars = new Uint16Array(Math.max(this.chars.length * 2, this.used + (b - a)))
+      chars.set(this.chars)
+      this.chars = chars
+    }
+    this.starts[id] = this.used
+    for (let i = a; i < b; i++) this.chars[this.used++] = s.charCodeAt(i)
+    this.ends[id] = this.used
+    this.hashes[id] = h
     this.postings.push(new Int32Array(2))
-    this.counts.push(0)
     this.table[slot] = id + 1
     // Kept at most half full: the table doubles and every id goes to its new slot.
-    if (this.words.length * 2 > this.table.length) {
+    if (this.wordCount * 2 > this.table.length) {
       const table = new Int32Array(this.table.length * 2)
       const mask = table.length - 1
-      for (let k = 0; k < this.words.length; k++) {
+      for (let k = 0; k < this.wordCount; k++) {
         let at = (this.hashes[k] as number) & mask
         while (table[at] !== 0) at = (at + 1) & mask
         table[at] = k + 1
@@ -161,7 +194,7 @@ export class RecallIndex {
     return id < 0 ? EMPTY : (this.postings[id] as Int32Array).subarray(0, this.counts[id])
   }
 
-  /** The messages of the tool named `name` (in lower case): its calls and results, ascending. */
+  /** The messages of the tool named `name` (folded, as `fold` gives it): its calls and results, ascending. */
   ofTool(name: string): readonly number[] {
     return this.byTool.get(name) ?? NONE
   }
@@ -193,11 +226,11 @@ export class RecallIndex {
 
 const EMPTY = new Int32Array(0)
 
-/** Whether `w` is the code units `[a, b)` of `s`. */
-function same(w: string, s: string, a: number, b: number): boolean {
-  if (w.length !== b - a) return false
-  for (let i = 0; i < w.length; i++) if (w.charCodeAt(i) !== s.charCodeAt(a + i)) return false
-  return true
+/** `list` copied into a new array of `size` (the rest zero). */
+function grow(list: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(size)
+  out.set(list)
+  return out
 }
 const NONE: readonly number[] = []
 
