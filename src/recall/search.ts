@@ -127,7 +127,7 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
       const wt = weight.get(w) as number
       const at = index.holding(w)
       const short: Shortest | undefined = alone.has(w)
-        ? { length: Number.POSITIVE_INFINITY, at: [], whole: true }
+        ? { length: Number.POSITIVE_INFINITY, at: [] }
         : undefined
       for (let j = 0; j < at.length; j++) {
         const k = at[j] as number
@@ -140,10 +140,8 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
           if (n < short.length) {
             short.length = n
             short.at.length = 0
-            short.whole = true
           }
-          if (short.at.length < SHORTEST) short.at.push(k)
-          else short.whole = false
+          short.at.push(k)
         }
       }
       if (short) shortest.set(w, short)
@@ -180,25 +178,23 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
   }
 }
 
-/** Messages of the fewest words holding a word (the first `SHORTEST`; `whole`: all of them). */
+/** The messages of the fewest words holding a word, and that number of words. */
 interface Shortest {
   length: number
   at: number[]
-  whole: boolean
 }
-const SHORTEST = 64
 
 /**
  * The best of a one-word term's shortest messages not taken yet (the higher whole score,
- * then the newer), or undefined when that needs its postings read again (all taken, or more
- * of them than were noted).
+ * then the newer), or undefined when all are taken (the next shortest are found by reading
+ * its postings again).
  */
 function pickShortest(
   short: Shortest | undefined,
   score: Float64Array,
   taken: Uint8Array,
 ): number | undefined {
-  if (!short?.whole) return undefined
+  if (!short) return undefined
   let best = -1
   for (const k of short.at)
     if (taken[k] === 0 && (best < 0 || before(score[k] as number, k, score[best] as number, best)))
@@ -222,6 +218,25 @@ function bestFor(
   met: Int32Array,
 ): number {
   let best = -1
+  if (term.length === 1) {
+    // One word: its best holder is the shortest (its weight by a norm that falls with length).
+    const at = index.holding(term[0] as string)
+    const lengths = index.lengths
+    let shortest = Number.POSITIVE_INFINITY
+    for (let j = 0; j < at.length; j++) {
+      const k = at[j] as number
+      if (taken[k] === 1 || !left.has(k)) continue
+      const n = lengths[k] as number
+      if (
+        n < shortest ||
+        (n === shortest && before(score[k] as number, k, score[best] as number, best))
+      ) {
+        shortest = n
+        best = k
+      }
+    }
+    return best
+  }
   let bestScore = 0
   let count = 0
   for (const w of term) {
