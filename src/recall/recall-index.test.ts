@@ -109,10 +109,13 @@ describe('recall terms', () => {
     expect(q.terms.length).toBeLessThanOrEqual(QUERY_WORDS)
     expect(queryTerms('?!... --- ,,, ;;').terms).toEqual([])
     // A term named twice is asked once.
+    // Identifiers come first, the rest in the query's order.
     expect(queryTerms('flight flight user_id, user_id').terms).toEqual([
-      ['flight'],
       ['user_id', 'user', 'id'],
+      ['flight'],
     ])
+    expect(queryTerms('order ORD-2024-0042').terms[0]?.[0]).toBe('ord-2024-0042')
+    expect(queryTerms('予約番号、大阪').terms).toEqual([['予約', '約番', '番号'], ['大阪']])
   })
 })
 
@@ -230,10 +233,14 @@ function rankedPlainly(h: readonly Message[], open: readonly number[], q: string
   const byScore = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || b.i - a.i)
   const out: number[] = []
   for (const term of terms) {
+    // An identifier joined by a separator: the messages holding it whole, when any is left.
+    const joined = term.length > 1 && /[_.-]/.test(term[0] as string)
+    const open = byScore.filter((s) => !out.includes(s.i) && termScore(s.k, term) > 0)
+    const whole = joined ? open.filter((s) => bags[s.k]?.has(term[0] as string)) : []
     let best: { i: number; score: number } | undefined
-    for (const s of byScore) {
+    for (const s of whole.length > 0 ? whole : open) {
       const t = termScore(s.k, term)
-      if (t > 0 && !out.includes(s.i) && (!best || t > best.score)) best = { i: s.i, score: t }
+      if (!best || t > best.score) best = { i: s.i, score: t }
     }
     if (best) out.push(best.i)
   }

@@ -1,5 +1,5 @@
 import { type RecallIndex, sortedHas } from './recall-index.js'
-import { queryTerms } from './terms.js'
+import { isJoined, queryTerms } from './terms.js'
 
 /** BM25's usual constants. */
 const K1 = 1.2
@@ -85,7 +85,8 @@ function before(sa: number, a: number, sb: number, b: number): boolean {
 
 /**
  * Left-out messages matching `query`, best first, at most `limit`: for each of the query's
- * terms in turn (a tool's argument names are each a term), the message that best holds it;
+ * terms in turn, identifiers first (a tool's argument names are each a term), the message
+ * that best holds it (an identifier joined by `_`, `.` or `-` held whole before in parts);
  * then the others by their whole score, ties to the newer message.
  *
  * BM25 over word presence: a rarer word weighs more, and a short message holding it more
@@ -249,11 +250,20 @@ function bestFor(
       termScore[k] = (termScore[k] as number) + wt * norm(k)
     }
   }
+  // An identifier joined by `_`, `.` or `-` is matched whole: a message holding it whole
+  // comes before one holding only some of its parts (the neighbouring id's).
+  const whole = isJoined(term) ? index.holding(term[0] as string) : undefined
+  let wholeMet = false
+  if (whole)
+    for (let j = 0; j < count && !wholeMet; j++) {
+      const k = met[j] as number
+      wholeMet = taken[k] === 0 && sortedHas(whole, k)
+    }
   for (let j = 0; j < count; j++) {
     const k = met[j] as number
     const t = termScore[k] as number
     termScore[k] = 0
-    if (taken[k] === 1) continue
+    if (taken[k] === 1 || (wholeMet && !sortedHas(whole as Int32Array, k))) continue
     if (
       best < 0 ||
       t > bestScore ||

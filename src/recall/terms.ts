@@ -296,8 +296,22 @@ export const QUERY_WORDS = 64
 export interface QueryTerms {
   /** Distinct words, in the order the query first names them (at most `QUERY_WORDS`). */
   words: string[]
-  /** Each part of the query (split at spaces, commas, semicolons): its words, distinct terms only. */
+  /**
+   * Each part of the query (split at spaces, commas, semicolons, ideographic commas and full
+   * stops): its words, distinct terms only; identifiers first (a term whose first word holds
+   * a digit, `_`, `.` or `-`), each kind in the query's order.
+   */
   terms: string[][]
+}
+
+/** Whether a term names an identifier: its first word (the whole) holds a digit or a joiner. */
+export function isIdentifier(term: readonly string[]): boolean {
+  return /[\p{N}_.-]/u.test(term[0] ?? '')
+}
+
+/** Whether a term's first word is joined (`_`, `.`, `-`): an identifier matched whole first. */
+export function isJoined(term: readonly string[]): boolean {
+  return term.length > 1 && /[_.-]/.test(term[0] as string)
 }
 
 /**
@@ -311,7 +325,7 @@ export function queryTerms(query: string): QueryTerms {
   const known = new Set<string>()
   const seen = new Set<string>()
   const terms: string[][] = []
-  for (const part of query.slice(0, QUERY_CHARS).split(/[\s,;]+/)) {
+  for (const part of query.slice(0, QUERY_CHARS).split(/[\s,;、。，；]+/)) {
     const term: string[] = []
     for (const w of wordsOf(part)) {
       if (STOP.has(w)) continue
@@ -328,5 +342,5 @@ export function queryTerms(query: string): QueryTerms {
     seen.add(key)
     terms.push(term)
   }
-  return { words, terms }
+  return { words, terms: [...terms.filter(isIdentifier), ...terms.filter((t) => !isIdentifier(t))] }
 }
