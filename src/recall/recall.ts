@@ -1,4 +1,5 @@
-import { fit, indexOf } from '../context/fit.js'
+import { asyncStrategyFromOptions } from '../compress/index.js'
+import { fit, indexOf, lastAsyncFit } from '../context/fit.js'
 import { type FitOptions, resolveSetup } from '../context/options.js'
 import type { FitResult } from '../context/result.js'
 import { InvalidOptionError } from '../errors.js'
@@ -148,16 +149,26 @@ export function recall(
   const { maxTokens, maxMessages } = checkRecallOptions(given)
   // The fit the model's request came from: with the recall tool offered (counted, named by the ledger).
   const fitOptions = { ...options, recall: given } as FitOptions
-  const result = fit(history, fitOptions)
-  const { counter, provider } = resolveSetup(fitOptions)
+  const { counter, provider } = resolveSetup(fitOptions, [], asyncStrategyFromOptions)
   return recallFrom(
     history,
-    result,
+    requestOf(history, fitOptions),
     read,
     counter,
     { maxTokens, maxMessages },
     invalidIn(history, counter, provider),
   )
+}
+
+/**
+ * The request a recall answers when the caller does not hand it over: `fit` made again, or
+ * under an asynchronous strategy (summarizing), the last `fitAsync` of this history array;
+ * undefined when that is not known (then every message but a system prompt may be recalled:
+ * a message sent twice costs room, one never returned costs the answer).
+ */
+export function requestOf(history: readonly Message[], options: FitOptions): FitResult | undefined {
+  const { strategy } = resolveSetup(options, [], asyncStrategyFromOptions)
+  return strategy.async ? lastAsyncFit(history) : fit(history, options)
 }
 
 /**
@@ -174,7 +185,11 @@ export function invalidIn(
 }
 
 /** Positions `result` does not leave out for recall: sent, or not dropped nor summarized. */
-function closedBy(result: FitResult, invalid: readonly number[] | undefined): Iterable<number>[] {
+function closedBy(
+  result: FitResult | undefined,
+  invalid: readonly number[] | undefined,
+): Iterable<number>[] {
+  if (!result) return invalid ? [invalid] : []
   if (invalid) return [result.kept, invalid]
   // Only a caller's own result comes without them: its account is read once.
   const out: number[] = []
@@ -185,13 +200,14 @@ function closedBy(result: FitResult, invalid: readonly number[] | undefined): It
 }
 
 /**
- * A recall over a fit already made (what `recall` and the tool executors share). `invalid`:
- * the positions the provider's repair took out, when the caller knows them (else they are
- * read from `result.fates`).
+ * A recall over a fit already made (what `recall` and the tool executors share), or over a
+ * request not known (`undefined`: nothing but system prompts closed). `invalid`: the
+ * positions the provider's repair took out, when the caller knows them (else they are read
+ * from `result.fates`).
  */
 export function recallFrom(
   history: readonly Message[],
-  result: FitResult,
+  result: FitResult | undefined,
   request: RecallRequest,
   counter: TokenCounter,
   { maxTokens, maxMessages }: Required<RecallOptions>,
@@ -203,7 +219,7 @@ export function recallFrom(
   const secrets = index.secrets
   const notes: string[] = []
   const asked = new Set<number>()
-  const kept = new Set(result.kept)
+  const kept = new Set(result?.kept)
   for (const n of request.messages ?? []) {
     if (left.has(n)) asked.add(n)
     else notes.push(kept.has(n) ? `message ${n} is in this request` : `no left-out message ${n}`)
