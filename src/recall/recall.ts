@@ -42,7 +42,12 @@ const ASKED_MAX = 64
 /** Matching messages a result lists as left out for room, at most. */
 const MORE_MAX = 64
 
-/** A request from the model's arguments (a JSON text or an object), or why it is not one. */
+/**
+ * A request from the model's arguments (a JSON text or an object), or why it is not one.
+ * Read as models send them: a field that is null, empty or missing is not given; a message
+ * number written as a string of digits, or one number for the list, is read as meant; a list
+ * of strings for the query is its words. Anything else is refused with the reason.
+ */
 export function readRecallRequest(args: unknown): RecallRequest | string {
   let value = args
   if (typeof args === 'string') {
@@ -52,21 +57,40 @@ export function readRecallRequest(args: unknown): RecallRequest | string {
       return 'the arguments are not JSON'
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return 'the arguments are not an object'
-  const { query, messages } = value as Record<string, unknown>
-  if (query !== undefined && typeof query !== 'string') return '"query" is not a string'
-  if (
-    messages !== undefined &&
-    !(Array.isArray(messages) && messages.every((n) => Number.isInteger(n) && n >= 0))
-  )
-    return '"messages" is not a list of message numbers'
-  if ((query === undefined || query.trim() === '') && !(messages as unknown[] | undefined)?.length)
+  if (value === null || value === undefined) value = {}
+  if (typeof value !== 'object' || Array.isArray(value)) return 'the arguments are not an object'
+  const fields = value as Record<string, unknown>
+  const query = queryOf(Object.hasOwn(fields, 'query') ? fields.query : undefined)
+  if (query === null) return '"query" is not a string'
+  const messages = numbersOf(Object.hasOwn(fields, 'messages') ? fields.messages : undefined)
+  if (messages === null) return '"messages" is not a list of message numbers'
+  if ((query === undefined || query.trim() === '') && !messages?.length)
     return 'give "query" or "messages"'
   return {
     ...(query !== undefined && { query }),
-    ...(messages !== undefined && { messages: messages as number[] }),
+    ...(messages !== undefined && { messages }),
   }
+}
+
+/** A query as sent: a string, a list of strings (its words), none (undefined) or not one (null). */
+function queryOf(q: unknown): string | undefined | null {
+  if (q === undefined || q === null) return undefined
+  if (typeof q === 'string') return q
+  if (Array.isArray(q) && q.every((x) => typeof x === 'string')) return q.join(' ')
+  return null
+}
+
+/** Message numbers as sent: a list (numbers or strings of digits), one number, none, or not numbers (null). */
+function numbersOf(m: unknown): number[] | undefined | null {
+  if (m === undefined || m === null) return undefined
+  const list = Array.isArray(m) ? m : [m]
+  const out: number[] = []
+  for (const x of list) {
+    const n = typeof x === 'string' && /^\s*\d{1,15}\s*$/.test(x) ? Number(x) : x
+    if (!(Number.isSafeInteger(n) && (n as number) >= 0)) return null
+    out.push(n as number)
+  }
+  return out
 }
 
 /** The records of one message: its text, and each call's arguments, credentials taken out. */

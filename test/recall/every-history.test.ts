@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { summarizing } from '../../src/compress/index.js'
 import { ChatContext } from '../../src/context/chat-context.js'
 import { fit, fitAsync } from '../../src/context/fit.js'
+import { InvalidOptionError } from '../../src/errors.js'
 import { toAISDK } from '../../src/formats/ai-sdk.js'
 import { contentText, type Message } from '../../src/messages/message.js'
 import { executeRecall, recall, recallToolForAISDK } from '../../src/recall/index.js'
@@ -175,5 +176,62 @@ describe('recall under the summarizing strategy', () => {
     })
     ctx.addMessages(h.slice(1))
     expect(sorted(numbersIn(await ctx.recall(query)))).toEqual(expected)
+  })
+})
+
+describe('recall arguments as models send them', () => {
+  const h: Message[] = [
+    { role: 'system', content: 'You are a support agent.' },
+    { role: 'user', content: 'My booking reference is QX7-55012, seat 14C.' },
+    { role: 'assistant', content: 'Noted: QX7-55012, seat 14C.' },
+    ...filler(14),
+    { role: 'user', content: 'Which seat did I have?' },
+  ]
+  const options = { budget: 500, counter }
+  const byNumber = executeRecall(h, { messages: [2] }, options)
+
+  it('null, empty and missing fields read as not given; numbers as strings, one number for the list', async () => {
+    expect(numbersIn(byNumber)).toEqual([2])
+    const ctx = new ChatContext({ ...options, initialMessages: [h[0] as Message] })
+    ctx.addMessages(h.slice(1))
+    const tool = recallToolForAISDK({ history: () => toAISDK(h), ...options })
+    for (const args of [
+      '{"query": null, "messages": [2]}',
+      { query: null, messages: [2] },
+      { query: '', messages: [2] },
+      { query: '   ', messages: ['2'] },
+      { messages: 2 },
+      { messages: [' 2 '], query: null },
+    ]) {
+      expect(executeRecall(h, args, options)).toBe(byNumber)
+      expect(await ctx.recall(args)).toBe(byNumber)
+      expect(await tool.execute(args)).toBe(byNumber)
+    }
+    expect(numbersIn(executeRecall(h, { query: ['QX7-55012'], messages: null }, options))).toEqual([
+      1, 2,
+    ])
+  })
+
+  it('what has no plain meaning is a reason returned as the result, never a throw', async () => {
+    const tool = recallToolForAISDK({ history: () => toAISDK(h), ...options })
+    for (const [args, reason] of [
+      [{ query: 5 }, '"query" is not a string'],
+      [{ query: { text: 'x' } }, '"query" is not a string'],
+      [{ messages: ['two'] }, '"messages" is not a list of message numbers'],
+      [{ messages: [-1] }, '"messages" is not a list of message numbers'],
+      [{ messages: [1.5] }, '"messages" is not a list of message numbers'],
+      [{ messages: ['1e3'] }, '"messages" is not a list of message numbers'],
+      [null, 'give "query" or "messages"'],
+      ['', 'give "query" or "messages"'],
+      [{ query: null, messages: null }, 'give "query" or "messages"'],
+      [{ query: '', messages: [] }, 'give "query" or "messages"'],
+      [[2], 'the arguments are not an object'],
+      ['{"__proto__": {"query": "QX7"}}', 'give "query" or "messages"'],
+    ] as const) {
+      expect(executeRecall(h, args, options)).toBe(`recall: ${reason}`)
+      expect(await tool.execute(args)).toBe(`recall: ${reason}`)
+    }
+    // The library's own callers get a typed error for the same.
+    expect(() => recall(h, { query: 5 } as never, options)).toThrow(InvalidOptionError)
   })
 })
