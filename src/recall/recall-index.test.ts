@@ -309,6 +309,39 @@ describe('recall index', () => {
     )
   })
 
+  it('behind a first message made again, it answers as one read whole, and the old index is unchanged', () => {
+    const first = fc.oneof(
+      text.map((t): Message => ({ role: 'system', content: `You are an agent. ${t}` })),
+      text.map((t): Message => ({ role: 'user', content: t })),
+    )
+    fc.assert(
+      fc.property(history, first, query, (h, head, asked) => {
+        const q = `${asked} flight agent`
+        const options = { budget: 300, counter }
+        const before = recall(h, { query: q }, options).text
+        const index = recallIndexOf(h)
+        const renewed = [head, ...h.slice(1)]
+        const derived = recallIndexOf(renewed)
+        expect(derived).not.toBe(index)
+        // Against an index of new objects read whole: the same postings for every word.
+        const whole = new RecallIndex()
+        whole.extend(structuredClone(renewed))
+        for (const w of [...wordsOf(q), ...wordsOf(contentText(head.content)), 'agent', 'you'])
+          expect([w, [...derived.holding(w)]]).toEqual([w, [...whole.holding(w)]])
+        expect([...derived.lengths.subarray(0, renewed.length)]).toEqual([
+          ...whole.lengths.subarray(0, renewed.length),
+        ])
+        expect(derived.systems).toEqual(whole.systems)
+        expect(recall(renewed, { query: q }, options).text).toBe(
+          recall(structuredClone(renewed), { query: q }, options).text,
+        )
+        // The index the first array has is the one it had.
+        expect(recall(h, { query: q }, options).text).toBe(before)
+      }),
+      { numRuns: 60 },
+    )
+  })
+
   it('an array grown, or a new array of the same messages, extends the index; one edited is read again', () => {
     const h: Message[] = [
       { role: 'system', content: 'You are an agent.' },

@@ -32,7 +32,7 @@ export class RecallIndex {
   longest = 0
   /** Positions of system messages (never recalled). */
   readonly systems: number[] = []
-  readonly secrets = new SecretSet()
+  secrets = new SecretSet()
   /**
    * Words, each with an id: an open-addressing table of ids (plus one, 0 for none) by the
    * word's hash, so a word is looked up where the text holds it, with no string made for it.
@@ -63,6 +63,94 @@ export class RecallIndex {
 
   get length(): number {
     return this.messages.length
+  }
+
+  /**
+   * This index with its first message replaced by `first` (a system prompt made again for
+   * each call, the rest of the history the same objects): a copy, the old first message's
+   * words taken out of their postings and the new one's put in. Undefined when either first
+   * message names tools (the writers of later messages would change with it).
+   */
+  withFirst(first: Message): RecallIndex | undefined {
+    const old = this.messages[0]
+    if (!old || namesTools(old) || namesTools(first)) return undefined
+    const x = new RecallIndex()
+    x.table = this.table.slice()
+    x.chars = this.chars.slice(0, Math.max(this.used, 1))
+    x.used = this.used
+    x.starts = this.starts.slice()
+    x.ends = this.ends.slice()
+    x.hashes = this.hashes.slice()
+    x.last = new Int32Array(this.last.length)
+    x.wordCount = this.wordCount
+    x.counts = this.counts.slice()
+    for (let id = 0; id < this.wordCount; id++)
+      x.postings.push(
+        (this.postings[id] as Int32Array).slice(0, Math.max(2, this.counts[id] as number)),
+      )
+    x.lengths = this.lengths.slice()
+    x.totalLength = this.totalLength
+    x.longest = this.longest
+    for (let i = 0; i < this.messages.length; i++) {
+      x.messages.push(this.messages[i] as Message)
+      x.who.push(this.who[i] as Who)
+    }
+    for (const i of this.systems) if (i !== 0) x.systems.push(i)
+    if (first.role === 'system') x.systems.unshift(0)
+    // A secret only the old first message held is kept: it is taken out of more, never less.
+    x.secrets = this.secrets.copy()
+    for (const s of messageSecrets(first)) x.secrets.add(s)
+    for (const [k, v] of this.names) x.names.set(k, v)
+    for (const [k, v] of this.byTool) x.byTool.set(k, [...v])
+    // Message 0 is first in every list holding it: taken out, then the new one's put first.
+    x.at = 0
+    x.eachWordOf(old, (id) => {
+      const list = x.postings[id] as Int32Array
+      const n = x.counts[id] as number
+      if (n > 0 && list[0] === 0) {
+        list.copyWithin(0, 1, n)
+        x.counts[id] = n - 1
+      }
+    })
+    x.totalLength -= x.lengths[0] as number
+    let size = 0
+    x.eachWordOf(first, (id) => {
+      let list = x.postings[id] as Int32Array
+      const n = x.counts[id] as number
+      if (n > 0 && list[0] === 0) return
+      if (n === list.length) {
+        list = grow(list, n * 2)
+        x.postings[id] = list
+      }
+      list.copyWithin(1, 0, n)
+      list[0] = 0
+      x.counts[id] = n + 1
+      size++
+    })
+    x.lengths[0] = size
+    x.totalLength += size
+    if (size > x.longest) x.longest = size
+    x.messages[0] = first
+    x.who[0] = plain(first.role)
+    x.last.fill(0)
+    return x
+  }
+
+  /** Calls `use` with the id of each word `m` holds (adding words not known yet), once each. */
+  private eachWordOf(m: Message, use: (id: number) => void): void {
+    const seen = new Set<number>()
+    const visit = (a: number, b: number, h: number) => {
+      let id = this.find(this.text, a, b, h)
+      if (id < 0) id = this.insert(this.text, a, b, h, -id - 1)
+      if (seen.has(id)) return
+      seen.add(id)
+      use(id)
+    }
+    const text = contentText(m.content)
+    if (text === '') return
+    this.text = fold(text)
+    eachWordRange(this.text, visit)
+    this.text = ''
   }
 
   /** Reads the messages of `history` from the first not read yet. */
@@ -226,6 +314,11 @@ export class RecallIndex {
 
 const EMPTY = new Int32Array(0)
 
+/** Whether a message names tools (an assistant's calls, a tool's result). */
+function namesTools(m: Message): boolean {
+  return m.role === 'tool' || (m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0)
+}
+
 /** `list` copied into a new array of `size` (the rest zero). */
 function grow(list: Int32Array, size: number): Int32Array<ArrayBuffer> {
   const out = new Int32Array(size)
@@ -237,40 +330,59 @@ const NONE: readonly number[] = []
 /**
  * Indexes of histories seen before: by the array itself (an agent loop that pushes to one
  * array), else by its first message (a new array each call built from the same message
- * objects). Either way only the messages appended since are read.
+ * objects), else by its second (the same history behind a system prompt made again for the
+ * call). Either way only the messages appended since are read (and a new first message).
  */
 const byArray = new WeakMap<object, RecallIndex>()
 const byHead = new WeakMap<object, RecallIndex[]>()
-/** Indexes kept per first message: conversations that share one (a system prompt object). */
+const bySecond = new WeakMap<object, RecallIndex[]>()
+/** Indexes kept per first (or second) message: conversations that share one (a system prompt object). */
 const PER_HEAD = 4
+
+/** Whether `index` read `history` but for its first message: the same objects from the second on. */
+function readBehindHead(index: RecallIndex, history: readonly Message[]): boolean {
+  const read = index.messages
+  if (read.length < 2 || read.length > history.length) return false
+  for (let i = read.length - 1; i >= 1; i--) if (read[i] !== history[i]) return false
+  return true
+}
+
+/** Keeps `index` in `map` under `key`, replacing one it extends, at most `PER_HEAD` per key. */
+function remember(map: WeakMap<object, RecallIndex[]>, key: object, index: RecallIndex): void {
+  const list = map.get(key) ?? []
+  if (list.includes(index)) return
+  // An index this one extends is the same conversation: replaced, not kept beside it.
+  const same = list.findIndex((x) => x.isPrefixOf(index.messages))
+  if (same >= 0) list[same] = index
+  else {
+    if (list.length >= PER_HEAD) list.shift()
+    list.push(index)
+  }
+  map.set(key, list)
+}
 
 /**
  * The recall index of `history`: one read before when its messages are the same objects
- * (then only what was appended is read), else a new one. A message replaced in the array is
- * seen (the index is made again); an object edited in place is not (pass a new object).
+ * (then only what was appended is read; a new first message is read in place of the old),
+ * else a new one. A message replaced in the array is seen (the index is made again); an
+ * object edited in place is not (pass a new object).
  */
 export function recallIndexOf(history: readonly Message[]): RecallIndex {
   const head = history[0]
+  const second = history[1]
   let index = byArray.get(history)
   if (!index?.isPrefixOf(history)) {
     index = head ? byHead.get(head)?.find((x) => x.isPrefixOf(history)) : undefined
+    if (!index && head && second) {
+      const behind = bySecond.get(second)?.find((x) => readBehindHead(x, history))
+      index = behind?.withFirst(head)
+    }
     index ??= new RecallIndex()
   }
   index.extend(history)
   byArray.set(history, index)
-  if (head) {
-    const list = byHead.get(head) ?? []
-    if (!list.includes(index)) {
-      // An index this one extends is the same conversation: replaced, not kept beside it.
-      const same = list.findIndex((x) => x.isPrefixOf(index.messages))
-      if (same >= 0) list[same] = index
-      else {
-        if (list.length >= PER_HEAD) list.shift()
-        list.push(index)
-      }
-      byHead.set(head, list)
-    }
-  }
+  if (head) remember(byHead, head, index)
+  if (second) remember(bySecond, second, index)
   return index
 }
 
