@@ -347,12 +347,20 @@ function readBehindHead(index: RecallIndex, history: readonly Message[]): boolea
   return true
 }
 
-/** Keeps `index` in `map` under `key`, replacing one it extends, at most `PER_HEAD` per key. */
-function remember(map: WeakMap<object, RecallIndex[]>, key: object, index: RecallIndex): void {
+/**
+ * Keeps `index` in `map` under `key`, replacing one of the same conversation (`extends`), at
+ * most `PER_HEAD` per key.
+ */
+function remember(
+  map: WeakMap<object, RecallIndex[]>,
+  key: object,
+  index: RecallIndex,
+  extends_: (x: RecallIndex, index: RecallIndex) => boolean,
+): void {
   const list = map.get(key) ?? []
   if (list.includes(index)) return
   // An index this one extends is the same conversation: replaced, not kept beside it.
-  const same = list.findIndex((x) => x.isPrefixOf(index.messages))
+  const same = list.findIndex((x) => extends_(x, index))
   if (same >= 0) list[same] = index
   else {
     if (list.length >= PER_HEAD) list.shift()
@@ -381,8 +389,9 @@ export function recallIndexOf(history: readonly Message[]): RecallIndex {
   }
   index.extend(history)
   byArray.set(history, index)
-  if (head) remember(byHead, head, index)
-  if (second) remember(bySecond, second, index)
+  if (head) remember(byHead, head, index, (x, y) => x.isPrefixOf(y.messages))
+  // Behind a first message made again, the newest index of the conversation is the one kept.
+  if (second) remember(bySecond, second, index, (x, y) => readBehindHead(x, y.messages))
   return index
 }
 
