@@ -629,8 +629,12 @@ async function main() {
       recalled.sameMessagesMs as number,
     ],
     [
-      'first recall over a new array whose first message is new (its index read whole; the messages read before by the fit and the credential filter)',
+      'first recall over a new array whose first message is new (a system prompt made again: the index behind it reused, its first message replaced)',
       recalled.freshFirstMs as number,
+    ],
+    [
+      'first recall over a new array whose first two messages are new (its index read whole; the messages read before by the fit and the credential filter)',
+      recalled.wholeFirstMs as number,
     ],
     [
       "first recall over messages nothing read before (each message's credentials and facts read once)",
@@ -777,8 +781,8 @@ async function main() {
     ],
     [
       'recall: the first recall over a fresh 100,000-message array within 500 ms (messages read before, the index read whole)',
-      (recalled.freshFirstMs as number) <= 500,
-      `${fmt(recalled.freshFirstMs as number)} (${fmt(recalled.coldFirstMs as number)} when nothing read the messages before)`,
+      (recalled.wholeFirstMs as number) <= 500,
+      `${fmt(recalled.wholeFirstMs as number)} (${fmt(recalled.freshFirstMs as number)} behind a new system prompt; ${fmt(recalled.coldFirstMs as number)} when nothing read the messages before)`,
     ],
   ] as const
   console.log('## Targets\n')

@@ -436,8 +436,9 @@ async function endpointScaling() {
  * follows the request it answers (the fit is made first, not timed). A one-word query and a
  * 250-word one (a model pasting the user's words), over the array recall has read (warm),
  * through a ChatContext holding the same messages, and the first recall over a new array:
- * of the same messages (found by its first message), and with a new first message (read
- * whole; the messages' credentials read before, as the ledger reads them). The first recall
+ * of the same messages (found by its first message), with a new first message (the index
+ * behind it found by the second), and with new first two messages (read whole; the
+ * messages' credentials read before, as the ledger reads them). The first recall
  * over messages nothing has read yet is reported too: it reads every message's credentials.
  */
 async function recallScaling() {
@@ -482,7 +483,8 @@ async function recallScaling() {
     recall(copy, one, options)
     sameMs.push(performance.now() - s)
   }
-  // A new array whose first message is a new object: nothing found to extend, read whole.
+  // A new array whose first message is a new object (a system prompt made again for the
+  // call): the index behind it is found by the second message, its first message replaced.
   const freshMs: number[] = []
   for (let k = 0; k < 5; k++) {
     const fresh = [{ ...(pool[0] as Message) }, ...pool.slice(1)] as Message[]
@@ -491,6 +493,20 @@ async function recallScaling() {
     s = performance.now()
     recall(fresh, one, options)
     freshMs.push(performance.now() - s)
+  }
+  // A new array whose first two messages are new objects: nothing found to extend, read whole.
+  const wholeMs: number[] = []
+  for (let k = 0; k < 5; k++) {
+    const fresh = [
+      { ...(pool[0] as Message) },
+      { ...(pool[1] as Message) },
+      ...pool.slice(2),
+    ] as Message[]
+    fit(fresh, options)
+    gc()
+    s = performance.now()
+    recall(fresh, one, options)
+    wholeMs.push(performance.now() - s)
   }
   // A ChatContext holding the same history (its own copies): the first recall reads them.
   const ctx = new ChatContext({ budget: 8_000, initialMessages: [system], recall: true })
@@ -522,6 +538,7 @@ async function recallScaling() {
     contextRatio: median(contextMs) / median(oneMs),
     sameMessagesMs: median(sameMs),
     freshFirstMs: median(freshMs),
+    wholeFirstMs: median(wholeMs),
     coldFirstMs,
     contextFirstMs,
   }

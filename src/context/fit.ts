@@ -137,7 +137,21 @@ export async function fitAsync(
       : resolved
   // A strategy that may await sees a copy: another call may extend the index meanwhile.
   const prepared = prepare(index, setup, { frozen: setup.strategy.async !== false })
-  return assemble(prepared, await setup.strategy.select(prepared.view), setup)
+  const result = assemble(prepared, await setup.strategy.select(prepared.view), setup)
+  lastAsync.set(messages, result)
+  return result
+}
+
+/**
+ * The last `fitAsync` result of each history array: the request a recall tool call answers
+ * when the strategy is asynchronous and the caller does not hand the result over.
+ */
+const lastAsync = new WeakMap<readonly Message[], FitResult>()
+
+/** The result of the last `fitAsync` over `messages` (this very array, at its length now). */
+export function lastAsyncFit(messages: readonly Message[]): FitResult | undefined {
+  const r = lastAsync.get(messages)
+  return r && r.fates.length === messages.length ? r : undefined
 }
 
 function asyncError(name: string): InvalidOptionError {

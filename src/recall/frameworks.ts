@@ -3,11 +3,13 @@
 // adds no dependency. The executor reads the conversation the caller gives, in any format the
 // library reads, fits it with the caller's options, and returns the tool's result text.
 
-import type { FitOptions } from '../context/options.js'
+import { asyncStrategyFromOptions } from '../compress/index.js'
+import { fitAsync } from '../context/fit.js'
+import { type FitOptions, resolveSetup } from '../context/options.js'
 import type { Format } from '../formats/detect.js'
 import { decode } from '../formats/detect.js'
 import { requireArgument, requireOptions } from '../options-check.js'
-import { RECALL_DESCRIPTION, RECALL_PARAMETERS, RECALL_TOOL_NAME } from './definition.js'
+import { RECALL_DESCRIPTION, RECALL_PARAMETERS, RECALL_TOOL_NAME, recallRun } from './definition.js'
 import { readRecallRequest } from './recall.js'
 import { executeRecall } from './tool.js'
 
@@ -25,7 +27,13 @@ function executor(given: RecallToolOptions, where: string) {
   requireArgument(typeof history === 'function', where, 'history', 'a function', history)
   return async (args: unknown): Promise<string> => {
     const { messages } = decode(await history(), format)
-    return executeRecall(messages, args, options)
+    // An asynchronous strategy (summarizing): the request made again as `fitAsync` makes it
+    // (a summary already written for this conversation is read again, not written anew).
+    const fitOptions = { ...options, recall: recallRun(options.recall) } as FitOptions
+    const { strategy } = resolveSetup(fitOptions, [], asyncStrategyFromOptions)
+    const result =
+      strategy.async && messages.length > 0 ? await fitAsync(messages, fitOptions) : undefined
+    return executeRecall(messages, args, options, result)
   }
 }
 

@@ -11,10 +11,32 @@ import { QUERY_WORDS, queryTerms, wordsOf } from './terms.js'
 
 const counter = exactCounter()
 
-/** The words of a text as recall read them before its index: one regular expression. */
+const WORD_CHARACTER = /[\p{L}\p{M}\p{N}]/u
+const WRITTEN_UNSPACED =
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]/u
+const unspaced = (ch: string) => WORD_CHARACTER.test(ch) && WRITTEN_UNSPACED.test(ch)
+
+/**
+ * The words of a text, written plainly from the rules: NFKC and lower case (a final sigma a
+ * sigma); runs of unspaced scripts give their neighbouring pairs (a lone character itself);
+ * the rest read by one regular expression, each run whole and its parts.
+ */
 function wordsByRegex(text: string): Set<string> {
   const out = new Set<string>()
-  for (const w of text.toLowerCase().match(/[\p{L}\p{N}_.-]+/gu) ?? []) {
+  const points = Array.from(text.normalize('NFKC').toLowerCase().replaceAll('ς', 'σ'))
+  let run: string[] = []
+  const flush = () => {
+    if (run.length === 1) out.add(run[0] as string)
+    for (let k = 0; k + 1 < run.length; k++) out.add(`${run[k]}${run[k + 1]}`)
+    run = []
+  }
+  for (const ch of points) {
+    if (unspaced(ch)) run.push(ch)
+    else flush()
+  }
+  flush()
+  const rest = points.map((ch) => (unspaced(ch) ? ' ' : ch)).join('')
+  for (const w of rest.match(/[\p{L}\p{M}\p{N}_.-]+/gu) ?? []) {
     const whole = w.replace(/^[_.-]+|[_.-]+$/g, '')
     if (whole.length < 2) continue
     out.add(whole)
@@ -51,6 +73,16 @@ const piece = fc.constantFrom(
   'straße',
   'NQNU5R',
   '8544743',
+  '大阪',
+  '予約番号は',
+  '𠮷野家',
+  'ＯＲＤ－２０２４',
+  'ｶﾞｲﾄﾞ',
+  'สวัสดีครับ',
+  '서울에서',
+  'ー',
+  'e\u0301',
+  'ΣΟΦΟΣ',
   's',
   'ss',
   'a-b',
@@ -77,10 +109,13 @@ describe('recall terms', () => {
     expect(q.terms.length).toBeLessThanOrEqual(QUERY_WORDS)
     expect(queryTerms('?!... --- ,,, ;;').terms).toEqual([])
     // A term named twice is asked once.
+    // Identifiers come first, the rest in the query's order.
     expect(queryTerms('flight flight user_id, user_id').terms).toEqual([
-      ['flight'],
       ['user_id', 'user', 'id'],
+      ['flight'],
     ])
+    expect(queryTerms('order ORD-2024-0042').terms[0]?.[0]).toBe('ord-2024-0042')
+    expect(queryTerms('予約番号、大阪').terms).toEqual([['予約', '約番', '番号'], ['大阪']])
   })
 })
 
@@ -198,10 +233,14 @@ function rankedPlainly(h: readonly Message[], open: readonly number[], q: string
   const byScore = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || b.i - a.i)
   const out: number[] = []
   for (const term of terms) {
+    // An identifier joined by a separator: the messages holding it whole, when any is left.
+    const joined = term.length > 1 && /[_.-]/.test(term[0] as string)
+    const open = byScore.filter((s) => !out.includes(s.i) && termScore(s.k, term) > 0)
+    const whole = joined ? open.filter((s) => bags[s.k]?.has(term[0] as string)) : []
     let best: { i: number; score: number } | undefined
-    for (const s of byScore) {
+    for (const s of whole.length > 0 ? whole : open) {
       const t = termScore(s.k, term)
-      if (t > 0 && !out.includes(s.i) && (!best || t > best.score)) best = { i: s.i, score: t }
+      if (!best || t > best.score) best = { i: s.i, score: t }
     }
     if (best) out.push(best.i)
   }
@@ -267,6 +306,39 @@ describe('recall index', () => {
         expect(recall(fresh, { query: q }, options).text).toBe(answers.at(-1))
       }),
       { numRuns: 40 },
+    )
+  })
+
+  it('behind a first message made again, it answers as one read whole, and the old index is unchanged', () => {
+    const first = fc.oneof(
+      text.map((t): Message => ({ role: 'system', content: `You are an agent. ${t}` })),
+      text.map((t): Message => ({ role: 'user', content: t })),
+    )
+    fc.assert(
+      fc.property(history, first, query, (h, head, asked) => {
+        const q = `${asked} flight agent`
+        const options = { budget: 300, counter }
+        const before = recall(h, { query: q }, options).text
+        const index = recallIndexOf(h)
+        const renewed = [head, ...h.slice(1)]
+        const derived = recallIndexOf(renewed)
+        expect(derived).not.toBe(index)
+        // Against an index of new objects read whole: the same postings for every word.
+        const whole = new RecallIndex()
+        whole.extend(structuredClone(renewed))
+        for (const w of [...wordsOf(q), ...wordsOf(contentText(head.content)), 'agent', 'you'])
+          expect([w, [...derived.holding(w)]]).toEqual([w, [...whole.holding(w)]])
+        expect([...derived.lengths.subarray(0, renewed.length)]).toEqual([
+          ...whole.lengths.subarray(0, renewed.length),
+        ])
+        expect(derived.systems).toEqual(whole.systems)
+        expect(recall(renewed, { query: q }, options).text).toBe(
+          recall(structuredClone(renewed), { query: q }, options).text,
+        )
+        // The index the first array has is the one it had.
+        expect(recall(h, { query: q }, options).text).toBe(before)
+      }),
+      { numRuns: 60 },
     )
   })
 

@@ -2,7 +2,7 @@ import { contentText, type Message } from '../messages/message.js'
 import { messageSecrets } from '../messages/quoted-facts.js'
 import type { Who } from '../messages/records.js'
 import { SecretSet } from './secret-set.js'
-import { eachWordRange, hashOf } from './terms.js'
+import { eachWordRange, fold, hashOf } from './terms.js'
 
 /** Who wrote a message, shared by every message of a role with no tool. */
 const PLAIN: Record<string, Who> = {}
@@ -32,17 +32,25 @@ export class RecallIndex {
   longest = 0
   /** Positions of system messages (never recalled). */
   readonly systems: number[] = []
-  readonly secrets = new SecretSet()
+  secrets = new SecretSet()
   /**
    * Words, each with an id: an open-addressing table of ids (plus one, 0 for none) by the
    * word's hash, so a word is looked up where the text holds it, with no string made for it.
+   * A word's code units are kept in one arena (`chars`, from `starts[id]`, `ends[id]`), read
+   * when a hash matches.
    */
   private table = new Int32Array(1 << 12)
-  private readonly words: string[] = []
-  private readonly hashes: number[] = []
+  private chars = new Uint16Array(1 << 14)
+  private used = 0
+  private starts = new Int32Array(1 << 11)
+  private ends = new Int32Array(1 << 11)
+  private hashes = new Int32Array(1 << 11)
+  /** The message that last took each word, plus one (a word twice in a message is taken once). */
+  private last = new Int32Array(1 << 11)
+  private wordCount = 0
   /** For each word id: the messages holding it, ascending (grown by doubling), and how many. */
   private readonly postings: Int32Array[] = []
-  private readonly counts: number[] = []
+  private counts = new Int32Array(1 << 11)
   /** The message being read, its text in lower case, and its distinct words so far. */
   private at = 0
   private text = ''
@@ -55,6 +63,94 @@ export class RecallIndex {
 
   get length(): number {
     return this.messages.length
+  }
+
+  /**
+   * This index with its first message replaced by `first` (a system prompt made again for
+   * each call, the rest of the history the same objects): a copy, the old first message's
+   * words taken out of their postings and the new one's put in. Undefined when either first
+   * message names tools (the writers of later messages would change with it).
+   */
+  withFirst(first: Message): RecallIndex | undefined {
+    const old = this.messages[0]
+    if (!old || namesTools(old) || namesTools(first)) return undefined
+    const x = new RecallIndex()
+    x.table = this.table.slice()
+    x.chars = this.chars.slice(0, Math.max(this.used, 1))
+    x.used = this.used
+    x.starts = this.starts.slice()
+    x.ends = this.ends.slice()
+    x.hashes = this.hashes.slice()
+    x.last = new Int32Array(this.last.length)
+    x.wordCount = this.wordCount
+    x.counts = this.counts.slice()
+    for (let id = 0; id < this.wordCount; id++)
+      x.postings.push(
+        (this.postings[id] as Int32Array).slice(0, Math.max(2, this.counts[id] as number)),
+      )
+    x.lengths = this.lengths.slice()
+    x.totalLength = this.totalLength
+    x.longest = this.longest
+    for (let i = 0; i < this.messages.length; i++) {
+      x.messages.push(this.messages[i] as Message)
+      x.who.push(this.who[i] as Who)
+    }
+    for (const i of this.systems) if (i !== 0) x.systems.push(i)
+    if (first.role === 'system') x.systems.unshift(0)
+    // A secret only the old first message held is kept: it is taken out of more, never less.
+    x.secrets = this.secrets.copy()
+    for (const s of messageSecrets(first)) x.secrets.add(s)
+    for (const [k, v] of this.names) x.names.set(k, v)
+    for (const [k, v] of this.byTool) x.byTool.set(k, [...v])
+    // Message 0 is first in every list holding it: taken out, then the new one's put first.
+    x.at = 0
+    x.eachWordOf(old, (id) => {
+      const list = x.postings[id] as Int32Array
+      const n = x.counts[id] as number
+      if (n > 0 && list[0] === 0) {
+        list.copyWithin(0, 1, n)
+        x.counts[id] = n - 1
+      }
+    })
+    x.totalLength -= x.lengths[0] as number
+    let size = 0
+    x.eachWordOf(first, (id) => {
+      let list = x.postings[id] as Int32Array
+      const n = x.counts[id] as number
+      if (n > 0 && list[0] === 0) return
+      if (n === list.length) {
+        list = grow(list, n * 2)
+        x.postings[id] = list
+      }
+      list.copyWithin(1, 0, n)
+      list[0] = 0
+      x.counts[id] = n + 1
+      size++
+    })
+    x.lengths[0] = size
+    x.totalLength += size
+    if (size > x.longest) x.longest = size
+    x.messages[0] = first
+    x.who[0] = plain(first.role)
+    x.last.fill(0)
+    return x
+  }
+
+  /** Calls `use` with the id of each word `m` holds (adding words not known yet), once each. */
+  private eachWordOf(m: Message, use: (id: number) => void): void {
+    const seen = new Set<number>()
+    const visit = (a: number, b: number, h: number) => {
+      let id = this.find(this.text, a, b, h)
+      if (id < 0) id = this.insert(this.text, a, b, h, -id - 1)
+      if (seen.has(id)) return
+      seen.add(id)
+      use(id)
+    }
+    const text = contentText(m.content)
+    if (text === '') return
+    this.text = fold(text)
+    eachWordRange(this.text, visit)
+    this.text = ''
   }
 
   /** Reads the messages of `history` from the first not read yet. */
@@ -71,7 +167,7 @@ export class RecallIndex {
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.read(c.arguments)
     for (const t of who.tools ?? []) {
       this.read(t)
-      const key = t.toLowerCase()
+      const key = fold(t)
       const list = this.byTool.get(key)
       if (!list) this.byTool.set(key, [i])
       else if (list[list.length - 1] !== i) list.push(i)
@@ -96,7 +192,7 @@ export class RecallIndex {
   /** Adds the words of `text` to the message being read. */
   private read(text: string): void {
     if (text === '') return
-    this.text = text.toLowerCase()
+    this.text = fold(text)
     eachWordRange(this.text, this.visit)
   }
 
@@ -104,18 +200,19 @@ export class RecallIndex {
   private take(a: number, b: number, h: number): void {
     const s = this.text
     let id = this.find(s, a, b, h)
-    if (id < 0) id = this.insert(s.slice(a, b), h, -id - 1)
-    const i = this.at
+    if (id < 0) id = this.insert(s, a, b, h, -id - 1)
+    const mark = this.at + 1
+    if (this.last[id] === mark) return
+    this.last[id] = mark
     const n = this.counts[id] as number
     let list = this.postings[id] as Int32Array
-    if (n > 0 && list[n - 1] === i) return
     if (n === list.length) {
       const grown = new Int32Array(n * 2)
       grown.set(list)
       list = grown
       this.postings[id] = list
     }
-    list[n] = i
+    list[n] = this.at
     this.counts[id] = n + 1
     this.size++
   }
@@ -124,28 +221,52 @@ export class RecallIndex {
   private find(s: string, a: number, b: number, h: number): number {
     const table = this.table
     const mask = table.length - 1
+    const hashes = this.hashes
     let slot = h & mask
     for (;;) {
       const e = table[slot] as number
       if (e === 0) return -slot - 1
       const id = e - 1
-      if (this.hashes[id] === h && same(this.words[id] as string, s, a, b)) return id
+      if (hashes[id] === h && this.spells(id, s, a, b)) return id
       slot = (slot + 1) & mask
     }
   }
 
-  private insert(word: string, h: number, slot: number): number {
-    const id = this.words.length
-    this.words.push(word)
-    this.hashes.push(h)
+  /** Whether word `id` is the code units `[a, b)` of `s`. */
+  private spells(id: number, s: string, a: number, b: number): boolean {
+    const start = this.starts[id] as number
+    if ((this.ends[id] as number) - start !== b - a) return false
+    const chars = this.chars
+    for (let i = a, j = start; i < b; i++, j++) if (chars[j] !== s.charCodeAt(i)) return false
+    return true
+  }
+
+  private insert(s: string, a: number, b: number, h: number, slot: number): number {
+    const id = this.wordCount++
+    if (id === this.hashes.length) {
+      const size = id * 2
+      this.starts = grow(this.starts, size)
+      this.ends = grow(this.ends, size)
+      this.hashes = grow(this.hashes, size)
+      this.last = grow(this.last, size)
+      this.counts = grow(this.counts, size)
+    }
+    if (this.used + (b - a) > this.chars.length) {
+      const chars = new Uint16Array(Math.max(this.chars.length * 2, this.used + (b - a)))
+      chars.set(this.chars)
+      this.chars = chars
+    }
+    this.starts[id] = this.used
+    for (let i = a; i < b; i++) this.chars[this.used++] = s.charCodeAt(i)
+    this.ends[id] = this.used
+    this.hashes[id] = h
     this.postings.push(new Int32Array(2))
-    this.counts.push(0)
     this.table[slot] = id + 1
     // Kept at most half full: the table doubles and every id goes to its new slot.
-    if (this.words.length * 2 > this.table.length) {
+    if (this.wordCount * 2 > this.table.length) {
       const table = new Int32Array(this.table.length * 2)
       const mask = table.length - 1
-      for (let k = 0; k < this.words.length; k++) {
+      for (let k = 0; k < this.wordCount; k++) {
         let at = (this.hashes[k] as number) & mask
         while (table[at] !== 0) at = (at + 1) & mask
         table[at] = k + 1
@@ -161,7 +282,7 @@ export class RecallIndex {
     return id < 0 ? EMPTY : (this.postings[id] as Int32Array).subarray(0, this.counts[id])
   }
 
-  /** The messages of the tool named `name` (in lower case): its calls and results, ascending. */
+  /** The messages of the tool named `name` (folded, as `fold` gives it): its calls and results, ascending. */
   ofTool(name: string): readonly number[] {
     return this.byTool.get(name) ?? NONE
   }
@@ -193,51 +314,84 @@ export class RecallIndex {
 
 const EMPTY = new Int32Array(0)
 
-/** Whether `w` is the code units `[a, b)` of `s`. */
-function same(w: string, s: string, a: number, b: number): boolean {
-  if (w.length !== b - a) return false
-  for (let i = 0; i < w.length; i++) if (w.charCodeAt(i) !== s.charCodeAt(a + i)) return false
-  return true
+/** Whether a message names tools (an assistant's calls, a tool's result). */
+function namesTools(m: Message): boolean {
+  return m.role === 'tool' || (m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0)
+}
+
+/** `list` copied into a new array of `size` (the rest zero). */
+function grow(list: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(size)
+  out.set(list)
+  return out
 }
 const NONE: readonly number[] = []
 
 /**
  * Indexes of histories seen before: by the array itself (an agent loop that pushes to one
  * array), else by its first message (a new array each call built from the same message
- * objects). Either way only the messages appended since are read.
+ * objects), else by its second (the same history behind a system prompt made again for the
+ * call). Either way only the messages appended since are read (and a new first message).
  */
 const byArray = new WeakMap<object, RecallIndex>()
 const byHead = new WeakMap<object, RecallIndex[]>()
-/** Indexes kept per first message: conversations that share one (a system prompt object). */
+const bySecond = new WeakMap<object, RecallIndex[]>()
+/** Indexes kept per first (or second) message: conversations that share one (a system prompt object). */
 const PER_HEAD = 4
+
+/** Whether `index` read `history` but for its first message: the same objects from the second on. */
+function readBehindHead(index: RecallIndex, history: readonly Message[]): boolean {
+  const read = index.messages
+  if (read.length < 2 || read.length > history.length) return false
+  for (let i = read.length - 1; i >= 1; i--) if (read[i] !== history[i]) return false
+  return true
+}
+
+/**
+ * Keeps `index` in `map` under `key`, replacing one of the same conversation (`extends`), at
+ * most `PER_HEAD` per key.
+ */
+function remember(
+  map: WeakMap<object, RecallIndex[]>,
+  key: object,
+  index: RecallIndex,
+  extends_: (x: RecallIndex, index: RecallIndex) => boolean,
+): void {
+  const list = map.get(key) ?? []
+  if (list.includes(index)) return
+  // An index this one extends is the same conversation: replaced, not kept beside it.
+  const same = list.findIndex((x) => extends_(x, index))
+  if (same >= 0) list[same] = index
+  else {
+    if (list.length >= PER_HEAD) list.shift()
+    list.push(index)
+  }
+  map.set(key, list)
+}
 
 /**
  * The recall index of `history`: one read before when its messages are the same objects
- * (then only what was appended is read), else a new one. A message replaced in the array is
- * seen (the index is made again); an object edited in place is not (pass a new object).
+ * (then only what was appended is read; a new first message is read in place of the old),
+ * else a new one. A message replaced in the array is seen (the index is made again); an
+ * object edited in place is not (pass a new object).
  */
 export function recallIndexOf(history: readonly Message[]): RecallIndex {
   const head = history[0]
+  const second = history[1]
   let index = byArray.get(history)
   if (!index?.isPrefixOf(history)) {
     index = head ? byHead.get(head)?.find((x) => x.isPrefixOf(history)) : undefined
+    if (!index && head && second) {
+      const behind = bySecond.get(second)?.find((x) => readBehindHead(x, history))
+      index = behind?.withFirst(head)
+    }
     index ??= new RecallIndex()
   }
   index.extend(history)
   byArray.set(history, index)
-  if (head) {
-    const list = byHead.get(head) ?? []
-    if (!list.includes(index)) {
-      // An index this one extends is the same conversation: replaced, not kept beside it.
-      const same = list.findIndex((x) => x.isPrefixOf(index.messages))
-      if (same >= 0) list[same] = index
-      else {
-        if (list.length >= PER_HEAD) list.shift()
-        list.push(index)
-      }
-      byHead.set(head, list)
-    }
-  }
+  if (head) remember(byHead, head, index, (x, y) => x.isPrefixOf(y.messages))
+  // Behind a first message made again, the newest index of the conversation is the one kept.
+  if (second) remember(bySecond, second, index, (x, y) => readBehindHead(x, y.messages))
   return index
 }
 

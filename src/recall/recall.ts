@@ -1,4 +1,5 @@
-import { fit, indexOf } from '../context/fit.js'
+import { asyncStrategyFromOptions } from '../compress/index.js'
+import { fit, indexOf, lastAsyncFit } from '../context/fit.js'
 import { type FitOptions, resolveSetup } from '../context/options.js'
 import type { FitResult } from '../context/result.js'
 import { InvalidOptionError } from '../errors.js'
@@ -41,7 +42,12 @@ const ASKED_MAX = 64
 /** Matching messages a result lists as left out for room, at most. */
 const MORE_MAX = 64
 
-/** A request from the model's arguments (a JSON text or an object), or why it is not one. */
+/**
+ * A request from the model's arguments (a JSON text or an object), or why it is not one.
+ * Read as models send them: a field that is null, empty or missing is not given; a message
+ * number written as a string of digits, or one number for the list, is read as meant; a list
+ * of strings for the query is its words. Anything else is refused with the reason.
+ */
 export function readRecallRequest(args: unknown): RecallRequest | string {
   let value = args
   if (typeof args === 'string') {
@@ -51,21 +57,40 @@ export function readRecallRequest(args: unknown): RecallRequest | string {
       return 'the arguments are not JSON'
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return 'the arguments are not an object'
-  const { query, messages } = value as Record<string, unknown>
-  if (query !== undefined && typeof query !== 'string') return '"query" is not a string'
-  if (
-    messages !== undefined &&
-    !(Array.isArray(messages) && messages.every((n) => Number.isInteger(n) && n >= 0))
-  )
-    return '"messages" is not a list of message numbers'
-  if ((query === undefined || query.trim() === '') && !(messages as unknown[] | undefined)?.length)
+  if (value === null || value === undefined) value = {}
+  if (typeof value !== 'object' || Array.isArray(value)) return 'the arguments are not an object'
+  const fields = value as Record<string, unknown>
+  const query = queryOf(Object.hasOwn(fields, 'query') ? fields.query : undefined)
+  if (query === null) return '"query" is not a string'
+  const messages = numbersOf(Object.hasOwn(fields, 'messages') ? fields.messages : undefined)
+  if (messages === null) return '"messages" is not a list of message numbers'
+  if ((query === undefined || query.trim() === '') && !messages?.length)
     return 'give "query" or "messages"'
   return {
     ...(query !== undefined && { query }),
-    ...(messages !== undefined && { messages: messages as number[] }),
+    ...(messages !== undefined && { messages }),
   }
+}
+
+/** A query as sent: a string, a list of strings (its words), none (undefined) or not one (null). */
+function queryOf(q: unknown): string | undefined | null {
+  if (q === undefined || q === null) return undefined
+  if (typeof q === 'string') return q
+  if (Array.isArray(q) && q.every((x) => typeof x === 'string')) return q.join(' ')
+  return null
+}
+
+/** Message numbers as sent: a list (numbers or strings of digits), one number, none, or not numbers (null). */
+function numbersOf(m: unknown): number[] | undefined | null {
+  if (m === undefined || m === null) return undefined
+  const list = Array.isArray(m) ? m : [m]
+  const out: number[] = []
+  for (const x of list) {
+    const n = typeof x === 'string' && /^\s*\d{1,15}\s*$/.test(x) ? Number(x) : x
+    if (!(Number.isSafeInteger(n) && (n as number) >= 0)) return null
+    out.push(n as number)
+  }
+  return out
 }
 
 /** The records of one message: its text, and each call's arguments, credentials taken out. */
@@ -148,16 +173,26 @@ export function recall(
   const { maxTokens, maxMessages } = checkRecallOptions(given)
   // The fit the model's request came from: with the recall tool offered (counted, named by the ledger).
   const fitOptions = { ...options, recall: given } as FitOptions
-  const result = fit(history, fitOptions)
-  const { counter, provider } = resolveSetup(fitOptions)
+  const { counter, provider } = resolveSetup(fitOptions, [], asyncStrategyFromOptions)
   return recallFrom(
     history,
-    result,
+    requestOf(history, fitOptions),
     read,
     counter,
     { maxTokens, maxMessages },
     invalidIn(history, counter, provider),
   )
+}
+
+/**
+ * The request a recall answers when the caller does not hand it over: `fit` made again, or
+ * under an asynchronous strategy (summarizing), the last `fitAsync` of this history array;
+ * undefined when that is not known (then every message but a system prompt may be recalled:
+ * a message sent twice costs room, one never returned costs the answer).
+ */
+export function requestOf(history: readonly Message[], options: FitOptions): FitResult | undefined {
+  const { strategy } = resolveSetup(options, [], asyncStrategyFromOptions)
+  return strategy.async ? lastAsyncFit(history) : fit(history, options)
 }
 
 /**
@@ -174,7 +209,11 @@ export function invalidIn(
 }
 
 /** Positions `result` does not leave out for recall: sent, or not dropped nor summarized. */
-function closedBy(result: FitResult, invalid: readonly number[] | undefined): Iterable<number>[] {
+function closedBy(
+  result: FitResult | undefined,
+  invalid: readonly number[] | undefined,
+): Iterable<number>[] {
+  if (!result) return invalid ? [invalid] : []
   if (invalid) return [result.kept, invalid]
   // Only a caller's own result comes without them: its account is read once.
   const out: number[] = []
@@ -185,13 +224,14 @@ function closedBy(result: FitResult, invalid: readonly number[] | undefined): It
 }
 
 /**
- * A recall over a fit already made (what `recall` and the tool executors share). `invalid`:
- * the positions the provider's repair took out, when the caller knows them (else they are
- * read from `result.fates`).
+ * A recall over a fit already made (what `recall` and the tool executors share), or over a
+ * request not known (`undefined`: nothing but system prompts closed). `invalid`: the
+ * positions the provider's repair took out, when the caller knows them (else they are read
+ * from `result.fates`).
  */
 export function recallFrom(
   history: readonly Message[],
-  result: FitResult,
+  result: FitResult | undefined,
   request: RecallRequest,
   counter: TokenCounter,
   { maxTokens, maxMessages }: Required<RecallOptions>,
@@ -203,7 +243,7 @@ export function recallFrom(
   const secrets = index.secrets
   const notes: string[] = []
   const asked = new Set<number>()
-  const kept = new Set(result.kept)
+  const kept = new Set(result?.kept)
   for (const n of request.messages ?? []) {
     if (left.has(n)) asked.add(n)
     else notes.push(kept.has(n) ? `message ${n} is in this request` : `no left-out message ${n}`)

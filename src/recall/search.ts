@@ -1,5 +1,5 @@
 import { type RecallIndex, sortedHas } from './recall-index.js'
-import { queryTerms } from './terms.js'
+import { isJoined, queryTerms } from './terms.js'
 
 /** BM25's usual constants. */
 const K1 = 1.2
@@ -85,7 +85,8 @@ function before(sa: number, a: number, sb: number, b: number): boolean {
 
 /**
  * Left-out messages matching `query`, best first, at most `limit`: for each of the query's
- * terms in turn (a tool's argument names are each a term), the message that best holds it;
+ * terms in turn, identifiers first (a tool's argument names are each a term), the message
+ * that best holds it (an identifier joined by `_`, `.` or `-` held whole before in parts);
  * then the others by their whole score, ties to the newer message.
  *
  * BM25 over word presence: a rarer word weighs more, and a short message holding it more
@@ -127,7 +128,7 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
       const wt = weight.get(w) as number
       const at = index.holding(w)
       const short: Shortest | undefined = alone.has(w)
-        ? { length: Number.POSITIVE_INFINITY, at: [], whole: true }
+        ? { length: Number.POSITIVE_INFINITY, at: [] }
         : undefined
       for (let j = 0; j < at.length; j++) {
         const k = at[j] as number
@@ -140,10 +141,8 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
           if (n < short.length) {
             short.length = n
             short.at.length = 0
-            short.whole = true
           }
-          if (short.at.length < SHORTEST) short.at.push(k)
-          else short.whole = false
+          short.at.push(k)
         }
       }
       if (short) shortest.set(w, short)
@@ -180,25 +179,23 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
   }
 }
 
-/** Messages of the fewest words holding a word (the first `SHORTEST`; `whole`: all of them). */
+/** The messages of the fewest words holding a word, and that number of words. */
 interface Shortest {
   length: number
   at: number[]
-  whole: boolean
 }
-const SHORTEST = 64
 
 /**
  * The best of a one-word term's shortest messages not taken yet (the higher whole score,
- * then the newer), or undefined when that needs its postings read again (all taken, or more
- * of them than were noted).
+ * then the newer), or undefined when all are taken (the next shortest are found by reading
+ * its postings again).
  */
 function pickShortest(
   short: Shortest | undefined,
   score: Float64Array,
   taken: Uint8Array,
 ): number | undefined {
-  if (!short?.whole) return undefined
+  if (!short) return undefined
   let best = -1
   for (const k of short.at)
     if (taken[k] === 0 && (best < 0 || before(score[k] as number, k, score[best] as number, best)))
@@ -222,6 +219,25 @@ function bestFor(
   met: Int32Array,
 ): number {
   let best = -1
+  if (term.length === 1) {
+    // One word: its best holder is the shortest (its weight by a norm that falls with length).
+    const at = index.holding(term[0] as string)
+    const lengths = index.lengths
+    let shortest = Number.POSITIVE_INFINITY
+    for (let j = 0; j < at.length; j++) {
+      const k = at[j] as number
+      if (taken[k] === 1 || !left.has(k)) continue
+      const n = lengths[k] as number
+      if (
+        n < shortest ||
+        (n === shortest && before(score[k] as number, k, score[best] as number, best))
+      ) {
+        shortest = n
+        best = k
+      }
+    }
+    return best
+  }
   let bestScore = 0
   let count = 0
   for (const w of term) {
@@ -234,11 +250,20 @@ function bestFor(
       termScore[k] = (termScore[k] as number) + wt * norm(k)
     }
   }
+  // An identifier joined by `_`, `.` or `-` is matched whole: a message holding it whole
+  // comes before one holding only some of its parts (the neighbouring id's).
+  const whole = isJoined(term) ? index.holding(term[0] as string) : undefined
+  let wholeMet = false
+  if (whole)
+    for (let j = 0; j < count && !wholeMet; j++) {
+      const k = met[j] as number
+      wholeMet = taken[k] === 0 && sortedHas(whole, k)
+    }
   for (let j = 0; j < count; j++) {
     const k = met[j] as number
     const t = termScore[k] as number
     termScore[k] = 0
-    if (taken[k] === 1) continue
+    if (taken[k] === 1 || (wholeMet && !sortedHas(whole as Int32Array, k))) continue
     if (
       best < 0 ||
       t > bestScore ||

@@ -20,6 +20,13 @@ export class SecretSet {
   /** Secrets shorter than the prefix (none from a message's credentials; kept for safety). */
   private readonly short: string[] = []
 
+  /** A set holding the same secrets, in the same order, added to apart from this one. */
+  copy(): SecretSet {
+    const out = new SecretSet()
+    for (const s of this.order.keys()) out.add(s)
+    return out
+  }
+
   add(secret: string): void {
     if (secret === '' || this.order.has(secret)) return
     this.order.set(secret, this.order.size)

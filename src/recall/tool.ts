@@ -1,10 +1,10 @@
-import { fit } from '../context/fit.js'
+import { asyncStrategyFromOptions } from '../compress/index.js'
 import { type FitOptions, resolveSetup } from '../context/options.js'
 import type { FitResult } from '../context/result.js'
 import type { Message } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { checkRecallOptions, type RecallOptions, recallRun } from './definition.js'
-import { invalidIn, readRecallRequest, recallFrom } from './recall.js'
+import { invalidIn, readRecallRequest, recallFrom, requestOf } from './recall.js'
 
 /**
  * Runs a recall tool call the model made: `args` as the model sent them (JSON text or an
@@ -20,12 +20,12 @@ export function executeRecall(
 ): string {
   const given = recallRun(options.recall)
   const fitOptions = { ...options, recall: given } as FitOptions
-  const { counter, provider } = resolveSetup(fitOptions)
+  const { counter, provider } = resolveSetup(fitOptions, [], asyncStrategyFromOptions)
   if (result) return recallText(history, result, args, counter, given)
   // The fit made here: what its repair took out is read from its index, not its account.
   let invalid: number[] | undefined
   const made = () => {
-    const r = fit(history, fitOptions)
+    const r = requestOf(history, fitOptions)
     invalid = invalidIn(history, counter, provider)
     return r
   }
@@ -39,7 +39,7 @@ export function executeRecall(
  */
 export function recallText(
   history: readonly Message[],
-  result: FitResult | (() => FitResult),
+  result: FitResult | (() => FitResult | undefined),
   args: unknown,
   counter: TokenCounter,
   options: RecallOptions | true = true,
