@@ -7,8 +7,13 @@ import { redactCredentials } from './messages/credentials.js'
  */
 export class ContextWindowError extends Error {
   override name = 'ContextWindowError'
-  constructor(message?: string, options?: ErrorOptions) {
-    super(message === undefined ? undefined : redactCredentials(message), options)
+  /**
+   * `lead` is the library's own words before what is quoted (`option session: `), already
+   * filtered piece by piece: read with the rest, a name such as `session:` would pass for a
+   * credential's key and hide the words after it.
+   */
+  constructor(message?: string, options?: ErrorOptions, lead = '') {
+    super(message === undefined ? undefined : lead + redactCredentials(message), options)
   }
 }
 
@@ -30,7 +35,7 @@ export class InvalidInputError extends ContextWindowError {
   readonly detail: string
 
   constructor(detail: string, location: InputLocation = {}) {
-    super(formatLocation(location) + detail)
+    super(detail, undefined, formatLocation(location))
     this.detail = redactCredentials(detail)
     this.source = location.source
     this.index = location.index
@@ -49,9 +54,9 @@ export class InvalidInputError extends ContextWindowError {
 
 function formatLocation({ source, index, field }: InputLocation): string {
   const parts: string[] = []
-  if (source) parts.push(source)
+  if (source) parts.push(redactCredentials(source))
   if (index !== undefined) parts.push(`message ${index}`)
-  if (field) parts.push(`field ${field}`)
+  if (field) parts.push(`field ${redactCredentials(field)}`)
   return parts.length ? `${parts.join(', ')}: ` : ''
 }
 
@@ -62,7 +67,7 @@ export class InvalidOptionError extends ContextWindowError {
     readonly option: string,
     detail: string,
   ) {
-    super(`option ${option}: ${detail}`)
+    super(detail, undefined, `option ${redactCredentials(option)}: `)
   }
 }
 

@@ -709,7 +709,7 @@ export function credentialSpans(text: string): Array<[number, number]> {
     if (plain !== text)
       for (const [s, e] of spansOf(plain)) out.push([at[s] as number, at[e] as number])
   }
-  return merge(out)
+  return merge(text.includes('[') ? keepingMarks(text, out) : out)
 }
 
 /** An escape the unescaped reading resolves (most JSON text has none: it is read once). */
@@ -913,8 +913,24 @@ function urlHeads(text: string): Span[] {
  */
 function keepingUrlHeads(text: string, spans: Span[]): Span[] {
   if (!text.includes('://')) return spans
-  const heads = urlHeads(text)
-  if (heads.length === 0) return spans
+  return cutOut(text, spans, urlHeads(text), '/:@.')
+}
+
+/** Marks already written (the filter's, a summarizer's): redacting again leaves them as they are. */
+const MARKS = ['[credential]', '[redacted]']
+
+function keepingMarks(text: string, spans: Span[]): Span[] {
+  const marks: Span[] = []
+  for (const mark of MARKS)
+    for (let i = text.indexOf(mark); i >= 0; i = text.indexOf(mark, i + mark.length))
+      marks.push([i, i + mark.length])
+  return marks.length === 0 ? spans : cutOut(text, spans, marks, ' ')
+}
+
+/** `spans` with the ranges `keep` taken out of them; where one is cut, `trim` trimmed off its cut ends. */
+function cutOut(text: string, spans: Span[], keep: Span[], trim: string): Span[] {
+  if (keep.length === 0) return spans
+  const heads = keep
   const out: Span[] = []
   for (const span of spans) {
     let pieces: Span[] = [span]
@@ -933,8 +949,8 @@ function keepingUrlHeads(text: string, spans: Span[]): Span[] {
       // Where a span was cut, what is left is trimmed of the URL's separators.
       let a = s
       let b = e
-      if (a !== span[0]) while (a < b && '/:@.'.includes(text[a] as string)) a++
-      if (b !== span[1]) while (b > a && '/:@.'.includes(text[b - 1] as string)) b--
+      if (a !== span[0]) while (a < b && trim.includes(text[a] as string)) a++
+      if (b !== span[1]) while (b > a && trim.includes(text[b - 1] as string)) b--
       if (b > a) out.push([a, b])
     }
   }
