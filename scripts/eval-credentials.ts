@@ -8,7 +8,6 @@
 // scores them, for reference.
 //
 // npm run eval:credentials [-- --all] [--json]
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { credentialSpans, isCredential, redactCredentials } from '../src/messages/credentials.js'
 import {
@@ -17,6 +16,7 @@ import {
   keptValuesFlagged,
   type Score,
   score,
+  scoreGitleaks,
 } from '../test/credentials/corpora.js'
 
 const { values } = parseArgs({
@@ -60,28 +60,7 @@ for (let round = 0; round < 5; round++) {
 }
 
 // gitleaks' samples, scored as credentials.test.ts scores them (isCredential on each sample).
-const gitleaks = JSON.parse(
-  readFileSync(new URL('../test/data/gitleaks/samples.json', import.meta.url), 'utf8'),
-) as { rules: { id: string; treatment: string; tps: string[]; fps: string[] }[] }
-const gl: Record<string, { tps: number; detected: number; fps: number; flagged: number }> = {}
-for (const rule of gitleaks.rules) {
-  const kind =
-    rule.treatment === 'token'
-      ? 'token'
-      : rule.treatment.startsWith('structural')
-        ? 'structural'
-        : 'other'
-  gl[kind] ??= { tps: 0, detected: 0, fps: 0, flagged: 0 }
-  const t = gl[kind]
-  for (const tp of rule.tps) {
-    t.tps++
-    if (isCredential(tp)) t.detected++
-  }
-  for (const fp of rule.fps) {
-    t.fps++
-    if (isCredential(fp)) t.flagged++
-  }
-}
+const gl = scoreGitleaks(isCredential).tally
 
 const pct = (n: number, d: number) => (d === 0 ? '-' : `${((100 * n) / d).toFixed(1)}%`)
 const oneLine = (s: string, n = 140) => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it, vi } from 'vitest'
+import { scoreGitleaks } from '../../test/credentials/corpora.js'
 import {
   credentialSpans,
   isCredential,
@@ -350,29 +351,7 @@ describe("gitleaks' true and false positives", () => {
     // `<add key="Password" value="...">`: the key is a value of `key=`.
     'nuget-config-password': 6,
   }
-  const count = () => ({ tps: 0, detected: 0, fps: 0, flagged: 0 })
-  const tally = { token: count(), structural: count(), other: count() }
-  const misses: Record<string, number> = {}
-  let skipped = 0
-  for (const rule of gitleaks.rules) {
-    const kind =
-      rule.treatment === 'token'
-        ? 'token'
-        : rule.treatment.startsWith('structural')
-          ? 'structural'
-          : 'other'
-    const t = tally[kind]
-    skipped += rule.skipped
-    for (const tp of rule.tps) {
-      t.tps++
-      if (isCredential(tp)) t.detected++
-      else misses[rule.id] = (misses[rule.id] ?? 0) + 1
-    }
-    for (const fp of rule.fps) {
-      t.fps++
-      if (isCredential(fp)) t.flagged++
-    }
-  }
+  const { tally, misses, skipped } = scoreGitleaks(isCredential)
   const report = Object.entries(tally)
     .map(([k, t]) => `${k}: ${t.detected}/${t.tps} tps detected, ${t.flagged}/${t.fps} fps flagged`)
     .join('; ')

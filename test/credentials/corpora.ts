@@ -181,3 +181,48 @@ export function keptValuesFlagged(
       if (judge(k.value)) out.push({ id: s.id, class: s.class, value: k.value })
   return out
 }
+
+/** A tally of gitleaks' samples: true positives detected, false positives flagged. */
+export interface GitleaksTally {
+  tps: number
+  detected: number
+  fps: number
+  flagged: number
+}
+
+/**
+ * gitleaks' own samples (test/data/gitleaks, from its rules' Go sources; MIT) scored by
+ * `isCredential`, by how the rule was read (token, structural, other): the tallies, the true
+ * positives missed per rule, and those the sample file marks as not evaluable.
+ */
+export function scoreGitleaks(isCredential: (value: string) => boolean) {
+  const gitleaks = JSON.parse(
+    readFileSync(new URL('../data/gitleaks/samples.json', import.meta.url), 'utf8'),
+  ) as {
+    rules: { id: string; treatment: string; tps: string[]; fps: string[]; skipped: number }[]
+  }
+  const count = (): GitleaksTally => ({ tps: 0, detected: 0, fps: 0, flagged: 0 })
+  const tally = { token: count(), structural: count(), other: count() }
+  const misses: Record<string, number> = {}
+  let skipped = 0
+  for (const rule of gitleaks.rules) {
+    const kind =
+      rule.treatment === 'token'
+        ? 'token'
+        : rule.treatment.startsWith('structural')
+          ? 'structural'
+          : 'other'
+    const t = tally[kind]
+    skipped += rule.skipped
+    for (const tp of rule.tps) {
+      t.tps++
+      if (isCredential(tp)) t.detected++
+      else misses[rule.id] = (misses[rule.id] ?? 0) + 1
+    }
+    for (const fp of rule.fps) {
+      t.fps++
+      if (isCredential(fp)) t.flagged++
+    }
+  }
+  return { tally, misses, skipped }
+}
