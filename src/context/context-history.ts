@@ -6,6 +6,7 @@ import { newAppendId } from '../store/append-id.js'
 import {
   type AppendOptions,
   type HistoryStore,
+  STORE_TIMEOUT_MS,
   StoreConflictError,
   type StoredEntry,
   StoreError,
@@ -24,7 +25,6 @@ import { servedSummaries, storedCount } from './stored-count.js'
 /** Tries of one write before its error reaches the caller. */
 const WRITE_TRIES = 3
 /** The time limit of a store that does not state its own (the built-in stores' default). */
-const STORE_TIMEOUT_MS = 10_000
 
 /** A write to the store, kept until the store is known to have it. */
 interface Write {

@@ -90,6 +90,9 @@ export function checkEntries(id: string, entries: unknown, what = 'entries'): vo
 }
 
 /** The longest conversation id, in UTF-16 code units: PostgreSQL indexes an id with its append ids, in at most 2,704 bytes. */
+/** How long a store call waits at most, in ms, when a store states no `timeoutMs` of its own. */
+export const STORE_TIMEOUT_MS = 10_000
+
 export const MAX_CONVERSATION_ID = 512
 
 /**

@@ -30,8 +30,8 @@ export function memoryStore(): HistoryStore {
     checkConversationId('memory store', id)
     return all.get(id) ?? empty
   }
+  /** The conversation, for a write: its id checked by the caller. */
   const get = (id: string) => {
-    checkConversationId('memory store', id)
     let c = all.get(id)
     if (!c) {
       c = { entries: [], summaries: [], version: 0 }
@@ -97,6 +97,7 @@ export function memoryStore(): HistoryStore {
       return structuredClone(peek(id).summaries)
     },
     async clear(id) {
+      checkConversationId('memory store', id)
       const c = get(id)
       c.entries = []
       c.summaries = []

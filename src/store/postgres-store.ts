@@ -11,6 +11,7 @@ import {
   checkSummary,
   checkWindow,
   type HistoryStore,
+  STORE_TIMEOUT_MS,
   StoreConflictError,
   StoreError,
 } from './history-store.js'
@@ -106,7 +107,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       k === 'pool' ? 'a pg Pool' : 'pg pool options',
       options[k],
     )
-  const { tablePrefix: given = 'cw_', ttl = 0, timeoutMs = 10_000 } = options
+  const { tablePrefix: given = 'cw_', ttl = 0, timeoutMs = STORE_TIMEOUT_MS } = options
   checkTablePrefix(given)
   // PostgreSQL folds unquoted names: `CW_` names the tables of `cw_`, so the schema lock and
   // the messages name them folded too (two spellings starting together would otherwise race).

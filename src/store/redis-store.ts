@@ -10,6 +10,7 @@ import {
   checkSummary,
   checkWindow,
   type HistoryStore,
+  STORE_TIMEOUT_MS,
   StoreConflictError,
   StoreError,
   type SummaryRecord,
@@ -158,7 +159,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Redis
       k === 'client' ? 'an ioredis client' : 'ioredis options',
       options[k],
     )
-  const { prefix = 'cw:', ttl = 0, timeoutMs = 10_000, replicas = 0 } = options
+  const { prefix = 'cw:', ttl = 0, timeoutMs = STORE_TIMEOUT_MS, replicas = 0 } = options
   const { replicaTimeoutMs = 2000 } = options
   checkPrefix(prefix, 'redisStore')
   if (!Number.isInteger(replicas) || replicas < 0)
