@@ -549,16 +549,20 @@ async function recallScaling() {
  * conversation, a model call after every message that is not the assistant's own. Two
  * contexts fed alike in one process, the default options and `ledger: false`: per call
  * (`getMessagesSync`), per turn (`addMessage` and the call), and how often the sent list
- * starts with the previous one (the provider's prompt cache), with budget left unused.
+ * starts with the previous one (the provider's prompt cache), with budget left unused. The
+ * `Idle` twins wait one macrotask after each call, as a loop awaiting the model does (the
+ * ledger reads ahead of the cut then); the others never wait, so every fact is read in a call.
  */
-function agentTraffic() {
+async function agentTraffic() {
   const stream: Message[] = tauBench()
     .slice(0, 40)
     .flatMap((r, k) => fromOpenAIChat(r.traj).slice(k === 0 ? 0 : 1))
   const out: Record<string, number> = {}
-  for (const [suffix, budget, stable] of [
-    ['', 8_000, false],
-    ['Stable', 6_000, true],
+  for (const [suffix, budget, stable, idle] of [
+    ['', 8_000, false, false],
+    ['Stable', 6_000, true, false],
+    ['Idle', 8_000, false, true],
+    ['StableIdle', 6_000, true, true],
   ] as const) {
     const contexts = [
       ['default', new ChatContext({ budget, ...(stable && { stable }) })],
@@ -599,6 +603,8 @@ function agentTraffic() {
           Math.max(0, Math.min(budget, historyTokens) - counter.countMessages(view)) / budget
       }
       added = { default: 0, plain: 0 }
+      // The model call's wait (its time is not counted).
+      if (idle) await new Promise((resolve) => setImmediate(resolve))
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
     out[`calls${suffix}`] = calls
