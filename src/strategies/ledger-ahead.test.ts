@@ -4,7 +4,7 @@ import { ChatContext } from '../context/chat-context.js'
 import { fit } from '../context/fit.js'
 import type { Message } from '../messages/message.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
-import { estimateCounter } from '../tokens/counters.js'
+import { estimateCounter, exactCounter } from '../tokens/counters.js'
 
 // Facts are read where the ledger looks for them; calls made while the caller's code runs
 // (a call's own work) are told apart from those made when the process is idle.
@@ -94,5 +94,28 @@ describe('the ledger reads ahead of the cut while the process waits', () => {
     const second = fit(history, { budget: 5000, counter })
     expect(second.messages).toEqual(first.messages)
     expect(second.fates).toEqual(first.fates)
+  })
+
+  it('fills most of the room a stable cut keeps for it: it reads further back than a moving cut does', () => {
+    const counter = exactCounter()
+    const ctx = new ChatContext({ budget: 6000, stable: true })
+    const wide = tauBench()
+      .slice(0, 12)
+      .flatMap((r, k) => fromOpenAIChat(r.traj).slice(k === 0 ? 0 : 1))
+    const sizes: number[] = []
+    for (const m of wide) {
+      ctx.addMessage(m)
+      if (m.role === 'assistant') continue
+      const ledger = ctx
+        .getMessagesSync()
+        .find((x) => x.role === 'user' && String(x.content).startsWith('[Earlier messages'))
+      if (ledger) sizes.push(counter.countMessage(ledger))
+    }
+    expect(sizes.length).toBeGreaterThan(150)
+    // Its room here is 1,000 tokens (the default maxTokens); a window of 6,000 tokens of
+    // dropped messages fills 61% of it on these trajectories, one of 12,000 tokens 79%.
+    const mean = sizes.reduce((a, b) => a + b, 0) / sizes.length
+    expect(mean).toBeGreaterThan(700)
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(1000)
   })
 })

@@ -22,6 +22,12 @@ export interface LedgerOptions {
 const WINDOW = 16
 /** ... and never more than this many tokens of them. */
 const WINDOW_MAX = 6_000
+/**
+ * ... under a stable cut: its ledger is made once per move of the cut and keeps its whole room
+ * between moves, so reading further back costs little per call and fills the room it holds
+ * (on τ-bench traffic at 6,000 tokens, 94% of it against 75%).
+ */
+const STABLE_WINDOW_MAX = 12_000
 
 /** Chosen by leave-one-out on τ-bench (`npm run eval:agent`). */
 export const LEDGER_SHARE = 0.5
@@ -817,8 +823,9 @@ function withEntry(
   plan: PlanItem[],
   maxTokens: number,
   heading: string,
+  windowMax = WINDOW_MAX,
 ): { plan: PlanItem[]; tokens: number } {
-  const window = droppedWindow(view, plan, Math.min(WINDOW * maxTokens, WINDOW_MAX))
+  const window = droppedWindow(view, plan, Math.min(WINDOW * maxTokens, windowMax))
   // With recall, the heading names every message left out: any of them can be asked for.
   const named = heading === LEDGER_HEADING ? heading : `${heading} ${leftOut(view, plan)}`
   const made = window.length > 0 ? ledgerText(view, window, maxTokens, named) : undefined
@@ -962,7 +969,7 @@ export function withLedger<S extends Strategy>(
       while (step > size) step = Math.floor(step / 2)
       if (step < 32) return base.select(view)
       return whenReady(base.select(narrowed(view, step, true)), (plan) => {
-        const made = withEntry(view, plan, step, heading)
+        const made = withEntry(view, plan, step, heading, STABLE_WINDOW_MAX)
         return made.tokens > 0 ? made.plan : plan
       })
     }
@@ -979,7 +986,7 @@ export function withLedger<S extends Strategy>(
       }) as PlanItem[] | Promise<PlanItem[]>
     }) as PlanItem[] | Promise<PlanItem[]>
   }
-  const window = Math.min(WINDOW * maxTokens, WINDOW_MAX)
+  const window = Math.min(WINDOW * maxTokens, stable ? STABLE_WINDOW_MAX : WINDOW_MAX)
   const selectAhead = (view: View): PlanItem[] | Promise<PlanItem[]> =>
     whenReady(select(view), (plan) => {
       // Only once the history is near the budget: a short chat never pays for it.
