@@ -55,9 +55,16 @@ describe('the shape of src/', () => {
     expect(layer('table.ts')).toBeLessThan(layer('validate.ts') ?? 0)
     expect(layer('index.ts')).toBe(7)
     expect(layerOf(at('src/index.ts'))).toBeUndefined()
-    // Across src/: the entries above everything they hand on, errors.ts below everything.
+    // Across src/: the entries above everything they hand on, errors.ts below everything but
+    // the credential filter its messages go through (on the filter's face's layer, its parts below).
     expect(srcLayerOf(at('src/index.ts'))).toBeGreaterThan(srcLayerOf(at('src/cli/main.ts')) ?? 0)
-    expect(srcLayerOf(at('src/errors.ts'))).toBe(1)
+    expect(srcLayerOf(at('src/errors.ts'))).toBe(srcLayerOf(at('src/messages/credentials.ts')))
+    expect(srcLayerOf(at('src/errors.ts'))).toBeLessThan(
+      srcLayerOf(at('src/options-check.ts')) ?? 0,
+    )
+    expect(srcLayerOf(at('src/messages/credential-values.ts'))).toBeLessThan(
+      srcLayerOf(at('src/errors.ts')) ?? 0,
+    )
     expect(srcLayerOf(at('src/native/context-management.ts'))).toBeGreaterThan(
       srcLayerOf(at('src/context/fit.ts')) ?? 0,
     )
