@@ -707,6 +707,8 @@ const ahead = new Map<readonly Message[], Ahead>()
 let aheadScheduled = false
 /** Milliseconds one slice of reading ahead may take before it yields. */
 const AHEAD_SLICE_MS = 4
+/** Histories read ahead at once at most (a process serving many conversations). */
+const AHEAD_JOBS = 64
 
 const later: ((run: () => void) => void) | undefined =
   typeof setImmediate === 'function'
@@ -731,6 +733,9 @@ function readAhead(view: View, plan: readonly PlanItem[], limit: number): void {
   if (from < 0) return
   const job = ahead.get(view.messages)
   if (job && job.from === from && job.view === view) return
+  // Bounded: where the job never runs (a test's fake timers), at most this many views wait.
+  if (!job && ahead.size >= AHEAD_JOBS)
+    ahead.delete(ahead.keys().next().value as readonly Message[])
   ahead.set(view.messages, { view, from, limit })
   if (!aheadScheduled) {
     aheadScheduled = true
