@@ -7,7 +7,7 @@ import { ContextOverflowError } from '../src/errors.js'
 import { type Message, messageText } from '../src/messages/message.js'
 import { type Unit, UnitBuilder } from '../src/messages/units.js'
 import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
-import { relevanceScorer, relevant, scoreBased } from '../src/strategies/score-based.js'
+import { mostRelevant, relevanceScorer, scoreBased } from '../src/strategies/score-based.js'
 import { combine, recency, relevance } from '../src/strategies/scorers.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import type { Strategy } from '../src/strategies/types.js'
@@ -27,7 +27,7 @@ export const TAU_STRATEGIES: Record<string, () => Strategy> = {
         [recency(), 1],
       ]),
     }),
-  relevance: () => relevant(),
+  relevance: () => mostRelevant(),
   'relevance+recency': () =>
     scoreBased({
       scorer: combine([

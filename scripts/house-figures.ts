@@ -9,7 +9,7 @@
  * - up-arrows: imports inside `src/providers/` from a file to one on a higher layer of
  *   `PROVIDER_LAYERS` below, and between folders of `src/` against `SRC_LAYERS` (a lower
  *   layer never imports a higher one).
- * - root exports: the runtime names `src/index.ts` exports, and those not deprecated.
+ * - root exports: the runtime names `src/index.ts` exports; `@deprecated` marks left in src/.
  * - to add a provider / an adapter: the `src/` files `docs/extending.md` names in each recipe
  *   (`test/toy-provider.test.ts` holds the provider recipe to what the type check names).
  * `test/house.test.ts` holds the circles and up-arrows at zero.
@@ -225,11 +225,11 @@ export async function houseFigures() {
     return existsSync(at) ? Object.keys(await import(pathToFileURL(at).href)) : []
   }
   const rootNames = await load('index.ts')
-  // Names the root hands on only until the next release.
-  const deprecated = new Set([
-    ...(await load('deprecated-entries.ts')),
-    ...(await load('deprecated-root.ts')),
-  ])
+  // Names kept only until a next release: none is supported, so none should be left.
+  const deprecated = files.reduce(
+    (n, f) => n + [...(texts.get(f) ?? '').matchAll(/@deprecated\b/g)].length,
+    0,
+  )
   const providerFiles = files.filter((f) => layerOf(f) !== undefined)
   return {
     files: files.length,
@@ -250,7 +250,7 @@ export async function houseFigures() {
       .filter((f) => f.includes('/src/providers/') && layerOf(f) === undefined)
       .map(rel),
     rootExports: rootNames.length,
-    rootCalls: rootNames.filter((n) => !deprecated.has(n)).length,
+    deprecated,
     toAddProvider: recipeFiles('A provider API'),
     toAddAdapter: recipeFiles('A framework adapter'),
   }
@@ -272,7 +272,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.log(`src/ up          ${f.srcUpArrows.length} (folders against SRC_LAYERS)`)
     for (const a of f.srcUpArrows) console.log(`  ${a}`)
     for (const u of f.unlayered) console.log(`  no layer: ${u}`)
-    console.log(`root exports     ${f.rootExports} runtime names, ${f.rootCalls} not deprecated`)
+    console.log(`root exports     ${f.rootExports} runtime names`)
+    console.log(`@deprecated      ${f.deprecated}`)
     console.log(`add a provider   ${f.toAddProvider.length} source files named (docs/extending.md)`)
     console.log(
       `add an adapter   ${f.toAddAdapter.length ? `${f.toAddAdapter.length} source files named (docs/extending.md)` : 'no recipe in docs/extending.md'}`,

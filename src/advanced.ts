@@ -3,8 +3,7 @@
  * building blocks of the strategies (scorers, the ledger's heading, the stable cut), format
  * names and the by-name `decode`/`encode`/`convert`, the strategy and transform registries,
  * component configs, the facts kit and summarizer plumbing, learned limits read by hand,
- * context-management readers, the model table, message helpers. Until the next release the
- * root still exports each of these, marked deprecated.
+ * context-management readers, the model table, message helpers. Each is exported here only.
  */
 export {
   asyncStrategyFromOptions,
@@ -72,7 +71,6 @@ export {
   recency,
   relevance,
   relevanceScorer,
-  relevant,
   roleWeights,
   spreadScores,
   stableCut,

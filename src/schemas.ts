@@ -1,7 +1,7 @@
 /**
  * `context-window/schemas`: the zod schemas of the message format (what `validate` and the
  * codecs check by hand, for an app that checks its own input), and a component config's
- * JSON Schema. Until the next release the root still exports each of these, marked deprecated.
+ * JSON Schema. Each is exported here only.
  */
 
 export { componentJsonSchema } from './config/component.js'

@@ -6,10 +6,10 @@ import {
   fromOpenAIChat,
   InvalidInputError,
   type Message,
-  messageSchema,
   validate,
 } from '../src/index.js'
 import { readOpenAIChat } from '../src/providers/openai-chat/codec.js'
+import { messageSchema } from '../src/schemas.js'
 
 /** Empty means empty: no history, or a message with nothing in it, is a typed error, never a silent empty answer. */
 describe('empty inputs are typed errors', () => {

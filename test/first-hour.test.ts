@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
 import { describe, expect, it } from 'vitest'
+import { detectFormat, unbounded } from '../src/advanced.js'
 import {
   ContextOverflowError,
-  detectFormat,
   fit,
   fromOpenAIChat,
   type Message,
   truncateMessages,
-  unbounded,
 } from '../src/index.js'
 
 const example = fromOpenAIChat(

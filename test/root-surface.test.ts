@@ -1,8 +1,8 @@
 /**
  * The root entry's run-time names: the calls an app makes, held to about sixty-five (the
  * calls, the typed errors, the provider's own count and recall). Everything
- * else is in a named entry; a name that moved stays at the root, deprecated, for one release.
- * Adding a root name means adding it here, on purpose.
+ * else is in a named entry, and only there: the root hands on nothing deprecated. Adding a
+ * root name means adding it here, on purpose.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
@@ -91,8 +91,8 @@ const ROOT = [
   'CountingEndpointError',
 ]
 
-/** Adapters that moved to their framework's entry (`src/deprecated-entries.ts`). */
-const MOVED_ADAPTERS = [
+/** The framework adapters: each only in its framework's entry. */
+const ADAPTERS = [
   'fitMiddleware',
   'fitEachStep',
   'fitAISDKMessages',
@@ -103,29 +103,11 @@ const MOVED_ADAPTERS = [
   'fitInputProcessor',
 ]
 
-/** Names that were never at the root: they start in `context-window/advanced`. */
-const NEW_IN_ADVANCED = new Set([
-  'checkRecallOptions',
-  'RECALL_DEFAULTS',
-  'RECALL_DESCRIPTION',
-  'RECALL_HEADING',
-  'RECALL_PARAMETERS',
-  'RECALL_TOOL_NAME',
-  'readRecallRequest',
-  'recallArgumentsSchema',
-  'recallText',
-])
-
-const moved = Object.fromEntries(
-  Object.entries({ ...advanced, ...schemas }).filter(([name]) => !NEW_IN_ADVANCED.has(name)),
-)
-
 describe('the root entry', () => {
-  it('exports the pinned calls, the deprecated names, and nothing else', () => {
+  it('exports the pinned calls and nothing else', () => {
     expect(ROOT.length).toBeLessThanOrEqual(67)
     expect(new Set(ROOT).size).toBe(ROOT.length)
-    const expected = [...ROOT, ...MOVED_ADAPTERS, ...Object.keys(moved)]
-    expect(Object.keys(root).sort()).toEqual(expected.sort())
+    expect(Object.keys(root).sort()).toEqual([...ROOT].sort())
     const exported: Record<string, unknown> = { ...root }
     for (const name of ROOT) expect(exported[name], name).toBeDefined()
   })
@@ -138,24 +120,15 @@ describe('the root entry', () => {
     expect(Number(stated?.[1])).toBe(ROOT.length)
   })
 
-  it('keeps each moved name working: the same value as its new entry', () => {
+  it('leaves each building block and adapter to its own entry: one home per name', () => {
     const exported: Record<string, unknown> = { ...root }
-    expect(Object.keys(moved).length).toBeGreaterThan(50)
-    for (const [name, value] of Object.entries(moved)) {
-      expect(value, name).toBeDefined()
-      expect(exported[name], name).toBe(value)
-    }
-    // No root call is also a building block: each name has one home.
-    for (const name of ROOT) expect(Object.keys(moved), name).not.toContain(name)
+    const blocks = Object.keys({ ...advanced, ...schemas })
+    expect(blocks.length).toBeGreaterThan(50)
+    for (const name of [...blocks, ...ADAPTERS]) expect(exported[name], name).toBeUndefined()
   })
 
-  it('marks each moved name deprecated where an editor shows it, naming its entry', () => {
-    const text = readFileSync(new URL('../src/deprecated-root.ts', import.meta.url), 'utf8')
-    for (const name of Object.keys(moved)) {
-      const entry = name in schemas ? 'schemas' : 'advanced'
-      expect(text, name).toContain(
-        `/** @deprecated Import from \`context-window/${entry}\`. */\nexport const ${name}: `,
-      )
-    }
+  it('carries no deprecated name: nothing in src/ is marked for removal', async () => {
+    const { houseFigures } = await import('../scripts/house-figures.js')
+    expect((await houseFigures()).deprecated).toBe(0)
   })
 })

@@ -149,10 +149,10 @@ describe('ChatContext', () => {
     expect(ctx.history()).toEqual([user('keep me')])
   })
 
-  it('fitSync explains the current view: kept, dropped and fates', () => {
+  it('fit explains the current view: kept, dropped and fates', () => {
     const ctx = new ChatContext({ budget: 2500, initialMessages: [sys] })
     for (const m of fromOpenAIChat(tauBench()[1]?.traj ?? []).slice(1)) ctx.addMessage(m)
-    const r = ctx.fitSync()
+    const r = ctx.fit()
     expect(r.kept.length + r.dropped.length).toBe(ctx.length)
     expect(r.messages).toEqual(ctx.getMessagesSync())
     expect(r.tokens.total).toBeLessThanOrEqual(2500)

@@ -258,12 +258,6 @@ export class ChatContext {
     return true
   }
 
-  /** @deprecated Use `fit()` (synchronous, as the module's `fit`). */
-  fitSync(): FitResult {
-    this.log.releaseHeld()
-    return this.fit()
-  }
-
   /** The window a provider's rejection taught (see `learnLimit`), until `forgetLimit`. */
   get learnedLimit(): number | undefined {
     return this.sizing.learned

@@ -84,8 +84,9 @@ describe('unknown options at run time (JavaScript callers, JSON configs)', () =>
     expect(fit(h, { strategy: 'mostRelevant', query: 'x', budget: 500 }).messages).toEqual(h)
   })
 
-  it('the old strategy name still loads (saved states, configs)', () => {
-    expect(createStrategy('relevance', { query: 'x' }).name).toBe('mostRelevant')
+  it('a name that is not a strategy is refused, the nearest named', () => {
+    expect(() => createStrategy('relevance', { query: 'x' })).toThrow(InvalidOptionError)
+    expect(() => createStrategy('mostRelevent', { query: 'x' })).toThrow(/mostRelevant/)
   })
 
   it('a JSON component config with a misspelt option is refused, naming it', () => {

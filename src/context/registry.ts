@@ -87,9 +87,6 @@ const builtIn: { [K in StrategyName]: Entry } = {
   },
 }
 
-/** Old names still read (saved states, configs): never listed, never suggested. */
-const aliases: Record<string, StrategyName> = { relevance: 'mostRelevant' }
-
 const added = new Map<string, Entry>()
 
 /**
@@ -116,7 +113,7 @@ export function registerStrategy(
     'a list of option names',
     options,
   )
-  if (Object.hasOwn(builtIn, name) || Object.hasOwn(aliases, name))
+  if (Object.hasOwn(builtIn, name))
     throw new InvalidOptionError('strategy', `${describeValue(name)} is a built-in strategy`)
   added.set(name, { options, create: factory as (o: Record<string, unknown>) => Strategy })
 }
@@ -126,11 +123,7 @@ export function strategyNames(): string[] {
 }
 
 function entry(name: string): Entry {
-  const real = Object.hasOwn(aliases, name) ? aliases[name] : name
-  const found =
-    real !== undefined && Object.hasOwn(builtIn, real)
-      ? builtIn[real as StrategyName]
-      : added.get(name)
+  const found = Object.hasOwn(builtIn, name) ? builtIn[name as StrategyName] : added.get(name)
   if (!found) {
     const near = closest(name, strategyNames())
     throw new InvalidOptionError(

@@ -7,9 +7,7 @@ export {
   mostRelevant,
   OMITTED_RESULT,
   type RelevanceScorerOptions,
-  type RelevantOptions,
   relevanceScorer,
-  relevant,
   type ScoreBasedOptions,
   scoreBased,
 } from './score-based.js'

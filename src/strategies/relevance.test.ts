@@ -11,7 +11,7 @@ import { createView } from '../context/view.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
-import { relevanceScorer, relevant, scoreBased } from './score-based.js'
+import { mostRelevant, relevanceScorer, scoreBased } from './score-based.js'
 import { identifiers, nearby, relevance, spreadScores } from './scorers.js'
 import { fuse, semantic } from './semantic.js'
 import type { View } from './types.js'
@@ -126,7 +126,7 @@ describe('nearby', () => {
     const budget =
       counter.countMessages([sys, h[31] as Message, h[32] as Message, h[last] as Message]) + 12
     const plain = fit(h, { strategy: scoreBased({ scorer: relevance() }), budget, counter })
-    const near = fit(h, { strategy: relevant(), budget, counter })
+    const near = fit(h, { strategy: mostRelevant(), budget, counter })
     expect(plain.kept).not.toContain(answer)
     expect(near.kept).toEqual(expect.arrayContaining([31, answer, last]))
     expect(near.tokens.total).toBeLessThanOrEqual(budget)
@@ -224,7 +224,7 @@ describe('semantic', () => {
     ]
     for (const embed of bad) {
       const budget = counter.countMessages([sys, user('my dog')]) + 5
-      expect(() => fit(h, { strategy: relevant({ embed }), budget, counter })).toThrow(
+      expect(() => fit(h, { strategy: mostRelevant({ embed }), budget, counter })).toThrow(
         /option embed/,
       )
     }
@@ -247,12 +247,12 @@ describe('semantic', () => {
   it('with an asynchronous embed, fitAsync keeps the synonym match; plain fit says to use fitAsync', async () => {
     const embed = async (texts: string[]) => conceptEmbed(texts)
     const { h, budget } = puppy()
-    const lexical = fit(h, { strategy: relevant(), budget, counter })
+    const lexical = fit(h, { strategy: mostRelevant(), budget, counter })
     expect(lexical.kept).not.toContain(1)
-    const fused = await fitAsync(h, { strategy: relevant({ embed }), budget, counter })
+    const fused = await fitAsync(h, { strategy: mostRelevant({ embed }), budget, counter })
     expect(fused.kept).toContain(1)
     expect(fused.tokens.total).toBeLessThanOrEqual(budget)
-    expect(() => fit(h, { strategy: relevant({ embed }), budget, counter })).toThrow(/fitAsync/)
+    expect(() => fit(h, { strategy: mostRelevant({ embed }), budget, counter })).toThrow(/fitAsync/)
   })
 
   it('named by a string, mostRelevant embeds in fitAsync and a ChatContext; fit says how to embed there', async () => {
@@ -262,7 +262,7 @@ describe('semantic', () => {
     const named = await fitAsync(h, options)
     expect(named.kept).toContain(1)
     expect(named.kept).toEqual(
-      (await fitAsync(h, { strategy: relevant({ embed }), budget, counter })).kept,
+      (await fitAsync(h, { strategy: mostRelevant({ embed }), budget, counter })).kept,
     )
     const context = new ChatContext(options)
     context.addMessages(h)
@@ -271,11 +271,11 @@ describe('semantic', () => {
     // where embedding by name works, and how to embed in fit (the object, with a sync embed).
     expect(() => fit(h, options)).toThrow(InvalidOptionError)
     expect(() => fit(h, options)).toThrow(/mostRelevant\(\{ embed \}\)/)
-    expect(fit(h, { strategy: relevant({ embed }), budget, counter }).kept).toEqual(named.kept)
+    expect(fit(h, { strategy: mostRelevant({ embed }), budget, counter }).kept).toEqual(named.kept)
     // Without embed, the named strategy is the lexical one, in fit and fitAsync alike.
     const lexical = { strategy: 'mostRelevant', budget, counter } as const
     expect(fit(h, lexical).kept).toEqual((await fitAsync(h, lexical)).kept)
-    expect(fit(h, lexical).kept).toEqual(fit(h, { strategy: relevant(), budget, counter }).kept)
+    expect(fit(h, lexical).kept).toEqual(fit(h, { strategy: mostRelevant(), budget, counter }).kept)
     // No function (null) is no embedding, by name as by the object.
     expect(fit(h, { ...lexical, embed: null as never }).kept).toEqual(fit(h, lexical).kept)
   })
@@ -345,7 +345,7 @@ describe('relevance strategy on random histories', () => {
         fc.boolean(),
         (h, budget, query, withEmbed) => {
           const before = structuredClone(h)
-          const strategy = relevant({
+          const strategy = mostRelevant({
             ...(query !== undefined && { query }),
             ...(withEmbed && { embed: hashedNgrams(32) }),
           })

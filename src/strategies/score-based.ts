@@ -74,9 +74,6 @@ export function scoreBased(
 /** Options of the `mostRelevant` strategy: `scoreBased`'s, less the scorer it builds itself. */
 export type MostRelevantOptions = Omit<ScoreBasedOptions, 'scorer'> & RelevanceScorerOptions
 
-/** @deprecated Renamed `MostRelevantOptions`. */
-export type RelevantOptions = MostRelevantOptions
-
 export interface RelevanceScorerOptions {
   /** What to match; default: the view's query, else the newest user message. */
   query?: string
@@ -200,9 +197,6 @@ export const MOST_RELEVANT_OPTIONS = [
   'identifiers',
   'entities',
 ] as const
-
-/** @deprecated Renamed `mostRelevant` (`relevance` is the scorer). */
-export const relevant = mostRelevant
 
 function selectByScore(
   view: View,

@@ -20,18 +20,13 @@ import { generateText, type ModelMessage, wrapLanguageModel } from 'ai'
 import { createAgent, HumanMessage } from 'langchain'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fitEachStep, fitMiddleware } from '../../src/ai-sdk.js'
 import { windowAfterRejection } from '../../src/context/learned-limit.js'
 import { parseOverflowError } from '../../src/context/overflow-error.js'
-import {
-  type FitResult,
-  fitAgentMessages,
-  fitAgentModel,
-  fitEachStep,
-  fitInputProcessor,
-  fitMiddleware,
-  fitModelInput,
-  ProviderFeedback,
-} from '../../src/index.js'
+import { type FitResult, ProviderFeedback } from '../../src/index.js'
+import { fitAgentMessages } from '../../src/langchain.js'
+import { fitInputProcessor } from '../../src/mastra.js'
+import { fitAgentModel, fitModelInput } from '../../src/openai-agents.js'
 import { type LimitedServer, startLimitedServer } from '../helpers/limited-server.js'
 import { quiet } from '../helpers/quiet-mastra.js'
 import { SYSTEM_PROMPT, userTurn } from '../helpers/turns.js'

@@ -24,25 +24,21 @@ import { type BaseMessage, createAgent, HumanMessage, tool as lcTool } from 'lan
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { fitAISDKMessages } from '../../src/ai-sdk.js'
+import { fitAISDKMessages, fitEachStep, fitMiddleware } from '../../src/ai-sdk.js'
 import {
   ChatContext,
   type FitResult,
   fit,
-  fitAgentMessages,
-  fitAgentModel,
   fitAnthropicRequest,
-  fitEachStep,
-  fitInputProcessor,
-  fitMiddleware,
-  fitModelInput,
   fitOpenAIMessages,
-  fittedSession,
   ProviderFeedback,
   toGemini,
   tokenLimited,
   withContextRetry,
 } from '../../src/index.js'
+import { fitAgentMessages } from '../../src/langchain.js'
+import { fitInputProcessor } from '../../src/mastra.js'
+import { fitAgentModel, fitModelInput, fittedSession } from '../../src/openai-agents.js'
 import { type LimitedServer, startLimitedServer } from '../helpers/limited-server.js'
 import { quiet } from '../helpers/quiet-mastra.js'
 import { SYSTEM_PROMPT, userTurn } from '../helpers/turns.js'
