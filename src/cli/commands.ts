@@ -223,10 +223,28 @@ function fitOptions(values: Values, input: Input, io: Pick<Output, 'err'>): FitO
     }),
     ...(typeof values.query === 'string' && { query: values.query }),
     ...ledgerOption(values),
+    ...pinOption(values, input),
     provider: providerOption(values) ?? providerOf(input.format),
     ...transformOptions(values),
     ...(strategy === 'summarizing' && summarizerOptions(values, io)),
   } as FitOptions
+}
+
+/** `--pin 1,4` (or `--pin 1 --pin 4`): those messages, by the index the rows show, are pinned. */
+function pinOption(values: Values, input: Input): Pick<FitOptions, 'pin'> {
+  const raw = values.pin
+  if (raw === undefined) return {}
+  const n = input.messages.length
+  const chosen = new Set<number>()
+  for (const part of String(raw).split(',')) {
+    const i = /^\s*\d+\s*$/.test(part) ? Number(part) : Number.NaN
+    if (!(Number.isSafeInteger(i) && i < n))
+      throw new UsageError(
+        `option --pin: expected message indices 0 to ${n - 1}, comma-separated, got ${JSON.stringify(raw)}`,
+      )
+    chosen.add(i)
+  }
+  return { pin: (_, i) => chosen.has(i) }
 }
 
 /** `--ledger` / `--no-ledger`: both at once is a usage error. */

@@ -43,6 +43,9 @@ Options:
   --ledger / --no-ledger
                       list the facts of dropped messages in one message (default:
                       on for the default strategy when the history has tool calls)
+  --pin I[,I...]      send these messages (by the index the rows show) whenever the system
+                      prompt is, verbatim, whatever the strategy; a message in the input with
+                      "pinned": true is pinned too
   --provider P        openai, anthropic, openai-responses or gemini: whose rules the output
                       passes (default: the input's own provider, else openai)
   --format F          auto (default), openai-chat, openai-responses, anthropic, gemini,
@@ -74,7 +77,7 @@ Options:
   on standard error; a bad file is reported and skipped (exit 1 when any failed).
 
 Exit codes: 0 fitted, 1 some files of a folder failed, 2 bad input or options,
-3 even the system prompt and newest turn do not fit.
+3 even the system prompt, the pinned messages and the newest turn do not fit.
 
 Examples:
   context-window fit --example --budget 3000
@@ -119,6 +122,7 @@ const OPTIONS = {
   query: { type: 'string' },
   ledger: { type: 'boolean' },
   'no-ledger': { type: 'boolean' },
+  pin: { type: 'string' },
   provider: { type: 'string' },
   out: { type: 'string' },
   format: { type: 'string' },
@@ -201,7 +205,17 @@ function checkedArgs(command: string, args: readonly string[]): string[] {
     }
     out.push(arg)
   }
-  return out
+  return mergedPins(out)
+}
+
+/** `--pin 1 --pin 4` as `--pin=1,4`: the one flag that may be given more than once. */
+function mergedPins(args: string[]): string[] {
+  const end = args.indexOf('--')
+  const head = end < 0 ? args : args.slice(0, end)
+  const pins = head.filter((a) => a.startsWith('--pin='))
+  if (pins.length < 2) return args
+  const rest = args.filter((a, k) => (end >= 0 && k >= end) || !a.startsWith('--pin='))
+  return [`--pin=${pins.map((a) => a.slice(6)).join(',')}`, ...rest]
 }
 
 const COMMANDS: Record<string, (p: string[], v: Values, io: Output) => number | Promise<number>> = {

@@ -7,6 +7,7 @@ import { contentText, type Message, messageText } from '../messages/message.js'
 import { quotableFactsOf, withoutCredentials } from '../messages/quoted-facts.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { errorsOf, validate } from '../providers/validate.js'
+import { pinnedSet } from '../strategies/pins.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import {
   type PlanItem,
@@ -229,7 +230,11 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     const from = view.end(0)
     const to = view.end(cut - 1)
     const start = current ? current.to : from
-    const fresh = view.messages.slice(start, to) as Message[]
+    // Pinned messages are sent as they are beside the summary (strategies/pins.ts): not in it.
+    const pinned = pinnedSet(view)
+    const fresh = (view.messages.slice(start, to) as Message[]).filter(
+      (_, k) => !pinned.has(start + k),
+    )
     const replacedTokens = view.rangeTokens(1, cut)
     // Room for the summary message: what the first unit and the newest units leave of the budget.
     const room = view.available - view.unitSize(0) - view.rangeTokens(cut, view.unitCount)

@@ -2,6 +2,7 @@ import * as z from 'zod/mini'
 import { InvalidInputError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
 import { PROVIDERS } from '../providers/validate.js'
+import { isPinned } from '../strategies/pins.js'
 import type { SummaryEntry } from '../strategies/types.js'
 import type { ChatContextOptions } from './chat-options.js'
 import type { DefaultStrategyOptions, Setup } from './options.js'
@@ -111,12 +112,22 @@ export function savedState(parts: StateParts): ChatContextState {
   return {
     type: STATE_TYPE,
     version: STATE_VERSION,
-    messages: structuredClone(parts.messages),
+    // What the `pin` option chose is saved pinned: a context restored without it still sends it.
+    messages: structuredClone(pinnedCopies(parts.messages, setup)),
     initialMessages: structuredClone(parts.initial),
     settings,
     ...(parts.summaries.length > 0 && { summaries: structuredClone(parts.summaries) }),
     ...(parts.learned !== undefined && { limit: { window: parts.learned } }),
   }
+}
+
+/** The messages, those the `pin` option chooses marked `pinned: true`. */
+function pinnedCopies(messages: Message[], setup: Setup): Message[] {
+  const { pin } = setup
+  if (!pin) return messages
+  return messages.map((m, i) =>
+    m.pinned !== true && isPinned(m, i, pin) ? { ...m, pinned: true } : m,
+  )
 }
 
 /**

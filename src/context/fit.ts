@@ -3,6 +3,7 @@ import { summaryLedger } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { ProviderRules } from '../providers/types.js'
+import { pinsBase } from '../strategies/pins.js'
 import type { SummaryLedger } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { assemble } from './assemble.js'
@@ -133,7 +134,7 @@ export async function fitAsync(
   // summary in another's request.
   const setup =
     resolved.summaries === undefined && resolved.strategy.keepsSummaries
-      ? { ...resolved, summaries: ledgerOf(index, resolved.strategy) }
+      ? { ...resolved, summaries: ledgerOf(index, pinsBase(resolved.strategy)) }
       : resolved
   // A strategy that may await sees a copy: another call may extend the index meanwhile.
   const prepared = prepare(index, setup, { frozen: setup.strategy.async !== false })

@@ -17,6 +17,7 @@ import {
   ledgerBase,
   withLedger,
 } from '../strategies/ledger.js'
+import { checkPin, type Pin, withPins } from '../strategies/pins.js'
 import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
@@ -64,6 +65,13 @@ export interface RequestFitOptions {
    * for any message it names. `true` or options (how much a recall returns).
    */
   recall?: boolean | RecallOptions | undefined
+  /**
+   * Messages sent whenever the system prompt is, beside those marked `pinned: true`: called
+   * with each message and its index in the history. Counted with what must be sent (a
+   * `ContextOverflowError` when the system prompt, the pinned messages and the newest turn
+   * do not fit), kept verbatim by every strategy.
+   */
+  pin?: Pin | undefined
 }
 
 /** No strategy: `tokenLimited` under a budget (these two options are its), else `unbounded`. */
@@ -98,6 +106,7 @@ const requestKeys = [
   'summaries',
   'ledger',
   'recall',
+  'pin',
 ] as const
 const defaultStrategyKeys = ['stable', 'dropFrom'] as const
 
@@ -149,6 +158,8 @@ export interface Setup {
   defaultStrategy: boolean
   /** What the result should say about how it was fitted (a model's assumed figures). */
   notes?: string[] | undefined
+  /** The `pin` option (the strategy is already wrapped to honour it and `pinned: true`). */
+  pin?: Pin | undefined
 }
 
 /**
@@ -201,6 +212,10 @@ export function resolveSetup(
     strategy = withLedger(plain, ledger === 'auto' ? { when: 'tool-calls' } : ledger, {
       recall: recall !== false,
     })
+  // Pinned messages are sent whatever the strategy: it (and its ledger) choose in the room
+  // they leave (strategies/pins.ts).
+  const pin = checkPin(given.pin)
+  strategy = withPins(strategy, pin)
 
   const told = strategy.request ?? {}
   const modelId = modelOption ?? checkString('model', told.model)
@@ -251,6 +266,7 @@ export function resolveSetup(
     ledger: plainLedger(ledger),
     defaultStrategy: given.strategy === undefined,
     ...(model?.assumed && { notes: [model.assumed] }),
+    ...(pin && { pin }),
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Message } from '../messages/message.js'
 import type { ProblemCode } from '../providers/problems.js'
+import { pinnedPositions } from '../strategies/pins.js'
 import type { ChangeReason, View } from '../strategies/types.js'
 import { HistoryIndex } from './history-index.js'
 import type { Setup } from './options.js'
@@ -69,7 +70,8 @@ export function prepare(
   let origin: ArrayLike<number> = frozen ? index.origin.values().slice() : index.origin.values()
   for (const transform of setup.transforms) {
     const view = createView(source, settings)
-    const changes = transform.apply(view)
+    // A pinned message, and the unit holding it, is sent as it is (strategies/pins.ts).
+    const changes = unpinned(transform.apply(view), pinnedPositions(view, setup.pin, origin))
     if (changes.size === 0) continue
     const nextMessages: Message[] = []
     const nextOrigin: number[] = []
@@ -111,4 +113,13 @@ export function prepare(
       return repaired().rewritten
     },
   }
+}
+
+/** A transform's changes less those to pinned positions (a copy: the transform may keep its map). */
+function unpinned(
+  changes: Map<number, Message | null>,
+  pinned: ReadonlySet<number> | undefined,
+): Map<number, Message | null> {
+  if (!pinned || ![...pinned].some((i) => changes.has(i))) return changes
+  return new Map([...changes].filter(([i]) => !pinned.has(i)))
 }

@@ -66,17 +66,21 @@ export function readAISDK(input: unknown): Message[] {
       fail(i, 'message', `expected an object, got ${describe(raw)}`)
     const m = raw as Json
     const base = opts(m)
+    // Pinned in `providerOptions.contextWindow` (a key no provider reads): every message it becomes.
+    const push = pinnedOf(m)
+      ? (x: Message) => out.push({ ...x, pinned: true })
+      : (x: Message) => out.push(x)
     switch (m.role) {
       case 'system':
         if (typeof m.content !== 'string')
           fail(i, 'content', `expected a string, got ${describe(m.content)}`)
-        out.push(withMeta({ role: 'system', content: m.content as string }, base))
+        push(withMeta({ role: 'system', content: m.content as string }, base))
         return
       case 'user':
-        out.push(withMeta({ role: 'user', content: userContent(m.content, i) }, base))
+        push(withMeta({ role: 'user', content: userContent(m.content, i) }, base))
         return
       case 'assistant':
-        out.push(decodeAssistant(m, i, base))
+        push(decodeAssistant(m, i, base))
         return
       case 'tool': {
         if (!Array.isArray(m.content))
@@ -84,7 +88,7 @@ export function readAISDK(input: unknown): Message[] {
         const parts = m.content as Part[]
         parts.forEach((p, k) => {
           if (p?.type !== 'tool-result') {
-            out.push(
+            push(
               withMeta(
                 { role: 'tool', toolCallId: `other-${i}-${k}`, content: '' },
                 { turn: i, other: p, ...base },
@@ -92,7 +96,7 @@ export function readAISDK(input: unknown): Message[] {
             )
             return
           }
-          out.push(decodeResult(p, i, `content.${k}`, { turn: i, ...(k === 0 ? base : {}) }))
+          push(decodeResult(p, i, `content.${k}`, { turn: i, ...(k === 0 ? base : {}) }))
         })
         return
       }
@@ -105,6 +109,27 @@ export function readAISDK(input: unknown): Message[] {
     }
   })
   return out
+}
+
+/** Where a `ModelMessage` carries `pinned`: its own key of `providerOptions`, which providers leave alone. */
+const PINNED_KEY = 'contextWindow'
+
+function pinnedOf(m: Json): boolean {
+  const own = (m.providerOptions as Json | undefined)?.[PINNED_KEY] as Json | undefined
+  return own?.pinned === true
+}
+
+/** `base` (a message's kept `providerOptions`) saying `pinned` as the message does. */
+function withPinned(base: Json, pinned: boolean): Json {
+  const options = (base.providerOptions as Json | undefined) ?? {}
+  const own = (options[PINNED_KEY] as Json | undefined) ?? {}
+  if (pinned) return { ...base, providerOptions: { ...options, [PINNED_KEY]: { ...own, pinned } } }
+  if (own.pinned === undefined) return base
+  const { pinned: _p, ...ownRest } = own
+  const { [PINNED_KEY]: _o, ...rest } = options
+  const next = Object.keys(ownRest).length ? { ...rest, [PINNED_KEY]: ownRest } : rest
+  const { providerOptions: _x, ...without } = base
+  return Object.keys(next).length ? { ...without, providerOptions: next } : without
 }
 
 function userContent(c: unknown, i: number): string | ContentPart[] {
@@ -230,9 +255,9 @@ export function toAISDK(messages: readonly Message[]): ModelMessageJson[] {
 
 function encodeAISDK(messages: readonly Message[]): ModelMessageJson[] {
   const out: ModelMessageJson[] = []
-  let open: { turn: unknown; parts: Part[]; base: Json } | undefined
+  let open: { turn: unknown; parts: Part[]; base: Json; pinned: boolean } | undefined
   const flush = () => {
-    if (open) out.push({ role: 'tool', content: open.parts, ...open.base })
+    if (open) out.push({ role: 'tool', content: open.parts, ...withPinned(open.base, open.pinned) })
     open = undefined
   }
   for (const m of messages) {
@@ -240,13 +265,14 @@ function encodeAISDK(messages: readonly Message[]): ModelMessageJson[] {
     if (m.role === 'tool') {
       if (!open || (data.turn !== undefined && data.turn !== open.turn)) {
         flush()
-        open = { turn: data.turn, parts: [], base: opts(data) }
+        open = { turn: data.turn, parts: [], base: opts(data), pinned: false }
       }
       open.parts.push(data.other ? (data.other as Part) : encodeResult(m, data))
+      if (m.pinned === true) open.pinned = true
       continue
     }
     flush()
-    const base = opts(data)
+    const base = withPinned(opts(data), m.pinned === true)
     if (m.role === 'system') out.push({ role: 'system', content: contentText(m.content), ...base })
     else if (m.role === 'user')
       out.push({

@@ -18,9 +18,12 @@ export const AUTOGEN = 'autogen'
 const { meta, withMeta } = metadataFor(AUTOGEN)
 const rest = (m: Json, known: string[]): Json => {
   const extra: Json = {}
-  for (const k of Object.keys(m)) if (!known.includes(k)) extra[k] = m[k]
+  // `pinned` is the message's own (pydantic leaves an unknown field alone), read as such.
+  for (const k of Object.keys(m))
+    if (!known.includes(k) && !(k === 'pinned' && typeof m[k] === 'boolean')) extra[k] = m[k]
   return Object.keys(extra).length ? { extra } : {}
 }
+const pinnedOf = (m: Json) => (m.pinned === true ? { pinned: true } : {})
 
 /**
  * Decodes AutoGen `LLMMessage` JSON (SystemMessage, UserMessage, AssistantMessage with text
@@ -50,7 +53,10 @@ export function readAutoGen(input: unknown): Message[] {
         if (typeof m.content !== 'string')
           fail(i, 'content', `expected a string, got ${describe(m.content)}`)
         out.push(
-          withMeta({ role: 'system', content: m.content as string }, rest(m, ['type', 'content'])),
+          withMeta(
+            { role: 'system', content: m.content as string, ...pinnedOf(m) },
+            rest(m, ['type', 'content']),
+          ),
         )
         continue
       case 'UserMessage': {
@@ -67,7 +73,10 @@ export function readAutoGen(input: unknown): Message[] {
         } else
           content = fail(i, 'content', `expected a string or a list, got ${describe(m.content)}`)
         out.push(
-          withMeta({ role: 'user', content, ...source }, rest(m, ['type', 'content', 'source'])),
+          withMeta(
+            { role: 'user', content, ...source, ...pinnedOf(m) },
+            rest(m, ['type', 'content', 'source']),
+          ),
         )
         continue
       }
@@ -76,7 +85,12 @@ export function readAutoGen(input: unknown): Message[] {
         if (m.thought === null) data.thoughtNull = true
         const thought = typeof m.thought === 'string' ? { thought: m.thought } : {}
         if (typeof m.content === 'string') {
-          out.push(withMeta({ role: 'assistant', content: m.content, ...thought, ...source }, data))
+          out.push(
+            withMeta(
+              { role: 'assistant', content: m.content, ...thought, ...source, ...pinnedOf(m) },
+              data,
+            ),
+          )
           continue
         }
         if (!Array.isArray(m.content))
@@ -99,7 +113,9 @@ export function readAutoGen(input: unknown): Message[] {
             arguments: call.arguments as string,
           }
         })
-        out.push(withMeta({ role: 'assistant', toolCalls, ...thought, ...source }, data))
+        out.push(
+          withMeta({ role: 'assistant', toolCalls, ...thought, ...source, ...pinnedOf(m) }, data),
+        )
         continue
       }
       case 'FunctionExecutionResultMessage': {
@@ -119,6 +135,7 @@ export function readAutoGen(input: unknown): Message[] {
                 content: String(res.content ?? ''),
                 ...(typeof res.name === 'string' && { toolName: res.name }),
                 ...(res.is_error === true && { isError: true }),
+                ...pinnedOf(m),
               },
               data,
             ),
@@ -157,6 +174,7 @@ function encodeAutoGen(messages: readonly Message[]): Json[] {
         }
         out.push(open.msg)
       }
+      if (m.pinned === true) open.msg.pinned = true
       const res: Json = {
         content: contentText(m.content),
         name: m.toolName ?? '',
@@ -169,8 +187,9 @@ function encodeAutoGen(messages: readonly Message[]): Json[] {
     }
     open = undefined
     const source = m.name !== undefined ? { source: m.name } : {}
+    const pinned = m.pinned === true ? { pinned: true } : {}
     if (m.role === 'system')
-      out.push({ content: contentText(m.content), type: 'SystemMessage', ...extra })
+      out.push({ content: contentText(m.content), type: 'SystemMessage', ...extra, ...pinned })
     else if (m.role === 'user') {
       const content =
         typeof m.content === 'string'
@@ -178,7 +197,7 @@ function encodeAutoGen(messages: readonly Message[]): Json[] {
           : m.content.map((p) =>
               p.type === 'text' ? p.text : (meta(p).image ?? { data: p.data ?? p.url ?? '' }),
             )
-      out.push({ content, source: m.name ?? 'user', type: 'UserMessage', ...extra })
+      out.push({ content, source: m.name ?? 'user', type: 'UserMessage', ...extra, ...pinned })
     } else {
       const thought =
         m.thought !== undefined ? { thought: m.thought } : data.thoughtNull ? { thought: null } : {}
@@ -191,6 +210,7 @@ function encodeAutoGen(messages: readonly Message[]): Json[] {
         ...(source.source !== undefined ? source : { source: 'assistant' }),
         type: 'AssistantMessage',
         ...extra,
+        ...pinned,
       })
     }
   }

@@ -81,7 +81,11 @@ export function readLangChain(input: unknown): Message[] {
       ...('type' in body && { typeField: body.type }),
     }
     const content = decodeContent(body.content, i)
-    const name = typeof body.name === 'string' ? { name: body.name } : {}
+    // Pinned in `additional_kwargs` (which LangChain's provider clients do not send).
+    const name = {
+      ...(typeof body.name === 'string' && { name: body.name }),
+      ...((body.additional_kwargs as Json | undefined)?.pinned === true && { pinned: true }),
+    }
     if (body.name === null) data.nameNull = true
     switch (kind) {
       case 'system':
@@ -99,6 +103,7 @@ export function readLangChain(input: unknown): Message[] {
             content,
             ...(body.status === 'error' && { isError: true }),
             ...(typeof body.name === 'string' && { toolName: body.name }),
+            ...(name.pinned && { pinned: true }),
           },
           { ...data, ...(typeof body.name === 'string' && { nameField: true }) },
         )
@@ -164,7 +169,7 @@ function encodeLangChain(messages: readonly Message[]): Json[] {
     const kind = m.role === 'user' ? 'human' : m.role === 'assistant' ? 'ai' : m.role
     const body: Json = {
       content: encodeContent(m.content),
-      ...((data.extra as Json | undefined) ?? {}),
+      ...withPinned((data.extra as Json | undefined) ?? {}, m.pinned === true),
     }
     if ('typeField' in data) body.type = data.typeField
     if (m.role === 'tool') {
@@ -192,6 +197,15 @@ function encodeLangChain(messages: readonly Message[]): Json[] {
       }
     return { type: kind, data: body }
   })
+}
+
+/** A message's kept fields with `additional_kwargs.pinned` saying what the message says. */
+function withPinned(extra: Json, pinned: boolean): Json {
+  const kwargs = (extra.additional_kwargs as Json | undefined) ?? {}
+  if (pinned) return { ...extra, additional_kwargs: { ...kwargs, pinned } }
+  if (kwargs.pinned === undefined) return extra
+  const { pinned: _p, ...rest } = kwargs
+  return { ...extra, additional_kwargs: rest }
 }
 
 function encodeContent(c: Message['content']): unknown {

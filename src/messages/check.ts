@@ -172,7 +172,7 @@ const toolCall = object({
   ...meta,
 })
 
-const common = { name: optional(string), ...meta }
+const common = { name: optional(string), ...meta, pinned: optional(boolean) }
 
 const message = discriminated('role', {
   system: object({ role: string, content, ...common }),

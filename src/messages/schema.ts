@@ -69,6 +69,12 @@ const base = {
   /** The speaker's name or source, where the format carries one. */
   name: z.optional(z.string()),
   providerMetadata: z.optional(providerMetadataSchema),
+  /**
+   * Sent whenever the system prompt is (a standing instruction, a correction): counted with
+   * what must be sent, kept verbatim by every strategy, never summarized. Never sent to a
+   * provider as a field.
+   */
+  pinned: z.optional(z.boolean()),
 }
 
 export const systemMessageSchema = z.object({

@@ -8,18 +8,29 @@ export function mandatory(view: View): Mandatory {
   return view.mandatory()
 }
 
-/** The error for a mandatory part (system prompt and newest turn) that does not fit. */
+/** The error for a mandatory part (system prompt, `pinned` messages and newest turn) that does not fit. */
 export function mandatoryOverflow(
   view: View,
   tokens: number,
   system: number,
+  pinned?: number,
 ): ContextOverflowError {
   const { tools, reserve, priming } = view.overhead
-  return new ContextOverflowError('the system prompt and the newest turn', {
-    required: tokens + tools + reserve + priming,
-    budget: view.budget,
-    breakdown: { system, 'newest turn': tokens - system, tools, reserve, priming },
-  })
+  return new ContextOverflowError(
+    `the system prompt${pinned === undefined ? '' : ', the pinned messages'} and the newest turn`,
+    {
+      required: tokens + (pinned ?? 0) + tools + reserve + priming,
+      budget: view.budget,
+      breakdown: {
+        system,
+        ...(pinned !== undefined && { pinned }),
+        'newest turn': tokens - system,
+        tools,
+        reserve,
+        priming,
+      },
+    },
+  )
 }
 
 /** Throws `ContextOverflowError`, with the breakdown, when the mandatory part alone does not fit. */
@@ -117,6 +128,8 @@ export function trimOldest(
   view: View,
   plan: PlanItem[],
   room: number,
+  /** Units kept besides those (the pinned ones). */
+  stays?: (u: number) => boolean,
 ): { items: PlanItem[]; tokens: number } {
   const { last, lastUser } = view.mandatory()
   const unitOfItem = (item: PlanItem) => ('synthetic' in item ? -1 : view.unitOf(item.index))
@@ -132,7 +145,8 @@ export function trimOldest(
     let size = tokens[k] as number
     while (u >= 0 && j < plan.length && unitOfItem(plan[j] as PlanItem) === u)
       size += tokens[j++] as number
-    const keep = u >= 0 && (view.kind(u) === 'system' || u === last || u === lastUser)
+    const keep =
+      u >= 0 && (view.kind(u) === 'system' || u === last || u === lastUser || !!stays?.(u))
     if (total > room && !keep) total -= size
     else for (let x = k; x < j; x++) items.push(plan[x] as PlanItem)
     k = j

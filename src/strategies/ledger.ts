@@ -8,6 +8,7 @@ import {
   placeOf,
   WINDOW_MESSAGES,
 } from './ledger-text.js'
+import { pinnedSet } from './pins.js'
 import { whenReady } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
 
@@ -55,10 +56,12 @@ function droppedWindow(view: View, plan: readonly PlanItem[], limit: number): nu
   const out: number[] = []
   let volume = 0
   let upper = view.messages.length
+  // Pinned messages are sent beside the plan (pins.ts): never dropped.
+  const pinned = pinnedSet(view)
   for (let k = sent.length; k >= 0 && volume < limit && out.length < WINDOW_MESSAGES; k--) {
     const lower = k > 0 ? (sent[k - 1] as number) + 1 : 0
     for (let i = upper - 1; i >= lower && volume < limit && out.length < WINDOW_MESSAGES; i--) {
-      if (summarized?.has(i) || view.message(i).role === 'system') continue
+      if (summarized?.has(i) || view.message(i).role === 'system' || pinned.has(i)) continue
       out.push(i)
       volume += view.messageTokens(i)
     }
@@ -77,6 +80,8 @@ const RANGES = 12
 function leftOut(view: View, plan: readonly PlanItem[]): string {
   const sent: number[] = []
   for (const item of plan) if (!('synthetic' in item)) sent.push(item.index)
+  // Pinned messages are sent beside the plan (pins.ts): never left out.
+  for (const i of pinnedSet(view)) sent.push(i)
   sent.sort((a, b) => a - b)
   const ranges: string[] = []
   let count = 0

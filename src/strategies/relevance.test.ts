@@ -212,6 +212,34 @@ describe('semantic', () => {
     expect(calls).toEqual([])
   })
 
+  it('keeps vectors per message across strategies made anew (by name, each fitAsync) and in a ChatContext', async () => {
+    const embedded: string[] = []
+    const local = hashedNgrams(64)
+    const embed = async (texts: string[]) => {
+      embedded.push(...texts)
+      return local(texts)
+    }
+    const h = [sys, ...filler(8), user('what about day 3?')]
+    const options = { strategy: 'mostRelevant', embed, budget: 60, counter } as const
+    const first = await fitAsync(h, options)
+    expect(embedded.sort()).toEqual([...new Set(h.map(messageText))].sort())
+    embedded.length = 0
+    // The same messages again, with a strategy made from its name again: nothing embedded.
+    expect((await fitAsync([...h], options)).kept).toEqual(first.kept)
+    expect(embedded).toEqual([])
+    // One more turn: only it and the new question.
+    const next = [...h, say('Day 3 was quiet.'), user('and day 4?')]
+    await fitAsync(next, options)
+    expect(embedded.sort()).toEqual(['Day 3 was quiet.', 'and day 4?'])
+    embedded.length = 0
+    const context = new ChatContext(options)
+    await context.addMessages(next)
+    await context.getMessages()
+    await context.getMessages()
+    // The context keeps its own copies of the messages: each is embedded once for it.
+    expect(embedded.length).toBeLessThanOrEqual(new Set(next.map(messageText)).size)
+  })
+
   it('refuses a wrong answer from embed with a typed error, and the history is untouched', () => {
     const h = [sys, user('a puppy'), say('a car'), user('my dog')]
     const frozen = structuredClone(h)
@@ -252,7 +280,13 @@ describe('semantic', () => {
     const fused = await fitAsync(h, { strategy: mostRelevant({ embed }), budget, counter })
     expect(fused.kept).toContain(1)
     expect(fused.tokens.total).toBeLessThanOrEqual(budget)
-    expect(() => fit(h, { strategy: mostRelevant({ embed }), budget, counter })).toThrow(/fitAsync/)
+    // An embedding still to be made (a function that has embedded nothing yet) needs fitAsync;
+    // vectors already made are kept per function and message, so the same fit then runs.
+    const fresh = async (texts: string[]) => conceptEmbed(texts)
+    expect(() => fit(h, { strategy: mostRelevant({ embed: fresh }), budget, counter })).toThrow(
+      /fitAsync/,
+    )
+    expect(fit(h, { strategy: mostRelevant({ embed }), budget, counter }).kept).toEqual(fused.kept)
   })
 
   it('named by a string, mostRelevant embeds in fitAsync and a ChatContext; fit says how to embed there', async () => {

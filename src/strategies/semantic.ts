@@ -23,12 +23,29 @@ export interface SemanticOptions {
   batchSize?: number
 }
 
-/** Query vectors kept per scorer, so an agent asking again does not embed again. */
+/** Query vectors kept per embedding function, so an agent asking again does not embed again. */
 const QUERY_CACHE = 64
+
+/** What one embedding function gave: each message's vector (by message object), recent queries, the length. */
+interface EmbedCache {
+  vectors: WeakMap<Message, Float64Array | null>
+  queries: Map<string, Float64Array | null>
+  dims: number
+}
+const caches = new WeakMap<Embed, EmbedCache>()
+function cacheOf(embed: Embed): EmbedCache {
+  let cache = caches.get(embed)
+  if (!cache) {
+    cache = { vectors: new WeakMap(), queries: new Map(), dims: -1 }
+    caches.set(embed, cache)
+  }
+  return cache
+}
 
 /**
  * Cosine similarity of each unit (its best message) to the query, from a user-supplied
- * embedding. Every message is embedded once per scorer (kept by message object) and the
+ * embedding. Every message is embedded once per embedding function (its vector kept by
+ * message object, as long as the history holds it, whatever scorer or strategy asks) and the
  * uncached ones go out in batches; a message without text scores 0. With a synchronous
  * `embed` the scorer is synchronous; with an asynchronous one, use `fitAsync`.
  */
@@ -55,9 +72,10 @@ export function semantic(options: SemanticOptions): AsyncScorer {
       `expected an integer >= 1, got ${describeValue(batchSize)}`,
     )
   }
-  const vectors = new WeakMap<Message, Float64Array | null>()
-  const queries = new Map<string, Float64Array | null>()
-  let dims = -1
+  // Kept per embedding function, not per scorer: a strategy made again for each call (by name,
+  // in `fitAsync`) embeds each message once all the same.
+  const cache = cacheOf(embed)
+  const { vectors, queries } = cache
 
   const accept = (raw: unknown, texts: readonly string[]): (Float64Array | null)[] => {
     if (!Array.isArray(raw) || raw.length !== texts.length) {
@@ -73,11 +91,11 @@ export function semantic(options: SemanticOptions): AsyncScorer {
           `vector ${k} is not a non-empty list of finite numbers`,
         )
       }
-      if (dims === -1) dims = v.length
-      if (v.length !== dims) {
+      if (cache.dims === -1) cache.dims = v.length
+      if (v.length !== cache.dims) {
         throw new InvalidOptionError(
           'embed',
-          `vector ${k} has ${v.length} numbers, earlier ones ${dims}`,
+          `vector ${k} has ${v.length} numbers, earlier ones ${cache.dims}`,
         )
       }
       return unit(Array.from(v, Number))

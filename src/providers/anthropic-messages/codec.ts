@@ -135,19 +135,24 @@ export function readAnthropic(input: unknown): Message[] {
     const m = raw as Json
     if (m.role !== 'user' && m.role !== 'assistant')
       fail(i, 'role', `expected "user" or "assistant", got ${describeValue(m.role)}`)
+    const from = out.length
     if (typeof m.content === 'string') {
       out.push(withMeta({ role: m.role as 'user', content: m.content }, { turn: i }))
-      return
+    } else {
+      if (!Array.isArray(m.content))
+        fail(i, 'content', `expected a string or a list of blocks, got ${describe(m.content)}`)
+      const blocks = m.content as unknown[]
+      blocks.forEach((b, k) => {
+        if (!b || typeof b !== 'object' || typeof (b as Json).type !== 'string')
+          fail(i, `content.${k}`, `expected a block with a type, got ${describe(b)}`)
+      })
+      if (m.role === 'assistant') out.push(decodeAssistant(blocks as Block[], i, names))
+      else out.push(...decodeUser(blocks as Block[], i, names))
     }
-    if (!Array.isArray(m.content))
-      fail(i, 'content', `expected a string or a list of blocks, got ${describe(m.content)}`)
-    const blocks = m.content as unknown[]
-    blocks.forEach((b, k) => {
-      if (!b || typeof b !== 'object' || typeof (b as Json).type !== 'string')
-        fail(i, `content.${k}`, `expected a block with a type, got ${describe(b)}`)
-    })
-    if (m.role === 'assistant') out.push(decodeAssistant(blocks as Block[], i, names))
-    else out.push(...decodeUser(blocks as Block[], i, names))
+    // `pinned: true` is the library's (sent whenever the system prompt is), never the wire's:
+    // every message the turn became is pinned.
+    if (m.pinned === true)
+      for (let k = from; k < out.length; k++) out[k] = { ...(out[k] as Message), pinned: true }
   })
   return out
 }

@@ -143,7 +143,10 @@ export function readGemini(input: unknown, options: FromGeminiOptions = {}): Mes
     if (role !== undefined && role !== 'user' && role !== 'model')
       fail(i, 'role', `expected "user" or "model", got ${describeValue(role)}`)
     if (!Array.isArray(c.parts)) fail(i, 'parts', `expected a list, got ${describe(c.parts)}`)
+    // `pinned: true` is the library's (sent whenever the system prompt is), never the wire's.
     const { role: _r, parts: _p, ...extra } = c
+    const pinned = typeof extra.pinned === 'boolean' ? extra.pinned : undefined
+    if (pinned !== undefined) delete extra.pinned
     const turn: Json = { turn: i, ...(Object.keys(extra).length && { extra }) }
     if (role === undefined) turn.noRole = true
     const parts = c.parts as unknown[]
@@ -151,14 +154,17 @@ export function readGemini(input: unknown, options: FromGeminiOptions = {}): Mes
       if (!p || typeof p !== 'object' || Array.isArray(p))
         fail(i, `parts.${k}`, `expected an object, got ${describe(p)}`)
     })
+    const from = out.length
     if (role === 'model') {
       const m = decodeModel(parts as Json[], i, turn)
       pending = (m.toolCalls ?? []).map((call) => ({ id: call.id, name: call.name }))
       out.push(m)
-      return
+    } else {
+      out.push(...decodeUser(parts as Json[], i, turn, pending))
+      pending = []
     }
-    out.push(...decodeUser(parts as Json[], i, turn, pending))
-    pending = []
+    if (pinned === true)
+      for (let k = from; k < out.length; k++) out[k] = { ...(out[k] as Message), pinned: true }
   })
   return out
 }

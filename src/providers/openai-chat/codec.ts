@@ -110,7 +110,9 @@ export function readOpenAIChat(input: unknown): Message[] {
     } else if (m.role === 'tool' && m.providerMetadata?.[OPENAI_CHAT]?.legacyFunction) {
       pendingLegacy = undefined
     }
-    out.push(m)
+    // `pinned: true` is the library's (sent whenever the system prompt is), never the wire's.
+    const raw = list[i] as Json
+    out.push(raw.pinned === true ? { ...m, pinned: true } : m)
   }
   return out
 }
@@ -155,7 +157,9 @@ function decodeOne(
   }
   const meta: Meta = {}
   const extra: Json = {}
-  for (const key of Object.keys(m)) if (!KNOWN[role]?.includes(key)) extra[key] = m[key]
+  for (const key of Object.keys(m))
+    if (!KNOWN[role]?.includes(key) && !(key === 'pinned' && typeof m[key] === 'boolean'))
+      extra[key] = m[key]
   if (Object.keys(extra).length) meta.extra = extra
   const name = str(m.name, i, 'name', true)
 

@@ -251,7 +251,9 @@ export function readOpenAIResponses(input: unknown): Message[] {
       if (role !== 'user' && role !== 'system' && role !== 'developer')
         fail(i, 'role', `expected user, assistant, system or developer, got ${describeValue(role)}`)
       close()
-      const { role: _r, content, ...extra } = item
+      // `pinned: true` is the library's (sent whenever the system prompt is), never the wire's.
+      const { role: _r, content, pinned, ...extra } = item
+      if (pinned !== undefined && typeof pinned !== 'boolean') extra.pinned = pinned
       const data: Json = Object.keys(extra).length ? { extra } : {}
       if (role === 'developer') data.role = 'developer'
       out.push(
@@ -259,6 +261,7 @@ export function readOpenAIResponses(input: unknown): Message[] {
           {
             role: role === 'user' ? 'user' : 'system',
             content: decodeInput(content, i, 'content'),
+            ...(pinned === true && { pinned: true }),
           },
           data,
         ),
