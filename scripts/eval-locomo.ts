@@ -130,6 +130,16 @@ export const IDEAS: Record<string, Family> = {
       (alpha, query) => scoreBased({ scorer: perToken(relevanceScorer({ query }), alpha) }),
     ),
   },
+  'relevance without speaker news': {
+    settings: { default: (query) => mostRelevant({ query, speakers: 0 }) },
+  },
+  'relevance with speaker news weight': {
+    settings: grid(
+      [0.05, 0.1, 0.2],
+      (v) => `speakers ${v}`,
+      (speakers, query) => mostRelevant({ query, speakers }),
+    ),
+  },
   'relevance + recency': {
     settings: grid(
       [0.05, 0.1, 0.3],

@@ -12,7 +12,7 @@ import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../
 import { type Message, messageText } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
 import { mostRelevant, relevanceScorer, scoreBased } from './score-based.js'
-import { identifiers, nearby, relevance, spreadScores } from './scorers.js'
+import { identifiers, nearby, relevance, speakerNews, spreadScores } from './scorers.js'
 import { fuse, semantic } from './semantic.js'
 import type { View } from './types.js'
 
@@ -183,6 +183,37 @@ const conceptEmbed = (texts: string[]) =>
     if (!v.some((x) => x > 0)) v[3] = 1
     return v
   })
+
+describe('speakerNews', () => {
+  const chat = [
+    sys,
+    user('Ana: I just signed up for a pottery class yesterday!'),
+    say('Ben: Nice. I went hiking last week.'),
+    user('Ana: Thanks, you are so kind.'),
+    say('Ben: Anytime.'),
+    user('What does Ana do for fun?'),
+  ]
+  it('raises the news a speaker the query names told: an event, and when', () => {
+    const s = speakerNews()(view(chat))
+    expect(s).toEqual([0, 1, 0, 0, 0, 0])
+    // Named in a message's `name` as well; a query naming nobody raises nothing.
+    const named = [
+      sys,
+      { role: 'user', name: 'Ana', content: 'We went camping.' } as Message,
+      user('Where did Ana camp?'),
+    ]
+    expect(speakerNews()(view(named))).toEqual([0, 0.6, 0])
+    expect(speakerNews({ query: 'What happened?' })(view(chat)).every((x) => x === 0)).toBe(true)
+  })
+
+  it('is part of mostRelevant at weight 0.05 (speakers: 0 for none); a bad weight is refused', () => {
+    const plain = relevanceScorer({ speakers: 0 })(view(chat)) as number[]
+    const withNews = relevanceScorer({})(view(chat)) as number[]
+    expect((withNews[1] ?? 0) - (plain[1] ?? 0)).toBeGreaterThan(0)
+    expect(withNews[3]).toBeCloseTo(plain[3] ?? 0)
+    expect(() => relevanceScorer({ speakers: -1 })).toThrow(InvalidOptionError)
+  })
+})
 
 describe('semantic', () => {
   it('scores units by cosine similarity to the query, the best message of a unit counting', () => {

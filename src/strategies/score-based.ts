@@ -13,6 +13,7 @@ import {
   recency,
   relevance,
   type Scorer,
+  speakerNews,
   whenReady,
 } from './scorers.js'
 import { type Embed, fuse, semantic } from './semantic.js'
@@ -88,6 +89,8 @@ export interface RelevanceScorerOptions {
   identifiers?: number
   /** Weight of older units holding an identifier the newest turn names (`entities`). Default 1. */
   entities?: number
+  /** Weight of the news told by a speaker the query names (`speakerNews`). Default 0.05. */
+  speakers?: number
 }
 
 /**
@@ -117,11 +120,19 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
     'nearby',
     'identifiers',
     'entities',
+    'speakers',
   ])
-  const { query, embed, identifiers: idWeight = 0.5, entities: entityWeight = 1 } = options
+  const {
+    query,
+    embed,
+    identifiers: idWeight = 0.5,
+    entities: entityWeight = 1,
+    speakers: speakerWeight = 0.05,
+  } = options
   for (const [name, w] of [
     ['identifiers', idWeight],
     ['entities', entityWeight],
+    ['speakers', speakerWeight],
   ] as const)
     if (!(typeof w === 'number' && Number.isFinite(w) && w >= 0))
       throw new InvalidOptionError(name, `expected a finite number >= 0, got ${describeValue(w)}`)
@@ -137,6 +148,8 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
   const parts: [AsyncScorer, number][] = [[spread, 1]]
   if (idWeight > 0) parts.push([identifiers(), idWeight])
   if (entityWeight > 0) parts.push([entities(), entityWeight])
+  if (speakerWeight > 0)
+    parts.push([speakerNews(query !== undefined ? { query } : {}), speakerWeight])
   return parts.length === 1 ? spread : combine(parts)
 }
 
@@ -169,7 +182,15 @@ function mostRelevantWith(
   embedPart?: EmbedPart,
 ): Strategy<'mostRelevant', MostRelevantOptions> {
   requireOptions(options, 'mostRelevant', MOST_RELEVANT_OPTIONS)
-  const { query, embed, nearby: near, identifiers: ids, entities: ents, ...rest } = options
+  const {
+    query,
+    embed,
+    nearby: near,
+    identifiers: ids,
+    entities: ents,
+    speakers: spk,
+    ...rest
+  } = options
   const scorer = relevanceWith(
     {
       ...(query !== undefined && { query }),
@@ -177,6 +198,7 @@ function mostRelevantWith(
       ...(near !== undefined && { nearby: near }),
       ...(ids !== undefined && { identifiers: ids }),
       ...(ents !== undefined && { entities: ents }),
+      ...(spk !== undefined && { speakers: spk }),
     },
     embedPart,
   )
@@ -196,6 +218,7 @@ export const MOST_RELEVANT_OPTIONS = [
   'nearby',
   'identifiers',
   'entities',
+  'speakers',
 ] as const
 
 function selectByScore(

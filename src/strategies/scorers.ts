@@ -380,6 +380,47 @@ export function entities(): Scorer {
   }
 }
 
+/** Who said a message: its `name`, else a "Name: " opening its text (after a "[date] "). */
+const SPEAKER = /^(?:\[[^\]]*\]\s*)?(\p{Lu}[\p{L}'-]*):/u
+/** First-person news ("I just signed up...", "we went...") and a time said with it ("yesterday", "last week"). */
+const NEWS =
+  /\b(i|we|my|our)\b[^.!?]{0,60}\b(went|took|got|made|bought|started|joined|signed|visited|tried|finished|saw|met|began|learned|adopted|moved|found|won|lost|built|painted|ran|played|attended|read|wrote|volunteered|decided|had|did|just|been|going|gonna|planning|plan)\b/i
+const WHEN =
+  /\b(yesterday|last (week|weekend|month|year|night)|ago|recently|this (week|weekend|month)|tomorrow|next (week|month))\b/i
+
+/** Each message's speaker (lower-cased, '' for none) and how much news it tells, once per message object. */
+const newsCache = new WeakMap<Message, [string, number]>()
+function newsOf(m: Message): [string, number] {
+  let x = newsCache.get(m)
+  if (!x) {
+    const text = messageText(m)
+    x = [
+      (m.name ?? SPEAKER.exec(text)?.[1] ?? '').toLowerCase(),
+      (NEWS.test(text) ? 0.6 : 0) + (WHEN.test(text) ? 0.4 : 0),
+    ]
+    newsCache.set(m, x)
+  }
+  return x
+}
+
+/**
+ * For a query that names a speaker ("What activities does Melanie do?"), the news that
+ * speaker told: first-person events ("I just signed up for a pottery class") and when
+ * (0.4 for a time said with it, 0.6 for the event). Other units 0. What a person did is
+ * most often in their own words, in the words of a story, not of the question.
+ */
+export function speakerNews(options: { query?: string } = {}): Scorer {
+  return (view) => {
+    const query = options.query ?? view.query ?? newestUserText(view)
+    const named = new Set(query.toLowerCase().match(/\p{L}+/gu))
+    const last = view.unitCount - 1
+    return eachUnit(view, (u) => {
+      const [who, news] = newsOf(view.first(u))
+      return u < last && who && named.has(who) ? news : 0
+    })
+  }
+}
+
 /** Terms of a message, computed once per message object: an agent asks every turn. */
 const termCache = new WeakMap<Message, string[]>()
 
