@@ -149,6 +149,8 @@ export interface Setup {
   defaultStrategy: boolean
   /** What the result should say about how it was fitted (a model's assumed figures). */
   notes?: string[] | undefined
+  /** The recall tool is offered: what is left out or shortened says it can be asked back. */
+  recall?: boolean
 }
 
 /**
@@ -251,6 +253,7 @@ export function resolveSetup(
     ledger: plainLedger(ledger),
     defaultStrategy: given.strategy === undefined,
     ...(model?.assumed && { notes: [model.assumed] }),
+    ...(recall && { recall: true }),
   }
 }
 
