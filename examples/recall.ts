@@ -11,6 +11,7 @@ import {
   fromOpenAIChat,
   loadEncoding,
   type Message,
+  recall,
   recallTool,
   validate,
 } from 'context-window'
@@ -69,9 +70,12 @@ for (let step = 1; step <= 3; step++) {
   if (!call) break
   console.log(`step ${step}: the model calls ${call.name} ${call.arguments}`)
   if (call.name !== 'recall') break
-  // The tool runs over the same fit the model was sent.
-  const result = executeRecall(history, call.arguments, options, r)
-  const numbers = [...result.matchAll(/^message (\d+) by/gm)].map((m) => m[1])
-  console.log(`step ${step}: recall returned messages ${numbers.join(', ')}`)
-  history.push(reply, { role: 'tool', toolCallId: call.id, toolName: 'recall', content: result })
+  // The tool runs over the same fit the model was sent: `executeRecall` gives the tool
+  // result text; `recall` (or `ChatContext#recall`) the same text with what it holds.
+  const content = executeRecall(history, call.arguments, options, r)
+  const result = recall(history, JSON.parse(call.arguments), options)
+  console.log(
+    `step ${step}: recall returned messages ${result.messages.join(', ')} (${result.tokens} tokens; also matching: ${result.more.length}), same text: ${result.text === content}`,
+  )
+  history.push(reply, { role: 'tool', toolCallId: call.id, toolName: 'recall', content })
 }

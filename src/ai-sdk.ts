@@ -6,4 +6,8 @@ export { type FitEachStepOptions, fitEachStep, fitMiddleware } from './integrati
 export { fitAISDKMessages } from './integrations/index.js'
 export type { AdapterOptions } from './integrations/shared.js'
 /** The recall tool as this framework's tool: the model gets back what a fit left out. */
-export { type RecallToolOptions, recallToolForAISDK } from './recall/frameworks.js'
+export {
+  type AISDKRecallToolOptions,
+  type RecallToolOptions,
+  recallToolForAISDK,
+} from './recall/frameworks.js'

@@ -302,6 +302,48 @@ interface Run {
   output: readonly unknown[]
   /** The texts the fit's own result says it inserted, where the adapter returns it. */
   inserted?: string[]
+  /** The positions in the history of the messages a number names (default: the number). */
+  positions?: Positions
+}
+
+// ---------------------------------------------------------------------------------------
+// How each entry point numbers the messages its texts name: the index in the caller's own
+// list (the system prompt given apart is not in it; an entry read as several messages gives
+// them one number). Read off the shapes above, apart from src/.
+
+type Positions = (n: number) => number[]
+/** The caller's list is the history itself. */
+const itself: Positions = (n) => [n]
+/** The caller's list is the history after its system prompt (given apart). */
+const apart: Positions = (n) => [n + 1]
+
+/** Agents SDK items (`agentItems`): each message numbered by its first item. */
+function itemPositions(history: readonly Message[], system = false): Positions {
+  const byFirst = new Map<number, number[]>()
+  let item = 0
+  history.forEach((m, h) => {
+    if (h === 0 && !system) return
+    const items = m.role === 'assistant' ? (m.content ? 1 : 0) + (m.toolCalls?.length ?? 0) : 1
+    if (items > 0) byFirst.set(item, [h])
+    item += items
+  })
+  return (n) => byFirst.get(n) ?? []
+}
+
+/** Mastra messages (`mastraMessages`): an assistant message with the results of its calls. */
+function mastraPositions(history: readonly Message[]): Positions {
+  const entries: number[][] = []
+  history.forEach((m, h) => {
+    if (h === 0 || m.role === 'tool') return
+    const results =
+      m.role === 'assistant'
+        ? (m.toolCalls ?? []).map((c) =>
+            history.findIndex((r) => r.role === 'tool' && r.toolCallId === c.id),
+          )
+        : []
+    entries.push([h, ...results.filter((k) => k >= 0)])
+  })
+  return (n) => entries[n] ?? []
 }
 
 const insertedTexts = (result: FitResult) =>
@@ -353,7 +395,7 @@ function judge(seed: number, run: Run, history: Message[], planted: Planted[], i
       into.failures.push(
         `seed ${seed} ${run.where}: leaks ${leaked.join(', ')} in ${JSON.stringify(text)}`,
       )
-    const problems = recordProblems(text, history, LEDGER_HEADINGS)
+    const problems = recordProblems(text, history, LEDGER_HEADINGS, run.positions)
     if (problems.length)
       into.failures.push(
         `seed ${seed} ${run.where}: ${problems.join('; ')} in ${JSON.stringify(text)}`,
@@ -369,6 +411,7 @@ async function judgeRecall(
   history: Message[],
   planted: Planted[],
   into: Tally,
+  positions: Positions = itself,
 ) {
   for (const q of queries(seed, history, planted)) {
     const text = String(await call(q))
@@ -380,7 +423,7 @@ async function judgeRecall(
       into.failures.push(
         `seed ${seed} ${where} recall ${JSON.stringify(q)}: leaks ${leaked.join(', ')} in ${JSON.stringify(text)}`,
       )
-    const problems = recordProblems(text, history, RECALL_HEADINGS)
+    const problems = recordProblems(text, history, RECALL_HEADINGS, positions)
     if (problems.length)
       into.failures.push(
         `seed ${seed} ${where} recall ${JSON.stringify(q)}: ${problems.join('; ')} in ${JSON.stringify(text)}`,
@@ -409,13 +452,24 @@ async function trial(seed: number, into: Tally) {
       runs.push({ where: `fitEachStep/${name}`, input, output: step.messages })
       const rest = input.slice(1)
       const own = fitEachStep({ ...options, system })({ messages: rest, model: GPT, steps: [] })
-      runs.push({ where: `fitEachStep+system/${name}`, input: rest, output: own.messages })
+      runs.push({
+        where: `fitEachStep+system/${name}`,
+        input: rest,
+        output: own.messages,
+        positions: apart,
+      })
       const prompt = aiSdkPrompt(history)
       const params = await fitMiddleware(options).transformParams({
         params: { prompt, maxOutputTokens: 400 },
         model: { ...GPT, doGenerate: async () => ({}) },
       })
-      runs.push({ where: `fitMiddleware/${name}`, input: prompt, output: params.prompt })
+      // The prompt's system message is the AI SDK's `system`, given apart.
+      runs.push({
+        where: `fitMiddleware/${name}`,
+        input: prompt,
+        output: params.prompt,
+        positions: apart,
+      })
     }
     // LangChain: the createAgent middleware's wrapModelCall.
     {
@@ -428,7 +482,7 @@ async function trial(seed: number, into: Tally) {
           return new AIMessage('ok')
         },
       )
-      runs.push({ where: `fitAgentMessages/${name}`, input, output: handed })
+      runs.push({ where: `fitAgentMessages/${name}`, input, output: handed, positions: apart })
     }
     // Mastra: the input processor.
     {
@@ -436,7 +490,12 @@ async function trial(seed: number, into: Tally) {
       const output = fitInputProcessor({ ...options, instructions: system }).processInput({
         messages: input as never[],
       })
-      runs.push({ where: `fitInputProcessor/${name}`, input, output })
+      runs.push({
+        where: `fitInputProcessor/${name}`,
+        input,
+        output,
+        positions: mastraPositions(history),
+      })
     }
     // OpenAI Agents: the input filter, the session, the model wrapper.
     {
@@ -445,7 +504,13 @@ async function trial(seed: number, into: Tally) {
         modelData: { input, instructions: system },
         agent: { model: 'gpt-4o', tools: [] },
       })
-      runs.push({ where: `fitModelInput/${name}`, input, output: filtered.input })
+      const items = itemPositions(history)
+      runs.push({
+        where: `fitModelInput/${name}`,
+        input,
+        output: filtered.input,
+        positions: items,
+      })
       const session = fittedSession(
         {
           getSessionId: async () => 's1',
@@ -456,7 +521,12 @@ async function trial(seed: number, into: Tally) {
         },
         { ...options, instructions: system, agent: { model: 'gpt-4o', tools: [] } },
       )
-      runs.push({ where: `fittedSession/${name}`, input, output: await session.getItems() })
+      runs.push({
+        where: `fittedSession/${name}`,
+        input,
+        output: await session.getItems(),
+        positions: items,
+      })
       let sent: readonly unknown[] = []
       await fitAgentModel(
         {
@@ -471,7 +541,7 @@ async function trial(seed: number, into: Tally) {
         },
         { ...options, model: 'gpt-4o' },
       ).getResponse({ input, systemInstructions: system })
-      runs.push({ where: `fitAgentModel/${name}`, input, output: sent })
+      runs.push({ where: `fitAgentModel/${name}`, input, output: sent, positions: items })
     }
     // The SDKs' own shapes: OpenAI chat messages, an Anthropic request.
     {
@@ -541,6 +611,7 @@ async function trial(seed: number, into: Tally) {
     history,
     planted,
     into,
+    itemPositions(history, true),
   )
 }
 

@@ -15,7 +15,7 @@ describe('recall evaluation and example, as the README states them', () => {
     expect(tau.cases).toBe(441)
     expect(tau.sentOrRecalled).toBeCloseTo(0.984, 3)
     expect(tau.recallTokens).toBeLessThanOrEqual(3000)
-    expect(Math.round(tau.recallTokens)).toBe(1224)
+    expect(Math.round(tau.recallTokens)).toBe(1223)
     const claude = agents('tau2-claude', 0.1, 3000, 16, 'ledger (default) + recall')
     expect(claude.cases).toBe(31)
     expect(claude.sentOrRecalled).toBe(1)

@@ -7,6 +7,7 @@ import { contentText, type Message, messageText } from '../messages/message.js'
 import { quotableFactsOf, withoutCredentials } from '../messages/quoted-facts.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { errorsOf, validate } from '../providers/validate.js'
+import { rangeNote } from '../recall/notes.js'
 import { pinnedSet } from '../strategies/pins.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import {
@@ -273,7 +274,8 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
         if (!text) throw new Error(`the summarizer ${summarizer.name} returned an empty summary`)
         // Messages named by their index in the caller's history, as `kept` and `fates` name them.
         const place = (i: number) => view.origin?.[i] ?? i
-        const header = `[Summary of messages ${place(from)} to ${place(to - 1)} of the conversation (${to - from} messages), standing in for them]`
+        // With recall offered, it says the messages of its range can be asked back by number.
+        const header = `[Summary of messages ${place(from)} to ${place(to - 1)} of the conversation (${to - from} messages), standing in for them${rangeNote(view)}]`
         // The summarizer may repeat a credential it read: derived text never carries one.
         let content = `${header}\n${redactCredentials(text)}`
         if (facts.length) {

@@ -2,7 +2,8 @@ import { asyncStrategyFromOptions } from '../compress/index.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { type RecallOptions, recallRun } from '../recall/definition.js'
-import { recallText } from '../recall/tool.js'
+import type { RecallResult } from '../recall/recall.js'
+import { recallAnswer } from '../recall/tool.js'
 import type { Strategy, SummaryEntry, SummaryLedger, Transform } from '../strategies/types.js'
 import { assemble, sendable } from './assemble.js'
 import { checkedInitial } from './chat-input.js'
@@ -185,10 +186,11 @@ export class ChatContext {
 
   /**
    * Runs a recall tool call (`args` as the model sent them) over what `fitAsync` sends now,
-   * after reading the store: the messages left out that it asks for, as the tool's result
-   * (sized by `options`, else the context's own `recall` option).
+   * after reading the store: the messages left out (or sent shortened) that it asks for, in
+   * `recall()`'s shape, `text` the tool's result (sized by `options`, else the context's own
+   * `recall` option). Arguments with no plain meaning are not thrown: `error` says why.
    */
-  async recall(args: unknown, options?: RecallOptions | true): Promise<string> {
+  async recall(args: unknown, options?: RecallOptions | true): Promise<RecallResult> {
     // The request as `fitAsync` makes it, not recorded as sent (usage is compared with what was).
     await this.sync()
     const planned = this.planView(this.setup)
@@ -199,7 +201,7 @@ export class ChatContext {
     // The history as held (not copied): recall reads it and keeps its index beside it.
     const index = this.log.index
     const invalid = index.removed.map((x) => x.index)
-    return recallText(index.input, r, args, this.setup.counter, settings, invalid)
+    return recallAnswer(index.input, r, args, this.setup.counter, settings, invalid)
   }
 
   /** The plan over the history now; an asynchronous strategy is refused, naming `asyncName`. */

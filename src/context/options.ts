@@ -160,6 +160,8 @@ export interface Setup {
   notes?: string[] | undefined
   /** The `pin` option (the strategy is already wrapped to honour it and `pinned: true`). */
   pin?: Pin | undefined
+  /** The recall tool is offered: what is left out or shortened says it can be asked back. */
+  recall?: boolean
 }
 
 /**
@@ -267,6 +269,7 @@ export function resolveSetup(
     defaultStrategy: given.strategy === undefined,
     ...(model?.assumed && { notes: [model.assumed] }),
     ...(pin && { pin }),
+    ...(recall && { recall: true }),
   }
 }
 

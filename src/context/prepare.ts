@@ -1,5 +1,6 @@
 import type { Message } from '../messages/message.js'
 import type { ProblemCode } from '../providers/problems.js'
+import { shownOrigin } from '../recall/numbering.js'
 import { pinnedPositions } from '../strategies/pins.js'
 import type { ChangeReason, View } from '../strategies/types.js'
 import { HistoryIndex } from './history-index.js'
@@ -38,6 +39,7 @@ export function viewSettings(setup: Setup, calibration = 1): ViewSettings {
     provider: setup.provider,
     query: setup.query,
     summaries: setup.summaries,
+    recall: setup.recall,
   }
 }
 
@@ -69,7 +71,8 @@ export function prepare(
   let source: ViewSource = frozen ? snapshot(index) : index
   let origin: ArrayLike<number> = frozen ? index.origin.values().slice() : index.origin.values()
   for (const transform of setup.transforms) {
-    const view = createView(source, settings)
+    // Numbered as the model reads them: a transform's note names a message by its number.
+    const view = createView(source, settings, shownOrigin(index.input, origin))
     // A pinned message, and the unit holding it, is sent as it is (strategies/pins.ts).
     const changes = unpinned(transform.apply(view), pinnedPositions(view, setup.pin, origin))
     if (changes.size === 0) continue
@@ -100,7 +103,7 @@ export function prepare(
     // The view knows where its messages came from, so what it says about them names the
     // caller's places. It is made here, once, as the same class every time (no object
     // layered over it), so the strategies' calls on it stay fast.
-    view: createView(source, settings, origin),
+    view: createView(source, settings, shownOrigin(index.input, origin)),
     origin,
     inputTokens: frozen ? index.inputTokens.values().slice() : index.inputTokens.values(),
     inputLength: index.length,

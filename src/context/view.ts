@@ -34,6 +34,8 @@ export interface ViewSettings {
   summaries?: SummaryLedger | undefined
   /** Tokens of the room set aside for a wrapper's own message (see `View.aside`). */
   aside?: number
+  /** The recall tool is offered with the request (see `View.recall`). */
+  recall?: boolean | undefined
 }
 
 /** A view over `source` as it is now: its units are those the source holds at this call. */
@@ -75,6 +77,7 @@ class SourceView implements View {
   readonly summaries?: SummaryLedger | undefined
   readonly origin: ArrayLike<number> | undefined
   readonly aside: number
+  readonly recall: boolean
   private readonly source: ViewSource
   private readonly settings: ViewSettings
   private readonly lastUser: number
@@ -105,6 +108,7 @@ class SourceView implements View {
     // Set always, so every view has one shape.
     this.summaries = settings.summaries
     this.aside = settings.aside ?? 0
+    this.recall = settings.recall === true
   }
 
   narrowed(less: number, opensWithUser = false, aside = false): View {
@@ -118,6 +122,7 @@ class SourceView implements View {
       query: this.query,
       summaries: this.summaries,
       aside: this.aside + (aside ? less : 0),
+      recall: this.recall,
     }
     return new SourceView(this.source, settings, this.origin, this.userFirst && !opensWithUser)
   }

@@ -2,6 +2,7 @@ import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { readAISDK, toAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
+import { numberAs, placesOfOwners } from '../recall/numbering.js'
 import {
   type AdapterOptions,
   callLearning,
@@ -142,15 +143,24 @@ type Stripped = {
 function stripRiders<T>(
   prompt: readonly T[],
   memo?: WeakMap<object, Stripped>,
-): { bare: T[]; riders: Rider[] } {
+): { bare: T[]; riders: Rider[]; at: number[] } {
   const bare: T[] = []
   const riders: Rider[] = []
-  for (const raw of prompt) {
+  // The prompt index of each bare entry: the caller's number of the messages read from it.
+  const at: number[] = []
+  prompt.forEach((raw, k) => {
+    const before = bare.length
+    strip(raw)
+    if (bare.length > before) at.push(k)
+  })
+  return { bare, riders, at }
+
+  function strip(raw: T): void {
     const m = raw as Entry | null
     const parts = m?.role === 'tool' && Array.isArray(m.content) ? (m.content as Part[]) : []
     if (!m || !parts.some((p) => p?.type !== 'tool-result')) {
       bare.push(raw)
-      continue
+      return
     }
     const text = memo && jsonOf(m)
     const known = text === undefined ? undefined : memo?.get(m)
@@ -158,7 +168,7 @@ function stripRiders<T>(
       if (known.rider)
         riders.push({ ...known.rider, anchor: bare.length - (known.rider.alone ? 1 : 0) })
       if (known.bare !== undefined) bare.push(known.bare as T)
-      continue
+      return
     }
     const before = bare[bare.length - 1]
     const count = { bare: bare.length, riders: riders.length }
@@ -177,7 +187,6 @@ function stripRiders<T>(
         },
       })
   }
-  return { bare, riders }
 }
 
 /** A value's JSON text, or undefined when it has none (a cycle, a BigInt). */
@@ -263,6 +272,27 @@ function withRiders<T>(out: T[], bare: readonly T[], riders: readonly Rider[]): 
   return result
 }
 
+/** How many system messages open a prompt: the AI SDK's `system`, given apart from the messages. */
+function leadingSystems(prompt: readonly unknown[]): number {
+  let n = 0
+  while (n < prompt.length && (prompt[n] as Entry | null)?.role === 'system') n++
+  return n
+}
+
+/**
+ * AI SDK messages as the adapters read them (riders aside, a provider-run result beside its
+ * call), with the caller's number of each: the index of the entry it was read from. What
+ * the recall tool reads, so its numbers are the ledger's.
+ */
+export function readModelHistory(entries: readonly unknown[]): {
+  messages: Message[]
+  places: number[]
+} {
+  const { bare, at } = stripRiders(entries)
+  const { messages, owner } = decodeEach(bare, decodeModelMessages)
+  return { messages, places: placesOfOwners(owner, 0, (e) => at[e]) }
+}
+
 /** Messages in the provider interface's prompt shape: user and assistant content always a list of parts. */
 function toPrompt(messages: readonly Message[]): unknown[] {
   return toAISDK(messages).map((m) =>
@@ -293,8 +323,14 @@ export function fitMiddleware(options: AdapterOptions = {}) {
     const { feedback: _f, ...rest } = options
     const reserve = options.reserve ?? params.maxOutputTokens
     const modelId = options.model ?? knownModel(model.modelId)
-    const { bare, riders } = stripRiders(params.prompt)
+    const { bare, riders, at } = stripRiders(params.prompt)
     const { messages, owner } = decodeEach(bare, decodeModelMessages)
+    // Numbered as the caller's `messages`: the system prompt the AI SDK puts first (its
+    // `system`) is given apart, as the SDK asks it to be.
+    numberAs(
+      messages,
+      placesOfOwners(owner, leadingSystems(params.prompt), (e) => at[e]),
+    )
     const result = fitWithFeedback(
       messages,
       {
@@ -416,10 +452,15 @@ export function fitEachStep(options: FitEachStepOptions = {}) {
       const promptTokens = promptTokensOf(last.usage)
       if (promptTokens !== undefined) feedback.recordUsage({ promptTokens }, { sent: before })
     }
-    const { bare, riders } = stripRiders(step.messages, stripped)
+    const { bare, riders, at } = stripRiders(step.messages, stripped)
     const { messages: stepMessages, owner } = decodeEach(bare, decodeModelMessages, decoded)
     const input = systemMessage ? [systemMessage, ...stepMessages] : stepMessages
     if (systemMessage) owner.unshift(-1)
+    // Numbered as the step's messages (the caller's): the system prompt is given apart.
+    numberAs(
+      input,
+      placesOfOwners(owner, 0, (e) => at[e]),
+    )
     const modelId = rest.model ?? knownModel(model?.modelId)
     const result = fitWithFeedback(input, {
       ...rest,

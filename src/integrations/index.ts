@@ -11,6 +11,7 @@ import {
   readOpenAIChat,
   toOpenAIChat,
 } from '../providers/openai-chat/codec.js'
+import { numberAs } from '../recall/numbering.js'
 import { decodeModelMessages, withExecutedResults } from './ai-sdk.js'
 import {
   type AdapterOptions,
@@ -90,6 +91,8 @@ export function fitAISDKMessages<M>(
   checkAdapterOptions(options, 'fitAISDKMessages')
   requireArgument(Array.isArray(messages), 'fitAISDKMessages', 'messages', 'a list', messages)
   const { messages: input, owner } = decodeEach(messages, decodeModelMessages)
+  // Numbered as the caller's messages (a tool message of several results is one number).
+  numberAs(input, owner)
   const result = fitWithFeedback(input, options)
   const out = originalsOrEncoded(
     result,

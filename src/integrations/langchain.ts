@@ -3,6 +3,7 @@ import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidInputError } from '../errors.js'
 import { readLangChain, toLangChain } from '../formats/langchain.js'
 import type { Message } from '../messages/message.js'
+import { numberAs } from '../recall/numbering.js'
 import {
   type AdapterOptions,
   callLearning,
@@ -131,7 +132,12 @@ export function fitAgentMessages(options: AdapterOptions = {}) {
     const system = request.systemPrompt ?? ''
     const input: Message[] = readLangChain(request.messages.map(dictOf))
     const offset = system ? 1 : 0
-    if (system) input.unshift({ role: 'system', content: system })
+    if (system) {
+      input.unshift({ role: 'system', content: system })
+      // Numbered as the agent's messages: the system prompt is given apart.
+      const places = input.map((_, i) => i - 1)
+      numberAs(input, places)
+    }
     const modelId = rest.model ?? knownModel(modelName)
     const result = fitWithFeedback(
       input,

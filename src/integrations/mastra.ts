@@ -3,6 +3,7 @@ import { ProviderFeedback, type SentCounts } from '../context/learned-limit.js'
 import { resolveSetup } from '../context/options.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'
+import { numberAs } from '../recall/numbering.js'
 import { type AdapterOptions, checkAdapterOptions, fitWithFeedback } from './shared.js'
 
 /** The parts of a Mastra message (`MastraMessageV2`, content format 2) the processor reads. */
@@ -68,6 +69,33 @@ function decode(m: MastraMessageLike): Message[] {
   return [assistant, ...results]
 }
 
+/** Whether `entries` are Mastra's stored messages (content format 2), not another format's. */
+export function isMastraHistory(entries: readonly unknown[]): boolean {
+  return (
+    entries.length > 0 &&
+    entries.every((e) => {
+      const c = (e as { content?: unknown } | null)?.content
+      return typeof c === 'object' && c !== null && (c as { format?: unknown }).format === 2
+    })
+  )
+}
+
+/** Mastra messages as the processor reads them, with the caller's index of each message's entry. */
+export function readMastraHistory(entries: readonly unknown[]): {
+  messages: Message[]
+  places: number[]
+} {
+  const messages: Message[] = []
+  const places: number[] = []
+  entries.forEach((m, j) => {
+    for (const c of decode(m as MastraMessageLike)) {
+      messages.push(c)
+      places.push(j)
+    }
+  })
+  return { messages, places }
+}
+
 let written = 0
 
 /**
@@ -103,6 +131,8 @@ export function fitInputProcessor(
           owner.push(j)
         }
       })
+      // Numbered as Mastra's messages (their parts read as several); the instructions apart.
+      numberAs(input, owner)
       const { feedback: _given, ...fitOptions } = rest
       const reserve =
         stepTokens > 0 ? resolveSetup(fitOptions as FitOptions).reserve + stepTokens : undefined

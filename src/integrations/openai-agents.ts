@@ -3,6 +3,7 @@ import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { requireArgument } from '../options-check.js'
+import { numberAs, placesOfOwners } from '../recall/numbering.js'
 import { decodeItemsWithCodec, type ItemsMemo, plainItems } from './responses-items.js'
 import {
   type AdapterOptions,
@@ -51,6 +52,8 @@ function fitGroups<I>(
   const input: Message[] = instructions
     ? [{ role: 'system', content: instructions }, ...messages]
     : messages
+  // Numbered as the caller's items (a model turn by its first item); the instructions apart.
+  numberAs(input, itemPlaces(sources, owner, instructions ? 1 : 0))
   const name = modelName(agent?.model)
   const modelId = options.model ?? knownModel(name)
   const result = fitWithFeedback(
@@ -72,6 +75,19 @@ function fitGroups<I>(
   return originalsOrEncoded(result, groups, instructions ? [-1, ...owner] : owner, (m) => [
     m.flatMap((x) => plainItems(x, agents)) as I[],
   ])
+}
+
+/**
+ * The caller's number of each fit input message read from items: the index of the first item
+ * of its group (-1 for the `lead` messages the adapter put first, and for a group that sends
+ * no item).
+ */
+export function itemPlaces(
+  sources: readonly (readonly number[])[],
+  owner: readonly number[],
+  lead = 0,
+): number[] {
+  return [...new Array<number>(lead).fill(-1), ...placesOfOwners(owner, 0, (g) => sources[g]?.[0])]
 }
 
 type Loose = { type?: unknown; callId?: unknown; call_id?: unknown }

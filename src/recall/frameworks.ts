@@ -7,9 +7,15 @@ import { asyncStrategyFromOptions } from '../compress/index.js'
 import { fitAsync } from '../context/fit.js'
 import { type FitOptions, resolveSetup } from '../context/options.js'
 import type { Format } from '../formats/detect.js'
-import { decode } from '../formats/detect.js'
+import { decode, detectFormat } from '../formats/detect.js'
+import { readModelHistory } from '../integrations/ai-sdk.js'
+import { isMastraHistory, readMastraHistory } from '../integrations/mastra.js'
+import { itemPlaces } from '../integrations/openai-agents.js'
+import { decodeItemsWithCodec } from '../integrations/responses-items.js'
+import type { Message } from '../messages/message.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import { RECALL_DESCRIPTION, RECALL_PARAMETERS, RECALL_TOOL_NAME, recallRun } from './definition.js'
+import { numberAs } from './numbering.js'
 import { readRecallRequest } from './recall.js'
 import { executeRecall } from './tool.js'
 
@@ -18,22 +24,145 @@ export type RecallToolOptions = FitOptions & {
   history: () => readonly unknown[] | Promise<readonly unknown[]>
   /** The history's format. Default: detected. */
   format?: Format | 'auto'
+  /**
+   * The system prompt the framework sends apart from the history (the AI SDK's `system`,
+   * LangChain's `systemPrompt`, an agent's `instructions`): counted as the adapter counts it,
+   * never numbered (message 0 is the history's first, as the ledger names it).
+   */
+  system?: string
 }
 
-/** The executor: the model's arguments in, the tool's result text out. */
-function executor(given: RecallToolOptions, where: string) {
+/** `recallToolForAISDK`'s options: without `history`, the messages the AI SDK hands the tool. */
+export type AISDKRecallToolOptions = Omit<RecallToolOptions, 'history'> & {
+  /**
+   * The whole conversation as the agent holds it now. Default: the messages the AI SDK hands
+   * the tool's `execute` (the step's, the system prompt apart), which are the messages the
+   * adapters number.
+   */
+  history?: RecallToolOptions['history']
+}
+
+/** A history read as messages, with the caller's number of each (the index of its entry). */
+interface Read {
+  messages: Message[]
+  places: readonly number[]
+}
+
+type Reader = (entries: unknown, format: Format | 'auto') => Read
+
+/**
+ * Any format the library reads: one message an entry keeps the entries' numbers; a format
+ * whose entries read as several messages (an Anthropic user turn of tool results) is read
+ * entry by entry for their numbers.
+ */
+function readAny(entries: unknown, format: Format | 'auto'): Read {
+  const read = decode(entries, format)
+  const messages = read.messages
+  const identity = () => messages.map((_, i) => i)
+  if (!Array.isArray(entries) || messages.length === entries.length)
+    return { messages, places: identity() }
+  const places: number[] = []
+  try {
+    entries.forEach((entry, j) => {
+      for (const _ of decode([entry], read.format).messages) places.push(j)
+    })
+  } catch {
+    // An entry that is read only beside the others: numbered as the messages read.
+    return { messages, places: identity() }
+  }
+  return { messages, places: places.length === messages.length ? places : identity() }
+}
+
+/** AI SDK messages as the AI SDK adapters read them; another format as any. */
+function readAISDK(entries: unknown, format: Format | 'auto'): Read {
+  const own =
+    format === 'ai-sdk' || (format === 'auto' && Array.isArray(entries) && isAISDK(entries))
+  return own ? readModelHistory(entries as unknown[]) : readAny(entries, format)
+}
+
+function isAISDK(entries: readonly unknown[]): boolean {
+  try {
+    return detectFormat(entries) === 'ai-sdk'
+  } catch {
+    return false
+  }
+}
+
+/** An Agents SDK item or a Responses API item (not a chat message). */
+const ITEM_TYPE =
+  /^(message|reasoning|compaction|hosted_tool_call|function_call|function_call_result|function_call_output|[a-z_]+_call|[a-z_]+_call_(output|result))$/
+
+function isItems(entries: readonly unknown[]): boolean {
+  return entries.some((e) => {
+    const item = e as Record<string, unknown> | null
+    if (!item || typeof item !== 'object') return false
+    if (typeof item.type === 'string' && ITEM_TYPE.test(item.type)) return true
+    return typeof item.callId === 'string' || typeof item.call_id === 'string'
+  })
+}
+
+/**
+ * The Agents SDK's items (`function_call` with `callId`, `function_call_result`, `message`
+ * items, reasoning, hosted calls) and the Responses API's, as the Agents SDK adapters read
+ * them, numbered by item (a model turn by its first); another format as any.
+ */
+function readItems(entries: unknown, format: Format | 'auto'): Read {
+  // Items are read as items, whatever `format` says (the chat formats have none).
+  if (!Array.isArray(entries) || !isItems(entries)) return readAny(entries, format)
+  const { messages, sources, owner } = decodeItemsWithCodec(entries)
+  return { messages, places: itemPlaces(sources, owner) }
+}
+
+/** Mastra's stored messages as its processor reads them; another format as any. */
+function readMastra(entries: unknown, format: Format | 'auto'): Read {
+  return format === 'auto' && Array.isArray(entries) && isMastraHistory(entries)
+    ? readMastraHistory(entries)
+    : readAny(entries, format)
+}
+
+/**
+ * The executor: the model's arguments in, the tool's result text out. The history is read
+ * as the framework's adapter reads it, behind the system prompt given apart, and numbered as
+ * the adapter numbers it (the index in the caller's history), so what the ledger names is
+ * what recall returns.
+ */
+function executor(
+  given: AISDKRecallToolOptions,
+  where: string,
+  read: Reader,
+  historyRequired = true,
+) {
   requireOptions(given, where, undefined, { required: true })
-  const { history, format = 'auto', ...options } = given
-  requireArgument(typeof history === 'function', where, 'history', 'a function', history)
-  return async (args: unknown): Promise<string> => {
-    const { messages } = decode(await history(), format)
+  const { history, format = 'auto', system, ...options } = given
+  requireArgument(
+    typeof history === 'function' || (!historyRequired && history === undefined),
+    where,
+    'history',
+    'a function',
+    history,
+  )
+  requireArgument(
+    system === undefined || typeof system === 'string',
+    where,
+    'system',
+    'a string',
+    system,
+  )
+  return async (args: unknown, handed?: unknown): Promise<string> => {
+    const entries = history ? await history() : handed
+    if (entries === undefined)
+      return 'recall: no history (give the tool `history`, or run it where the framework hands it the messages)'
+    const { messages, places } = read(entries, format)
+    const input: Message[] =
+      system === undefined ? messages : [{ role: 'system', content: system }, ...messages]
+    numberAs(input, system === undefined ? places : [-1, ...places])
     // An asynchronous strategy (summarizing): the request made again as `fitAsync` makes it
     // (a summary already written for this conversation is read again, not written anew).
     const fitOptions = { ...options, recall: recallRun(options.recall) } as FitOptions
     const { strategy } = resolveSetup(fitOptions, [], asyncStrategyFromOptions)
     const result =
-      strategy.async && messages.length > 0 ? await fitAsync(messages, fitOptions) : undefined
-    return executeRecall(messages, args, options, result)
+      strategy.async && input.length > 0 ? await fitAsync(input, fitOptions) : undefined
+    return executeRecall(input, args, options as FitOptions, result)
   }
 }
 
@@ -58,19 +187,23 @@ export function recallArgumentsSchema() {
   }
 }
 
-/** The recall tool as an AI SDK tool (put it in `tools: { recall: ... }`). */
-export function recallToolForAISDK(options: RecallToolOptions) {
-  const execute = executor(options, 'recallToolForAISDK')
+/**
+ * The recall tool as an AI SDK tool (put it in `tools: { recall: ... }`). Without `history`,
+ * it reads the messages the AI SDK hands its `execute` (the step's).
+ */
+export function recallToolForAISDK(options: AISDKRecallToolOptions) {
+  const execute = executor(options, 'recallToolForAISDK', readAISDK, false)
   return {
     description: RECALL_DESCRIPTION,
     inputSchema: recallArgumentsSchema(),
-    execute: (input: unknown) => execute(input),
+    execute: (input: unknown, call?: { messages?: readonly unknown[] }) =>
+      execute(input, call?.messages),
   }
 }
 
 /** What LangChain's `tool(func, fields)` takes: `tool(t.func, t)`. */
 export function recallToolForLangChain(options: RecallToolOptions) {
-  const execute = executor(options, 'recallToolForLangChain')
+  const execute = executor(options, 'recallToolForLangChain', readAny)
   return {
     name: RECALL_TOOL_NAME,
     description: RECALL_DESCRIPTION,
@@ -79,9 +212,13 @@ export function recallToolForLangChain(options: RecallToolOptions) {
   }
 }
 
-/** What the OpenAI Agents SDK's `tool(options)` takes (a JSON Schema, not strict: both arguments optional). */
+/**
+ * What the OpenAI Agents SDK's `tool(options)` takes (a JSON Schema, not strict: both
+ * arguments optional). `history` may give the Agents SDK's own items (`result.history`, a
+ * session's `getItems()`), numbered by item as the Agents SDK adapters number them.
+ */
 export function recallToolForOpenAIAgents(options: RecallToolOptions) {
-  const execute = executor(options, 'recallToolForOpenAIAgents')
+  const execute = executor(options, 'recallToolForOpenAIAgents', readItems)
   return {
     name: RECALL_TOOL_NAME,
     description: RECALL_DESCRIPTION,
@@ -101,7 +238,7 @@ export function recallToolForOpenAIAgents(options: RecallToolOptions) {
  * which Mastra sends unchanged.
  */
 export function recallToolForMastra(options: RecallToolOptions) {
-  const execute = executor(options, 'recallToolForMastra')
+  const execute = executor(options, 'recallToolForMastra', readMastra)
   return {
     description: RECALL_DESCRIPTION,
     parameters: {

@@ -23,4 +23,4 @@ export {
   readRecallRequest,
   recall,
 } from './recall.js'
-export { executeRecall, recallText } from './tool.js'
+export { executeRecall, recallAnswer, recallText } from './tool.js'

@@ -231,8 +231,25 @@ function rankedPlainly(h: readonly Message[], open: readonly number[], q: string
     return { i, k, score }
   })
   const byScore = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || b.i - a.i)
+  // Identifiers first as the query names them (queryTerms puts them first); then the other
+  // terms by their rarest word some open message holds, the longer word among equals.
+  const isId = (t: readonly string[]) => /[\p{N}_.-]/u.test(t[0] ?? '')
+  const key = (t: readonly string[]) => {
+    const held = t.filter((w) => bags.some((b) => b.has(w)))
+    const most = Math.max(0, ...held.map((w) => weight.get(w) as number))
+    const long = Math.max(0, ...held.filter((w) => weight.get(w) === most).map((w) => w.length))
+    return { most, long }
+  }
+  const ordered = [
+    ...terms.filter(isId),
+    ...terms
+      .filter((t) => !isId(t))
+      .map((t, k) => ({ t, k, ...key(t) }))
+      .sort((a, b) => b.most - a.most || b.long - a.long || a.k - b.k)
+      .map((x) => x.t),
+  ]
   const out: number[] = []
-  for (const term of terms) {
+  for (const term of ordered) {
     // An identifier joined by a separator: the messages holding it whole, when any is left.
     const joined = term.length > 1 && /[_.-]/.test(term[0] as string)
     const open = byScore.filter((s) => !out.includes(s.i) && termScore(s.k, term) > 0)

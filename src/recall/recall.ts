@@ -9,6 +9,8 @@ import { type FactRecord, quote, renderRecords, type Who } from '../messages/rec
 import type { ProviderRules } from '../providers/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { checkRecallOptions, type RecallOptions, recallRun } from './definition.js'
+import { RECALLABLE_CHANGES } from './notes.js'
+import { numberingFor } from './numbering.js'
 import { recallIndexOf } from './recall-index.js'
 import { LeftOut, search } from './search.js'
 import type { SecretSet } from './secret-set.js'
@@ -22,16 +24,25 @@ export interface RecallRequest {
   messages?: readonly number[]
 }
 
-/** What a recall returns: the tool result text, and what it holds. */
+/**
+ * What a recall returns, from `recall()` and `ChatContext#recall` alike: the tool result text
+ * (what `executeRecall` and the framework tools return alone), and what it holds. Message
+ * numbers are the ledger's: the index in the caller's history.
+ */
 export interface RecallResult {
   /** The tool result the model gets. */
   text: string
-  /** Indexes (in the history) of the messages it returns, in history order. */
+  /** Numbers of the messages it returns (their indexes in the caller's history), ascending. */
   messages: number[]
   /** Tokens of `text` by the fit's counter. */
   tokens: number
   /** Matching messages left out for room, best first, at most 64 (ask for them by number). */
   more: number[]
+  /**
+   * Why the model's arguments were refused, when they were (`ChatContext#recall`; `recall()`
+   * throws `InvalidOptionError` instead): `text` is then `recall: <reason>`, and nothing is returned.
+   */
+  error?: string
 }
 
 export const RECALL_HEADING =
@@ -93,8 +104,23 @@ function numbersOf(m: unknown): number[] | undefined | null {
   return out
 }
 
+/** One message as a recall returns it: its records, under the number the model reads. */
+interface Recalled {
+  /** Its position in the history recalled from. */
+  position: number
+  /** Its number as the ledger names it. */
+  number: number
+  records: FactRecord[]
+}
+
 /** The records of one message: its text, and each call's arguments, credentials taken out. */
-function recordsOf(index: number, m: Message, who: Who, secrets: SecretSet): FactRecord[] {
+function recordsOf(
+  position: number,
+  index: number,
+  m: Message,
+  who: Who,
+  secrets: SecretSet,
+): Recalled {
   const out: FactRecord[] = []
   const text = contentText(m.content)
   if (text !== '' || m.role !== 'assistant' || !m.toolCalls?.length)
@@ -102,7 +128,7 @@ function recordsOf(index: number, m: Message, who: Who, secrets: SecretSet): Fac
   if (m.role === 'assistant')
     for (const c of m.toolCalls ?? [])
       out.push({ index, who, key: 'arguments', value: withoutSecrets(c.arguments, secrets) })
-  return out
+  return { position, number: index, records: out }
 }
 
 /** `text` with the filter's credentials and each of `secrets` (those the history holds) replaced. */
@@ -121,25 +147,30 @@ function cut(value: string, keep: number): string {
  * first one cut to fit when even it alone does not. Returns the text and which went in.
  */
 function rendered(
-  chosen: readonly FactRecord[][],
+  chosen: readonly Recalled[],
   counter: TokenCounter,
   maxTokens: number,
-): { text: string; sent: FactRecord[][] } {
-  const sent: FactRecord[][] = []
-  const textOf = (list: FactRecord[][]) =>
-    renderRecords(
-      [...list].sort((a, b) => (a[0]?.index ?? 0) - (b[0]?.index ?? 0)).flat(),
+): { text: string; sent: Recalled[] } {
+  const sent: Recalled[] = []
+  // One line per message, in history order (two messages read from one entry share a number).
+  const textOf = (list: Recalled[]) =>
+    [
       RECALL_HEADING,
-    )
-  for (const records of chosen) {
-    const next = [...sent, records]
-    if (counter.countText(textOf(next)) <= maxTokens) sent.push(records)
+      ...[...list].sort((a, b) => a.position - b.position).map((r) => renderRecords(r.records)),
+    ].join('\n')
+  for (const recalled of chosen) {
+    const next = [...sent, recalled]
+    if (counter.countText(textOf(next)) <= maxTokens) sent.push(recalled)
     else if (sent.length === 0) {
       // The best match alone is too large: its values cut until it fits.
+      const records = recalled.records
       let keep = Math.max(...records.map((r) => r.value.length))
       for (let k = 0; k < 40 && keep > 0; k++) {
         keep = Math.floor(keep * 0.8)
-        const shorter = records.map((r) => ({ ...r, value: cut(r.value, keep) }))
+        const shorter = {
+          ...recalled,
+          records: records.map((r) => ({ ...r, value: cut(r.value, keep) })),
+        }
         if (counter.countText(textOf([shorter])) <= maxTokens) {
           sent.push(shorter)
           break
@@ -208,19 +239,26 @@ export function invalidIn(
   return indexOf(history, counter, provider).removed.map((r) => r.index)
 }
 
-/** Positions `result` does not leave out for recall: sent, or not dropped nor summarized. */
+/**
+ * Positions `result` does not leave out for recall: sent as they are, or not dropped nor
+ * summarized. A message sent cleared, cut or stubbed to save room is not closed: recall
+ * returns its original.
+ */
 function closedBy(
   result: FitResult | undefined,
   invalid: readonly number[] | undefined,
 ): Iterable<number>[] {
   if (!result) return invalid ? [invalid] : []
-  if (invalid) return [result.kept, invalid]
+  const shortened = new Set<number>()
+  for (const c of result.changed) if (RECALLABLE_CHANGES.has(c.reason)) shortened.add(c.index)
+  const sent = shortened.size === 0 ? result.kept : result.kept.filter((i) => !shortened.has(i))
+  if (invalid) return [sent, invalid]
   // Only a caller's own result comes without them: its account is read once.
   const out: number[] = []
   result.fates.forEach((f, i) => {
-    if (f.fate !== 'dropped' && f.fate !== 'summarized') out.push(i)
+    if (f.fate !== 'dropped' && f.fate !== 'summarized' && !shortened.has(i)) out.push(i)
   })
-  return [result.kept, out]
+  return [sent, out]
 }
 
 /**
@@ -239,14 +277,20 @@ export function recallFrom(
 ): RecallResult {
   const index = recallIndexOf(history)
   const left = new LeftOut(index, history.length, ...closedBy(result, invalid), index.systems)
+  // The numbers the model reads (the caller's own, when an adapter numbered the history).
+  const numbering = numberingFor(history)
   // A credential any message holds is returned from none (bare in one, under a key in another).
   const secrets = index.secrets
   const notes: string[] = []
   const asked = new Set<number>()
-  const kept = new Set(result?.kept)
+  let kept: Set<number> | undefined
   for (const n of request.messages ?? []) {
-    if (left.has(n)) asked.add(n)
-    else notes.push(kept.has(n) ? `message ${n} is in this request` : `no left-out message ${n}`)
+    const at = numbering.positionsOf(n).filter((i) => left.has(i))
+    for (const i of at) asked.add(i)
+    if (at.length > 0) continue
+    kept ??= new Set(result?.kept)
+    const inRequest = numbering.positionsOf(n).some((i) => kept?.has(i))
+    notes.push(inRequest ? `message ${n} is in this request` : `no left-out message ${n}`)
   }
   // Every number asked for is tried (a list of any length is read once), up to a bound.
   const tried = Math.max(maxMessages, Math.min(asked.size, ASKED_MAX))
@@ -259,7 +303,7 @@ export function recallFrom(
   for (const i of found) if (ranked.length < named + asked.size && !asked.has(i)) ranked.push(i)
   const picked = ranked.slice(0, tried)
   const records = picked.map((i) =>
-    recordsOf(i, history[i] as Message, index.who[i] as Who, secrets),
+    recordsOf(i, numbering.numberOf(i), history[i] as Message, index.who[i] as Who, secrets),
   )
   const noted = notes.slice(0, 3)
   if (notes.length > 3) noted.push(`${notes.length - 3} more numbers not left out`)
@@ -272,10 +316,13 @@ export function recallFrom(
   // Room for the closing line at its longest (eight of the largest numbers), so it always fits.
   const widest = close(new Array<number>(Math.min(8, ranked.length)).fill(history.length))
   const made = rendered(records, counter, maxTokens - counter.countText(widest) - 2)
-  const messages = made.sent.map((r) => r[0]?.index as number).sort((a, b) => a - b)
-  const sent = new Set(messages)
+  const returned = new Set(made.sent.map((r) => r.position))
+  const messages = [...new Set(made.sent.map((r) => r.number))].sort((a, b) => a - b)
   const more: number[] = []
-  for (const i of ranked) if (!sent.has(i) && more.length < MORE_MAX) more.push(i)
+  for (const i of ranked) {
+    const n = numbering.numberOf(i)
+    if (!returned.has(i) && more.length < MORE_MAX && !more.includes(n)) more.push(n)
+  }
   // The query echoed back is the model's words, never a credential in them (the history's
   // included): taken out before the cut, so no part of one is left.
   const asking = request.query?.trim()

@@ -1,5 +1,5 @@
 import { type RecallIndex, sortedHas } from './recall-index.js'
-import { isJoined, queryTerms } from './terms.js'
+import { isIdentifier, isJoined, queryTerms } from './terms.js'
 
 /** BM25's usual constants. */
 const K1 = 1.2
@@ -107,6 +107,8 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
   const norm = (k: number) => byLength[lengths[k] as number] as number
   const shut = left.shut
   const weight = new Map<string, number>()
+  // The words some message that may be recalled holds (a word none holds orders nothing).
+  const held = new Set<string>()
   for (const w of words) {
     const at = index.holding(w)
     let holding = 0
@@ -115,6 +117,7 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
       for (const c of left.closed) if (sortedHas(at, c)) holding--
     } else for (let j = 0; j < at.length; j++) if (left.has(at[j] as number)) holding++
     weight.set(w, Math.log(1 + (left.count - holding + 0.5) / (holding + 0.5)))
+    if (holding > 0) held.add(w)
   }
   const { score, termScore, taken, matched, met } = buffers(index, left.length)
   let count = 0
@@ -161,7 +164,7 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
       if (score[k] === 0) matched[count++] = k
       score[k] = (score[k] as number) + 1
     }
-    for (const term of terms) {
+    for (const term of byWeight(terms, weight, held)) {
       if (out.length >= limit) break
       const best =
         pickShortest(shortest.get(term.length === 1 ? (term[0] as string) : ''), score, taken) ??
@@ -177,6 +180,40 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
     for (let j = 0; j < count; j++) score[matched[j] as number] = 0
     for (const k of out) taken[k] = 0
   }
+}
+
+/**
+ * The order terms take their best holder in: identifiers first, as the query names them;
+ * then the other terms rarest first (by their rarest word some message that may be recalled
+ * holds), ties to the longer word (a function word is short), then in the query's order. A question's common words (`hat`, `der`, `mit`, in
+ * any language, with no list of them) so come after the word it is about.
+ */
+function byWeight(
+  terms: readonly (readonly string[])[],
+  weight: ReadonlyMap<string, number>,
+  held: ReadonlySet<string>,
+): (readonly string[])[] {
+  const ids = terms.filter(isIdentifier)
+  /** A term's rarest held word: its weight, and its length (the longer first among equals). */
+  const rarest = (t: readonly string[]) => {
+    let most = 0
+    let long = 0
+    for (const w of t) {
+      if (!held.has(w)) continue
+      const x = weight.get(w) ?? 0
+      if (x > most || (x === most && w.length > long)) {
+        most = x
+        long = w.length
+      }
+    }
+    return { most, long }
+  }
+  const others = terms
+    .filter((t) => !isIdentifier(t))
+    .map((t, k) => ({ t, k, ...rarest(t) }))
+    .sort((a, b) => b.most - a.most || b.long - a.long || a.k - b.k)
+    .map((x) => x.t)
+  return [...ids, ...others]
 }
 
 /** The messages of the fewest words holding a word, and that number of words. */

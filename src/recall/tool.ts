@@ -4,7 +4,7 @@ import type { FitResult } from '../context/result.js'
 import type { Message } from '../messages/message.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { checkRecallOptions, type RecallOptions, recallRun } from './definition.js'
-import { invalidIn, readRecallRequest, recallFrom, requestOf } from './recall.js'
+import { invalidIn, type RecallResult, readRecallRequest, recallFrom, requestOf } from './recall.js'
 
 /**
  * Runs a recall tool call the model made: `args` as the model sent them (JSON text or an
@@ -45,10 +45,28 @@ export function recallText(
   options: RecallOptions | true = true,
   invalid?: readonly number[] | (() => readonly number[] | undefined),
 ): string {
+  return recallAnswer(history, result, args, counter, options, invalid).text
+}
+
+/**
+ * `recallText` as the whole result (`recall()`'s shape): arguments with no plain meaning are
+ * not thrown but answered, `error` saying why and `text` the tool result `recall: <reason>`.
+ */
+export function recallAnswer(
+  history: readonly Message[],
+  result: FitResult | (() => FitResult | undefined),
+  args: unknown,
+  counter: TokenCounter,
+  options: RecallOptions | true = true,
+  invalid?: readonly number[] | (() => readonly number[] | undefined),
+): RecallResult {
   const settings = checkRecallOptions(options)
   const request = readRecallRequest(args)
-  if (typeof request === 'string') return `recall: ${request}`
+  if (typeof request === 'string') {
+    const text = `recall: ${request}`
+    return { text, messages: [], tokens: counter.countText(text), more: [], error: request }
+  }
   const fitted = typeof result === 'function' ? result() : result
   const repaired = typeof invalid === 'function' ? invalid() : invalid
-  return recallFrom(history, fitted, request, counter, settings, repaired).text
+  return recallFrom(history, fitted, request, counter, settings, repaired)
 }

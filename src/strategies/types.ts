@@ -38,6 +38,11 @@ export interface View {
   readonly summaries?: SummaryLedger | undefined
   /** Place in the caller's history of each view message (repair may have removed some): what a ledger names. */
   readonly origin?: ArrayLike<number> | undefined
+  /**
+   * The recall tool is offered with the request: a message left out or shortened can be asked
+   * back by its number (`origin`), and what stands for it may say so.
+   */
+  readonly recall?: boolean | undefined
 
   /** Unit `u` (a `RangeError` outside `[0, unitCount)`). */
   unit(u: number): Unit

@@ -7,6 +7,7 @@ import { itemsText } from '../messages/records.js'
 import type { Unit } from '../messages/units.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { isMovedMediaHeader } from '../providers/validate.js'
+import { recallNote } from '../recall/notes.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
@@ -128,9 +129,12 @@ export function clearToolResults(
             isCarried(m)
           )
             continue
+          // With recall offered, the placeholder names the message the original is asked back by.
+          const note = recallNote(view, i)
+          const stands = note ? `${placeholder} [${note}]` : placeholder
           const replaced: Message = {
             ...m,
-            content: options.facts ? withFacts(placeholder, m, secrets()) : placeholder,
+            content: options.facts ? withFacts(stands, m, secrets()) : stands,
           }
           cleared += view.messageTokens(i) - view.counter.countMessage(replaced)
           out.set(i, replaced)

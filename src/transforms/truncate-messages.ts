@@ -1,5 +1,6 @@
 import { isCarried } from '../messages/carried.js'
 import type { Message } from '../messages/message.js'
+import { recallNote } from '../recall/notes.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
@@ -29,24 +30,26 @@ export function truncateMessages(
     options: { maxTokensPerMessage: cap, keep, includeSystem },
     apply(view) {
       const out = new Map<number, Message | null>()
-      const shorten = (content: string): string | undefined => {
+      const shorten = (content: string, note?: string): string | undefined => {
         const tokens = view.counter.countText(content)
         if (tokens <= cap) return undefined
         let chars = Math.floor((content.length * cap) / tokens)
-        let text = cut(content, chars, keep, tokens)
+        let text = cut(content, chars, keep, tokens, note)
         while (view.counter.countText(text) > cap + 40 && chars > 10) {
           chars = Math.floor(chars * 0.8)
-          text = cut(content, chars, keep, tokens)
+          text = cut(content, chars, keep, tokens, note)
         }
         return text
       }
       view.messages.forEach((m, i) => {
+        // With recall offered, the marker names the message the original is asked back by.
+        const note = recallNote(view, i)
         // What a codec sends whole (a hosted tool's item) is not cut: the cut would be counted
         // and the whole item sent.
         if (m.content === undefined || isCarried(m)) return
         if (m.role === 'system' && !includeSystem) return
         if (typeof m.content === 'string') {
-          const text = shorten(m.content)
+          const text = shorten(m.content, note)
           if (text !== undefined) out.set(i, { ...m, content: text } as Message)
           return
         }
@@ -54,7 +57,7 @@ export function truncateMessages(
         let changed = false
         const parts = m.content.map((part) => {
           if (part.type !== 'text' || isCarried(part)) return part
-          const text = shorten(part.text)
+          const text = shorten(part.text, note)
           if (text === undefined) return part
           changed = true
           return { ...part, text }
@@ -66,9 +69,15 @@ export function truncateMessages(
   }
 }
 
-function cut(text: string, chars: number, keep: 'head' | 'tail' | 'both', tokens: number): string {
+function cut(
+  text: string,
+  chars: number,
+  keep: 'head' | 'tail' | 'both',
+  tokens: number,
+  note?: string,
+): string {
   const marker = (n: number) =>
-    `\n[... ${n} characters (about ${Math.round((n / text.length) * tokens)} tokens) cut ...]\n`
+    `\n[... ${n} characters (about ${Math.round((n / text.length) * tokens)} tokens) cut${note ? `; ${note}` : ''} ...]\n`
   if (keep === 'head') {
     const end = boundary(text, chars)
     return text.slice(0, end) + marker(text.length - end)

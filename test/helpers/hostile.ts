@@ -413,6 +413,12 @@ export function recordProblems(
   text: string,
   history: readonly Message[],
   headings: RegExp,
+  /**
+   * The positions in `history` of the message(s) a number names: itself, unless the entry
+   * point numbers the caller's own entries (a system prompt given apart, an entry read as
+   * several messages).
+   */
+  positions: (n: number) => readonly number[] = (n) => [n],
 ): string[] {
   const out: string[] = []
   const raw = RAW_UNSAFE.exec(text.replace(/\n/g, ''))
@@ -422,8 +428,11 @@ export function recordProblems(
     const rec = /^message (\d+) by (.+?): (.*)$/.exec(line)
     if (rec) {
       const n = Number(rec[1])
-      if (rec[2] !== actualWho(history, n))
-        out.push(`line claims message ${n} is by ${rec[2]}, it is by ${actualWho(history, n)}`)
+      const at = positions(n)
+      if (!at.some((k) => rec[2] === actualWho(history, k)))
+        out.push(
+          `line claims message ${n} is by ${rec[2]}, it is by ${at.map((k) => actualWho(history, k)).join(' or ') || 'no message'}`,
+        )
       const values = parseItems(rec[3] as string)
       if (typeof values === 'string') {
         out.push(`unquoted item in ${JSON.stringify(line.slice(0, 120))}: ${values}`)
@@ -431,7 +440,8 @@ export function recordProblems(
       }
       for (const v of values)
         for (const m of v.matchAll(/INJ(\d+)Q/g))
-          if (Number(m[1]) !== n) out.push(`marker of message ${m[1]} quoted under message ${n}`)
+          if (!at.includes(Number(m[1])))
+            out.push(`marker of message ${m[1]} quoted under message ${n}`)
       continue
     }
     if (/^\((?:[^"()]|"(?:[^"\\]|\\.)*")*\)$/.test(line)) continue

@@ -57,7 +57,7 @@ async function everyEntry(
         fit(h, { ...options, counter, recall: true }),
       ),
     ),
-    chatContext: numbersIn(await ctx.recall(args)),
+    chatContext: (await ctx.recall(args)).messages,
     aiSdkTool: numbersIn(await tool.execute(args)),
   }
 }
@@ -175,7 +175,7 @@ describe('recall under the summarizing strategy', () => {
       initialMessages: [h[0] as Message],
     })
     ctx.addMessages(h.slice(1))
-    expect(sorted(numbersIn(await ctx.recall(query)))).toEqual(expected)
+    expect(sorted(numbersIn((await ctx.recall(query)).text))).toEqual(expected)
   })
 })
 
@@ -204,7 +204,7 @@ describe('recall arguments as models send them', () => {
       { messages: [' 2 '], query: null },
     ]) {
       expect(executeRecall(h, args, options)).toBe(byNumber)
-      expect(await ctx.recall(args)).toBe(byNumber)
+      expect((await ctx.recall(args)).text).toBe(byNumber)
       expect(await tool.execute(args)).toBe(byNumber)
     }
     expect(numbersIn(executeRecall(h, { query: ['QX7-55012'], messages: null }, options))).toEqual([
