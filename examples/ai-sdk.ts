@@ -1,10 +1,15 @@
 // Vercel AI SDK: fitMiddleware fits every call of a wrapped model (system prompt and tools
 // counted, rules by the model's provider id); fitEachStep does the same in prepareStep.
-// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/ai-sdk.ts
+// Run: npx tsx examples/ai-sdk.ts
+// With OPENAI_API_KEY set it talks to OpenAI (or to OPENAI_BASE_URL); without, to the loopback
+// provider of examples/loopback/, which it starts itself: a model with a 4,200-token window.
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai'
 import { fitEachStep, fitMiddleware } from 'context-window/ai-sdk'
 import { z } from 'zod'
+import { loopbackUnlessKeyed } from './loopback/index.js'
+
+await loopbackUnlessKeyed('openai')
 
 const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL })
 const system = 'You are a concise airline agent.'
@@ -32,7 +37,10 @@ for (let turn = 1; turn <= 8; turn++) {
     maxOutputTokens: 400,
   })
   messages.push(...out.response.messages)
-  console.log(`turn ${turn}: ${out.steps.length} steps, prompt ${out.usage.inputTokens} tokens`)
+  // out.usage is the last step's (one request); out.totalUsage sums the steps.
+  console.log(
+    `turn ${turn}: ${out.steps.length} steps, the last one's prompt ${out.usage.inputTokens} tokens`,
+  )
 }
 console.log(`learnt window: ${middleware.feedback.limit ?? 'none'}`)
 

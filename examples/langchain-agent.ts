@@ -1,10 +1,15 @@
 // LangChain v1: fitAgentMessages is a createAgent middleware that fits each model call's
 // messages (the agent's own message instances in and out); the agent's state keeps everything.
-// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/langchain-agent.ts
+// Run: npx tsx examples/langchain-agent.ts
+// With OPENAI_API_KEY set it talks to OpenAI (or to OPENAI_BASE_URL); without, to the loopback
+// provider of examples/loopback/, which it starts itself: a model with a 4,200-token window.
 import { ChatOpenAI } from '@langchain/openai'
 import { fitAgentMessages } from 'context-window/langchain'
 import { type BaseMessage, createAgent, HumanMessage, tool } from 'langchain'
 import { z } from 'zod'
+import { loopbackUnlessKeyed } from './loopback/index.js'
+
+await loopbackUnlessKeyed('openai')
 
 const lookup = tool(async ({ query }) => `Reservation ${query}: JFK to SEA, May 19, economy.`, {
   name: 'lookup',

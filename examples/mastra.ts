@@ -1,14 +1,20 @@
 // Mastra (@mastra/core 0.24, the release line that runs on Node 20): fitInputProcessor fits
 // the messages of each call; a rejection teaches the window through its feedback.
-// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/mastra.ts
+// Run: npx tsx examples/mastra.ts
+// With OPENAI_API_KEY set it talks to OpenAI (or to OPENAI_BASE_URL); without, to the loopback
+// provider of examples/loopback/, which it starts itself: a model with a 4,200-token window.
+import { Mastra } from '@mastra/core'
 import { Agent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
 import { fitInputProcessor } from 'context-window/mastra'
 import { z } from 'zod'
+import { loopbackUnlessKeyed } from './loopback/index.js'
+
+await loopbackUnlessKeyed('openai')
 
 const instructions = 'You are a concise airline agent.'
 const processor = fitInputProcessor({ model: 'gpt-4o', reserve: 400, instructions })
-const agent = new Agent({
+const airline = new Agent({
   name: 'airline',
   instructions,
   model: {
@@ -26,6 +32,9 @@ const agent = new Agent({
   },
   inputProcessors: [processor],
 })
+// Mastra logs every failed call with its stack; the one "too long" rejection below is expected
+// and handled, so this app logs nothing (pass your logger here instead).
+const agent = new Mastra({ agents: { airline }, logger: false }).getAgent('airline')
 
 const messages: Parameters<typeof agent.generate>[0][] = []
 for (let turn = 1; turn <= 8; turn++) {
@@ -42,8 +51,8 @@ for (let turn = 1; turn <= 8; turn++) {
     return go()
   })
   messages.push(...((result.response.messages ?? []) as never[]))
-  console.log(
-    `turn ${turn}: ${result.steps.length} steps, prompt ${result.usage.inputTokens} tokens`,
-  )
+  // result.usage sums every step's; one request's prompt is a step's own.
+  const prompts = result.steps.map((s) => s.usage.inputTokens)
+  console.log(`turn ${turn}: ${result.steps.length} steps, prompts ${prompts.join(' and ')} tokens`)
 }
 console.log(`learnt window: ${processor.feedback.limit ?? 'none'}`)

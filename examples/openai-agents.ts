@@ -1,6 +1,8 @@
 // OpenAI Agents SDK: fitModelInput is a callModelInputFilter that fits each model call's
 // items; fittedSession stores the whole history and hands the model a fitted one.
-// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/openai-agents.ts
+// Run: npx tsx examples/openai-agents.ts
+// With OPENAI_API_KEY set it talks to OpenAI (or to OPENAI_BASE_URL); without, to the loopback
+// provider of examples/loopback/, which it starts itself: a model with a 4,200-token window.
 import {
   Agent,
   MemorySession,
@@ -14,6 +16,9 @@ import { ProviderFeedback } from 'context-window'
 import { fitModelInput, fittedSession } from 'context-window/openai-agents'
 import OpenAI from 'openai'
 import { z } from 'zod'
+import { loopbackUnlessKeyed } from './loopback/index.js'
+
+await loopbackUnlessKeyed('openai')
 
 setTracingDisabled(true) // this example talks to OPENAI_BASE_URL only
 const client = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, maxRetries: 0 })

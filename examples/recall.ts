@@ -5,7 +5,6 @@
 // Run: npx tsx examples/recall.ts
 import { readFileSync } from 'node:fs'
 import {
-  errorsOf,
   executeRecall,
   fit,
   fromOpenAIChat,
@@ -58,9 +57,7 @@ for (let step = 1; step <= 3; step++) {
   // Each provider's request of the same history (Anthropic counts its tool-use prompt too).
   const valid = (['openai', 'anthropic', 'gemini', 'openai-responses'] as const).every(
     (provider) =>
-      errorsOf(
-        validate(fit(history, { ...options, provider, budget: 4500 }).messages, { provider }),
-      ).length === 0,
+      validate(fit(history, { ...options, provider, budget: 4500 }).messages, { provider }).valid,
   )
   console.log(
     `step ${step}: sent ${r.messages.length} of ${history.length} messages, ${r.tokens.total} tokens (tools ${r.tokens.tools}), valid for every provider: ${valid}`,

@@ -1,8 +1,13 @@
 // ChatContext + withContextRetry: a deployment whose window is smaller than the model table's.
 // The first "too long" rejection teaches the window; every later turn fits it.
-// Run: OPENAI_BASE_URL=... OPENAI_API_KEY=... npx tsx examples/remembered-limit.ts
+// Run: npx tsx examples/remembered-limit.ts
+// With OPENAI_API_KEY set it talks to OpenAI (or to OPENAI_BASE_URL); without, to the loopback
+// provider of examples/loopback/, which it starts itself: a model with a 4,200-token window.
 import { ChatContext, toOpenAIChat, withContextRetry } from 'context-window'
 import OpenAI from 'openai'
+import { loopbackUnlessKeyed } from './loopback/index.js'
+
+await loopbackUnlessKeyed('openai')
 
 const client = new OpenAI({ baseURL: process.env.OPENAI_BASE_URL, maxRetries: 0 })
 const ctx = new ChatContext({

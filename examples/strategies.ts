@@ -21,7 +21,7 @@ const history = fromOpenAIChat(JSON.parse(readFileSync(file, 'utf8')))
 const show = (label: string, r: ReturnType<typeof fit>) =>
   console.log(
     `${label.padEnd(36)} kept ${String(r.kept.length).padStart(2)}/${history.length}` +
-      `  ${String(r.tokens.total).padStart(5)} tokens  valid: ${validate(r.messages).length === 0}`,
+      `  ${String(r.tokens.total).padStart(5)} tokens  valid: ${validate(r.messages).valid}`,
   )
 
 // AutoGen UnboundedChatCompletionContext: everything.

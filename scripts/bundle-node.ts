@@ -48,6 +48,9 @@ await build({
   minifySyntax: true,
   minifyWhitespace: false,
   minifyIdentifiers: false,
+  // A class that names itself in its body is renamed in a bundle (`class _ChatContext`);
+  // kept names make Node print `InvalidInputError: …` and `ChatContext {…}`, not `_…`.
+  keepNames: true,
   plugins: [external],
   logLevel: 'warning',
 })

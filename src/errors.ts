@@ -44,12 +44,16 @@ export class InvalidInputError extends ContextWindowError {
 
   /** The same error, with the file it came from named. */
   withSource(source: string): InvalidInputError {
-    return new InvalidInputError(this.detail, {
-      source,
-      index: this.index,
-      field: this.field,
-    })
+    return sourced(this, source)
   }
+}
+
+/**
+ * `withSource`, outside the class: a class that names itself in its own body is renamed by
+ * bundlers (`class _InvalidInputError`), and Node prints an error by its class's name.
+ */
+function sourced(e: InvalidInputError, source: string): InvalidInputError {
+  return new InvalidInputError(e.detail, { source, index: e.index, field: e.field })
 }
 
 function formatLocation({ source, index, field }: InputLocation): string {
@@ -125,8 +129,10 @@ export class ContextOverflowError extends ContextWindowError {
     const parts = Object.entries(numbers.breakdown)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')
+    // "the system prompt and the newest turn need", "the whole history needs".
+    const verb = / and /.test(what) ? 'need' : 'needs'
     super(
-      `${what} needs ${numbers.required} tokens but the budget is ${numbers.budget}` +
+      `${what} ${verb} ${numbers.required} tokens but the budget is ${numbers.budget}` +
         (parts ? ` (${parts})` : ''),
     )
     this.required = numbers.required

@@ -10,9 +10,11 @@ export {
 } from './compress/index.js'
 export type { ComponentModel } from './config/component.js'
 export {
+  type AddedMessage,
   ChatContext,
   type ChatContextOptions,
   type ChatContextState,
+  type ContextFormat,
 } from './context/chat-context.js'
 export {
   type AnthropicCountingClient,
@@ -84,6 +86,7 @@ export {
   type RepairResult,
   repair,
   type ValidateOptions,
+  type Validation,
   validate,
 } from './providers/validate.js'
 export {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ENTRIES } from '../scripts/entries.js'
 import { blockName, blocks, missingLines } from './docs/blocks.js'
 import { type DocsServer, startDocsServer } from './docs/server.js'
 import { requireInCI } from './helpers/ci.js'
@@ -63,7 +64,7 @@ describe('README and docs code blocks', () => {
           types: ['node'],
           // The Node entries, as the package's `node` condition resolves them for tsx.
           paths: Object.fromEntries(
-            ['index', 'redis', 'postgres', 'gemini-tokenizer', 'store-conformance'].map((e) => [
+            ENTRIES.map((e) => [
               e === 'index' ? 'context-window' : `context-window/${e}`,
               [`../../src/node/${e}.ts`],
             ]),

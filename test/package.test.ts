@@ -185,11 +185,17 @@ export const b: number = cw.fit([m], { budget: 100 }).tokens.total
     () => {
       writeFileSync(
         join(app, 'trace.mjs'),
-        `import { fit } from 'context-window'
-try { fit('not a list') } catch (e) { console.log(e.stack) }
+        `import { inspect } from 'node:util'
+import { fit, ChatContext, ProviderFeedback } from 'context-window'
+try { fit('not a list') } catch (e) { console.log(inspect(e).split('\\n')[0]); console.log(e.stack) }
+console.log([ChatContext.name, ProviderFeedback.name].join(' '))
 `,
       )
-      const stack = sh('node', ['trace.mjs'], app)
+      const [printed, ...rest] = sh('node', ['trace.mjs'], app).split('\n')
+      const stack = rest.join('\n')
+      // As Node prints an error (by its class's name): the bundle keeps the classes' names.
+      expect(printed).toMatch(/^InvalidInputError: /)
+      expect(rest.filter((l) => l.trim() !== '').at(-1)).toBe('ChatContext ProviderFeedback')
       expect(stack).toMatch(/^InvalidInputError: /)
       // Names as written (checkList, fit), not one or two letters of a minifier.
       expect(stack).toMatch(/\n\s+at checkList \(.*dist\/node\/chunk-\w+\.js:\d+:\d+\)/)

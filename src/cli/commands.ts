@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSyn
 import { basename, dirname, join, resolve } from 'node:path'
 import { type CompressionEvent, describeCompression } from '../compress/summarizing.js'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.js'
-import { ContextOverflowError, InvalidOptionError } from '../errors.js'
+import { ContextOverflowError, InvalidOptionError, UnknownModelError } from '../errors.js'
 import { type Format, providerOfFormat } from '../formats/detect.js'
 import type { Message } from '../messages/message.js'
 import {
@@ -12,14 +12,25 @@ import {
   withContextManagement,
 } from '../native/context-management.js'
 import { PROVIDER_APIS, providerApi } from '../providers/index.js'
+import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import { PROVIDERS, type Provider, validate } from '../providers/validate.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import type { Transform } from '../strategies/types.js'
-import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import type { TokenCounter } from '../tokens/counter.js'
+import { counterFor, exactCounter } from '../tokens/counters.js'
+import { findModel } from '../tokens/models.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { truncateMessages } from '../transforms/truncate-messages.js'
-import { EXAMPLE_FILE, type Input, readInput, UsageError, writeAtomic } from './io.js'
+import {
+  EXAMPLE_FILE,
+  type Input,
+  parseJson,
+  readInput,
+  readText,
+  UsageError,
+  writeAtomic,
+} from './io.js'
 import { bar, type Colour, paint, preview, splitBar, table } from './render.js'
 
 export type Values = Record<string, string | boolean | undefined>
@@ -79,18 +90,90 @@ function file(positionals: string[], command: string, values: Values = {}): stri
   return f
 }
 
+/** What `--model`, `--window` and `--max-output` say about the model. */
+interface ModelChoice {
+  /** The id, when the model table knows it (its counter and notes then come from the table). */
+  model?: string
+  /** The window: the table's, or `--window`. */
+  contextWindow?: number
+  /** The output limit: the table's, `--max-output`, or a quarter of `--window`. */
+  maxOutput?: number
+  /** The counter of a model the table does not know: its provider's rule. */
+  counter?: TokenCounter
+}
+
+/**
+ * `--model M`, with `--window N` and `--max-output N` for a model the table does not know
+ * (or a deployment whose limits are smaller than the table's). A model the table does not
+ * know, given alone, is refused naming those flags.
+ */
+function modelChoice(values: Values, provider: Provider): ModelChoice {
+  const model = typeof values.model === 'string' ? values.model : undefined
+  const window = intOption(values, 'window')
+  const maxOutput = intOption(values, 'max-output')
+  if (!model) {
+    if (window !== undefined || maxOutput !== undefined)
+      throw new UsageError(
+        `option --${window !== undefined ? 'window' : 'max-output'} describes the model: give --model M with it (or fit to --budget N)`,
+      )
+    return {}
+  }
+  const info = findModel(model)
+  if (!info && window === undefined) throw new UnknownModelError(model)
+  const contextWindow = window ?? (info?.contextWindow as number)
+  const output = maxOutput ?? info?.maxOutputTokens ?? Math.floor(contextWindow / 4)
+  if (maxOutput !== undefined && maxOutput >= contextWindow)
+    throw new UsageError(
+      `option --max-output: ${maxOutput} leaves no room in a window of ${contextWindow}`,
+    )
+  return {
+    ...(info ? { model } : { counter: providerApi(provider)?.counter() ?? exactCounter() }),
+    contextWindow,
+    maxOutput: output,
+  }
+}
+
+/** `--tools FILE`: tool definitions in any SDK's shape, as a list or a request holding `tools`. */
+function toolsOption(values: Values): ToolInput[] | undefined {
+  const path = values.tools
+  if (typeof path !== 'string') return undefined
+  let json: unknown
+  try {
+    json = parseJson(readText(path), path)
+  } catch (e) {
+    throw new UsageError(`option --tools: ${(e as Error).message}`)
+  }
+  const held = json && typeof json === 'object' ? (json as { tools?: unknown }).tools : undefined
+  const list = Array.isArray(json) ? json : Array.isArray(held) ? held : undefined
+  if (!list)
+    throw new UsageError(
+      `option --tools: ${path}: expected a list of tool definitions, or an object with "tools"`,
+    )
+  try {
+    toolSchemas(list as ToolInput[])
+  } catch (e) {
+    if (e instanceof InvalidOptionError)
+      throw new UsageError(`option --tools: ${path}: ${e.message.replace(/^option /, '')}`)
+    throw e
+  }
+  return list as ToolInput[]
+}
+
 /** `count`: tokens per message, the total, and the model's window. */
 export function count(positionals: string[], values: Values, io: Output): number {
   const input = readInput(file(positionals, 'count', values), formatOption(values))
-  const model = typeof values.model === 'string' ? values.model : undefined
-  const info = model ? requireModel(model) : undefined
+  const chosen = modelChoice(values, providerOf(input.format))
   // A Gemini file with no model is counted by Gemini's estimate, as fit counts it.
-  const counter = model
-    ? counterFor(model)
-    : (providerApi(providerOf(input.format))?.counter() ?? exactCounter())
+  const counter =
+    chosen.counter ??
+    (chosen.model
+      ? counterFor(chosen.model)
+      : (providerApi(providerOf(input.format))?.counter() ?? exactCounter()))
   const tokens = input.messages.map((m) => counter.countMessage(m))
+  const tools = toolsOption(values)
+  const toolTokens = tools ? counter.countTools(toolSchemas(tools)) : 0
   // As countMessages counts it, from the counts above: each message is counted once.
-  const total = tokens.reduce((n, t) => n + t, counter.replyPriming)
+  const total = tokens.reduce((n, t) => n + t, counter.replyPriming + toolTokens)
   if (values.json) {
     io.out(
       JSON.stringify(
@@ -98,9 +181,17 @@ export function count(positionals: string[], values: Values, io: Output): number
           source: input.source,
           counter: counter.name,
           exact: counter.exact,
-          messages: tokens.map((t, i) => ({ index: i, role: input.messages[i]?.role, tokens: t })),
+          // --quiet: the totals only.
+          ...(!values.quiet && {
+            messages: tokens.map((t, i) => ({
+              index: i,
+              role: input.messages[i]?.role,
+              tokens: t,
+            })),
+          }),
+          ...(tools && { tools: { count: tools.length, tokens: toolTokens } }),
           total,
-          contextWindow: info?.contextWindow ?? null,
+          contextWindow: chosen.contextWindow ?? null,
         },
         null,
         2,
@@ -114,13 +205,22 @@ export function count(positionals: string[], values: Values, io: Output): number
     input.messages.forEach((m, i) => {
       rows.push([String(i), roleLabel(m, io.color), String(tokens[i]), preview(m)])
     })
+    if (tools)
+      rows.push([
+        '',
+        'tools',
+        String(toolTokens),
+        `${tools.length} definitions from ${values.tools}`,
+      ])
     io.out(table(rows, new Set([0, 2])))
   }
-  const window = info
-    ? ` of ${info.contextWindow} (${model}) ${bar(total, info.contextWindow, 30)}`
-    : ''
+  const window =
+    chosen.contextWindow !== undefined
+      ? ` of ${chosen.contextWindow} (${values.model}) ${bar(total, chosen.contextWindow, 30)}`
+      : ''
+  const withTools = tools ? ` and ${tools.length} tool definitions` : ''
   io.out(
-    `${values.quiet ? '' : '\n'}${total} tokens in ${input.messages.length} messages${window}, counted by ${counter.name}${counter.exact ? '' : ' (estimate)'}`,
+    `${values.quiet ? '' : '\n'}${total} tokens in ${input.messages.length} messages${withTools}${window}, counted by ${counter.name}${counter.exact ? '' : ' (estimate)'}`,
   )
   return 0
 }
@@ -129,21 +229,28 @@ export function count(positionals: string[], values: Values, io: Output): number
 export function validateCommand(positionals: string[], values: Values, io: Output): number {
   const input = readInput(file(positionals, 'validate', values), formatOption(values))
   const provider = providerOption(values) ?? providerOf(input.format)
-  const problems = validate(input.messages, { provider })
-  const errors = problems.filter((p) => p.severity === 'error').length
+  const checked = validate(input.messages, { provider })
+  const { errors, warnings, valid } = checked
   if (values.json) {
-    io.out(JSON.stringify({ source: input.source, provider, problems }, null, 2))
-  } else if (problems.length === 0) {
-    io.out(`${input.source}: ${input.messages.length} messages, valid for ${provider}`)
+    // --quiet: the counts only.
+    const lists = values.quiet
+      ? { errors: errors.length, warnings: warnings.length }
+      : { errors, warnings }
+    io.out(JSON.stringify({ source: input.source, provider, valid, ...lists }, null, 2))
   } else {
     // --quiet: the count line only.
-    for (const p of values.quiet ? [] : problems) {
+    for (const p of values.quiet ? [] : checked) {
       const tag = paint(p.severity, p.severity === 'error' ? 'red' : 'yellow', io.color)
       io.out(`${input.source}: message ${p.index}: ${tag} ${p.code}: ${p.message}`)
     }
-    io.out(`${errors} error(s), ${problems.length - errors} warning(s) for ${provider}`)
+    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
+    io.out(
+      valid
+        ? `${input.source}: ${input.messages.length} messages, valid for ${provider}${warnings.length ? ` (${count(warnings.length, 'warning')}: changes ${provider} makes, not refusals)` : ''}`
+        : `${input.source}: not valid for ${provider}: ${count(errors.length, 'error')}, ${count(warnings.length, 'warning')}`,
+    )
   }
-  return errors > 0 ? 1 : 0
+  return valid ? 0 : 1
 }
 
 const FATE_COLOUR: Record<string, Colour> = {
@@ -201,19 +308,41 @@ function checkStrategyFlags(values: Values): void {
 }
 
 /** `fit`: the main job. */
+/** Strategies that bound what they keep without a budget. */
+const NEEDS_NO_BUDGET = ['buffered', 'headAndTail', 'userTurns', 'unbounded']
+
 function fitOptions(values: Values, input: Input, io: Pick<Output, 'err'>): FitOptions {
   checkStrategyFlags(values)
-  const model = typeof values.model === 'string' ? values.model : undefined
-  const budget = intOption(values, 'budget')
-  if (budget === undefined && !model && values.strategy === undefined) {
-    throw new UsageError('fit: give --budget N or --model M (or a --strategy that needs neither)')
-  }
+  const provider = providerOption(values) ?? providerOf(input.format)
+  const chosen = modelChoice(values, provider)
+  const given = intOption(values, 'budget')
   const strategy = typeof values.strategy === 'string' ? values.strategy : undefined
+  if (
+    given === undefined &&
+    values.model === undefined &&
+    !NEEDS_NO_BUDGET.includes(strategy ?? '')
+  )
+    throw new UsageError(
+      `fit: give --budget N or --model M (or a --strategy that needs neither: ${NEEDS_NO_BUDGET.join(', ')})`,
+    )
+  // A model described by --window / --max-output: its window is the budget and its output
+  // limit (at most a quarter of the window) the reserve, as fit does for a model it knows.
+  const described = values.window !== undefined || values['max-output'] !== undefined
+  const budget = given ?? (described ? chosen.contextWindow : undefined)
+  const reserve =
+    values.reserve !== undefined
+      ? intOption(values, 'reserve', 0)
+      : described && given === undefined && chosen.contextWindow !== undefined
+        ? Math.min(chosen.maxOutput ?? 0, Math.floor(chosen.contextWindow / 4))
+        : undefined
+  const tools = toolsOption(values)
   return {
     ...(strategy && { strategy }),
     ...(budget !== undefined && { budget }),
-    ...(model && { model }),
-    ...(values.reserve !== undefined && { reserve: intOption(values, 'reserve', 0) }),
+    ...(chosen.model && { model: chosen.model }),
+    ...(chosen.counter && { counter: chosen.counter }),
+    ...(reserve !== undefined && { reserve }),
+    ...(tools && { tools }),
     ...(values.size !== undefined && { size: intOption(values, 'size') }),
     ...(values.head !== undefined && { head: intOption(values, 'head', 0) }),
     ...(values.tail !== undefined && { tail: intOption(values, 'tail', 0) }),
@@ -224,7 +353,7 @@ function fitOptions(values: Values, input: Input, io: Pick<Output, 'err'>): FitO
     ...(typeof values.query === 'string' && { query: values.query }),
     ...ledgerOption(values),
     ...pinOption(values, input),
-    provider: providerOption(values) ?? providerOf(input.format),
+    provider,
     ...transformOptions(values),
     ...(strategy === 'summarizing' && summarizerOptions(values, io)),
   } as FitOptions
@@ -358,6 +487,8 @@ function fitBatch(dir: string, values: Values, io: Output): number | Promise<num
   let failed = skipped.length
   let saved = 0
   const progress = (last: boolean) => {
+    // --quiet: the summary line only.
+    if (values.quiet) return
     const line = `[${done + failed}/${names.length}] ${done} fitted, ${failed} failed, ${saved} tokens saved`
     if (io.errTTY) io.errRaw?.(`\r${line}${last ? '\n' : ''}`)
     else io.err(line)
@@ -472,6 +603,7 @@ export function fitCommand(
       io.err(`context-window: ${input.source}: ${e.message}`)
       return 3
     }
+    if (e instanceof UnknownModelError) throw e
     if (e instanceof InvalidOptionError) throw new UsageError(e.message)
     throw e
   }
@@ -542,10 +674,45 @@ function finishFit(
     else writeAtomic(values.report, html)
   }
   if (values.json) {
-    io.out(JSON.stringify({ source: input.source, ...result }, null, 2))
+    // --quiet: the summary's fields, without a list per message.
+    const summary = values.quiet
+      ? {
+          strategy: result.strategy,
+          budget: result.budget,
+          tokens: result.tokens,
+          kept: result.kept.length,
+          dropped: result.dropped.length,
+          inserted: result.inserted.length,
+          changed: result.changed.length,
+          ...(result.notes && { notes: result.notes }),
+        }
+      : result
+    io.out(JSON.stringify({ source: input.source, ...summary }, null, 2))
     return 0
   }
   const rows = [['#', 'role', 'tokens', 'fate', 'text']]
+  // A message the fit wrote (the ledger, a placeholder, a summary) is listed where it is
+  // sent: right after the message sent just before it.
+  const insertedAt = new Map(result.inserted.map((ins) => [ins.position, ins]))
+  const listed = new Set<number>()
+  const insertedAfter = (position: number) => {
+    for (let p = position + 1; insertedAt.has(p); p++) {
+      const ins = insertedAt.get(p) as FitResult['inserted'][number]
+      listed.add(p)
+      rows.push([
+        '+',
+        roleLabel(ins.message, io.color),
+        String(counterTokens(result, ins.position)),
+        paint(
+          `inserted ${ins.reason} for ${ins.replaces.length}${spanOf(ins.replaces)}`,
+          'magenta',
+          io.color,
+        ),
+        preview(ins.message, 50),
+      ])
+    }
+  }
+  insertedAfter(-1)
   input.messages.forEach((m: Message, i) => {
     const f = result.fates[i]
     if (!f) return
@@ -557,20 +724,11 @@ function finishFit(
       paint(label, FATE_COLOUR[f.fate] ?? 'dim', io.color),
       preview(m, 50),
     ])
+    if (f.position !== undefined) insertedAfter(f.position)
   })
-  for (const ins of result.inserted) {
-    rows.push([
-      '+',
-      roleLabel(ins.message, io.color),
-      String(counterTokens(result, ins.position)),
-      paint(
-        `inserted ${ins.reason} for ${ins.replaces.length}${spanOf(ins.replaces)}`,
-        'magenta',
-        io.color,
-      ),
-      preview(ins.message, 50),
-    ])
-  }
+  // Any not placed above (none, when every position is accounted for) close the list.
+  for (const p of [...insertedAt.keys()].sort((a, b) => a - b))
+    if (!listed.has(p)) insertedAfter(p - 1)
   // With standard output taken by the data, only the summary line goes to standard error.
   const say = toStdout ? io.err : io.out
   if (!toStdout && !values.quiet) say(table(rows, new Set([0, 2])))
@@ -592,7 +750,7 @@ function finishFit(
     `${toStdout || values.quiet ? '' : '\n'}${result.strategy}: kept ${result.kept.length}, dropped ${result.dropped.length}` +
       (result.inserted.length ? `, inserted ${result.inserted.length}` : '') +
       (result.changed.length ? `, changed ${result.changed.length}` : '') +
-      `; ${tokens.total} tokens sent${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +
+      `; ${tokens.total} tokens sent${tokens.tools ? ` (${tokens.tools} of them tools)` : ''}${tokens.reserve ? ` + ${tokens.reserve} reserved` : ''} ${of}` +
       (typeof values.out === 'string' && values.out !== '-' ? `; written to ${values.out}` : ''),
   )
   for (const note of result.notes ?? []) say(`note: ${note}`)

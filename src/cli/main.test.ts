@@ -110,7 +110,7 @@ describe('context-window fit', () => {
   it('exits 3 with the numbers when even the system prompt does not fit', () => {
     const r = run('fit', EXAMPLE, '--budget', '500')
     expect(r.code).toBe(3)
-    expect(r.err).toMatch(/needs \d+ tokens but the budget is 500 \(system \d+/)
+    expect(r.err).toMatch(/needs? \d+ tokens but the budget is 500 \(system \d+/)
   })
   it.each([
     [
@@ -579,5 +579,158 @@ describe('a model the table does not list', () => {
     })
     expect(code).toBe(0)
     expect(out.join('\n')).toMatch(/note: model "gpt-99-ultra" is not in the model table/)
+  })
+})
+
+describe('the second hour', () => {
+  const TOOLS = fileURLToPath(new URL('../../examples/airline-tools.json', import.meta.url))
+
+  it('a model the table does not know: refused naming --window and --max-output, in one line; fitted with them', () => {
+    const unknown = run('fit', EXAMPLE, '--model', 'my-finetune')
+    expect(unknown.code).toBe(2)
+    expect(unknown.err.split('\n')).toHaveLength(1)
+    expect(unknown.err).toMatch(
+      /unknown model "my-finetune": give its context window with --window N \(and its output limit with --max-output N\), or fit to --budget N/,
+    )
+    expect(unknown.err).not.toMatch(/registerModel/)
+    expect(run('count', EXAMPLE, '--model', 'my-finetune').err).toMatch(/--window N/)
+    const fitted = run(
+      'fit',
+      EXAMPLE,
+      '--model',
+      'my-finetune',
+      '--window',
+      '3000',
+      '--max-output',
+      '500',
+      '--json',
+    )
+    expect(fitted.code).toBe(0)
+    const r = JSON.parse(fitted.out)
+    expect(r.budget).toBe(3000)
+    expect(r.tokens.reserve).toBe(500)
+    expect(r.tokens.total + r.tokens.reserve).toBeLessThanOrEqual(3000)
+    // The output limit defaults to a quarter of the window.
+    const quarter = JSON.parse(
+      run('fit', EXAMPLE, '--model', 'my-finetune', '--window', '4000', '--json').out,
+    )
+    expect(quarter.tokens.reserve).toBe(1000)
+    // A known model's window overridden (a smaller deployment).
+    const small = JSON.parse(
+      run('fit', EXAMPLE, '--model', 'gpt-4o', '--window', '3000', '--json').out,
+    )
+    expect(small.budget).toBe(3000)
+    const counted = run('count', EXAMPLE, '--model', 'my-finetune', '--window', '8000')
+    expect(counted.out).toMatch(/ of 8000 \(my-finetune\)/)
+    for (const [argv, message] of [
+      [['--window', '3000'], /--window describes the model: give --model M/],
+      [['--model', 'my-finetune', '--max-output', '500'], /unknown model/],
+      [['--model', 'my-finetune', '--window', '500', '--max-output', '500'], /leaves no room/],
+      [['--model', 'gpt-4o', '--window', 'lots'], /option --window: expected a whole number/],
+    ] as const) {
+      const bad = run('fit', EXAMPLE, ...argv)
+      expect(bad.code, argv.join(' ')).toBe(2)
+      expect(bad.err).toMatch(message)
+      expect(bad.err.split('\n')).toHaveLength(1)
+    }
+  })
+
+  it('--tools counts tool definitions: against the budget in fit, beside the messages in count', () => {
+    const without = JSON.parse(run('fit', EXAMPLE, '--budget', '3000', '--json').out)
+    const withTools = JSON.parse(
+      run('fit', EXAMPLE, '--budget', '3000', '--tools', TOOLS, '--json').out,
+    )
+    expect(without.tokens.tools).toBe(0)
+    expect(withTools.tokens.tools).toBeGreaterThan(100)
+    expect(withTools.tokens.total).toBeLessThanOrEqual(3000)
+    expect(withTools.kept.length).toBeLessThan(without.kept.length)
+    expect(run('fit', EXAMPLE, '--budget', '3000', '--tools', TOOLS).out).toMatch(
+      /tokens sent \(\d+ of them tools\)/,
+    )
+    const plain = JSON.parse(run('count', EXAMPLE, '--json').out)
+    const counted = JSON.parse(run('count', EXAMPLE, '--tools', TOOLS, '--json').out)
+    expect(counted.tools).toEqual({ count: 5, tokens: withTools.tokens.tools })
+    expect(counted.total).toBe(plain.total + counted.tools.tokens)
+    // A request holding `tools` is read too; anything else is one line and exit 2.
+    const request = temp(
+      'request.json',
+      JSON.stringify({ model: 'x', tools: JSON.parse(readFileSync(TOOLS, 'utf8')) }),
+    )
+    expect(JSON.parse(run('count', EXAMPLE, '--tools', request, '--json').out).tools.count).toBe(5)
+    for (const [file, message] of [
+      [temp('not.json', '{"tool": []}'), /expected a list of tool definitions/],
+      [temp('bad.json', '[{"type": "function"'), /invalid JSON/],
+      [join(tmpdir(), 'no-such-tools.json'), /no such file/],
+      [temp('num.json', '[3]'), /tools\.0: expected a tool definition/],
+    ] as const) {
+      const r = run('fit', EXAMPLE, '--budget', '3000', '--tools', file)
+      expect(r.code, file).toBe(2)
+      expect(r.err).toMatch(/^context-window: option --tools: /)
+      expect(r.err).toMatch(message)
+      expect(r.err.split('\n')).toHaveLength(1)
+    }
+  })
+
+  it('--quiet holds with --json and with every command: the summary, no list per message', () => {
+    const fit = JSON.parse(run('fit', EXAMPLE, '--budget', '3000', '--json', '--quiet').out)
+    expect(fit).not.toHaveProperty('fates')
+    expect(fit).not.toHaveProperty('messages')
+    expect(fit.kept).toBeTypeOf('number')
+    expect(fit.tokens.total).toBeLessThanOrEqual(3000)
+    const count = JSON.parse(run('count', EXAMPLE, '--json', '-q').out)
+    expect(count).not.toHaveProperty('messages')
+    expect(count.total).toBeGreaterThan(0)
+    const validate = JSON.parse(run('validate', EXAMPLE, '--json', '--quiet').out)
+    expect(validate).toMatchObject({ valid: true, errors: 0, warnings: 0 })
+    expect(run('fit', EXAMPLE, '--budget', '3000', '--quiet').out.split('\n')).toHaveLength(1)
+  })
+
+  it('the ledger is listed where it is sent: right after the system prompt', () => {
+    const rows = run('fit', EXAMPLE, '--budget', '3000').out.split('\n')
+    const ledger = rows.findIndex((l) => /^\s*\+\s+user .*inserted ledger/.test(l))
+    expect(ledger).toBeGreaterThan(0)
+    expect(rows[ledger - 1]).toMatch(/^\s*0\s+system\s/)
+    // headAndTail's placeholder: after the head it follows, before the first it stands for.
+    const ht = run('fit', EXAMPLE, '--strategy', 'headAndTail', '--head', '2', '--tail', '6')
+    const lines = ht.out.split('\n')
+    const placeholder = lines.findIndex((l) =>
+      /inserted placeholder for 27 \(messages 3 to/.test(l),
+    )
+    expect(lines[placeholder - 1]).toMatch(/^\s*2\s+assistant\s+\d+\s+kept/)
+    expect(lines[placeholder + 1]).toMatch(/^\s*3\s+user\s+\d+\s+summarized/)
+  })
+
+  it('validate: warnings alone are valid (exit 0), and said apart from errors', () => {
+    const twoUsers = temp(
+      'two.json',
+      JSON.stringify({
+        system: 'Be brief.',
+        messages: [
+          { role: 'user', content: 'Move ZFA04Y.' },
+          { role: 'user', content: 'And the bags?' },
+        ],
+      }),
+    )
+    const r = run('validate', twoUsers, '--provider', 'anthropic')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/warning consecutive-same-role/)
+    expect(r.out).toMatch(
+      /valid for anthropic \(1 warning: changes anthropic makes, not refusals\)/,
+    )
+    const json = JSON.parse(run('validate', twoUsers, '--provider', 'anthropic', '--json').out)
+    expect(json.valid).toBe(true)
+    expect(json.errors).toEqual([])
+    expect(json.warnings.map((p: { code: string }) => p.code)).toEqual(['consecutive-same-role'])
+  })
+
+  it('fit with neither --budget nor --model names both, and the strategies that need neither', () => {
+    for (const argv of [[], ['--strategy', 'tokenLimited'], ['--strategy', 'mostRelevant']]) {
+      const r = run('fit', EXAMPLE, ...argv)
+      expect(r.code).toBe(2)
+      expect(r.err).toMatch(
+        /give --budget N or --model M .*buffered, headAndTail, userTurns, unbounded/,
+      )
+    }
+    expect(run('fit', EXAMPLE, '--strategy', 'unbounded').code).toBe(0)
   })
 })

@@ -3,7 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import '../tokens/node-encodings.js'
-import { ContextWindowError } from '../errors.js'
+import { ContextWindowError, UnknownModelError } from '../errors.js'
 import { redactCredentials } from '../messages/credentials.js'
 import { closest } from '../options-check.js'
 import { count, fitCommand, type Output, type Values, validateCommand } from './commands.js'
@@ -32,7 +32,14 @@ Run "context-window <command> --help" for a command's options and examples.`,
 Options:
   --budget N          tokens the request may use
   --model M           model id: its window is the budget when --budget is not given
-  --reserve N         tokens kept free for the reply
+  --window N          the model's context window, for a model the table does not know
+                      (or a deployment smaller than the table says)
+  --max-output N      the model's output limit, beside --window (default: a quarter of it)
+  --reserve N         tokens kept free for the reply (default with --model: its output
+                      limit, at most a quarter of the window; with --budget: 0)
+  --tools FILE        tool definitions sent with the request (JSON: a list in any SDK's
+                      shape, or a request with "tools"): counted against the budget
+                      (the package's examples/airline-tools.json holds the example's)
   --strategy S        tokenLimited (default), buffered, headAndTail, userTurns, scoreBased,
                       mostRelevant, summarizing, unbounded
   --size N            buffered: messages to keep
@@ -68,7 +75,8 @@ Options:
     --trigger X                a fraction of the budget (0.8) or a token count
     --leave-last N             the newest N units are never summarized (default 2)
   --json              print the full result as JSON
-  --quiet, -q         print the summary only, not a row per message (for long files)
+  --quiet, -q         the summary only, no row per message (for long files): with --json,
+                      the summary's fields without the lists; for a folder, no progress
 
   A strategy's own flags (--size, --head, --tail, --turns, --drop-from, --query, the
   summarizing ones) are refused with another strategy.
@@ -82,24 +90,34 @@ Exit codes: 0 fitted, 1 some files of a folder failed, 2 bad input or options,
 Examples:
   context-window fit --example --budget 3000
   context-window fit --example --model gpt-4o-mini --reserve 1000 --out fitted.json
+  context-window fit --example --model my-finetune --window 8000 --max-output 1000
+  context-window fit --example --budget 3000 --quiet --json
   context-window fit --example --strategy buffered --size 6 --json
   context-window fit --example --budget 3000 --report report.html
   context-window fit --example --budget 3000 --out - | context-window count -
   context-window fit --example --budget 3000 --strategy summarizing --trigger 0.5
   context-window fit --example --budget 3000 --clear-tool-results 2
   context-window fit --example --budget 3000 --native anthropic --clear-tool-results 2 --clear-thinking 1 --compact-at 100000`,
-  count: `Usage: context-window count FILE|-|--example [--model M] [--format F] [--json] [--quiet]
+  count: `Usage: context-window count FILE|-|--example [--model M [--window N]] [--tools FILE] [--format F] [--json] [--quiet]
 
---quiet prints the total only, not a row per message.
+--window N gives the context window of a model the table does not know (its tokens are
+then counted by the file's provider's rule). --tools FILE counts tool definitions with the
+messages (JSON: a list in any SDK's shape, or a request with "tools"; the package's
+examples/airline-tools.json holds the example's). --quiet prints the total only, not a row
+per message (with --json: no per-message list).
 
 Examples:
   context-window count --example
-  context-window count --example --model claude-sonnet-4-5`,
+  context-window count --example --model claude-sonnet-4-5
+  context-window count --example --model my-finetune --window 8000
+  context-window count --example --quiet --json`,
   validate: `Usage: context-window validate FILE|-|--example [--provider openai|anthropic|openai-responses|gemini] [--format F] [--json] [--quiet]
 
---quiet prints the count of broken rules only, not each one.
+Errors are rules the provider refuses the request for; warnings are changes it makes to
+an accepted request (two user turns in a row merged, a thought not sent). --quiet prints the
+counts only, not each problem (with --json: no lists).
 
-Exit codes: 0 valid, 1 a rule is broken, 2 bad input.
+Exit codes: 0 valid (warnings or none), 1 an error, 2 bad input.
 
 Examples:
   context-window validate --example
@@ -111,6 +129,9 @@ const OPTIONS = {
   example: { type: 'boolean' },
   json: { type: 'boolean' },
   model: { type: 'string' },
+  window: { type: 'string' },
+  'max-output': { type: 'string' },
+  tools: { type: 'string' },
   budget: { type: 'string' },
   reserve: { type: 'string' },
   strategy: { type: 'string' },
@@ -148,7 +169,7 @@ type OptionName = keyof typeof OPTIONS
 /** What each command takes; any other flag is refused by name, never ignored. */
 const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   fit: Object.keys(OPTIONS) as OptionName[],
-  count: ['help', 'example', 'json', 'model', 'format', 'quiet'],
+  count: ['help', 'example', 'json', 'model', 'window', 'max-output', 'tools', 'format', 'quiet'],
   validate: ['help', 'example', 'json', 'provider', 'format', 'quiet'],
 }
 
@@ -270,12 +291,32 @@ export function version(): string {
   return String(pkg.version)
 }
 
+/** One line, whatever the error's message holds (a schema's report may span several). */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim()
+}
+
+/** A model id as an error may show it: no credential, never a whole pasted value. */
+function shownModel(id: string): string {
+  const shown = redactCredentials(id)
+  return shown.length > 80 ? `${shown.slice(0, 80)}…` : shown
+}
+
 function failure(e: unknown, io: Output): number {
-  if (e instanceof ContextWindowError) {
-    io.err(`context-window: ${e.message}`)
+  if (e instanceof UnknownModelError) {
+    // The library's advice is a call; on the command line it is a flag.
+    io.err(
+      `context-window: unknown model ${JSON.stringify(shownModel(e.model))}: give its context window with --window N (and its output limit with --max-output N), or fit to --budget N`,
+    )
     return 2
   }
-  io.err(`context-window: internal error: ${redactCredentials(String((e as Error)?.message ?? e))}`)
+  if (e instanceof ContextWindowError) {
+    io.err(`context-window: ${oneLine(e.message)}`)
+    return 2
+  }
+  io.err(
+    `context-window: internal error: ${oneLine(redactCredentials(String((e as Error)?.message ?? e)))}`,
+  )
   return 70
 }
 

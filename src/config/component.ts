@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 import { $ZodError } from 'zod/v4/core'
-import { ChatContext } from '../context/chat-context.js'
+import { ChatContext, type ContextFormat } from '../context/chat-context.js'
 import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
 import { strategyNames } from '../context/registry.js'
@@ -112,7 +112,9 @@ export function componentJsonSchema(provider: string): Record<string, unknown> {
 }
 
 /** The component JSON of a context, a strategy or a transform. */
-export function dumpComponent(thing: ChatContext | Strategy | Transform): ComponentModel {
+export function dumpComponent(
+  thing: ChatContext<ContextFormat> | Strategy | Transform,
+): ComponentModel {
   if (thing === null || typeof thing !== 'object')
     throw new InvalidOptionError(
       'component',

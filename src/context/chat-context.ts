@@ -1,11 +1,13 @@
 import { asyncStrategyFromOptions } from '../compress/index.js'
 import { ContextOverflowError, InvalidOptionError } from '../errors.js'
+import type { Unchecked } from '../messages/input.js'
 import type { Message } from '../messages/message.js'
 import { type RecallOptions, recallRun } from '../recall/definition.js'
 import type { RecallResult } from '../recall/recall.js'
 import { recallAnswer } from '../recall/tool.js'
 import type { Strategy, SummaryEntry, SummaryLedger, Transform } from '../strategies/types.js'
 import { assemble, sendable } from './assemble.js'
+import type { AddedMessage, ContextFormat } from './chat-context-types.js'
 import { checkedInitial } from './chat-input.js'
 import {
   type ChatContextOptions,
@@ -21,6 +23,7 @@ import { type FitOptions, resolveSetup, type Setup } from './options.js'
 import type { FitResult } from './result.js'
 import { buildFromState, optionsFromState } from './state-settings.js'
 
+export type { AddedMessage, ContextFormat, FormatMessages } from './chat-context-types.js'
 export { type ChatContextOptions, CONTEXT_OPTIONS, type ContextOwnOptions } from './chat-options.js'
 export { type ChatContextState, STATE_TYPE, STATE_VERSION } from './chat-state.js'
 
@@ -30,7 +33,7 @@ export { type ChatContextState, STATE_TYPE, STATE_VERSION } from './chat-state.j
  * keeps running sums over units, so a budget-aware strategy serves `getMessages` with a
  * search and a copy of what it returns, however long the history.
  */
-export class ChatContext {
+export class ChatContext<F extends ContextFormat = undefined> {
   private readonly options: ChatContextOptions
   private readonly sizing: ContextSizing
   private readonly initial: Message[]
@@ -41,7 +44,8 @@ export class ChatContext {
     add: (entries) => this.log.addSummaries(entries),
   }
 
-  constructor(options: ChatContextOptions = {}) {
+  /** `F`, the `format` option, types what `addMessage` takes (see `AddedMessage`). */
+  constructor(options: ChatContextOptions & { format?: F } = {}) {
     if (options === null || typeof options !== 'object' || Array.isArray(options))
       throw new InvalidOptionError('options', 'expected an object of ChatContext options')
     this.options = options
@@ -106,7 +110,9 @@ export class ChatContext {
    * Adds a message to the history; it is validated and copied, so later edits by the caller
    * do not reach it. Over a store, the returned promise settles when the store has it.
    */
-  addMessage(message: Message | object): Promise<void> {
+  addMessage<const M>(message: M & Unchecked<M>): Promise<void>
+  addMessage(message: AddedMessage<F>): Promise<void>
+  addMessage(message: AddedMessage<F>): Promise<void> {
     return this.log.add(message)
   }
 
@@ -116,7 +122,9 @@ export class ChatContext {
    * message as `fit` decodes them: items added one at a time are held until an item of
    * another kind arrives or the context is read, then added together.
    */
-  addMessages(input: readonly (Message | object)[]): Promise<void> {
+  addMessages<const M>(input: readonly (M & Unchecked<M>)[]): Promise<void>
+  addMessages(input: readonly AddedMessage<F>[]): Promise<void>
+  addMessages(input: readonly AddedMessage<F>[]): Promise<void> {
     return this.log.addAll(input)
   }
 
@@ -324,7 +332,10 @@ export class ChatContext {
   }
 
   /** A context rebuilt from a saved state: history, initial messages and settings. */
-  static fromState(state: unknown, overrides: ChatContextOptions = {}): ChatContext {
+  static fromState<F extends ContextFormat = undefined>(
+    state: unknown,
+    overrides: ChatContextOptions & { format?: F } = {},
+  ): ChatContext<F> {
     const parsed = parseState(state)
     // A strategy given in `overrides` replaces the saved one with its options.
     const settings = optionsFromState(
@@ -334,11 +345,11 @@ export class ChatContext {
     )
     const ctx = buildFromState(
       () =>
-        new ChatContext({
+        new ChatContext<F>({
           ...settings,
           initialMessages: parsed.initialMessages as Message[],
           ...overrides,
-        } as ChatContextOptions),
+        } as ChatContextOptions & { format?: F }),
     )
     ctx.log.restore(parsed.messages as Message[], parsed.summaries as SummaryEntry[] | undefined)
     if (parsed.limit) ctx.sizing.setLimit(parsed.limit.window)

@@ -71,6 +71,17 @@ export function checkAdded(
     else checkMessage(messages[k], at + k)
 }
 
+/** Each format as a sentence names it, with its article. */
+const FORMAT_NAMES: Record<Format, string> = {
+  'openai-chat': 'an OpenAI chat',
+  'openai-responses': 'an OpenAI Responses',
+  anthropic: 'an Anthropic',
+  gemini: 'a Gemini',
+  'ai-sdk': 'an AI SDK',
+  autogen: 'an AutoGen',
+  langchain: 'a LangChain',
+}
+
 /**
  * `checkMessage` for a context without a `format`: a message in an SDK's own shape (an OpenAI
  * completion message, an Anthropic turn, a Gemini content, a Responses item) is refused with
@@ -88,7 +99,7 @@ export function checkWithHint(m: unknown, index: number): asserts m is Message {
       throw e
     }
     throw new InvalidInputError(
-      `${e.detail} (it looks like a ${format} message: pass format: '${format}' or 'auto' to the ChatContext)`,
+      `${e.detail} (it looks like ${FORMAT_NAMES[format]} message: pass format: '${format}' or 'auto' to the ChatContext)`,
       { index, ...(e.field !== undefined && { field: e.field }) },
     )
   }

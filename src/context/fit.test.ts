@@ -75,13 +75,13 @@ describe('fit: the one-call API', () => {
     expect(() => fit(history(1), { budget: Number.NaN })).toThrow(InvalidOptionError)
     expect(() => fit(history(1), { model: 'no-such-model' })).toThrow(/unknown model/)
     const bad = [sys, { role: 'tool', content: 'x' }] as unknown as Message[]
-    expect(() => fit(bad)).toThrow(InvalidInputError)
-    expect(() => fit(bad)).toThrow(/message 1, field toolCallId/)
+    expect(() => fit(bad, { budget: 1000 })).toThrow(InvalidInputError)
+    expect(() => fit(bad, { budget: 1000 })).toThrow(/message 1, field toolCallId/)
   })
 
   it('repairs an invalid input and reports what it removed', () => {
     const h = [sys, user('q'), result('ghost'), call('x'), say('lost the result')]
-    const r = fit(h)
+    const r = fit(h, { strategy: 'unbounded' })
     expect(errorsOf(validate(r.messages))).toEqual([])
     expect(r.fates[2]).toMatchObject({ fate: 'invalid', reason: 'orphan-tool-result' })
     expect(r.fates[3]).toMatchObject({ fate: 'invalid', reason: 'missing-tool-result' })
@@ -277,7 +277,7 @@ describe('dropThoughts', () => {
       user('q2'),
       { role: 'assistant', content: 'b', thought: 'more' },
     ]
-    const r = fit(h, { transforms: [dropThoughts({ keepLast: 1 })] })
+    const r = fit(h, { strategy: 'unbounded', transforms: [dropThoughts({ keepLast: 1 })] })
     expect(r.messages[2]).not.toHaveProperty('thought')
     expect(r.messages[4]).toHaveProperty('thought', 'more')
     expect(r.changed).toEqual([{ index: 2, position: 2, reason: 'thought-dropped' }])

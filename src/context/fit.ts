@@ -3,14 +3,16 @@ import { summaryLedger } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import type { ProviderRules } from '../providers/types.js'
+import { requireUserTurn } from '../providers/validate.js'
 import { pinsBase } from '../strategies/pins.js'
 import type { SummaryLedger } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { assemble } from './assemble.js'
+import { requireBudget } from './budget-rule.js'
 import { checkHistory, checkList } from './check.js'
 import { HistoryIndex } from './history-index.js'
-import { type FitOptions, resolveSetup } from './options.js'
-import { prepare } from './prepare.js'
+import { type FitOptions, resolveSetup, type Setup } from './options.js'
+import { type Prepared, prepare } from './prepare.js'
 import type { FitResult } from './result.js'
 
 export { type FitOptions, resolveSetup, type Setup } from './options.js'
@@ -101,17 +103,22 @@ export function fit<T extends readonly Message[] | readonly object[]>(
 ): FitResult
 export function fit(messages: readonly Message[], options: FitOptions = {}): FitResult {
   checkHistory(messages)
-  return fitAny(messages, options)
+  return fitSetup(messages, resolveSetup(options), true)
 }
 
 /**
- * `fit` taking an empty list too (an empty result): for the framework adapters, where a
- * session with nothing in it yet is an ordinary state the framework reads, not bad input.
+ * `fit` taking an empty list too (an empty result), and no budget: for the framework
+ * adapters, where a session with nothing in it yet is an ordinary state the framework reads,
+ * not bad input, and the window may be learnt from the provider.
  */
 export function fitAny(messages: readonly Message[], options: FitOptions = {}): FitResult {
-  const setup = resolveSetup(options)
+  return fitSetup(messages, resolveSetup(options))
+}
+
+function fitSetup(messages: readonly Message[], setup: Setup, bounded = false): FitResult {
   if (setup.strategy.async) throw asyncError(setup.strategy.name)
   const prepared = prepare(indexOf(messages, setup.counter, setup.provider), setup)
+  if (bounded) refuseUnbounded(prepared, setup)
   const plan = setup.strategy.select(prepared.view)
   if (plan instanceof Promise) throw asyncError(setup.strategy.name)
   return assemble(prepared, plan, setup)
@@ -138,6 +145,7 @@ export async function fitAsync(
       : resolved
   // A strategy that may await sees a copy: another call may extend the index meanwhile.
   const prepared = prepare(index, setup, { frozen: setup.strategy.async !== false })
+  refuseUnbounded(prepared, setup)
   const result = assemble(prepared, await setup.strategy.select(prepared.view), setup)
   lastAsync.set(messages, result)
   return result
@@ -153,6 +161,16 @@ const lastAsync = new WeakMap<readonly Message[], FitResult>()
 export function lastAsyncFit(messages: readonly Message[]): FitResult | undefined {
   const r = lastAsync.get(messages)
   return r && r.fates.length === messages.length ? r : undefined
+}
+
+/**
+ * `requireBudget` once the messages are read and repaired: what is wrong with them (a bad
+ * field, no user turn for a provider that needs one) is named before a missing budget.
+ */
+function refuseUnbounded(prepared: Prepared, setup: Setup): void {
+  if (Number.isFinite(setup.budget)) return
+  requireUserTurn(prepared.view.messages, setup.provider, prepared.inputLength)
+  requireBudget(setup)
 }
 
 function asyncError(name: string): InvalidOptionError {

@@ -162,11 +162,12 @@ describe('an SDK message added to a context without a format', () => {
       tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
     }
     await expect(async () => ctx.addMessage(completion)).rejects.toThrow(
-      /looks like a openai-chat message: pass format: 'openai-chat' or 'auto'/,
+      /looks like an OpenAI chat message: pass format: 'openai-chat' or 'auto'/,
     )
     const gemini = { role: 'model', parts: [{ text: 'hi' }] }
     await expect(async () => ctx.addMessage(gemini)).rejects.toThrow(/pass format: 'gemini'/)
-    // A message that is no SDK's gets the plain error.
+    // A message that is no SDK's gets the plain error (and is a compile error).
+    // @ts-expect-error
     await expect(async () => ctx.addMessage({ role: 'robot' })).rejects.toThrow(/message 0/)
     expect(ctx.length).toBe(0)
   })

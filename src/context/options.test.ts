@@ -79,7 +79,8 @@ describe('unknown options at run time (JavaScript callers, JSON configs)', () =>
     expect(e.message).toContain('scoreBased({ scorer })')
     // The way it is meant: through scoreBased, or the named strategy.
     expect(
-      fit(h, { strategy: scoreBased({ scorer: relevance({ query: 'x' }) }) }).messages,
+      fit(h, { strategy: scoreBased({ scorer: relevance({ query: 'x' }) }), budget: 100_000 })
+        .messages,
     ).toEqual(h)
     expect(fit(h, { strategy: 'mostRelevant', query: 'x', budget: 500 }).messages).toEqual(h)
   })

@@ -23,6 +23,7 @@ import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+import { reconcileLimits } from './budget-rule.js'
 import { defaultStrategyOptions } from './default-strategy.js'
 import {
   type AsyncFactory,
@@ -34,7 +35,12 @@ import {
 
 /** What every fit takes, whatever the strategy. */
 export interface RequestFitOptions {
-  /** Tokens the whole request may use. Default: the strategy's `limit`, else the model's window. */
+  /**
+   * Tokens the whole request may use. Default: the strategy's `limit`, else the model's window;
+   * beside a strategy's own `limit`, the smaller wins (the result's `notes` say so). With none
+   * of budget, model and limit, a fit is refused (`InvalidOptionError`) unless the strategy
+   * bounds itself (`buffered`, `headAndTail`, `userTurns`) or is `'unbounded'`.
+   */
   budget?: number | undefined
   /** A model id: its window is the default budget and its counter the default counter. */
   model?: string | undefined
@@ -183,7 +189,7 @@ export function resolveSetup(
   const named = typeof given.strategy === 'string' ? given.strategy : undefined
   const own = named !== undefined ? strategyOptionNames(named) : []
   const modelOption = checkString('model', given.model)
-  let limitOption = given.budget
+  const limitOption = given.budget
   if (limitOption !== undefined) checkCount('budget', limitOption, 1)
 
   let strategy: Strategy
@@ -222,9 +228,10 @@ export function resolveSetup(
   const told = strategy.request ?? {}
   const modelId = modelOption ?? checkString('model', told.model)
   const model = modelId ? requireModel(modelId) : undefined
-  limitOption ??= told.limit
-  if (limitOption !== undefined) checkCount('budget', limitOption, 1)
-  const limit = limitOption as number | undefined
+  if (told.limit !== undefined) checkCount('budget', told.limit, 1)
+  // budget-rule.ts: both given, the smaller of budget and the strategy's limit wins (and a note says so).
+  const limits = reconcileLimits(limitOption as number | undefined, told.limit, strategy.name)
+  const limit = limits.limit
   const budget = limit ?? model?.contextWindow ?? Number.POSITIVE_INFINITY
   const reserveOption = given.reserve ?? told.reserve
   if (reserveOption !== undefined) checkCount('reserve', reserveOption, 0)
@@ -267,7 +274,9 @@ export function resolveSetup(
     summaries: given.summaries as SummaryLedger | undefined,
     ledger: plainLedger(ledger),
     defaultStrategy: given.strategy === undefined,
-    ...(model?.assumed && { notes: [model.assumed] }),
+    ...((model?.assumed || limits.note) && {
+      notes: [model?.assumed, limits.note].filter((n): n is string => n !== undefined),
+    }),
     ...(pin && { pin }),
     ...(recall && { recall: true }),
   }

@@ -211,12 +211,16 @@ describe("a custom strategy's plan is checked before anything is sent", () => {
       )
 
     it('a plan without the system prompt, the newest user message or the newest message is an InvalidPlanError naming it', () => {
-      expect(() => fit(history, { strategy: custom(() => all([0])) })).toThrow(/system message 0/)
-      expect(() => fit(history, { strategy: custom(() => all([newestUser])) })).toThrow(
-        /newest user message/,
+      expect(() => fit(history, { budget: 1e6, strategy: custom(() => all([0])) })).toThrow(
+        /system message 0/,
       )
+      expect(() =>
+        fit(history, { budget: 1e6, strategy: custom(() => all([newestUser])) }),
+      ).toThrow(/newest user message/)
       const withReply = [...history, { role: 'assistant', content: 'ok' } as Message]
-      expect(() => fit(withReply, { strategy: custom(() => all()) })).toThrow(/newest message/)
+      expect(() => fit(withReply, { budget: 1e6, strategy: custom(() => all()) })).toThrow(
+        /newest message/,
+      )
     })
 
     it('a summary standing for the newest messages carries them; a strategy with its own window is asked only for the system prompt', () => {
@@ -226,36 +230,44 @@ describe("a custom strategy's plan is checked before anything is sent", () => {
         reason: 'summary',
       }
       expect(
-        fit(history, { strategy: custom(() => [...all([n - 2, n - 1]), summary]) }).messages,
+        fit(history, { budget: 1e6, strategy: custom(() => [...all([n - 2, n - 1]), summary]) })
+          .messages,
       ).toHaveLength(n - 1)
       const windowed = { ...custom(() => all([n - 1])), ownWindow: true }
-      expect(fit(history, { strategy: windowed }).messages).toHaveLength(n - 1)
-      expect(() => fit(history, { strategy: { ...windowed, select: () => all([0]) } })).toThrow(
-        InvalidPlanError,
-      )
+      expect(fit(history, { budget: 1e6, strategy: windowed }).messages).toHaveLength(n - 1)
+      expect(() =>
+        fit(history, { budget: 1e6, strategy: { ...windowed, select: () => all([0]) } }),
+      ).toThrow(InvalidPlanError)
     })
 
     it('an empty message where the provider refuses it is an InvalidPlanError; OpenAI chat takes an empty user message', () => {
       const blank = { role: 'user', content: '  ' }
       expect(() =>
-        fit(history, { strategy: custom(() => replaceLast(blank)), provider: 'anthropic' }),
+        fit(history, {
+          budget: 1e6,
+          strategy: custom(() => replaceLast(blank)),
+          provider: 'anthropic',
+        }),
       ).toThrow(/user message is empty, which Anthropic refuses/)
       expect(() =>
         fit(history, {
+          budget: 1e6,
           strategy: custom(() => replaceLast({ role: 'user', content: '' })),
           provider: 'gemini',
         }),
       ).toThrow(InvalidPlanError)
-      expect(fit(history, { strategy: custom(() => replaceLast(blank)) }).messages.at(-1)).toEqual(
-        blank,
-      )
+      expect(
+        fit(history, { budget: 1e6, strategy: custom(() => replaceLast(blank)) }).messages.at(-1),
+      ).toEqual(blank)
       const emptyReply = { role: 'assistant', content: '' }
       const plan = () => [
         ...all([n - 1]),
         { synthetic: emptyReply, replaces: [], reason: 'summary' },
         { index: n - 1 },
       ]
-      expect(() => fit(history, { strategy: custom(plan) })).toThrow(/assistant message is empty/)
+      expect(() => fit(history, { budget: 1e6, strategy: custom(plan) })).toThrow(
+        /assistant message is empty/,
+      )
     })
 
     it('an assistant turn of reasoning only is an InvalidPlanError for every provider', () => {
@@ -266,7 +278,9 @@ describe("a custom strategy's plan is checked before anything is sent", () => {
         { index: n - 1 },
       ]
       for (const provider of ['openai', 'anthropic', 'gemini', 'openai-responses'] as const)
-        expect(() => fit(history, { strategy: custom(plan), provider })).toThrow(/only reasoning/)
+        expect(() => fit(history, { budget: 1e6, strategy: custom(plan), provider })).toThrow(
+          /only reasoning/,
+        )
     })
 
     it('a blank text part beside other content is taken out where the provider refuses it, the message kept', () => {
@@ -277,23 +291,29 @@ describe("a custom strategy's plan is checked before anything is sent", () => {
           { type: 'text', text: 'Book it.' },
         ],
       }
-      const r = fit(history, { strategy: custom(() => replaceLast(parts)), provider: 'anthropic' })
+      const r = fit(history, {
+        budget: 1e6,
+        strategy: custom(() => replaceLast(parts)),
+        provider: 'anthropic',
+      })
       expect(r.messages.at(-1)?.content).toEqual([{ type: 'text', text: 'Book it.' }])
       const { lost: _lost, ...request } = toAnthropic(r.messages)
       expect(anthropicViolations(request)).toEqual([])
-      expect(fit(history, { strategy: custom(() => replaceLast(parts)) }).messages.at(-1)).toEqual(
-        parts,
-      )
+      expect(
+        fit(history, { budget: 1e6, strategy: custom(() => replaceLast(parts)) }).messages.at(-1),
+      ).toEqual(parts)
     })
 
     it('a call id twice: an InvalidPlanError where the provider refuses it', () => {
       expect(second).toBeGreaterThan(call)
-      expect(() => fit(history, { strategy: custom(reused), provider: 'anthropic' })).toThrow(
-        /call id .* is already used in the request, which Anthropic refuses/,
-      )
+      expect(() =>
+        fit(history, { budget: 1e6, strategy: custom(reused), provider: 'anthropic' }),
+      ).toThrow(/call id .* is already used in the request, which Anthropic refuses/)
       // OpenAI chat takes an id a later exchange reuses (real traces do it).
       expect(
-        openAIChatViolations(toOpenAIChat(fit(history, { strategy: custom(reused) }).messages)),
+        openAIChatViolations(
+          toOpenAIChat(fit(history, { budget: 1e6, strategy: custom(reused) }).messages),
+        ),
       ).toEqual([])
       const twice = () =>
         all().map((it) =>
@@ -313,7 +333,9 @@ describe("a custom strategy's plan is checked before anything is sent", () => {
               ? { index: second + 1, message: { role: 'tool', toolCallId: 'x', content: 'ok' } }
               : it,
         )
-      expect(() => fit(history, { strategy: custom(twice) })).toThrow(/call id x twice/)
+      expect(() => fit(history, { budget: 1e6, strategy: custom(twice) })).toThrow(
+        /call id x twice/,
+      )
     })
   })
 })

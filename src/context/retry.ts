@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import type { ChatContext } from './chat-context.js'
+import type { ChatContext, ContextFormat } from './chat-context.js'
 import { fitWithin, promptTokensOf, windowAfterRejection } from './learned-limit.js'
 import { type OverflowReport, parseOverflowError } from './overflow-error.js'
 
@@ -29,13 +29,13 @@ export interface ContextRetryResult<T> {
  */
 export async function withContextRetry<T>(
   call: (messages: Message[]) => Promise<T>,
-  ctx: ChatContext,
+  ctx: ChatContext<ContextFormat>,
   options: ContextRetryOptions = {},
 ): Promise<ContextRetryResult<T>> {
   // Checked before the first call: a bad option must not wait for an overflow to be found.
   requireArgument(typeof call === 'function', 'withContextRetry', 'call', 'a function', call)
   requireArgument(
-    typeof (ctx as ChatContext | null)?.getMessages === 'function',
+    typeof (ctx as ChatContext<ContextFormat> | null)?.getMessages === 'function',
     'withContextRetry',
     'ctx',
     'a ChatContext',
@@ -81,7 +81,7 @@ export async function withContextRetry<T>(
 }
 
 /** The usage a reply reports (any SDK's shape) calibrates the context's later views. */
-function observed<T>(ctx: ChatContext, value: T): T {
+function observed<T>(ctx: ChatContext<ContextFormat>, value: T): T {
   const promptTokens = promptTokensOf(value)
   if (promptTokens !== undefined) ctx.recordUsage({ promptTokens })
   return value

@@ -29,6 +29,9 @@ export type OpenAIChatInputMessage =
       readonly function_call?: { readonly name: string; readonly arguments: string } | null
       readonly refusal?: string | null
       readonly name?: string
+      /** A completion's reply (`ChatCompletionMessage`) as it comes: kept, not sent. */
+      readonly annotations?: readonly unknown[]
+      readonly audio?: object | null
     }
   | { readonly role: 'tool'; readonly content: Content; readonly tool_call_id: string }
   | { readonly role: 'function'; readonly content: string | null; readonly name: string }
@@ -43,6 +46,14 @@ export interface AnthropicInputMessage {
   /** `system` as the SDK's type allows it; the reader takes the system prompt from `system`. */
   readonly role: 'user' | 'assistant' | 'system'
   readonly content: Content
+  // A reply (`Message`) as it comes: its other fields are read past.
+  readonly id?: string
+  readonly type?: 'message'
+  readonly model?: string
+  readonly stop_reason?: string | null
+  readonly stop_sequence?: string | null
+  readonly usage?: object
+  readonly container?: object | null
 }
 
 /** What `fromAnthropic` reads: a message list, or a request with `system` and `messages`. */
@@ -99,7 +110,34 @@ type Untyped<E> = unknown extends E
     ? Record<string, unknown> extends E
       ? true
       : false
+    : WidenedRole<E>
+
+/**
+ * An object written without a type (`const history = [{ role: 'user', content: 'Hi' }]`):
+ * TypeScript widens its `role` to `string`, which no union of roles takes, so it is taken
+ * and checked at run time as parsed JSON is. Written inline, or with `as const` or the SDK's
+ * type, its role is a literal and the compiler checks every field.
+ */
+type WidenedRole<E> = E extends { readonly role: infer R }
+  ? string extends R
+    ? true
     : false
+  : false
+
+/**
+ * What `ChatContext.addMessage` takes besides its format's typed message: a value whose type
+ * says nothing of its fields (`unknown`, `object`, `Record<string, unknown>`, parsed JSON) or
+ * whose `role` was widened to `string`, checked at run time. Anything else is `never`, so
+ * the typed signature's error (a misspelt field named) is the one the compiler shows.
+ */
+export type Unchecked<M> = unknown extends M
+  ? unknown
+  : // biome-ignore lint/complexity/noBannedTypes: `object`, `{}` and all-optional records alike
+    {} extends M
+    ? unknown
+    : Untyped<M> extends true
+      ? unknown
+      : never
 
 type Loose<T, Shape> = T extends readonly (infer E)[]
   ? Untyped<E> extends true

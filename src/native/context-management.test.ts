@@ -331,7 +331,7 @@ describe('one policy, run by the provider where it can', () => {
     const off = contextManagement(policy, { target: 'anthropic', native: false })
     expect(off.body).toEqual({})
     expect(off.headers).toEqual({})
-    const r = fit(history, { transforms: off.transforms })
+    const r = fit(history, { strategy: 'unbounded', transforms: off.transforms })
     expect(r.messages.length).toBe(history.length)
   })
 

@@ -73,8 +73,8 @@ describe('openai-responses rules', () => {
         { type: 'reasoning', id: 'rs', summary: [], encrypted_content: enc },
         { role: 'assistant', content: 'ok' },
       ])
-    const small = fit(item('a'), {}).tokens.messages
-    const large = fit(item('a'.repeat(4000)), {}).tokens.messages
+    const small = fit(item('a'), { strategy: 'unbounded' }).tokens.messages
+    const large = fit(item('a'.repeat(4000)), { strategy: 'unbounded' }).tokens.messages
     expect(large - small).toBe(1000 - 1)
   })
 })

@@ -39,10 +39,42 @@ export function rulesOf(provider: Provider | null | undefined): ProviderRules {
 }
 
 /**
- * Checks a message list against a provider's rules. Never throws on a bad history: every
- * problem is reported with the index of the message it concerns.
+ * What `validate` returns: every problem, in message order (a list, as it always was), with
+ * them apart by severity. `valid` is what to test: a warning (`consecutive-same-role`, a
+ * thought that cannot be sent) is a change the provider makes, not a refusal, so a list
+ * with warnings only is valid; `length` counts warnings too.
  */
-export function validate(messages: readonly Message[], options: ValidateOptions = {}): Problem[] {
+export interface Validation extends Array<Problem> {
+  /** No error: the provider accepts the request. */
+  readonly valid: boolean
+  /** The problems that make the provider reject the request. */
+  readonly errors: Problem[]
+  /** The problems the provider accepts, changing the request or ignoring part of it. */
+  readonly warnings: Problem[]
+}
+
+/** `Validation` as made: an array whose own map and filter give plain arrays. */
+class ProblemList extends Array<Problem> implements Validation {
+  static override get [Symbol.species](): ArrayConstructor {
+    return Array
+  }
+  get valid(): boolean {
+    return !this.some((p) => p.severity === 'error')
+  }
+  get errors(): Problem[] {
+    return this.filter((p) => p.severity === 'error')
+  }
+  get warnings(): Problem[] {
+    return this.filter((p) => p.severity === 'warning')
+  }
+}
+
+/**
+ * Checks a message list against a provider's rules. Never throws on a bad history: every
+ * problem is reported with the index of the message it concerns, an error (the provider
+ * refuses the request) or a warning (it accepts it): read `valid`, or `errors` and `warnings`.
+ */
+export function validate(messages: readonly Message[], options: ValidateOptions = {}): Validation {
   checkArguments(messages, options)
   const rules = rulesOf(options.provider)
   // No messages is no request: calling it valid would be the silent empty answer.
@@ -50,7 +82,9 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
     throw new InvalidInputError('no messages: an empty history is not a valid request', {
       field: 'messages',
     })
-  return problemsOf(messages, rules, options)
+  const out = new ProblemList()
+  for (const p of problemsOf(messages, rules, options)) out.push(p)
+  return out
 }
 
 /** `validate` once its arguments are checked and the provider resolved. */
@@ -258,7 +292,7 @@ const isMedia: PartTest = (p) => p.type !== 'text'
 /** Anthropic refuses a text block that is empty or only white space, even beside other blocks. */
 const isBlank: PartTest = (p) => p.type === 'text' && !hasText(p.text)
 
-/** Problems that make the provider reject the request. */
+/** Problems that make the provider reject the request (`validate(...).errors` says the same). */
 export function errorsOf(problems: readonly Problem[]): Problem[] {
   if (!Array.isArray(problems) || problems.some((p) => typeof p !== 'object' || p === null))
     throw new InvalidOptionError('problems', 'errorsOf expects the list validate returned')

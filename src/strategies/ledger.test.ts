@@ -234,7 +234,10 @@ describe('entity-aware relevance', () => {
 describe('clearToolResults({ facts })', () => {
   it('a cleared result keeps its identifiers after the placeholder', () => {
     const h = trajectory(3)
-    const r = fit(h, { strategy: pipe(clearToolResults({ keep: 1, facts: true }), tokenLimited()) })
+    const r = fit(h, {
+      strategy: pipe(clearToolResults({ keep: 1, facts: true }), tokenLimited()),
+      budget: 1_000_000,
+    })
     const cleared = r.changed.filter((c) => c.reason === 'cleared')
     expect(cleared.length).toBeGreaterThan(0)
     const withFacts = cleared
@@ -297,6 +300,7 @@ it('a credential one message gives is quoted from no other: not in the ledger, n
   expect(ledger).not.toContain(secret)
   const cleared = fit(h, {
     strategy: pipe(clearToolResults({ keep: 1, facts: true }), tokenLimited()),
+    budget: 1_000_000,
   })
   const texts = cleared.changed
     .filter((c) => c.reason === 'cleared')

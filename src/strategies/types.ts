@@ -166,7 +166,7 @@ export interface Strategy<Name extends string = string, Options = unknown> {
    * for `tokenLimited`, the default of agents, by name, object or default alike.
    */
   readonly ledgerByDefault?: 'auto'
-  /** What the strategy was told about the request (its own `limit`, `model`, ...): `fit`'s options win. */
+  /** What the strategy was told about the request (its own `limit`, `model`, ...): `fit`'s options win, but of `limit` and `budget` the smaller. */
   readonly request?: RequestOptions
   select(view: View): PlanItem[] | Promise<PlanItem[]>
   /** Rewrites applied before `select` (see `pipe`). */

@@ -61,7 +61,11 @@ describe('clearThinking (Anthropic clear_thinking_20251015, client-side)', () =>
   const history = readAnthropic(request)
   const frozen = structuredClone(history)
   const run = (keep: Parameters<typeof clearThinking>[0]) => {
-    const r = fit(history, { transforms: [clearThinking(keep)], provider: 'anthropic' })
+    const r = fit(history, {
+      strategy: 'unbounded',
+      transforms: [clearThinking(keep)],
+      provider: 'anthropic',
+    })
     expect(errorsOf(validate(r.messages, { provider: 'anthropic' }))).toEqual([])
     return { r, wire: thinkingPerAssistantMessage(toAnthropic(r.messages)) }
   }
@@ -98,8 +102,11 @@ describe('clearThinking (Anthropic clear_thinking_20251015, client-side)', () =>
     expect(run({ keep: { type: 'thinking_turns', value: 1 } }).wire).toEqual([[], [], [], []])
     const messages = thinkingPerAssistantMessage(
       toAnthropic(
-        fit(history, { transforms: [dropThoughts({ keepLast: 1 })], provider: 'anthropic' })
-          .messages,
+        fit(history, {
+          strategy: 'unbounded',
+          transforms: [dropThoughts({ keepLast: 1 })],
+          provider: 'anthropic',
+        }).messages,
       ),
     )
     expect(messages).toEqual([[], ['redacted:opaque-2a'], ['T2b|sig-2b'], []])
@@ -124,7 +131,7 @@ describe('clearThinking (Anthropic clear_thinking_20251015, client-side)', () =>
       { role: 'user', content: 'b' },
       { role: 'assistant', content: 'y', thought: 'new' },
     ]
-    const r = fit(h, { transforms: [clearThinking()] })
+    const r = fit(h, { strategy: 'unbounded', transforms: [clearThinking()] })
     expect(
       r.messages.map((m) => (m.role === 'assistant' ? (m.thought ?? null) : undefined)),
     ).toEqual([undefined, null, undefined, 'new'])

@@ -30,7 +30,10 @@ const h: Message[] = [
 
 describe('clearToolResults (Anthropic context editing, client-side)', () => {
   it('clears the oldest results, keeps the newest `keep` exchanges and excluded tools, stays valid', () => {
-    const r = fit(h, { transforms: [clearToolResults({ keep: 1, excludeTools: ['memory'] })] })
+    const r = fit(h, {
+      strategy: 'unbounded',
+      transforms: [clearToolResults({ keep: 1, excludeTools: ['memory'] })],
+    })
     const contents = r.messages
       .filter((m) => m.role === 'tool')
       .map((m) => (m.content === CLEARED ? 'cleared' : 'kept'))
@@ -42,26 +45,40 @@ describe('clearToolResults (Anthropic context editing, client-side)', () => {
   it('does nothing under the trigger, and clears only as much as needed, in batches of clearAtLeast', () => {
     const total = exactCounter().countMessages(h)
     expect(
-      fit(h, { transforms: [clearToolResults({ trigger: total + 10, keep: 0 })] }).changed,
+      fit(h, {
+        strategy: 'unbounded',
+        transforms: [clearToolResults({ trigger: total + 10, keep: 0 })],
+      }).changed,
     ).toEqual([])
-    const justOver = fit(h, { transforms: [clearToolResults({ trigger: total - 50, keep: 0 })] })
+    const justOver = fit(h, {
+      strategy: 'unbounded',
+      transforms: [clearToolResults({ trigger: total - 50, keep: 0 })],
+    })
     expect(justOver.changed).toHaveLength(1)
     const batch = fit(h, {
+      strategy: 'unbounded',
       transforms: [clearToolResults({ trigger: total - 50, keep: 0, clearAtLeast: 1500 })],
     })
     expect(batch.changed.length).toBeGreaterThan(1)
   })
   it('clearAtLeast: when the old results cannot free that many tokens, nothing is cleared (the prompt cache is kept)', () => {
     const total = exactCounter().countMessages(h)
-    const some = fit(h, { transforms: [clearToolResults({ trigger: total - 50, keep: 3 })] })
+    const some = fit(h, {
+      strategy: 'unbounded',
+      transforms: [clearToolResults({ trigger: total - 50, keep: 3 })],
+    })
     expect(some.changed).toHaveLength(1)
     const none = fit(h, {
+      strategy: 'unbounded',
       transforms: [clearToolResults({ trigger: total - 50, keep: 3, clearAtLeast: 5000 })],
     })
     expect(none.changed).toEqual([])
   })
   it('clearInputs replaces the call arguments too', () => {
-    const r = fit(h, { transforms: [clearToolResults({ keep: 3, clearInputs: true })] })
+    const r = fit(h, {
+      strategy: 'unbounded',
+      transforms: [clearToolResults({ keep: 3, clearInputs: true })],
+    })
     expect(r.messages[2]).toMatchObject({ toolCalls: [{ arguments: '{}' }] })
   })
 })
@@ -70,7 +87,10 @@ describe('truncateMessages (AutoGen MessageTokenLimiter)', () => {
   it.each(['head', 'tail', 'both'] as const)(
     'cuts long messages to the cap with a marker (%s)',
     (keep) => {
-      const r = fit(h, { transforms: [truncateMessages({ maxTokensPerMessage: 100, keep })] })
+      const r = fit(h, {
+        strategy: 'unbounded',
+        transforms: [truncateMessages({ maxTokensPerMessage: 100, keep })],
+      })
       const c = exactCounter()
       for (const m of r.messages)
         expect(c.countText(String(m.content ?? ''))).toBeLessThanOrEqual(140)
@@ -95,7 +115,10 @@ describe('truncateMessages on content parts', () => {
         ],
       },
     ]
-    const r = fit(parts, { transforms: [truncateMessages({ maxTokensPerMessage: 50 })] })
+    const r = fit(parts, {
+      strategy: 'unbounded',
+      transforms: [truncateMessages({ maxTokensPerMessage: 50 })],
+    })
     const content = r.messages[1]?.content as Exclude<Message['content'], string | undefined>
     expect(content).toHaveLength(3)
     expect(content[0]).toMatchObject({
@@ -109,7 +132,7 @@ describe('truncateMessages on content parts', () => {
 
 describe('removeToolExchanges and pipe', () => {
   it('removes completed exchanges before the newest', () => {
-    const r = fit(h, { transforms: [removeToolExchanges()] })
+    const r = fit(h, { strategy: 'unbounded', transforms: [removeToolExchanges()] })
     expect(r.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user'])
     expect(r.fates[2]).toMatchObject({ fate: 'dropped', reason: 'calls-removed' })
   })
@@ -129,7 +152,9 @@ describe('removeToolExchanges and pipe', () => {
         [truncateMessages({ maxTokensPerMessage: 60 })],
         [removeToolExchanges()],
       ]) {
-        expect(errorsOf(validate(fit(m, { transforms }).messages))).toEqual([])
+        expect(errorsOf(validate(fit(m, { strategy: 'unbounded', transforms }).messages))).toEqual(
+          [],
+        )
       }
     }
   })

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext, type ContextFormat } from '../../src/context/chat-context.js'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../../src/context/fit.js'
 import { ContextWindowError } from '../../src/errors.js'
 import { toAISDK } from '../../src/formats/ai-sdk.js'
@@ -118,12 +118,15 @@ function contextOptions(c: WireCase, s: Setting, system: Message[]) {
   return { ...own, format: c.format, initialMessages: system }
 }
 
-async function fedOneByOne(ctx: ChatContext, c: WireCase): Promise<ChatContext> {
+async function fedOneByOne(
+  ctx: ChatContext<ContextFormat>,
+  c: WireCase,
+): Promise<ChatContext<ContextFormat>> {
   for (const item of c.items) await ctx.addMessage(item as object)
   return ctx
 }
 
-async function fromContext(ctx: ChatContext, format: WireFormat): Promise<Run> {
+async function fromContext(ctx: ChatContext<ContextFormat>, format: WireFormat): Promise<Run> {
   const result = await ctx.fitAsync()
   const view = await ctx.getMessages()
   // The view and the account send one request.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext, type ContextFormat } from '../../src/context/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { decode, encode, type Format, providerOfFormat } from '../../src/formats/detect.js'
 import type { Message } from '../../src/messages/message.js'
@@ -73,7 +73,7 @@ describe('requests share no object with the history', () => {
       const list = items(format, source)
       const decoded = decode(source, format).messages
       const system = decoded.filter((m) => m.role === 'system').slice(0, 1)
-      const ctx =
+      const ctx: ChatContext<ContextFormat> =
         list.length > 0
           ? new ChatContext({ format, budget: 3000, initialMessages: system })
           : new ChatContext({ provider, budget: 3000 })

@@ -135,6 +135,7 @@ describe('truncation at every cap on astral text', () => {
         async (h, cap, keep, p) => {
           const input = deepFreeze(h)
           const outcome = await fitAsync(input, {
+            strategy: 'unbounded',
             provider: p,
             transforms: [truncateMessages({ maxTokensPerMessage: cap, keep })],
           }).catch((e: unknown) => e)

@@ -62,7 +62,7 @@ function screenshots(): Message[] {
 describe('OpenAI chat: an image or file in a tool result', () => {
   it('moves to one user message after the results of its exchange, said where it came from', () => {
     const h = deepFreeze(screenshots())
-    const r = fit(h, { provider: 'openai' })
+    const r = fit(h, { strategy: 'unbounded', provider: 'openai' })
     expect(openaiWire(r.messages)).toEqual([])
     expect(r.messages.map((m) => m.role)).toEqual([
       'system',
@@ -102,7 +102,7 @@ describe('OpenAI chat: an image or file in a tool result', () => {
 
   it('the exchange and its moved images are kept or dropped as one', () => {
     const h = deepFreeze(screenshots())
-    const all = fit(h, { provider: 'openai', counter })
+    const all = fit(h, { strategy: 'unbounded', provider: 'openai', counter })
     // Room for the newest turn and the preamble, not for the screenshot exchange.
     const exchange =
       all.tokens.messages - counter.countMessages([h[0], h[1], h[6], h[7]] as Message[])
@@ -140,11 +140,15 @@ describe('OpenAI chat: an image or file in a tool result', () => {
     for (const m of h) {
       await ctx.addMessage(m)
       expect(await ctx.getMessages()).toEqual(
-        fit(h.slice(0, ctx.history().length), { provider: 'openai', counter }).messages,
+        fit(h.slice(0, ctx.history().length), {
+          strategy: 'unbounded',
+          provider: 'openai',
+          counter,
+        }).messages,
       )
     }
     const a = await ctx.getMessages()
-    const b = fit(h, { provider: 'openai', counter }).messages
+    const b = fit(h, { strategy: 'unbounded', provider: 'openai', counter }).messages
     expect(a).toEqual(b)
     expect(ctx.fit().tokens.total).toBe(counter.countMessages(b))
   })
@@ -173,7 +177,7 @@ describe('OpenAI chat: an image or file in a tool result', () => {
   it('an exchange with an unanswered call still gets its images after the results', () => {
     const h = screenshots()
     const trimmed = [...h.slice(0, 4), ...h.slice(6)]
-    const r = fit(trimmed, { provider: 'openai' })
+    const r = fit(trimmed, { strategy: 'unbounded', provider: 'openai' })
     expect(openaiWire(r.messages)).toEqual([])
     expect(r.messages[2]).toMatchObject({ role: 'assistant', toolCalls: [{ id: 'call_a' }] })
     expect(r.messages[4]).toEqual({
@@ -194,7 +198,7 @@ describe('OpenAI chat: an image or file in a tool result', () => {
             : m,
       )
     const input = deepFreeze([...h.slice(0, 7), ...again, h[7] as Message])
-    const options = { provider: 'openai' as const, counter }
+    const options = { strategy: 'unbounded' as const, provider: 'openai' as const, counter }
     const plain = fit(input, options)
     const r = fit(input, {
       ...options,
@@ -247,7 +251,7 @@ describe('a system message with an image', () => {
     '%s: repair takes the image out, reported',
     (provider) => {
       const input = deepFreeze(h())
-      const r = fit(input, { provider })
+      const r = fit(input, { strategy: 'unbounded', provider })
       const wire = provider === 'openai' ? openaiWire : anthropicWire
       expect(wire(r.messages)).toEqual([])
       expect(r.fates[0]).toMatchObject({ fate: 'changed', reason: 'unsupported-part' })
@@ -286,7 +290,7 @@ describe('a system message with an image', () => {
       { role: 'user', content: 'hi' },
     ]
     for (const provider of ['openai', 'anthropic'] as const) {
-      const r = fit(only, { provider })
+      const r = fit(only, { strategy: 'unbounded', provider })
       expect(r.fates[0]).toMatchObject({ fate: 'invalid', reason: 'unsupported-part' })
       expect(r.messages).toEqual([{ role: 'user', content: 'hi' }])
     }
@@ -342,7 +346,7 @@ describe('Gemini: a later system message with an image', () => {
   })
 
   it('through fit, counted as sent', () => {
-    const r = fit(h, { provider: 'gemini', counter })
+    const r = fit(h, { strategy: 'unbounded', provider: 'gemini', counter })
     expect(r.messages[2]).toEqual(h[2])
     expect(toGemini(r.messages).contents[2]?.parts).toHaveLength(3)
   })

@@ -25,8 +25,9 @@ function wire(messages: Message[]) {
 }
 
 function fitsBoth(history: Message[], options: Parameters<typeof fit>[1] = {}) {
-  const a = fit(history, { ...options, provider: 'anthropic' })
-  const o = fit(history, { ...options, provider: 'openai' })
+  // Every message kept: what repair does is what is tested.
+  const a = fit(history, { strategy: 'unbounded', ...options, provider: 'anthropic' })
+  const o = fit(history, { strategy: 'unbounded', ...options, provider: 'openai' })
   expect(anthropicViolations(wire(a.messages).anthropic)).toEqual([])
   expect(openAIChatViolations(wire(o.messages).openai)).toEqual([])
   return { a, o }
@@ -77,7 +78,7 @@ describe('empty content is repaired, not sent', () => {
       { role: 'user', content: 'q2' },
     ]
     for (const provider of ['openai', 'anthropic'] as const) {
-      const r = fit(h, { provider, transforms: [dropThoughts()] })
+      const r = fit(h, { strategy: 'unbounded', provider, transforms: [dropThoughts()] })
       expect(r.messages.map((m) => m.role)).toEqual(['user', 'user'])
       expect(r.fates[1]?.fate).not.toBe('kept')
     }
@@ -162,6 +163,7 @@ describe('truncation never splits a character', () => {
     for (const text of [emoji, astralLetters, `a${emoji}`, `${astralLetters}b`]) {
       for (let cap = 1; cap <= 60; cap += 1) {
         const r = fit([{ role: 'user', content: text }], {
+          strategy: 'unbounded',
           provider: 'anthropic',
           transforms: [truncateMessages({ maxTokensPerMessage: cap, keep })],
         })
@@ -209,14 +211,16 @@ describe('OpenAI chat takes only text and refusal parts from the assistant', () 
   ]
 
   it('fit takes the image out of a reply with text, and a reply that held only an image goes', () => {
-    const r = fit(history, { provider: 'openai' })
+    const r = fit(history, { strategy: 'unbounded', provider: 'openai' })
     expect(openAIChatViolations(toOpenAIChat(r.messages))).toEqual([])
     expect(r.messages[1]?.content).toEqual([{ type: 'text', text: 'Here is the chart.' }])
     expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'unsupported-part' }])
     expect(r.fates[3]).toMatchObject({ fate: 'invalid', reason: 'unsupported-part' })
     expect(r.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'user'])
     // What is not sent is not counted.
-    expect(r.tokens.total).toBe(fit(r.messages, { provider: 'openai' }).tokens.total)
+    expect(r.tokens.total).toBe(
+      fit(r.messages, { strategy: 'unbounded', provider: 'openai' }).tokens.total,
+    )
     // The input is not touched.
     expect(history[1]?.content).toHaveLength(2)
   })
@@ -231,7 +235,7 @@ describe('OpenAI chat takes only text and refusal parts from the assistant', () 
       },
       { role: 'tool', toolCallId: 'c1', content: 'found' },
     ]
-    const r = fit(h, { provider: 'openai' })
+    const r = fit(h, { strategy: 'unbounded', provider: 'openai' })
     const wire = toOpenAIChat(r.messages)
     expect(openAIChatViolations(wire)).toEqual([])
     expect(wire[1]).toMatchObject({ role: 'assistant', content: null })
@@ -242,8 +246,12 @@ describe('OpenAI chat takes only text and refusal parts from the assistant', () 
     const ctx = new ChatContext({ provider: 'openai' })
     await ctx.addMessages(history)
     expect(openAIChatViolations(toOpenAIChat(await ctx.getMessages()))).toEqual([])
-    expect(await ctx.getMessages()).toEqual(fit(history, { provider: 'openai' }).messages)
-    expect(fit(history, { provider: 'anthropic' }).messages[1]?.content).toHaveLength(2)
+    expect(await ctx.getMessages()).toEqual(
+      fit(history, { strategy: 'unbounded', provider: 'openai' }).messages,
+    )
+    expect(
+      fit(history, { strategy: 'unbounded', provider: 'anthropic' }).messages[1]?.content,
+    ).toHaveLength(2)
   })
 
   it('toOpenAIChat does not write an image into an assistant message, and convert says so', () => {
@@ -264,7 +272,7 @@ describe('OpenAI chat takes only text and refusal parts from the assistant', () 
       },
       { role: 'user', content: 'nice' },
     ]
-    const r = fit(fromAISDK(sdk), { provider: 'openai' })
+    const r = fit(fromAISDK(sdk), { strategy: 'unbounded', provider: 'openai' })
     expect(openAIChatViolations(toOpenAIChat(r.messages))).toEqual([])
     expect(r.fates[1]).toMatchObject({ fate: 'changed', reason: 'unsupported-part' })
     expect(r.changed.map((c) => c.reason)).toEqual(['unsupported-part'])

@@ -50,7 +50,11 @@ describe('Anthropic Messages codec', () => {
   })
 
   it('keeps a dropped thought out of the request and keeps the rest valid', () => {
-    const r = fit(fromAnthropic(fixture), { transforms: [dropThoughts()], provider: 'anthropic' })
+    const r = fit(fromAnthropic(fixture), {
+      strategy: 'unbounded',
+      transforms: [dropThoughts()],
+      provider: 'anthropic',
+    })
     const out = toAnthropic(r.messages)
     expect(JSON.stringify(out)).not.toMatch(/"type":"thinking"/)
     expect(JSON.stringify(out)).toMatch(/redacted_thinking/)

@@ -56,7 +56,7 @@ describe('Gemini codec', () => {
   })
 
   it('sends a dropped thought nowhere but keeps every signature on its own part', () => {
-    const r = fit(fromGemini(fixture), { transforms: [dropThoughts()] })
+    const r = fit(fromGemini(fixture), { strategy: 'unbounded', transforms: [dropThoughts()] })
     const out = toGemini(r.messages)
     const parts = out.contents.flatMap((c) => c.parts ?? [])
     expect(parts.some((p) => p.thought)).toBe(false)
@@ -205,8 +205,9 @@ describe('Gemini: media a tool returned', () => {
       { ...png, providerMetadata: { gemini: { blobExtra: { displayName: 'p.png' } } } },
     ])
     expect(encodeGemini(m, { bare: true }).output.contents).toEqual(contents)
-    const withImage = fit(m, { provider: 'gemini' }).tokens.total
+    const withImage = fit(m, { strategy: 'unbounded', provider: 'gemini' }).tokens.total
     const without = fit([...m.slice(0, 2), { ...(m[2] as Message), content: 'the page' }], {
+      strategy: 'unbounded',
       provider: 'gemini',
     }).tokens.total
     expect(withImage).toBeGreaterThan(without)

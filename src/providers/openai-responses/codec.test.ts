@@ -78,7 +78,7 @@ describe('OpenAI Responses codec', () => {
 
   it('leaves out a dropped reasoning item, and with it the ids of the items it produced', () => {
     const decoded = fromOpenAIResponses(fixture.input)
-    const dropped = fit(decoded, { transforms: [dropThoughts()] }).messages
+    const dropped = fit(decoded, { strategy: 'unbounded', transforms: [dropThoughts()] }).messages
     const items = toOpenAIResponses(dropped) as unknown as Record<string, unknown>[]
     expect(items.filter((x) => x.type === 'reasoning')).toEqual([])
     const calls = items.filter((x) => x.type === 'function_call')
@@ -131,7 +131,7 @@ describe('OpenAI Responses codec', () => {
     expect(omitted).toContainEqual(expect.objectContaining({ type: 'web_search_call', id: 'ws_1' }))
     expect(responsesViolations(omitted, {}, input)).toEqual([])
     // Without its reasoning the API asks for it, and without its id the item is not one.
-    const dropped = fit(m, { transforms: [dropThoughts()] }).messages
+    const dropped = fit(m, { strategy: 'unbounded', transforms: [dropThoughts()] }).messages
     const { output, lost } = encodeOpenAIResponses(dropped)
     const items = output as unknown as Record<string, unknown>[]
     expect(items.some((x) => x.type === 'web_search_call')).toBe(false)
@@ -249,7 +249,7 @@ describe('Responses: content that came from another format', () => {
       { role: 'assistant', refusal: 'No.' },
       { role: 'user', content: 'fine' },
     ]
-    const r = fit(h, { provider: 'openai-responses' })
+    const r = fit(h, { strategy: 'unbounded', provider: 'openai-responses' })
     expect(r.fates.map((f) => f.fate)).toEqual(['kept', 'kept', 'kept', 'kept', 'kept'])
     const items = toOpenAIResponses(r.messages) as unknown[]
     expect(responsesViolations(items)).toEqual([])
@@ -273,7 +273,7 @@ describe('Responses: content that came from another format', () => {
       { role: 'assistant', thought },
       { role: 'user', content: 'book it' },
     ]
-    const r = fit(h, { provider: 'openai-responses' })
+    const r = fit(h, { strategy: 'unbounded', provider: 'openai-responses' })
     expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'thought-not-sendable' }])
     expect(r.fates[2]).toMatchObject({ fate: 'invalid', reason: 'thought-not-sendable' })
     expect(r.messages[1]).toEqual({ role: 'assistant', content: 'Economy, 120 EUR.' })
@@ -308,7 +308,7 @@ describe('Responses: content that came from another format', () => {
       },
       { role: 'user', content: 'thanks' },
     ]
-    const r = fit(h, { provider: 'openai-responses' })
+    const r = fit(h, { strategy: 'unbounded', provider: 'openai-responses' })
     expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'unsupported-part' }])
     expect(r.messages[1]?.content).toEqual([{ type: 'text', text: 'Here:' }])
     expect(r.tokens.total).toBe(counter.countMessages(r.messages))
@@ -323,10 +323,11 @@ describe('Responses: content that came from another format', () => {
       { role: 'user', content: 'cheapest fare?' },
       { role: 'assistant', content: 'Economy.', thought: 'long reasoning '.repeat(50) },
     ]
-    const r = fit(h, { provider: 'gemini' })
+    const r = fit(h, { strategy: 'unbounded', provider: 'gemini' })
     expect(r.changed).toEqual([{ index: 1, position: 1, reason: 'thought-not-sendable' }])
     expect(r.messages[1]).toEqual({ role: 'assistant', content: 'Economy.' })
     const plain = fit([h[0] as Message, { role: 'assistant', content: 'Economy.' }], {
+      strategy: 'unbounded',
       provider: 'gemini',
     })
     expect(r.tokens.total).toBe(plain.tokens.total)
