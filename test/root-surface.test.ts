@@ -114,6 +114,7 @@ const NEW_IN_ADVANCED = new Set([
   'readRecallRequest',
   'recallArgumentsSchema',
   'recallText',
+  'standingInstructions',
 ])
 
 const moved = Object.fromEntries(
