@@ -74,6 +74,7 @@ export {
   roleWeights,
   spreadScores,
   stableCut,
+  standingInstructions,
   unbounded,
 } from './strategies/index.js'
 export { canonicalModelId, models } from './tokens/models.js'

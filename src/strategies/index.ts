@@ -1,6 +1,7 @@
 export { type BufferedOptions, buffered } from './buffered.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
 export { LEDGER_HEADING, type LedgerOptions, withLedger } from './ledger.js'
+export { type Pin, standingInstructions } from './pins.js'
 export {
   MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,

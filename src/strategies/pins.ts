@@ -179,3 +179,31 @@ function merged(
   before(Number.POSITIVE_INFINITY)
   return trimOldest(view, out, view.available, (u) => positions.has(view.start(u))).items
 }
+
+/** Words that make a user's message a standing instruction (`standingInstructions`). */
+const STANDING = [
+  // "From now on...", "Going forward...", "for the rest of this conversation..."
+  /\b(from now on|(?<!keep )going forward|from here on|in (the )?future|for the rest of (this|the|our) (conversation|chat|session)|until i say otherwise|each time you|every time you|whenever you)\b/i,
+  // An imperative "always ..." / "never ..." opening a sentence or after "please", "and", "but".
+  /(^|[.!?;:\n]\s*|\b(please|and|but|so)\s+)(always|never|don'?t ever|do not ever)\s+(?!(been|had|was|were|thought|knew|felt|liked|loved|seen|heard|got|went|did|really|have|here|there|a|mind|give|quit|shy)\b)[a-z]/i,
+  // "Make sure you always...", "remember to never...", "I always want...", "we never fly..."
+  /\b(make sure|remember|be sure|keep in mind)\b[^.!?]{0,20}\b(always|never)\b|\b(i|we) (always|never) (want|need|prefer|fly|book|use|take|pay|sit)\b/i,
+]
+
+/**
+ * A `pin` function that pins a user's standing instructions: a user message saying what to
+ * do from now on ("From now on never book basic economy", "Always answer in French",
+ * "Make sure you never share my email"). Off unless given (`pin: standingInstructions()`):
+ * it reads English wording, and `npm run eval:instructions` says how often it pins what it
+ * should and what it should not.
+ */
+export function standingInstructions(): Pin {
+  return (message) => {
+    if (message.role !== 'user') return false
+    const text =
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')
+    return STANDING.some((re) => re.test(text))
+  }
+}
