@@ -66,7 +66,8 @@ describe('every export of every entry answers wrong-type arguments with a typed 
       expect(functions.length, entry).toBeGreaterThan(0)
       expect(all.filter((c) => c.entry === entry).length, entry).toBe(functions.length)
     }
-    expect(all.length).toBeGreaterThan(100)
+    // Each function once: no entry hands on another's names.
+    expect(all.length).toBeGreaterThan(60)
   })
 
   it.each(Object.keys(entries))(
