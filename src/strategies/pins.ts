@@ -30,12 +30,20 @@ export function isPinned(message: Message, index: number, pin: Pin | undefined):
 
 /**
  * The units holding a pinned message, oldest first (`origin`: each view position's index in
- * the caller's history; default the view's own), or undefined when none is. Linear in the
- * history.
+ * the caller's history; default the view's own), or undefined when none is. With a `pin`
+ * function, linear in the history; without one, a history that grows by appending is read
+ * only where it grew (the positions holding `pinned: true` are kept per message array).
  */
 function pinnedUnits(view: View, pin: Pin | undefined, origin = view.origin): number[] | undefined {
   const units: number[] = []
   const n = view.messages.length
+  if (pin === undefined) {
+    for (const i of flaggedPositions(view)) {
+      const u = view.unitOf(i)
+      if (units[units.length - 1] !== u) units.push(u)
+    }
+    return units.length ? units : undefined
+  }
   for (let i = 0; i < n; i++)
     if (isPinned(view.message(i), origin?.[i] ?? i, pin)) {
       const u = view.unitOf(i)
@@ -43,6 +51,27 @@ function pinnedUnits(view: View, pin: Pin | undefined, origin = view.origin): nu
       i = view.end(u) - 1
     }
   return units.length ? units : undefined
+}
+
+/** Per message array: how far it was read, the message read last, and the positions flagged `pinned: true`. */
+const flagged = new WeakMap<
+  readonly Message[],
+  { read: number; last: Message | undefined; positions: number[] }
+>()
+
+/** View positions of the messages flagged `pinned: true`, ascending: read once per appended message. */
+function flaggedPositions(view: View): readonly number[] {
+  const n = view.messages.length
+  let kept = flagged.get(view.messages)
+  // A history rewritten in place (not appended to) is read again.
+  if (!kept || kept.read > n || (kept.read > 0 && view.message(kept.read - 1) !== kept.last)) {
+    kept = { read: 0, last: undefined, positions: [] }
+    flagged.set(view.messages, kept)
+  }
+  for (let i = kept.read; i < n; i++) if (view.message(i).pinned === true) kept.positions.push(i)
+  kept.read = n
+  kept.last = n > 0 ? view.message(n - 1) : undefined
+  return kept.positions
 }
 
 /** View positions of the units `units`. */
