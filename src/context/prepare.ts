@@ -73,8 +73,9 @@ export function prepare(
   for (const transform of setup.transforms) {
     // Numbered as the model reads them: a transform's note names a message by its number.
     const view = createView(source, settings, shownOrigin(index.input, origin))
-    // A pinned message, and the unit holding it, is sent as it is (strategies/pins.ts).
-    const changes = unpinned(transform.apply(view), pinnedPositions(view, setup.pin, origin))
+    // A pinned message, and the unit holding it, is sent as it is (strategies/pins.ts): `pin`
+    // is asked with the numbers selection asks it with (the view's), so both pin the same.
+    const changes = unpinned(transform.apply(view), pinnedPositions(view, setup.pin, view.origin))
     if (changes.size === 0) continue
     const nextMessages: Message[] = []
     const nextOrigin: number[] = []

@@ -1,4 +1,4 @@
-import type { Message } from '../messages/message.js'
+import { contentText, type Message } from '../messages/message.js'
 import { requireArgument } from '../options-check.js'
 import { mandatoryOverflow, trimOldest } from './budget.js'
 import { whenReady } from './scorers.js'
@@ -227,12 +227,16 @@ const STANDING = [
  * should and what it should not.
  */
 export function standingInstructions(): Pin {
+  // Its answer depends on the message alone: read once per message object, not on every fit.
+  const read = new WeakMap<Message, boolean>()
   return (message) => {
     if (message.role !== 'user') return false
-    const text =
-      typeof message.content === 'string'
-        ? message.content
-        : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')
-    return STANDING.some((re) => re.test(text))
+    let pinned = read.get(message)
+    if (pinned === undefined) {
+      const text = contentText(message.content)
+      pinned = STANDING.some((re) => re.test(text))
+      read.set(message, pinned)
+    }
+    return pinned
   }
 }
