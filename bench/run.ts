@@ -475,7 +475,7 @@ async function main() {
 
   // 7e. the default for agents on τ-bench traffic, against ledger: false, plain and stable
   console.log(
-    '## 7e. The default for agents on τ-bench traffic: 40 trajectories in one conversation, a call after every user message and tool result, two contexts fed alike (default options and `ledger: false`)\n',
+    '## 7e. The default for agents on τ-bench traffic: 40 trajectories in one conversation, a call after every user message and tool result, the default options and `ledger: false` each in a process of its own\n',
   )
   const traffic = medianFigures('agent-traffic')
   console.log(

@@ -5,6 +5,7 @@
  *   node --expose-gc --import tsx bench/sections.ts agent-loop|growing|counting|...
  * Prints one line of JSON (`--list`: the sections' names, for scripts/bench-compare.ts).
  */
+import { execFileSync } from 'node:child_process'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import type { Message } from '../src/messages/message.js'
 import { readLocomo } from '../test/locomo-data.js'
@@ -546,17 +547,26 @@ async function recallScaling() {
 
 /**
  * τ-bench agent traffic as an agent loop sees it: trajectories one after another in one
- * conversation, a model call after every message that is not the assistant's own. Two
- * contexts fed alike in one process, the default options and `ledger: false`: per call
- * (`getMessagesSync`), per turn (`addMessage` and the call), and how often the sent list
- * starts with the previous one (the provider's prompt cache), with budget left unused. The
- * `Idle` twins wait one macrotask after each call, as a loop awaiting the model does (the
- * ledger reads ahead of the cut then); the others never wait, so every fact is read in a call.
+ * conversation, a model call after every message that is not the assistant's own, through
+ * one `ChatContext`: per call (`getMessagesSync`), per turn (`addMessage` and the call), and
+ * how often the sent list starts with the previous one (the provider's prompt cache), with
+ * budget left unused. The `Idle` twins wait one macrotask after each call, as a loop awaiting
+ * the model does (the ledger reads ahead of the cut then); the others never wait, so every
+ * fact is read in a call. Each loop reads fresh copies of the messages (nothing one loop read
+ * is known to the next), after a warm-up on other trajectories. `options` names the context's
+ * options: `default` or `plain` (`ledger: false`).
  */
-async function agentTraffic() {
-  const stream: Message[] = tauBench()
-    .slice(0, 40)
-    .flatMap((r, k) => fromOpenAIChat(r.traj).slice(k === 0 ? 0 : 1))
+async function trafficOf(options: 'default' | 'plain') {
+  const records = tauBench()
+  const streamOf = (from: number, to: number): Message[] =>
+    records.slice(from, to).flatMap((r, k) => fromOpenAIChat(r.traj).slice(k === 0 ? 0 : 1))
+  const stream = streamOf(0, 40)
+  // Code warmed on other trajectories first, so the first loop is not billed for compiling.
+  const warm = new ChatContext({ budget: 8_000, ...(options === 'plain' && { ledger: false }) })
+  for (const m of streamOf(40, 60)) {
+    warm.addMessage(m)
+    if (m.role !== 'assistant') warm.getMessagesSync()
+  }
   const out: Record<string, number> = {}
   for (const [suffix, budget, stable, idle] of [
     ['', 8_000, false, false],
@@ -564,57 +574,79 @@ async function agentTraffic() {
     ['Idle', 8_000, false, true],
     ['StableIdle', 6_000, true, true],
   ] as const) {
-    const contexts = [
-      ['default', new ChatContext({ budget, ...(stable && { stable }) })],
-      ['plain', new ChatContext({ budget, ledger: false, ...(stable && { stable }) })],
-    ] as const
+    const ctx = new ChatContext({
+      budget,
+      ...(options === 'plain' && { ledger: false }),
+      ...(stable && { stable }),
+    })
     const counter = exactCounter()
-    const per = { default: [] as number[], plain: [] as number[] }
-    const turn = { default: [] as number[], plain: [] as number[] }
-    const previous: Record<string, Message[] | undefined> = {}
-    const hits = { default: 0, plain: 0 }
-    const unused = { default: 0, plain: 0 }
+    const per: number[] = []
+    const turn: number[] = []
+    let previous: Message[] | undefined
+    let hits = 0
+    let unused = 0
     let calls = 0
     let historyTokens = 0
-    let added = { default: 0, plain: 0 }
-    for (const m of stream) {
+    let added = 0
+    // Fresh objects each loop: what a message's facts cost is read anew, as for a new conversation.
+    for (const m of structuredClone(stream)) {
       historyTokens += counter.countMessage(m)
-      for (const [name, ctx] of contexts) {
-        const s = performance.now()
-        ctx.addMessage(m)
-        added[name] += performance.now() - s
-      }
+      const s0 = performance.now()
+      ctx.addMessage(m)
+      added += performance.now() - s0
       if (m.role === 'assistant') continue
       calls++
-      for (const [name, ctx] of contexts) {
-        const s = performance.now()
-        const view = ctx.getMessagesSync()
-        const t = performance.now() - s
-        per[name].push(t)
-        turn[name].push(t + added[name])
-        const p = previous[name]
-        if (p) {
-          let c = 0
-          while (c < p.length && view[c] === p[c]) c++
-          if (c === p.length) hits[name]++
-        }
-        previous[name] = view
-        unused[name] +=
-          Math.max(0, Math.min(budget, historyTokens) - counter.countMessages(view)) / budget
+      const s = performance.now()
+      const view = ctx.getMessagesSync()
+      const t = performance.now() - s
+      per.push(t)
+      turn.push(t + added)
+      if (previous) {
+        let c = 0
+        while (c < previous.length && view[c] === previous[c]) c++
+        if (c === previous.length) hits++
       }
-      added = { default: 0, plain: 0 }
+      previous = view
+      unused += Math.max(0, Math.min(budget, historyTokens) - counter.countMessages(view)) / budget
+      added = 0
       // The model call's wait (its time is not counted).
       if (idle) await new Promise((resolve) => setImmediate(resolve))
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
     out[`calls${suffix}`] = calls
-    for (const name of ['default', 'plain'] as const) {
-      out[`${name}${suffix}CallMs`] = mean(per[name])
-      out[`${name}${suffix}CallMedianMs`] = median(per[name])
-      out[`${name}${suffix}TurnMs`] = mean(turn[name])
-      out[`${name}${suffix}Prefix`] = hits[name] / (calls - 1)
-      out[`${name}${suffix}Unused`] = unused[name] / calls
-    }
+    out[`${options}${suffix}CallMs`] = mean(per)
+    out[`${options}${suffix}CallMedianMs`] = median(per)
+    out[`${options}${suffix}TurnMs`] = mean(turn)
+    out[`${options}${suffix}Prefix`] = hits / (calls - 1)
+    out[`${options}${suffix}Unused`] = unused / calls
+  }
+  return out
+}
+
+/**
+ * The default options against `ledger: false` on that traffic, each side in a process of its
+ * own (run one after the other), so that neither side's garbage or pending work is billed to
+ * the other; with the ratios of their figures.
+ */
+async function agentTraffic() {
+  const side = process.argv[3]
+  if (side === 'default' || side === 'plain') return trafficOf(side)
+  const run = (which: string) =>
+    JSON.parse(
+      execFileSync(
+        process.execPath,
+        [...process.execArgv, process.argv[1] as string, 'agent-traffic', which],
+        {
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        },
+      )
+        .trim()
+        .split('\n')
+        .at(-1) ?? '',
+    ) as Record<string, number>
+  const out: Record<string, number> = { ...run('default'), ...run('plain') }
+  for (const suffix of ['', 'Stable', 'Idle', 'StableIdle']) {
     out[`ratio${suffix}Call`] =
       (out[`default${suffix}CallMs`] as number) / (out[`plain${suffix}CallMs`] as number)
     out[`ratio${suffix}Turn`] =
