@@ -8,6 +8,7 @@ import type { Message } from '../messages/message.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { estimateCounter, exactCounter } from '../tokens/counters.js'
+import { tokenLimited } from './token-limited.js'
 
 // The ledger is made once per cut and counted piece by piece: these tests hold it to what a
 // count of the whole text says, and to the prompt cache a stable cut promises.
@@ -153,6 +154,108 @@ describe('the ledger kept per cut', () => {
       }),
       { numRuns: 40, seed: 7 },
     )
+  })
+
+  it('every call of a context fed one message at a time is the request a fresh fit makes, credentials coming and going in the window', () => {
+    // Tokens a credential filter knows by their form, and values under a credential's key.
+    const token = fc.constantFrom(
+      `ghp_${'aB3dE5fG7h'.repeat(3)}123456`,
+      'AKIAQWERTYUIOP123456',
+      `xoxb-${'1234567890'}-${'0987654321'}-${'AbCdEfGhIjKlMnOpQrStUvWx'}`,
+    )
+    const secretKey = fc.constantFrom('password', 'api_key', 'access_token')
+    const withSecrets = fc
+      .tuple(
+        history,
+        fc.array(fc.tuple(fc.nat(), secretKey, fc.oneof(token, value)), { maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), token), { maxLength: 3 }),
+      )
+      .map(([h, keyed, bare]): Message[] => {
+        const out = structuredClone(h)
+        const results = out.filter((m) => m.role === 'tool')
+        for (const [at, k, v] of keyed) {
+          const m = results[at % results.length] as Message & { content: string }
+          m.content = JSON.stringify({ ...JSON.parse(m.content), [k]: v })
+        }
+        for (const [at, t] of bare) {
+          const m = results[at % results.length] as Message & { content: string }
+          m.content = JSON.stringify({ ...JSON.parse(m.content), note: `use ${t} from now on` })
+        }
+        return out
+      })
+    const tokens = [
+      `ghp_${'aB3dE5fG7h'.repeat(3)}123456`,
+      'AKIAQWERTYUIOP123456',
+      'AbCdEfGhIjKlMnOpQrStUvWx',
+    ]
+    for (const [name, counter] of [counters[0], counters[2]] as [string, TokenCounter][])
+      fc.assert(
+        fc.property(withSecrets, fc.integer({ min: 400, max: 1200 }), (h, budget) => {
+          const ctx = new ChatContext({
+            budget,
+            counter,
+            ledger: true,
+            initialMessages: h.slice(0, 1),
+          })
+          for (let n = 2; n <= h.length; n++) {
+            ctx.addMessage(h[n - 1] as Message)
+            let got: Message[] | undefined
+            let fresh: Message[] | undefined
+            try {
+              got = ctx.getMessagesSync()
+            } catch {
+              got = undefined
+            }
+            try {
+              // A copy: nothing this history's messages were read for is known to it.
+              fresh = fit(structuredClone(h.slice(0, n)), {
+                budget,
+                counter,
+                ledger: true,
+              }).messages
+            } catch {
+              fresh = undefined
+            }
+            expect(got, `${name}, call ${n}`).toEqual(fresh)
+            const ledger = got?.find(
+              (m) =>
+                m.role === 'user' &&
+                typeof m.content === 'string' &&
+                m.content.startsWith('[Earlier'),
+            )
+            for (const t of tokens) expect(JSON.stringify(ledger ?? '')).not.toContain(t)
+          }
+        }),
+        { numRuns: 12, seed: 11, endOnFailure: true },
+      )
+  })
+
+  it('on agent traffic, every call of a context is the request a fresh fit of that history makes', () => {
+    // Trajectories 60-64 in one conversation: the cut moves by a message or a few most calls.
+    const stream = tauBench()
+      .slice(60, 65)
+      .flatMap((r, k) => fromOpenAIChat(r.traj).slice(k === 0 ? 0 : 1))
+    for (const [budget, stable] of [
+      [3000, false],
+      [2500, true],
+    ] as const) {
+      const ctx = new ChatContext({ budget, ...(stable && { stable }) })
+      let calls = 0
+      let ledgers = 0
+      stream.forEach((m, k) => {
+        ctx.addMessage(m)
+        if (m.role === 'assistant') return
+        const got = ctx.getMessagesSync()
+        const fresh = fit(structuredClone(stream.slice(0, k + 1)), {
+          budget,
+          ...(stable && { strategy: tokenLimited({ stable }) }),
+        })
+        expect(got, `call at message ${k}`).toEqual(fresh.messages)
+        calls++
+        if (ledgerOf(fresh)) ledgers++
+      })
+      expect(ledgers).toBeGreaterThan(calls / 2)
+    }
   })
 
   it('under a stable cut the ledger moves the cut no more often: the prefix is kept as often as without it (held-out trajectories)', () => {

@@ -31,14 +31,6 @@ const KIND_RANK: Record<FactKind, number> = {
   tool: 7,
 }
 
-interface Sourced {
-  item: Item
-  /** The window slot of the newest dropped message holding it (where it is quoted). */
-  slot: number
-  /** Its place in the window and in that message: the order its line lists it in. */
-  order: number
-}
-
 /** Who wrote the message at view position `i`: a tool result names its tool (found in its exchange). */
 export function whoOf(view: View, i: number): Who {
   const m = view.message(i)
@@ -225,26 +217,41 @@ export function itemsOf(
 }
 
 /** The window's facts: how many times each occurs, by a number given to each fact once. */
+/** A window slot: a dropped message and what the ledger reads from it, kept while it stays in the window. */
+interface Slot {
+  /** Its view position. */
+  position: number
+  message: Message
+  /** Its place in the caller's history. */
+  place: number
+  who: Who
+  items: Item[]
+  /** The number of each item's fact in the tally. */
+  ids: Int32Array
+  /** Its items by kind (`ranked`). */
+  ranks: Ranked
+  /** Whether the message holds a credential. */
+  secret: boolean
+  /** Its line opening, once made. */
+  opening?: Opening
+  /** Its last line and the items it lists (their indexes): a build that lists the same reuses it. */
+  line?: { idxs: number[]; line: Line }
+}
+
 interface Tally {
-  /** Window positions tallied, ascending, with what each was read from. */
-  positions: number[]
-  messages: Message[]
-  places: number[]
-  who: Who[]
-  items: Item[][]
-  /** The number of each item of each position's message. */
-  ids: Int32Array[]
-  /** Whether each position's message holds a credential. */
-  secret: boolean[]
-  /** Each position's line opening, once made. */
-  openings: (Opening | undefined)[]
-  /** Positions whose message holds a credential (then every message is read against them). */
+  /** The window's slots, by position ascending. */
+  slots: Slot[]
+  /** Slots whose message holds a credential (then every message is read against them). */
   secretHolders: number
   /** Facts by their number, and how many times each occurs in the window. */
   numbers: Map<string, number>
   counts: Int32Array
+  /** The build that last took each fact (`walked`), by fact number. */
+  taken: Float64Array
   /** Facts occurring in the window. */
   size: number
+  /** The last ledger made from it, with its heading and lines: the same lines make the same ledger. */
+  last?: { heading: string; body: readonly Line[]; made: Made }
 }
 
 /** A window holds at most this many messages (its tokens are bounded too; a counter may say 0). */
@@ -253,26 +260,12 @@ export const WINDOW_MESSAGES = 4096
 /** The tally kept per counter and history array: moved to each new window by what left and what came. */
 const tallies = new WeakMap<TokenCounter, WeakMap<readonly Message[], Tally>>()
 
-/** A tally's per-position columns, empty. */
-const noSlots = (): Pick<
-  Tally,
-  'positions' | 'messages' | 'places' | 'who' | 'items' | 'ids' | 'secret' | 'openings'
-> => ({
-  positions: [],
-  messages: [],
-  places: [],
-  who: [],
-  items: [],
-  ids: [],
-  secret: [],
-  openings: [],
-})
-
 const emptyTally = (): Tally => ({
-  ...noSlots(),
+  slots: [],
   secretHolders: 0,
   numbers: new Map(),
   counts: new Int32Array(64),
+  taken: new Float64Array(64),
   size: 0,
 })
 
@@ -290,13 +283,13 @@ function tallied(view: View, window: readonly number[]): Tally {
   // What stays must be what was read: the same message object at the same place. A history
   // whose facts were numbered far past what its window holds starts again (bounded memory).
   if (tally.numbers.size > 8 * (tally.size + 1024)) tally = emptyTally()
-  for (let a = 0, b = 0; a < tally.positions.length && b < window.length; ) {
-    const p = tally.positions[a] as number
+  for (let a = 0, b = 0; a < tally.slots.length && b < window.length; ) {
+    const slot = tally.slots[a] as Slot
     const q = window[b] as number
-    if (p < q) a++
-    else if (q < p) b++
+    if (slot.position < q) a++
+    else if (q < slot.position) b++
     else {
-      if (tally.messages[a] !== view.message(q) || tally.places[a] !== placeOf(view, q)) {
+      if (slot.message !== view.message(q) || slot.place !== placeOf(view, q)) {
         tally = emptyTally()
         break
       }
@@ -304,25 +297,18 @@ function tallied(view: View, window: readonly number[]): Tally {
       b++
     }
   }
-  const next: Tally = { ...tally, ...noSlots() }
+  const old = tally.slots
+  const next: Tally = { ...tally, slots: [] }
   let a = 0
-  const out = (k: number) => {
-    count(next, tally.ids[k] as Int32Array, -1)
-    if (tally.secret[k]) next.secretHolders--
+  const out = (slot: Slot) => {
+    count(next, slot.ids, -1)
+    if (slot.secret) next.secretHolders--
   }
   for (const q of window) {
     // Those before `q` that the new window does not hold leave.
-    while (a < tally.positions.length && (tally.positions[a] as number) < q) out(a++)
-    if (a < tally.positions.length && tally.positions[a] === q) {
-      next.positions.push(q)
-      next.messages.push(tally.messages[a] as Message)
-      next.places.push(tally.places[a] as number)
-      next.who.push(tally.who[a] as Who)
-      next.items.push(tally.items[a] as Item[])
-      next.ids.push(tally.ids[a] as Int32Array)
-      next.secret.push(tally.secret[a] as boolean)
-      next.openings.push(tally.openings[a])
-      a++
+    while (a < old.length && (old[a] as Slot).position < q) out(old[a++] as Slot)
+    if (a < old.length && (old[a] as Slot).position === q) {
+      next.slots.push(old[a++] as Slot)
       continue
     }
     const m = view.message(q)
@@ -332,37 +318,31 @@ function tallied(view: View, window: readonly number[]): Tally {
     count(next, ids, 1)
     const secret = messageSecrets(m).length > 0
     if (secret) next.secretHolders++
-    next.positions.push(q)
-    next.messages.push(m)
-    next.places.push(placeOf(view, q))
-    next.who.push(who)
-    next.items.push(items)
-    next.ids.push(ids)
-    next.secret.push(secret)
-    next.openings.push(undefined)
+    next.slots.push({
+      position: q,
+      message: m,
+      place: placeOf(view, q),
+      who,
+      items,
+      ids,
+      ranks: ranked(items),
+      secret,
+    })
   }
-  while (a < tally.positions.length) out(a++)
+  while (a < old.length) out(old[a++] as Slot)
   byArray.set(view.messages, next)
   if (next.secretHolders === 0) return next
   // A credential one message holds is quoted from none: a token under `password` in one
   // result and bare in the next is still a token.
-  const secrets = next.messages.flatMap((m) => messageSecrets(m))
+  const secrets = next.slots.flatMap((slot) => messageSecrets(slot.message))
   const read = emptyTally()
-  next.positions.forEach((_, k) => {
-    const items = itemsOf(counter, next.messages[k] as Message, toolOf(next.who[k] as Who), secrets)
+  const slots = next.slots.map((slot): Slot => {
+    const items = itemsOf(counter, slot.message, toolOf(slot.who), secrets)
     const ids = numbered(read, items)
     count(read, ids, 1)
-    read.items.push(items)
-    read.ids.push(ids)
+    return { ...slot, items, ids, ranks: ranked(items), line: undefined }
   })
-  return {
-    ...next,
-    items: read.items,
-    ids: read.ids,
-    numbers: read.numbers,
-    counts: read.counts,
-    size: read.size,
-  }
+  return { ...read, slots, secretHolders: next.secretHolders }
 }
 
 export const toolOf = (who: Who): string | undefined =>
@@ -380,9 +360,13 @@ function numbered(tally: Tally, items: readonly Item[]): Int32Array {
     ids[k] = id
   })
   if (tally.numbers.size > tally.counts.length) {
-    const grown = new Int32Array(Math.max(tally.numbers.size, tally.counts.length * 2))
+    const length = Math.max(tally.numbers.size, tally.counts.length * 2)
+    const grown = new Int32Array(length)
     grown.set(tally.counts)
     tally.counts = grown
+    const taken = new Float64Array(length)
+    taken.set(tally.taken)
+    tally.taken = taken
   }
   return ids
 }
@@ -408,31 +392,48 @@ function buildLedger(
   return walked(view, maxTokens, heading, tally)
 }
 
-/** Kinds in the order the ledger takes them (`KIND_RANK`), the tool outcome left out. */
-const KINDS = (Object.keys(KIND_RANK) as FactKind[])
+/** The ranks the ledger takes, in order (`KIND_RANK`), the tool outcome left out. */
+const RANKS = (Object.keys(KIND_RANK) as FactKind[])
   .filter((k) => k !== 'tool')
-  .sort((a, b) => KIND_RANK[a] - KIND_RANK[b])
+  .map((k) => KIND_RANK[k])
+  .sort((a, b) => a - b)
 
-/** A message's items by kind (`KIND_RANK`), each list in the message's order (made once per items list). */
-const byKind = new WeakMap<readonly Item[], (number[] | undefined)[]>()
+/** The number of ranks (`KIND_RANK`). */
+const RANK_COUNT = Math.max(...Object.values(KIND_RANK)) + 1
 
-function itemsByKind(items: readonly Item[]): (number[] | undefined)[] {
-  let out = byKind.get(items)
+/**
+ * A message's item indexes by kind: those of rank `r` are `order[starts[r]]` up to
+ * `order[starts[r + 1]]`, each kind's in the message's order.
+ */
+interface Ranked {
+  order: Int32Array
+  starts: Int32Array
+}
+
+/** Made once per items list. */
+const rankedOf = new WeakMap<readonly Item[], Ranked>()
+
+function ranked(items: readonly Item[]): Ranked {
+  let out = rankedOf.get(items)
   if (!out) {
-    const lists: (number[] | undefined)[] = []
+    const starts = new Int32Array(RANK_COUNT + 1)
+    for (const item of items) (starts[KIND_RANK[item.kind] + 1] as number)++
+    for (let r = 1; r <= RANK_COUNT; r++)
+      starts[r] = (starts[r] as number) + (starts[r - 1] as number)
+    const order = new Int32Array(items.length)
+    const at = starts.slice(0, RANK_COUNT)
     items.forEach((item, idx) => {
-      const rank = KIND_RANK[item.kind]
-      const list = lists[rank]
-      if (list) list.push(idx)
-      else lists[rank] = [idx]
+      const r = KIND_RANK[item.kind]
+      order[at[r] as number] = idx
+      at[r] = (at[r] as number) + 1
     })
-    out = lists
-    byKind.set(items, out)
+    out = { order, starts }
+    rankedOf.set(items, out)
   }
   return out
 }
 
-/** A record line's opening for a window slot (its place and writer), made and priced once per tally. */
+/** A record line's opening for a window slot (its place and writer), made and priced once per slot. */
 interface Opening {
   text: string
   /** Tokens of the line break and the opening, as the greedy fill prices a new line. */
@@ -441,15 +442,25 @@ interface Opening {
   raw?: number
 }
 
-function openingOf(view: View, tally: Tally, slot: number): Opening {
-  let o = tally.openings[slot]
+function openingOf(counter: TokenCounter, slot: Slot): Opening {
+  let o = slot.opening
   if (!o) {
-    const text = lineOpening(tally.places[slot] as number, tally.who[slot] as Who)
-    o = { text, cost: pieceTokens(view.counter, `\n${text}`) }
-    tally.openings[slot] = o
+    const text = lineOpening(slot.place, slot.who)
+    o = { text, cost: pieceTokens(counter, `\n${text}`) }
+    slot.opening = o
   }
   return o
 }
+
+/** A chosen fact: its window slot and its index among that slot's items, as one number (the order its line lists it in). */
+const SLOT = 2 ** 20
+const slotOf = (at: number): number => Math.floor(at / SLOT)
+
+/** The fill's lists of candidates, by how often their fact came back (3 or more, 2, 1): reused by every build. */
+const buckets: [number[], number[], number[]] = [[], [], []]
+
+/** Builds made, so a fact's mark in `Tally.taken` tells whether this build took it. */
+let builds = 0
 
 /**
  * The ledger's facts, by kind (identifiers first, `KIND_RANK`), within a kind those held more
@@ -463,85 +474,94 @@ function openingOf(view: View, tally: Tally, slot: number): Opening {
 function walked(view: View, maxTokens: number, heading: string, tally: Tally): Made | undefined {
   const counter = view.counter
   let total = headingTokens(counter, heading)
-  const opened = new Uint8Array(tally.positions.length)
-  let chosen: Sourced[] = []
+  const { slots, counts, taken } = tally
+  const opened = new Uint8Array(slots.length)
+  let chosen: number[] = []
   let misses = 0
-  // Each fact taken once: a mark per fact number, this build's.
-  const taken = new Uint8Array(tally.numbers.size)
-  walk: for (const kind of KINDS) {
-    const rank = KIND_RANK[kind]
+  // Each fact taken once: this build's mark.
+  const mark = ++builds
+  walk: for (const rank of RANKS) {
     // This kind's facts, newest holder first, by how often they came back (3 or more, 2, 1).
-    const buckets: Sourced[][] = [[], [], []]
-    for (let slot = tally.positions.length - 1; slot >= 0; slot--) {
-      const items = tally.items[slot] as Item[]
-      const idxs = itemsByKind(items)[rank]
-      if (!idxs) continue
-      const ids = tally.ids[slot] as Int32Array
-      for (const idx of idxs) {
+    for (const bucket of buckets) bucket.length = 0
+    for (let slot = slots.length - 1; slot >= 0; slot--) {
+      const { ranks, ids } = slots[slot] as Slot
+      const end = ranks.starts[rank + 1] as number
+      for (let k = ranks.starts[rank] as number; k < end; k++) {
+        const idx = ranks.order[k] as number
         const id = ids[idx] as number
-        if (taken[id]) continue
-        taken[id] = 1
-        const n = tally.counts[id] as number
-        ;(buckets[3 - Math.min(n, 3)] as Sourced[]).push({
-          item: items[idx] as Item,
-          slot,
-          order: slot * 2 ** 20 + idx,
-        })
+        if (taken[id] === mark) continue
+        taken[id] = mark
+        const n = counts[id] as number
+        ;(n >= 3 ? buckets[0] : n === 2 ? buckets[1] : buckets[2]).push(slot * SLOT + idx)
       }
     }
     for (const bucket of buckets)
-      for (const s of bucket) {
-        const fresh = !opened[s.slot]
-        const cost = costOf(counter, s.item) + (fresh ? openingOf(view, tally, s.slot).cost : 0)
+      for (const at of bucket) {
+        const slot = slotOf(at)
+        const s = slots[slot] as Slot
+        const item = s.items[at - slot * SLOT] as Item
+        const cost = costOf(counter, item) + (opened[slot] ? 0 : openingOf(counter, s).cost)
         if (total + cost > maxTokens) {
           if (++misses >= 16) break walk
           continue
         }
         total += cost
-        opened[s.slot] = 1
-        chosen.push(s)
+        opened[slot] = 1
+        chosen.push(at)
       }
   }
   while (chosen.length > 0) {
-    const made = ledgerMessage(counter, lines(view, tally, chosen), heading)
+    const made = ledgerMessage(counter, tally, lines(counter, tally, chosen), heading)
     if (made.tokens <= maxTokens) {
       const replaces: number[] = []
       opened.forEach((o, slot) => {
-        if (o) replaces.push(tally.positions[slot] as number)
+        if (o) replaces.push((slots[slot] as Slot).position)
       })
       return { ...made, replaces }
     }
     chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
     opened.fill(0)
-    for (const c of chosen) opened[c.slot] = 1
+    for (const at of chosen) opened[slotOf(at)] = 1
   }
   return undefined
 }
 
-/** The record lines of the chosen facts, by message in history order (as `renderRecords` writes them). */
-function lines(view: View, tally: Tally, chosen: readonly Sourced[]): Line[] {
-  const sorted = [...chosen].sort((a, b) => a.order - b.order)
+/**
+ * The record lines of the chosen facts, by message in history order (as `renderRecords`
+ * writes them). A slot that lists the same items as in the last build gives the same line.
+ */
+function lines(counter: TokenCounter, tally: Tally, chosen: readonly number[]): Line[] {
+  const sorted = Float64Array.from(chosen).sort()
   const out: Line[] = []
   for (let k = 0; k < sorted.length; ) {
-    const slot = (sorted[k] as Sourced).slot
-    let j = k
+    const slot = slotOf(sorted[k] as number)
+    const s = tally.slots[slot] as Slot
+    const idxs: number[] = []
+    while (k < sorted.length && slotOf(sorted[k] as number) === slot)
+      idxs.push((sorted[k++] as number) - slot * SLOT)
+    if (s.line && sameList(s.line.idxs, idxs)) {
+      out.push(s.line.line)
+      continue
+    }
     const records: { key: string | undefined; value: string; quoted: string }[] = []
     const items: Item[] = []
-    while (j < sorted.length && (sorted[j] as Sourced).slot === slot) {
-      const { item } = sorted[j] as Sourced
+    for (const idx of idxs) {
+      const item = s.items[idx] as Item
       item.quoted ??= quote(item.value)
       records.push({ key: item.label, value: item.value, quoted: item.quoted })
       items.push(item)
-      j++
     }
     const parts = itemParts(records)
-    out.push({
-      opening: openingOf(view, tally, slot),
+    const opening = openingOf(counter, s)
+    const line: Line = {
+      opening,
       parts,
       // A part that is one item (not a list of values under one key) is counted with it.
       items: parts.length === items.length ? items : undefined,
-    })
-    k = j
+      text: `${opening.text} ${parts.join(', ')}`,
+    }
+    s.line = { idxs, line }
+    out.push(line)
   }
   return out
 }
@@ -552,6 +572,10 @@ interface Line {
   parts: string[]
   /** The item of each part, when each part is one. */
   items: Item[] | undefined
+  /** The line as written (without its line break). */
+  text: string
+  /** Its pieces' tokens before the counter's factor, followed by a line break (0) or last (1), once counted. */
+  raw?: [number?, number?]
 }
 
 /** A ledger: its message (one object per text, so the counter's own cache knows it) and tokens. */
@@ -565,10 +589,17 @@ export interface Made {
 /** The ledger message for a text, kept for the last texts (a stable cut makes the same one each call). */
 const ledgerMessages = memoPerCounter<Made>(64)
 
-function ledgerMessage(counter: TokenCounter, body: readonly Line[], heading: string): Made {
+function ledgerMessage(
+  counter: TokenCounter,
+  tally: Tally,
+  body: readonly Line[],
+  heading: string,
+): Made {
+  const last = tally.last
+  if (last && last.heading === heading && sameList(last.body, body)) return last.made
   let text = heading
-  for (const line of body) text += `\n${line.opening.text} ${line.parts.join(', ')}`
-  return ledgerMessages(counter, text, () => {
+  for (const line of body) text += `\n${line.text}`
+  const made = ledgerMessages(counter, text, () => {
     // Frozen, so a request that sends it again shares the object (as a stable prefix does).
     const message: Message = Object.freeze({ role: 'user', content: text })
     const pieces = piecewiseOf(counter)
@@ -580,6 +611,8 @@ function ledgerMessage(counter: TokenCounter, body: readonly Line[], heading: st
     pieces.remember(message, tokens)
     return { message, tokens }
   })
+  tally.last = { heading, body, made }
+  return made
 }
 
 /**
@@ -599,25 +632,33 @@ function piecewiseTokens(
   body: readonly Line[],
 ): number {
   let n = add(0, lineTokens(counter, pieces, body.length > 0 ? `${heading}\n` : heading))
-  for (let k = 0; k < body.length && n >= 0; k++) {
-    const { opening, parts } = body[k] as Line
-    const end = k < body.length - 1 ? '\n' : ''
-    opening.raw ??= lineTokens(counter, pieces, opening.text)
-    n = add(n, opening.raw)
-    const items = (body[k] as Line).items
-    for (let p = 0; p < parts.length && n >= 0; p++) {
-      const after = p < parts.length - 1 ? 0 : end === '' ? 2 : 1
-      const item = items?.[p]
-      // Each item's piece counted once, kept with the item (items are per counter); a list
-      // of values under one key is counted as it is written.
-      n = add(
-        n,
-        item
-          ? itemPiece(counter, pieces, item, after)
-          : lineTokens(counter, pieces, ` ${parts[p]}${after === 0 ? ',' : end}`),
-      )
-    }
+  for (let k = 0; k < body.length && n >= 0; k++)
+    n = add(n, lineRaw(counter, pieces, body[k] as Line, k === body.length - 1))
+  return n
+}
+
+/** A line's pieces' tokens before the counter's factor, with the line break after it unless `last`; kept with the line. */
+function lineRaw(counter: TokenCounter, pieces: Piecewise, line: Line, last: boolean): number {
+  line.raw ??= []
+  const kept = line.raw[last ? 1 : 0]
+  if (kept !== undefined) return kept
+  const { opening, parts, items } = line
+  const end = last ? '' : '\n'
+  opening.raw ??= lineTokens(counter, pieces, opening.text)
+  let n = opening.raw
+  for (let p = 0; p < parts.length && n >= 0; p++) {
+    const after = p < parts.length - 1 ? 0 : last ? 2 : 1
+    const item = items?.[p]
+    // Each item's piece counted once, kept with the item (items are per counter); a list
+    // of values under one key is counted as it is written.
+    n = add(
+      n,
+      item
+        ? itemPiece(counter, pieces, item, after)
+        : lineTokens(counter, pieces, ` ${parts[p]}${after === 0 ? ',' : end}`),
+    )
   }
+  line.raw[last ? 1 : 0] = n
   return n
 }
 
