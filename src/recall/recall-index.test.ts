@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { fit } from '../context/fit.js'
 import { contentText, type Message } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -425,6 +425,40 @@ describe('recall index', () => {
       }),
       { numRuns: 60 },
     )
+  })
+
+  it('behind a first message made again of the same role and text, the index is the same one, nothing copied', () => {
+    const rest: Message[] = [
+      { role: 'user', content: 'book flight NQNU5R' },
+      { role: 'assistant', content: 'done' },
+      { role: 'user', content: 'and the __proto__ baggage?' },
+    ]
+    const prompt = 'You are an agent. Never mention 𝒳.'
+    const index = recallIndexOf([{ role: 'system', content: prompt }, ...rest])
+    const copy = vi.spyOn(RecallIndex.prototype, 'withFirst')
+    try {
+      for (let k = 0; k < 3; k++) {
+        rest.push({ role: 'assistant', content: `reply ${k}` })
+        const head: Message = { role: 'system', content: [{ type: 'text', text: prompt }] }
+        const h = [head, ...rest]
+        expect(recallIndexOf(h)).toBe(index)
+        expect(index.messages[0]).toBe(head)
+        expect(index.length).toBe(h.length)
+      }
+      expect(copy).not.toHaveBeenCalled()
+      // Another text, or the same text from another role: read as a new first message.
+      const other = [{ role: 'system', content: `${prompt} Be brief.` } as Message, ...rest]
+      const derived = recallIndexOf(other)
+      expect(derived).not.toBe(index)
+      expect([...derived.holding('brief')]).toEqual([0])
+      expect([...index.holding('brief')]).toEqual([])
+      const asUser = [{ role: 'user', content: prompt } as Message, ...rest]
+      expect(recallIndexOf(asUser)).not.toBe(index)
+      expect(recallIndexOf(asUser).systems).toEqual([])
+      expect(copy).toHaveBeenCalledTimes(2)
+    } finally {
+      copy.mockRestore()
+    }
   })
 
   it('an array grown, or a new array of the same messages, extends the index; one edited is read again', () => {
