@@ -5,7 +5,8 @@ import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { memoryStore } from '../store/memory-store.js'
 import { LEDGER_HEADING, LEDGER_HEADING_RECALL } from '../strategies/ledger.js'
-import { exactCounter } from '../tokens/counters.js'
+import { estimateCounter, exactCounter } from '../tokens/counters.js'
+import { recallToolTokens } from './definition.js'
 import {
   executeRecall,
   RECALL_DESCRIPTION,
@@ -210,6 +211,12 @@ describe('recall', () => {
       counter.countTools([
         { name: 'recall', description: RECALL_DESCRIPTION, parameters: RECALL_PARAMETERS },
       ]),
+    )
+    // One count of the tool, the one the evaluations add to their budgets: 122 tokens in o200k.
+    expect(recallToolTokens(counter)).toBe(withRecall.tokens.tools)
+    expect(recallToolTokens(counter)).toBe(122)
+    expect(recallToolTokens(estimateCounter())).toBe(
+      fit(h, { budget: 900, recall: true, counter: estimateCounter() }).tokens.tools,
     )
     expect(withRecall.tokens.total).toBeLessThanOrEqual(900)
     const ledger = withRecall.inserted.find((i) => i.reason === 'ledger')
