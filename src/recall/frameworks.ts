@@ -198,16 +198,18 @@ function executor(
 }
 
 /**
- * `decoded` with each message equal to the one at its place in `before` replaced by that
- * object (the formats decode into new objects on every call).
+ * `decoded` (copied) with each message equal to the one at its place in `before` replaced by
+ * that object (the formats decode into new objects on every call).
  */
-function sameAsBefore(decoded: Message[], before: readonly Message[]): Message[] {
+function sameAsBefore(decoded: readonly Message[], before: readonly Message[]): Message[] {
+  // A new array: a reader may keep the one it returned.
+  const out = decoded.slice()
   const n = Math.min(decoded.length, before.length)
   for (let i = 0; i < n; i++) {
     const was = before[i] as Message
-    if (sameData(was, decoded[i], 0)) decoded[i] = was
+    if (sameData(was, decoded[i], 0)) out[i] = was
   }
-  return decoded
+  return out
 }
 
 /** Whether two decoded values (plain data: strings, numbers, lists, records) are equal. */
