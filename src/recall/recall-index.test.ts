@@ -217,14 +217,14 @@ function rankedPlainly(
   }
   const asked = queryTerms(q)
   // Within the budget: the words rarest first over the whole history (every message, sent
-  // or not), while their holders summed stay within it; the rarest always.
+  // or not), while their holders summed stay within it; the rarest some message holds always.
   const everyBag = h.map((_, i) => bagOf(i))
   const holders = (w: string) => everyBag.filter((b) => b.has(w)).length
   const byRarity = [...asked.words].sort((a, b) => holders(a) - holders(b))
   const kept = new Set<string>()
   let sum = 0
   for (const w of byRarity) {
-    if (kept.size > 0 && sum + holders(w) > budget) break
+    if (sum > 0 && sum + holders(w) > budget) break
     kept.add(w)
     sum += holders(w)
   }
@@ -367,6 +367,9 @@ describe('recall index', () => {
     // Every common word is held by 400 messages: with a bound of 100 only the rarest are read.
     const got = search(index, left, q, 5, 100)
     expect(got[0]).toBe(401)
+    // A word no message holds does not take the place of the rarest one held.
+    expect(search(index, left, 'qqqqzz please', 5, 100)[0]).toBeDefined()
+    expect(search(index, left, 'qqqqzz please', 5, 100)).toEqual(search(index, left, 'please', 5))
     // Read whole, the common words' own best holders come too.
     expect(search(index, left, q, 5).length).toBe(5)
     expect(got.length).toBe(1)

@@ -198,8 +198,8 @@ export function search(
 
 /**
  * The words and terms of a query a search reads: its words rarest first (by their postings,
- * ties in the query's order) while the postings read stay within `budget` (the rarest word
- * always read); a term with the words of it that are read, when its first word (an
+ * ties in the query's order) while the postings read stay within `budget` (the rarest word a
+ * message holds always read); a term with the words of it that are read, when its first word (an
  * identifier's whole) is.
  */
 export function readable(index: RecallIndex, asked: QueryTerms, budget: number): QueryTerms {
@@ -211,7 +211,8 @@ export function readable(index: RecallIndex, asked: QueryTerms, budget: number):
   const read = new Set<string>()
   let used = 0
   for (const { w, n } of sizes) {
-    if (read.size > 0 && used + n > budget) break
+    // The first word some message holds is read whatever it costs (one none holds costs nothing).
+    if (used > 0 && used + n > budget) break
     read.add(w)
     used += n
   }
