@@ -17,20 +17,13 @@ import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import type { Message } from '../src/messages/message.js'
-import {
-  checkRecallOptions,
-  RECALL_DESCRIPTION,
-  RECALL_PARAMETERS,
-  RECALL_TOOL_NAME,
-} from '../src/recall/definition.js'
+import { checkRecallOptions, recallToolTokens } from '../src/recall/definition.js'
 import { recallFrom } from '../src/recall/recall.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { LANGUAGES, type Language } from './eval-recall-multilingual-data.js'
 
 const counter = exactCounter()
-const TOOL = counter.countTools([
-  { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters: RECALL_PARAMETERS },
-])
+const TOOL = recallToolTokens(counter)
 /** The orders each language's turns are told in. */
 const ORDERS = [1, 2, 3]
 

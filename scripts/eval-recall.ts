@@ -19,13 +19,7 @@ import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
 import { type Message, messageText } from '../src/messages/message.js'
 import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
-import {
-  checkRecallOptions,
-  RECALL_DEFAULTS,
-  RECALL_DESCRIPTION,
-  RECALL_PARAMETERS,
-  RECALL_TOOL_NAME,
-} from '../src/recall/definition.js'
+import { checkRecallOptions, RECALL_DEFAULTS, recallToolTokens } from '../src/recall/definition.js'
 import { recallFrom } from '../src/recall/recall.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { LOCOMO_DEV_PATH, readLocomo } from '../test/locomo-data.js'
@@ -37,9 +31,7 @@ const counter = exactCounter()
  * What the recall tool's definition costs: added to each budget, as the data sets' own tools
  * are not counted either (`eval:agent` fits the history alone), so the history gets the same room.
  */
-const TOOL = counter.countTools([
-  { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters: RECALL_PARAMETERS },
-])
+const TOOL = recallToolTokens(counter)
 
 interface Row {
   data: string

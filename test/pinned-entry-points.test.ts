@@ -33,7 +33,7 @@ import {
   toOpenAIResponses,
   truncateMessages,
 } from '../src/index.js'
-import { fitOpenAIMessages } from '../src/integrations/index.js'
+import { fitEachStep, fitOpenAIMessages } from '../src/integrations/index.js'
 import { postgresStore } from '../src/store/postgres-store.js'
 import { redisStore } from '../src/store/redis-store.js'
 import { requireInCI } from './helpers/ci.js'
@@ -129,6 +129,68 @@ describe('options', () => {
       pin: pinResult,
     })
     expect(cut.messages[5]).toEqual(h[5])
+  })
+})
+
+describe('a pin function behind a system prompt given apart, with a transform', () => {
+  // The AI SDK's prepareStep takes the system prompt apart: the messages are numbered as the
+  // caller's (the first is 0), and `pin` is asked with those numbers by the transform and by
+  // selection alike. Each check fails when either asks it one number off, either way.
+  const long = (who: string, k: number) => `${who} ${k}: ${'a long line of words '.repeat(30)}`
+  const textOf = (m: unknown) => JSON.stringify((m as { content?: unknown }).content)
+  const step = (messages: Message[], options: Parameters<typeof fitEachStep>[0]) =>
+    fitEachStep({ system: 'You book flights.', budget: 100_000, ...options })({
+      messages: toAISDK(messages),
+    })
+
+  it('truncateMessages leaves the pinned message whole, and cuts its neighbours', () => {
+    const h: Message[] = Array.from({ length: 7 }, (_, k) => ({
+      role: k % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: long(k % 2 === 0 ? 'user' : 'assistant', k),
+    }))
+    const given = toAISDK(h)
+    for (const pinned of [2, 3, 4]) {
+      const out = step(h, {
+        transforms: [truncateMessages({ maxTokensPerMessage: 20 })],
+        pin: (_, i) => i === pinned,
+      })
+      expect(out.system).toBe('You book flights.')
+      expect(out.messages).toHaveLength(h.length)
+      out.messages.forEach((m, i) => {
+        if (i === pinned) expect(textOf(m)).toBe(textOf(given[i]))
+        else if (i < h.length - 1) expect(textOf(m).length).toBeLessThan(textOf(given[i]).length)
+      })
+    }
+  })
+
+  it('clearToolResults leaves the pinned unit`s result, and clears the others', () => {
+    const h: Message[] = []
+    for (let t = 0; t < 3; t++) {
+      h.push({ role: 'user', content: `search ${t}` })
+      h.push({
+        role: 'assistant',
+        toolCalls: [{ id: `c.${t}`, name: 'search', arguments: `{"q":"${t}"}` }],
+      })
+      h.push({ role: 'tool', toolCallId: `c.${t}`, content: long('result', t) })
+    }
+    h.push({ role: 'user', content: 'which one?' })
+    const given = toAISDK(h)
+    const results = [2, 5, 8]
+    // The call at 4 and its result at 5 are one unit; the user's 3 and 6 are apart from it.
+    for (const [pinned, whole] of [
+      [5, 5],
+      [4, 5],
+      [3, -1],
+      [6, -1],
+    ] as const) {
+      const out = step(h, {
+        transforms: [clearToolResults({ keep: 0 })],
+        pin: (_, i) => i === pinned,
+      })
+      for (const r of results)
+        if (r === whole) expect(textOf(out.messages[r])).toBe(textOf(given[r]))
+        else expect(textOf(out.messages[r])).not.toContain('a long line of words')
+    }
   })
 })
 

@@ -236,6 +236,9 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
     const fresh = (view.messages.slice(start, to) as Message[]).filter(
       (_, k) => !pinned.has(start + k),
     )
+    // The pinned messages of the whole range (the previous summary's part included): sent apart.
+    const pinnedIn = [...pinned].filter((i) => i >= from && i < to).sort((a, b) => a - b)
+    const standsFor = to - from - pinnedIn.length
     const replacedTokens = view.rangeTokens(1, cut)
     // Room for the summary message: what the first unit and the newest units leave of the budget.
     const room = view.available - view.unitSize(0) - view.rangeTokens(cut, view.unitCount)
@@ -274,8 +277,9 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
         if (!text) throw new Error(`the summarizer ${summarizer.name} returned an empty summary`)
         // Messages named by their index in the caller's history, as `kept` and `fates` name them.
         const place = (i: number) => view.origin?.[i] ?? i
-        // With recall offered, it says the messages of its range can be asked back by number.
-        const header = `[Summary of messages ${place(from)} to ${place(to - 1)} of the conversation (${to - from} messages), standing in for them${rangeNote(view)}]`
+        // It counts only what it stands for: a pinned message of its range is sent as it is,
+        // and named so. With recall offered, it says those can be asked back by number.
+        const header = `[Summary of messages ${place(from)} to ${place(to - 1)} of the conversation (${standsFor} messages${pinnedNote(pinnedIn.map(place))}), standing in for them${rangeNote(view)}]`
         // The summarizer may repeat a credential it read: derived text never carries one.
         let content = `${header}\n${redactCredentials(text)}`
         if (facts.length) {
@@ -340,7 +344,7 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
       type: 'compressed',
       before,
       after: served(view, made),
-      replaced: to - from,
+      replaced: standsFor,
       range: [from, to],
       running: current !== undefined,
       ...(factLedger && {
@@ -600,4 +604,14 @@ export function describeCompression(e: CompressionEvent): string {
     case 'terminated':
       return `context full: ${e.tokens} tokens over the trigger of ${e.trigger}`
   }
+}
+
+/** `; message 5 sent as it is` for the pinned messages of a summary's range (at most eight named). */
+function pinnedNote(numbers: readonly number[]): string {
+  if (numbers.length === 0) return ''
+  const named = numbers.slice(0, 8).join(', ')
+  const more = numbers.length > 8 ? ` and ${numbers.length - 8} more` : ''
+  return numbers.length === 1
+    ? `; message ${named} sent as it is`
+    : `; messages ${named}${more} sent as they are`
 }

@@ -6,10 +6,9 @@ import type { ProviderRules } from '../providers/types.js'
 import { type Provider, rulesOf } from '../providers/validate.js'
 import {
   checkRecallOptions,
-  RECALL_DESCRIPTION,
-  RECALL_PARAMETERS,
   RECALL_TOOL_NAME,
   type RecallOptions,
+  recallToolSchema,
 } from '../recall/definition.js'
 import {
   checkLedgerOptions,
@@ -249,14 +248,7 @@ export function resolveSetup(
   // The recall tool is sent with the request: it is counted like the others.
   const tools =
     recall && !listed.some((t) => t.name === RECALL_TOOL_NAME)
-      ? [
-          ...listed,
-          {
-            name: RECALL_TOOL_NAME,
-            description: RECALL_DESCRIPTION,
-            parameters: structuredClone(RECALL_PARAMETERS),
-          },
-        ]
+      ? [...listed, recallToolSchema()]
       : listed
   const transforms = given.transforms ?? []
   if (!Array.isArray(transforms))

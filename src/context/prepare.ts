@@ -70,9 +70,16 @@ export function prepare(
   if (frozen || setup.transforms.length > 0) repaired()
   let source: ViewSource = frozen ? snapshot(index) : index
   let origin: ArrayLike<number> = frozen ? index.origin.values().slice() : index.origin.values()
+  // `origin` as the numbers the model reads (a new array only when an adapter numbered the
+  // input): made once for each `origin`, shared by the transforms' views and the final one.
+  let shown: ArrayLike<number> | undefined
+  const shownNow = () => {
+    shown ??= shownOrigin(index.input, origin)
+    return shown
+  }
   for (const transform of setup.transforms) {
     // Numbered as the model reads them: a transform's note names a message by its number.
-    const view = createView(source, settings, shownOrigin(index.input, origin))
+    const view = createView(source, settings, shownNow())
     // A pinned message, and the unit holding it, is sent as it is (strategies/pins.ts): `pin`
     // is asked with the numbers selection asks it with (the view's), so both pin the same.
     const changes = unpinned(transform.apply(view), pinnedPositions(view, setup.pin, view.origin))
@@ -95,6 +102,7 @@ export function prepare(
     const next = new HistoryIndex(setup.counter, setup.provider, true)
     next.pushAll(nextMessages)
     origin = next.origin.values().map((k) => nextOrigin[k] ?? -1)
+    shown = undefined
     for (const r of next.removed) {
       repaired().removed.set(nextOrigin[r.index] ?? -1, { fate: 'dropped', reason: r.code })
     }
@@ -104,7 +112,7 @@ export function prepare(
     // The view knows where its messages came from, so what it says about them names the
     // caller's places. It is made here, once, as the same class every time (no object
     // layered over it), so the strategies' calls on it stay fast.
-    view: createView(source, settings, shownOrigin(index.input, origin)),
+    view: createView(source, settings, shownNow()),
     origin,
     inputTokens: frozen ? index.inputTokens.values().slice() : index.inputTokens.values(),
     inputLength: index.length,

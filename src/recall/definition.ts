@@ -1,5 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
+import type { ToolSchema } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import type { TokenCounter } from '../tokens/counter.js'
 
 export interface RecallOptions {
   /** Tokens a recall returns at most (at least 128). Default 3,000. */
@@ -62,6 +64,20 @@ export const RECALL_PARAMETERS = {
     },
   },
 } as const
+
+/** The recall tool as the request's tools list holds it (a copy of its arguments' schema). */
+export function recallToolSchema(): ToolSchema {
+  return {
+    name: RECALL_TOOL_NAME,
+    description: RECALL_DESCRIPTION,
+    parameters: structuredClone(RECALL_PARAMETERS) as Record<string, unknown>,
+  }
+}
+
+/** What the recall tool's definition costs alone, by `counter`. */
+export function recallToolTokens(counter: TokenCounter): number {
+  return counter.countTools([recallToolSchema()])
+}
 
 /** Each provider API's function-tool JSON for a definition, by the API's name. */
 const TOOL_SHAPES = {

@@ -3,10 +3,12 @@ import { tool as agentsTool, type RunContext } from '@openai/agents'
 import { generateText, type ModelMessage, stepCountIs, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { tool as langchainTool } from 'langchain'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { toAISDK } from '../formats/ai-sdk.js'
+import { decode } from '../formats/detect.js'
 import { fitMiddleware } from '../integrations/ai-sdk.js'
 import type { Message } from '../messages/message.js'
+import { toAnthropic } from '../providers/anthropic-messages/codec.js'
 import { toOpenAIChat } from '../providers/openai-chat/codec.js'
 import { exactCounter } from '../tokens/counters.js'
 import {
@@ -15,6 +17,7 @@ import {
   recallToolForMastra,
   recallToolForOpenAIAgents,
 } from './frameworks.js'
+import { RecallIndex } from './recall-index.js'
 
 const counter = exactCounter()
 
@@ -192,5 +195,79 @@ describe('the recall tool in each framework, run by the framework itself', () =>
     )
     expect(out).toContain('gift_card_8516878')
     expect(out).not.toContain('Q7abcdefghijklmnop0123x9')
+  })
+})
+
+describe('the recall tool called again over a history that grows', () => {
+  it('reads only the messages added since, behind the same system prompt, and answers as a new tool', async () => {
+    const chat = toOpenAIChat(agentHistory().slice(1)) as Record<string, unknown>[]
+    const options = { budget: 700, counter, system: 'You are an airline agent.' }
+    const t = recallToolForLangChain({ history: () => chat, ...options })
+    const add = vi.spyOn(RecallIndex.prototype, 'add')
+    const copy = vi.spyOn(RecallIndex.prototype, 'withFirst')
+    try {
+      await t.func(query)
+      // The system prompt and every entry, read once.
+      expect(add).toHaveBeenCalledTimes(chat.length + 1)
+      for (const k of [1, 2, 3]) {
+        chat.push({ role: 'assistant', content: `Noted ${k}.` })
+        chat.push({ role: 'user', content: `And the __proto__ of gift_card_8516878, part ${k}?` })
+        add.mockClear()
+        const got = await t.func(query)
+        expect(add).toHaveBeenCalledTimes(2)
+        // What a tool reading all of it anew returns.
+        const fresh = recallToolForLangChain({ history: () => structuredClone(chat), ...options })
+        expect(got).toBe(await fresh.func(query))
+        add.mockClear()
+      }
+      expect(copy).not.toHaveBeenCalled()
+    } finally {
+      add.mockRestore()
+      copy.mockRestore()
+    }
+  })
+
+  it('an entry replaced by another of a different text is read again', async () => {
+    const chat = toOpenAIChat(agentHistory().slice(1)) as Record<string, unknown>[]
+    const t = recallToolForLangChain({ history: () => chat, budget: 700, counter })
+    expect(await t.func({ query: 'zanzibar' })).toContain('nothing left out matches')
+    chat[3] = { role: 'user', content: 'Question 0: flying to zanzibar with a surfboard' }
+    const got = await t.func({ query: 'zanzibar' })
+    expect(got).toContain('surfboard')
+    expect(got).toContain('message 3 by user')
+  })
+
+  it('entries read as several messages: each entry is decoded apart once, not on every call', async () => {
+    const h = agentHistory()
+    // Anthropic: a user turn holding a tool result and text reads as two messages.
+    h.splice(4, 0, { role: 'user', content: 'and thanks' })
+    const plain = toAnthropic(h).messages as unknown as Record<string, unknown>[]
+    let reads = 0
+    const counted = (e: Record<string, unknown>) =>
+      new Proxy(e, {
+        get(target, key, receiver) {
+          if (key === 'content') reads++
+          return Reflect.get(target, key, receiver)
+        },
+      })
+    const entries = plain.map(counted)
+    expect(decode(entries, 'anthropic').messages.length).toBeGreaterThan(entries.length)
+    reads = 0
+    decode(entries, 'anthropic')
+    const once = reads
+    expect(once).toBeGreaterThan(0)
+    const t = recallToolForLangChain({
+      history: () => entries,
+      format: 'anthropic',
+      system: 'You are an airline agent.',
+      budget: 700,
+      counter,
+    })
+    const first = await t.func(query)
+    expect(first).toContain('gift_card_8516878')
+    reads = 0
+    const again = await t.func(query)
+    expect(again).toBe(first)
+    expect(reads).toBe(once)
   })
 })

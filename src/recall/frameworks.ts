@@ -62,15 +62,38 @@ function readAny(entries: unknown, format: Format | 'auto'): Read {
   if (!Array.isArray(entries) || messages.length === entries.length)
     return { messages, places: identity() }
   const places: number[] = []
-  try {
-    entries.forEach((entry, j) => {
-      for (const _ of decode([entry], read.format).messages) places.push(j)
-    })
-  } catch {
+  for (let j = 0; j < entries.length; j++) {
+    const count = messagesAlone(entries[j], read.format)
     // An entry that is read only beside the others: numbered as the messages read.
-    return { messages, places: identity() }
+    if (count < 0) return { messages, places: identity() }
+    for (let k = 0; k < count; k++) places.push(j)
   }
   return { messages, places: places.length === messages.length ? places : identity() }
+}
+
+/**
+ * How many messages an entry reads as alone, by format (-1 when it is not read alone): kept
+ * per entry object, so a history read call after call decodes only its new entries twice.
+ * An entry edited in place is read as it was (pass a new object), as recall reads messages.
+ */
+const aloneCounts = new WeakMap<object, Map<Format, number>>()
+
+function messagesAlone(entry: unknown, format: Format): number {
+  const keyed = typeof entry === 'object' && entry !== null
+  const known = keyed ? aloneCounts.get(entry)?.get(format) : undefined
+  if (known !== undefined) return known
+  let count: number
+  try {
+    count = decode([entry], format).messages.length
+  } catch {
+    count = -1
+  }
+  if (keyed) {
+    const byFormat = aloneCounts.get(entry) ?? new Map<Format, number>()
+    byFormat.set(format, count)
+    aloneCounts.set(entry, byFormat)
+  }
+  return count
 }
 
 /** AI SDK messages as the AI SDK adapters read them; another format as any. */
@@ -148,13 +171,21 @@ function executor(
     'a string',
     system,
   )
+  // One system message for the tool's life: the recall index behind it is found again call
+  // after call (a new object each call would be a new first message to read).
+  const head: Message | undefined =
+    system === undefined ? undefined : { role: 'system', content: system }
+  // The messages the last call read: a message decoded again equal to the one at its place is
+  // that object, so the recall index (and what it holds per message) is extended, not rebuilt.
+  let previous: readonly Message[] = []
   return async (args: unknown, handed?: unknown): Promise<string> => {
     const entries = history ? await history() : handed
     if (entries === undefined)
       return 'recall: no history (give the tool `history`, or run it where the framework hands it the messages)'
-    const { messages, places } = read(entries, format)
-    const input: Message[] =
-      system === undefined ? messages : [{ role: 'system', content: system }, ...messages]
+    const { messages: decoded, places } = read(entries, format)
+    const messages = sameAsBefore(decoded, previous)
+    previous = messages
+    const input: Message[] = head === undefined ? messages : [head, ...messages]
     numberAs(input, system === undefined ? places : [-1, ...places])
     // An asynchronous strategy (summarizing): the request made again as `fitAsync` makes it
     // (a summary already written for this conversation is read again, not written anew).
@@ -164,6 +195,41 @@ function executor(
       strategy.async && input.length > 0 ? await fitAsync(input, fitOptions) : undefined
     return executeRecall(input, args, options as FitOptions, result)
   }
+}
+
+/**
+ * `decoded` (copied) with each message equal to the one at its place in `before` replaced by
+ * that object (the formats decode into new objects on every call).
+ */
+function sameAsBefore(decoded: readonly Message[], before: readonly Message[]): Message[] {
+  // A new array: a reader may keep the one it returned.
+  const out = decoded.slice()
+  const n = Math.min(decoded.length, before.length)
+  for (let i = 0; i < n; i++) {
+    const was = before[i] as Message
+    if (sameData(was, decoded[i], 0)) out[i] = was
+  }
+  return out
+}
+
+/** Whether two decoded values (plain data: strings, numbers, lists, records) are equal. */
+function sameData(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (depth > 64 || Array.isArray(a) !== Array.isArray(b)) return false
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false
+  if (Array.isArray(a)) {
+    const y = b as unknown[]
+    if (a.length !== y.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], y[i], depth + 1)) return false
+    return true
+  }
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  const keys = Object.keys(x)
+  if (keys.length !== Object.keys(y).length) return false
+  for (const k of keys) if (!Object.hasOwn(y, k) || !sameData(x[k], y[k], depth + 1)) return false
+  return true
 }
 
 /**

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { fit } from '../context/fit.js'
 import { contentText, type Message } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -194,7 +194,12 @@ const query = fc
  * The ranking recall made before its index, written out plainly: every left-out message's
  * words read again, BM25 over them, the best for each term, then the rest by score.
  */
-function rankedPlainly(h: readonly Message[], open: readonly number[], q: string): number[] {
+function rankedPlainly(
+  h: readonly Message[],
+  open: readonly number[],
+  q: string,
+  budget = Number.POSITIVE_INFINITY,
+): number[] {
   const names = new Map<string, string>()
   const tools = h.map((m) => {
     if (m.role === 'assistant' && m.toolCalls?.length) {
@@ -205,13 +210,32 @@ function rankedPlainly(h: readonly Message[], open: readonly number[], q: string
     const name = m.toolName ?? names.get(m.toolCallId)
     return name === undefined ? [] : [name]
   })
-  const { words, terms } = queryTerms(q)
-  if (terms.length === 0) return []
-  const bags = open.map((i) => {
+  const bagOf = (i: number) => {
     const m = h[i] as Message
     const calls = m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.arguments) : []
     return wordsByRegex([contentText(m.content), ...calls, ...(tools[i] ?? [])].join(' '))
-  })
+  }
+  const asked = queryTerms(q)
+  // Within the budget: the words rarest first over the whole history (every message, sent
+  // or not), while their holders summed stay within it; the rarest some message holds always.
+  const everyBag = h.map((_, i) => bagOf(i))
+  const holders = (w: string) => everyBag.filter((b) => b.has(w)).length
+  const byRarity = [...asked.words].sort((a, b) => holders(a) - holders(b))
+  const kept = new Set<string>()
+  let sum = 0
+  for (const w of byRarity) {
+    if (sum > 0 && sum + holders(w) > budget) break
+    kept.add(w)
+    sum += holders(w)
+  }
+  if (asked.words.reduce((n, w) => n + holders(w), 0) <= budget)
+    for (const w of asked.words) kept.add(w)
+  const words = asked.words.filter((w) => kept.has(w))
+  const terms = asked.terms
+    .filter((t) => kept.has(t[0] as string))
+    .map((t) => t.filter((w) => kept.has(w)))
+  if (terms.length === 0) return []
+  const bags = open.map((i) => everyBag[i] as Set<string>)
   const weight = new Map<string, number>()
   for (const w of words) {
     const holding = bags.filter((b) => b.has(w)).length
@@ -304,6 +328,53 @@ describe('recall index', () => {
     )
   })
 
+  it('a query whose words hold more postings than the bound reads its rarest words, as the plain reading would', () => {
+    fc.assert(
+      fc.property(history, query, fc.integer({ min: 0, max: 30 }), (h, q, budget) => {
+        const index = new RecallIndex()
+        index.extend(h)
+        const kept = [h.length - 1]
+        const left = new LeftOut(index, h.length, kept, index.systems)
+        const open = h
+          .map((_, i) => i)
+          .filter((i) => i < h.length - 1 && (h[i] as Message).role !== 'system')
+        expect(search(index, left, `${q} you agent`, 1_000, budget)).toEqual(
+          rankedPlainly(h, open, `${q} you agent`, budget),
+        )
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('a pasted message of common words still finds the message its rare word names', () => {
+    const common = 'please confirm the flight booking for the user with the card on file'
+    const h: Message[] = [
+      { role: 'system', content: 'You are an agent.' },
+      ...Array.from(
+        { length: 400 },
+        (_, k): Message => ({
+          role: k % 2 === 0 ? 'user' : 'assistant',
+          content: `${common} ${k}`,
+        }),
+      ),
+      { role: 'tool', toolCallId: 'c.1', content: 'reservation ZX81QK baggage two bags' },
+      { role: 'user', content: `${common} now` },
+    ]
+    const index = new RecallIndex()
+    index.extend(h)
+    const left = new LeftOut(index, h.length, [h.length - 1], index.systems)
+    const q = `${common} and the reservation zx81qk please`
+    // Every common word is held by 400 messages: with a bound of 100 only the rarest are read.
+    const got = search(index, left, q, 5, 100)
+    expect(got[0]).toBe(401)
+    // A word no message holds does not take the place of the rarest one held.
+    expect(search(index, left, 'qqqqzz please', 5, 100)[0]).toBeDefined()
+    expect(search(index, left, 'qqqqzz please', 5, 100)).toEqual(search(index, left, 'please', 5))
+    // Read whole, the common words' own best holders come too.
+    expect(search(index, left, q, 5).length).toBe(5)
+    expect(got.length).toBe(1)
+  })
+
   it('grown a message at a time, it answers as one read whole', () => {
     fc.assert(
       fc.property(history, query, (h, asked) => {
@@ -357,6 +428,40 @@ describe('recall index', () => {
       }),
       { numRuns: 60 },
     )
+  })
+
+  it('behind a first message made again of the same role and text, the index is the same one, nothing copied', () => {
+    const rest: Message[] = [
+      { role: 'user', content: 'book flight NQNU5R' },
+      { role: 'assistant', content: 'done' },
+      { role: 'user', content: 'and the __proto__ baggage?' },
+    ]
+    const prompt = 'You are an agent. Never mention 𝒳.'
+    const index = recallIndexOf([{ role: 'system', content: prompt }, ...rest])
+    const copy = vi.spyOn(RecallIndex.prototype, 'withFirst')
+    try {
+      for (let k = 0; k < 3; k++) {
+        rest.push({ role: 'assistant', content: `reply ${k}` })
+        const head: Message = { role: 'system', content: [{ type: 'text', text: prompt }] }
+        const h = [head, ...rest]
+        expect(recallIndexOf(h)).toBe(index)
+        expect(index.messages[0]).toBe(head)
+        expect(index.length).toBe(h.length)
+      }
+      expect(copy).not.toHaveBeenCalled()
+      // Another text, or the same text from another role: read as a new first message.
+      const other = [{ role: 'system', content: `${prompt} Be brief.` } as Message, ...rest]
+      const derived = recallIndexOf(other)
+      expect(derived).not.toBe(index)
+      expect([...derived.holding('brief')]).toEqual([0])
+      expect([...index.holding('brief')]).toEqual([])
+      const asUser = [{ role: 'user', content: prompt } as Message, ...rest]
+      expect(recallIndexOf(asUser)).not.toBe(index)
+      expect(recallIndexOf(asUser).systems).toEqual([])
+      expect(copy).toHaveBeenCalledTimes(2)
+    } finally {
+      copy.mockRestore()
+    }
   })
 
   it('an array grown, or a new array of the same messages, extends the index; one edited is read again', () => {

@@ -66,6 +66,20 @@ export class RecallIndex {
   }
 
   /**
+   * Takes `first` as its first message in place of one of the same role and text (a system
+   * prompt made again for the call, from the same string): nothing it holds changes, so
+   * nothing is copied or read again. False when they differ (then `withFirst`), or either names
+   * tools.
+   */
+  reheaded(first: Message): boolean {
+    const old = this.messages[0]
+    if (!old || old.role !== first.role || namesTools(old) || namesTools(first)) return false
+    if (old !== first && contentText(old.content) !== contentText(first.content)) return false
+    this.messages[0] = first
+    return true
+  }
+
+  /**
    * This index with its first message replaced by `first` (a system prompt made again for
    * each call, the rest of the history the same objects): a copy, the old first message's
    * words taken out of their postings and the new one's put in. Undefined when either first
@@ -383,7 +397,7 @@ export function recallIndexOf(history: readonly Message[]): RecallIndex {
     index = head ? byHead.get(head)?.find((x) => x.isPrefixOf(history)) : undefined
     if (!index && head && second) {
       const behind = bySecond.get(second)?.find((x) => readBehindHead(x, history))
-      index = behind?.withFirst(head)
+      index = behind?.reheaded(head) ? behind : behind?.withFirst(head)
     }
     index ??= new RecallIndex()
   }

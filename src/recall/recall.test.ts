@@ -5,7 +5,8 @@ import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { memoryStore } from '../store/memory-store.js'
 import { LEDGER_HEADING, LEDGER_HEADING_RECALL } from '../strategies/ledger.js'
-import { exactCounter } from '../tokens/counters.js'
+import { estimateCounter, exactCounter } from '../tokens/counters.js'
+import { recallToolTokens } from './definition.js'
 import {
   executeRecall,
   RECALL_DESCRIPTION,
@@ -117,6 +118,22 @@ describe('recall', () => {
     expect(executeRecall(h, '{}', options)).toMatch(/give "query" or "messages"/)
   })
 
+  it('a list of a million message numbers: the first thousand read, the rest counted, not looked at', () => {
+    const million = Array.from({ length: 1_000_000 }, (_, i) => (i < 1_000 ? 10_000 + i : -1))
+    million[0] = 1
+    const got = recall(h, { messages: million }, options)
+    expect(got.messages).toEqual([1])
+    expect(got.text).toContain('999,000 numbers past the first 1000 not read'.replace(',', ''))
+    expect(executeRecall(h, JSON.stringify({ messages: million }), options)).toBe(got.text)
+    // Within the first thousand, a number that is not one is refused.
+    million[999] = -1
+    expect(() => recall(h, { messages: million }, options)).toThrow(InvalidOptionError)
+    // A thousand exactly: every one read, nothing said of the rest.
+    const thousand = million.slice(0, 1_000)
+    thousand[999] = 1
+    expect(recall(h, { messages: thousand }, options).text).not.toContain('not read')
+  })
+
   it('a programmer`s bad request or options is a typed error, the history untouched', () => {
     const before = JSON.stringify(h)
     expect(() => recall(h, { messages: [-1] }, options)).toThrow(InvalidOptionError)
@@ -194,6 +211,12 @@ describe('recall', () => {
       counter.countTools([
         { name: 'recall', description: RECALL_DESCRIPTION, parameters: RECALL_PARAMETERS },
       ]),
+    )
+    // One count of the tool, the one the evaluations add to their budgets: 122 tokens in o200k.
+    expect(recallToolTokens(counter)).toBe(withRecall.tokens.tools)
+    expect(recallToolTokens(counter)).toBe(122)
+    expect(recallToolTokens(estimateCounter())).toBe(
+      fit(h, { budget: 900, recall: true, counter: estimateCounter() }).tokens.tools,
     )
     expect(withRecall.tokens.total).toBeLessThanOrEqual(900)
     const ledger = withRecall.inserted.find((i) => i.reason === 'ledger')

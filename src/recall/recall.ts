@@ -50,6 +50,8 @@ export const RECALL_HEADING =
 
 /** Messages asked for by number that a recall tries at most. */
 const ASKED_MAX = 64
+/** Message numbers of a request read, the first ones it lists (the rest are only counted). */
+export const LISTED_MAX = 1_000
 /** Matching messages a result lists as left out for room, at most. */
 const MORE_MAX = 64
 
@@ -91,17 +93,22 @@ function queryOf(q: unknown): string | undefined | null {
   return null
 }
 
-/** Message numbers as sent: a list (numbers or strings of digits), one number, none, or not numbers (null). */
+/**
+ * Message numbers as sent: a list (numbers or strings of digits), one number, none, or not
+ * numbers (null). Only the first `LISTED_MAX` are read: past them the list is kept as given,
+ * to be counted, never looked at.
+ */
 function numbersOf(m: unknown): number[] | undefined | null {
   if (m === undefined || m === null) return undefined
-  const list = Array.isArray(m) ? m : [m]
+  const list: unknown[] = Array.isArray(m) ? m : [m]
   const out: number[] = []
-  for (const x of list) {
+  for (let k = 0; k < Math.min(list.length, LISTED_MAX); k++) {
+    const x = list[k]
     const n = typeof x === 'string' && /^\s*\d{1,15}\s*$/.test(x) ? Number(x) : x
     if (!(Number.isSafeInteger(n) && (n as number) >= 0)) return null
     out.push(n as number)
   }
-  return out
+  return list.length > LISTED_MAX ? [...out, ...(list.slice(LISTED_MAX) as number[])] : out
 }
 
 /** One message as a recall returns it: its records, under the number the model reads. */
@@ -191,7 +198,8 @@ function rendered(
  * calls first when the query names the tool; ties go to the newer message. The history's
  * words are indexed once, as it grows (an array pushed to, or a new array of the same
  * message objects, is read only for what was appended); a query is read for its first
- * 10,000 characters and 64 distinct words.
+ * 10,000 characters and 64 distinct words, its commonest words left unread past 65,536
+ * postings (`QUERY_POSTINGS`); a list of message numbers for its first 1,000.
  */
 export function recall(
   history: readonly Message[],
@@ -284,7 +292,9 @@ export function recallFrom(
   const notes: string[] = []
   const asked = new Set<number>()
   let kept: Set<number> | undefined
-  for (const n of request.messages ?? []) {
+  const listed = request.messages ?? []
+  for (let k = 0; k < Math.min(listed.length, LISTED_MAX); k++) {
+    const n = listed[k] as number
     const at = numbering.positionsOf(n).filter((i) => left.has(i))
     for (const i of at) asked.add(i)
     if (at.length > 0) continue
@@ -307,6 +317,8 @@ export function recallFrom(
   )
   const noted = notes.slice(0, 3)
   if (notes.length > 3) noted.push(`${notes.length - 3} more numbers not left out`)
+  if (listed.length > LISTED_MAX)
+    noted.push(`${listed.length - LISTED_MAX} numbers past the first ${LISTED_MAX} not read`)
   const close = (more: readonly number[]): string => {
     const tail = [...noted]
     if (more.length > 0)

@@ -1,5 +1,13 @@
 import { type RecallIndex, sortedHas } from './recall-index.js'
-import { isIdentifier, isJoined, queryTerms } from './terms.js'
+import { isIdentifier, isJoined, type QueryTerms, queryTerms } from './terms.js'
+
+/**
+ * Postings a search reads beyond its rarest word's: the query's words are read rarest first,
+ * and the commonest are left unread once the others fill this. A long query (a pasted message)
+ * so costs about what a short one does; a word held by a large share of the history says
+ * little of which message is meant.
+ */
+export const QUERY_POSTINGS = 1 << 16
 
 /** BM25's usual constants. */
 const K1 = 1.2
@@ -95,8 +103,14 @@ function before(sa: number, a: number, sb: number, b: number): boolean {
  * its postings less the closed messages holding it (what the request holds), so a search
  * costs the postings of the query's words, never the history.
  */
-export function search(index: RecallIndex, left: LeftOut, query: string, limit: number): number[] {
-  const { words, terms } = queryTerms(query)
+export function search(
+  index: RecallIndex,
+  left: LeftOut,
+  query: string,
+  limit: number,
+  postings = QUERY_POSTINGS,
+): number[] {
+  const { words, terms } = readable(index, queryTerms(query), postings)
   if (terms.length === 0 || left.count === 0 || limit <= 0) return []
   const lengths = index.lengths
   const mean = Math.max(1, left.meanLength)
@@ -180,6 +194,32 @@ export function search(index: RecallIndex, left: LeftOut, query: string, limit: 
     for (let j = 0; j < count; j++) score[matched[j] as number] = 0
     for (const k of out) taken[k] = 0
   }
+}
+
+/**
+ * The words and terms of a query a search reads: its words rarest first (by their postings,
+ * ties in the query's order) while the postings read stay within `budget` (the rarest word a
+ * message holds always read); a term with the words of it that are read, when its first word (an
+ * identifier's whole) is.
+ */
+export function readable(index: RecallIndex, asked: QueryTerms, budget: number): QueryTerms {
+  const sizes = asked.words.map((w, k) => ({ w, k, n: index.holding(w).length }))
+  let total = 0
+  for (const x of sizes) total += x.n
+  if (total <= budget) return asked
+  sizes.sort((a, b) => a.n - b.n || a.k - b.k)
+  const read = new Set<string>()
+  let used = 0
+  for (const { w, n } of sizes) {
+    // The first word some message holds is read whatever it costs (one none holds costs nothing).
+    if (used > 0 && used + n > budget) break
+    read.add(w)
+    used += n
+  }
+  const terms: string[][] = []
+  for (const t of asked.terms)
+    if (read.has(t[0] as string)) terms.push(t.filter((w) => read.has(w)))
+  return { words: asked.words.filter((w) => read.has(w)), terms }
 }
 
 /**

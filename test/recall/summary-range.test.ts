@@ -104,4 +104,30 @@ describe('a summary names what it replaced, and recall returns it', () => {
     expect([...back.keys()]).toEqual(range)
     for (const i of range) expect(back.get(i)).toContain(remark(i))
   })
+
+  it('a pinned message inside the range is sent as it is: the summary counts only the others, and names it', async () => {
+    for (const pinned of [[3], [2, 5]]) {
+      const h = history().map((m, i) => (pinned.includes(i) ? { ...m, pinned: true } : m))
+      const r = await fitAsync(h, options)
+      const sentTexts = r.messages.map((m) => contentText(m.content))
+      const summary = sentTexts.find((t) => rangeIn(t)) as string
+      expect(summary, 'a summary was sent').toBeDefined()
+      const [a, b] = rangeIn(summary) as [number, number]
+      // From the caller's array and what was sent: the range's messages sent in no other form.
+      const inRange = Array.from({ length: b - a + 1 }, (_, k) => a + k)
+      const standsFor = inRange.filter((i) => !sentTexts.includes(contentText(h[i]?.content)))
+      const apart = inRange.filter((i) => sentTexts.includes(contentText(h[i]?.content)))
+      expect(apart).toEqual(pinned)
+      const count = /of the conversation \((\d+) messages/.exec(summary)?.[1]
+      expect(Number(count)).toBe(standsFor.length)
+      expect(summary).toContain(
+        pinned.length === 1
+          ? `message ${pinned[0]} sent as it is`
+          : `messages ${pinned.join(', ')} sent as they are`,
+      )
+      // What it stands for comes back by number; a pinned one is in the request.
+      const back = lines(recall(h, { messages: inRange }, options).text)
+      expect([...back.keys()]).toEqual(standsFor)
+    }
+  })
 })
