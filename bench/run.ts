@@ -633,8 +633,12 @@ async function main() {
       recalled.sameMessagesMs as number,
     ],
     [
-      'first recall over a new array whose first message is new (a system prompt made again: the index behind it reused, its first message replaced)',
+      'first recall over a new array whose first message is a new object of the same text (a system prompt made again: the index behind it taken, its head swapped in place)',
       recalled.freshFirstMs as number,
+    ],
+    [
+      'first recall over a new array whose first message says something new (a system prompt with the time in it: the index behind it copied with the new head)',
+      recalled.renewedFirstMs as number,
     ],
     [
       'first recall over a new array whose first two messages are new (its index read whole; the messages read before by the fit and the credential filter)',

@@ -495,6 +495,21 @@ async function recallScaling() {
     recall(fresh, one, options)
     freshMs.push(performance.now() - s)
   }
+  // A new array whose first message says something new (a system prompt with the time in
+  // it): the index behind it is found by the second message, and copied with the new head.
+  const renewedMs: number[] = []
+  for (let k = 0; k < 5; k++) {
+    const head = pool[0] as Message
+    const renewed = [
+      { ...head, content: `${messageText(head)}\nThe time is 10:${10 + k}.` },
+      ...pool.slice(1),
+    ] as Message[]
+    fit(renewed, options)
+    gc()
+    s = performance.now()
+    recall(renewed, one, options)
+    renewedMs.push(performance.now() - s)
+  }
   // A new array whose first two messages are new objects: nothing found to extend, read whole.
   const wholeMs: number[] = []
   for (let k = 0; k < 5; k++) {
@@ -539,6 +554,7 @@ async function recallScaling() {
     contextRatio: median(contextMs) / median(oneMs),
     sameMessagesMs: median(sameMs),
     freshFirstMs: median(freshMs),
+    renewedFirstMs: median(renewedMs),
     wholeFirstMs: median(wholeMs),
     coldFirstMs,
     contextFirstMs,
