@@ -59,6 +59,8 @@ export {
 } from './recall/index.js'
 export {
   combine,
+  cooccurring,
+  dates,
   entities,
   fuse,
   identifiers,

@@ -2,47 +2,15 @@ import { type Message, messageText } from '../messages/message.js'
 import type { Scorer } from './scorers.js'
 import type { View } from './types.js'
 
-const MONTHS: Record<string, number> = {
-  january: 1,
-  february: 2,
-  march: 3,
-  april: 4,
-  may: 5,
-  june: 6,
-  july: 7,
-  august: 8,
-  september: 9,
-  october: 10,
-  november: 11,
-  december: 12,
-  jan: 1,
-  feb: 2,
-  mar: 3,
-  apr: 4,
-  jun: 6,
-  jul: 7,
-  aug: 8,
-  sep: 9,
-  sept: 9,
-  oct: 10,
-  nov: 11,
-  dec: 12,
-}
+const NAMES =
+  'january february march april may june july august september october november december'.split(' ')
 
-/** Month names a word alone may stand for: not "may" (the verb) nor a short form ("mar", "jan"). */
-const ALONE = new Set([
-  'january',
-  'february',
-  'march',
-  'april',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-])
+/** Month number by name and short name ("jun", "sept"). */
+const MONTHS: Record<string, number> = { sept: 9 }
+NAMES.forEach((name, k) => {
+  MONTHS[name] = k + 1
+  MONTHS[name.slice(0, 3)] = k + 1
+})
 
 const MONTH = `(${Object.keys(MONTHS)
   .sort((a, b) => b.length - a.length)
@@ -89,7 +57,8 @@ export function dateKeys(text: string): string[] {
     } else if (m[10]) {
       const word = m[10].toLowerCase()
       y = m[11]
-      if (!y && !ALONE.has(word)) continue
+      // A month alone only by its full name, and never "may" (the verb).
+      if (!y && (word === 'may' || !NAMES.includes(word))) continue
       mo = MONTHS[word]
     } else {
       y = m[12]
