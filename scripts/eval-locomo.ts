@@ -5,7 +5,7 @@ import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
-import { type Message, messageText } from '../src/messages/message.js'
+import type { Message } from '../src/messages/message.js'
 import { cooccurring } from '../src/strategies/cooccurring.js'
 import { dates } from '../src/strategies/dates.js'
 import { mostRelevant, relevanceScorer, scoreBased } from '../src/strategies/score-based.js'
@@ -59,7 +59,7 @@ export const FAMILIES: Record<string, Family> = {
     settings: Object.fromEntries(
       (
         [
-          [{}, 'default (next 0.5, nearby 0.2, dates 0.2, co-occurring 0.1)'],
+          [{}, 'default (next 0.5, nearby 0.2, speaker turns 0.02, dates 0.2, co-occurring 0.1)'],
           [{ nearby: { next: 0.25, weight: 0.2 } }, 'next 0.25'],
           [{ nearby: { next: 1, weight: 0.2 } }, 'next 1'],
           [{ nearby: { next: 0.5, weight: 0.1 } }, 'nearby 0.1'],
@@ -68,6 +68,8 @@ export const FAMILIES: Record<string, Family> = {
           [{ dates: 0.5 }, 'dates 0.5'],
           [{ cooccurring: 0 }, 'co-occurring 0'],
           [{ cooccurring: 0.3 }, 'co-occurring 0.3'],
+          [{ speakerTurns: 0 }, 'speaker turns 0'],
+          [{ speakerTurns: 0.05 }, 'speaker turns 0.05'],
         ] as const
       ).map(([o, label]) => [label, (query: string) => mostRelevant({ query, ...o })]),
     ),
@@ -199,17 +201,14 @@ export const IDEAS: Record<string, Family> = {
       ),
     ),
   },
-  'relevance + speaker turns': {
+  'relevance without speaker turns': {
+    settings: { default: (query) => mostRelevant({ query, speakerTurns: 0 }) },
+  },
+  'relevance with speaker turns weight': {
     settings: grid(
-      [0.02, 0.05, 0.1],
+      [0.02, 0.01, 0.05, 0.1],
       (v) => `speaker turns ${v}`,
-      (w, query) =>
-        scoreBased({
-          scorer: combine([
-            [relevanceScorer({ query }), 1],
-            [speakerTurns(query), w],
-          ]),
-        }),
+      (speakerTurns, query) => mostRelevant({ query, speakerTurns }),
     ),
   },
   'relevance + recency': {
@@ -226,17 +225,6 @@ export const IDEAS: Record<string, Family> = {
     ),
   },
 }
-
-/** 1 for a unit spoken by someone the query names ("Name: " opening its text). */
-const speakerTurns =
-  (query: string): Scorer =>
-  (view) => {
-    const named = new Set(query.toLowerCase().match(/\p{L}+/gu))
-    return Array.from({ length: view.unitCount }, (_, u) => {
-      const who = /^(?:\[[^\]]*\]\s*)?(\p{Lu}[\p{L}'-]*):/u.exec(messageText(view.first(u)))?.[1]
-      return u < view.unitCount - 1 && who && named.has(who.toLowerCase()) ? 1 : 0
-    })
-  }
 
 const CATEGORIES: Record<number, string> = {
   1: 'multi-hop',

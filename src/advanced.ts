@@ -74,6 +74,7 @@ export {
   relevance,
   relevanceScorer,
   roleWeights,
+  spokenBy,
   spreadScores,
   stableCut,
   standingInstructions,

@@ -28,6 +28,7 @@ export {
   relevance,
   roleWeights,
   type Scorer,
+  spokenBy,
   spreadScores,
 } from './scorers.js'
 export { type Embed, fuse, type SemanticOptions, semantic } from './semantic.js'

@@ -12,6 +12,7 @@ import { exactCounter } from '../tokens/counters.js'
 import { cooccurring } from './cooccurring.js'
 import { dateKeys, dates } from './dates.js'
 import { mostRelevant, relevanceScorer } from './score-based.js'
+import { spokenBy } from './scorers.js'
 import type { View } from './types.js'
 
 const counter = exactCounter()
@@ -213,9 +214,47 @@ describe('cooccurring', () => {
       expect(() => cooccurring(bad as never)).toThrow(InvalidOptionError)
     expect(() => cooccurring(JSON.parse('{"__proto__": {"terms": 1}}'))).toThrow(InvalidOptionError)
     for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, '0.2'])
-      for (const key of ['dates', 'cooccurring'])
+      for (const key of ['dates', 'cooccurring', 'speakerTurns'])
         expect(() => mostRelevant({ [key]: bad } as never), `${key} ${String(bad)}`).toThrow(
           InvalidOptionError,
         )
+  })
+})
+
+describe('spokenBy', () => {
+  const chat = (): Message[] => [
+    sys,
+    ana('Thanks, Ben, that was kind.'),
+    ben('I painted the fence blue last weekend.'),
+    ana('Ben, you always surprise me.'),
+    { role: 'assistant', name: 'Ben', content: 'Sold my old bike too.' },
+    ana('What has Ben been up to?'),
+  ]
+
+  it("scores the turns of the person the query names, by a 'Name: ' opening or by name, not the turns naming them", () => {
+    const s = spokenBy()(view(chat()))
+    expect(s).toEqual([0, 0, 1, 0, 1, 0])
+    expect(spokenBy({ query: 'And Cleo?' })(view(chat())).every((x) => x === 0)).toBe(true)
+  })
+
+  it("lets mostRelevant keep the named person's own turn before a turn only addressing them", () => {
+    const h = [sys, ...chat().slice(1, 4), ana('What has Ben been up to?')]
+    const [own, addressing, question] = [2, 3, 4]
+    const scores = relevanceScorer()(view(h)) as number[]
+    const without = relevanceScorer({ speakerTurns: 0, speakers: 0 })(view(h)) as number[]
+    // BM25 alone favours the shorter turn that only says "Ben".
+    expect(without[addressing]).toBeGreaterThan(without[own] as number)
+    expect(scores[own]).toBeGreaterThan(scores[addressing] as number)
+    // Room for one of the two besides what is always sent.
+    const budget = counter.countMessages([sys, h[own], h[question]] as Message[]) + 2
+    const kept = fit(h, { strategy: mostRelevant(), budget, counter }).kept
+    const keptWithout = fit(h, {
+      strategy: mostRelevant({ speakerTurns: 0, speakers: 0 }),
+      budget,
+      counter,
+    }).kept
+    expect(kept).toEqual([0, own, question])
+    expect(keptWithout).toContain(addressing)
+    expect(keptWithout).not.toContain(own)
   })
 })

@@ -16,6 +16,7 @@ import {
   relevance,
   type Scorer,
   speakerNews,
+  spokenBy,
   whenReady,
 } from './scorers.js'
 import { type Embed, fuse, semantic } from './semantic.js'
@@ -93,6 +94,8 @@ export interface RelevanceScorerOptions {
   entities?: number
   /** Weight of the news told by a speaker the query names (`speakerNews`). Default 0.05. */
   speakers?: number
+  /** Weight of the turns of a speaker the query names (`spokenBy`). Default 0.02. */
+  speakerTurns?: number
   /** Weight of units whose date, or whose session's, the query names (`dates`). Default 0.2. */
   dates?: number
   /** Weight of units holding words that go with the query's in this conversation (`cooccurring`). Default 0.1. */
@@ -127,6 +130,7 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
     'identifiers',
     'entities',
     'speakers',
+    'speakerTurns',
     'dates',
     'cooccurring',
   ])
@@ -136,6 +140,7 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
     identifiers: idWeight = 0.5,
     entities: entityWeight = 1,
     speakers: speakerWeight = 0.05,
+    speakerTurns: turnWeight = 0.02,
     dates: dateWeight = 0.2,
     cooccurring: coWeight = 0.1,
   } = options
@@ -143,6 +148,7 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
     ['identifiers', idWeight],
     ['entities', entityWeight],
     ['speakers', speakerWeight],
+    ['speakerTurns', turnWeight],
     ['dates', dateWeight],
     ['cooccurring', coWeight],
   ] as const)
@@ -162,6 +168,7 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
   if (entityWeight > 0) parts.push([entities(), entityWeight])
   if (speakerWeight > 0)
     parts.push([speakerNews(query !== undefined ? { query } : {}), speakerWeight])
+  if (turnWeight > 0) parts.push([spokenBy(query !== undefined ? { query } : {}), turnWeight])
   if (dateWeight > 0) parts.push([dates(query !== undefined ? { query } : {}), dateWeight])
   if (coWeight > 0) parts.push([cooccurring(query !== undefined ? { query } : {}), coWeight])
   return parts.length === 1 ? spread : combine(parts)
@@ -203,6 +210,7 @@ function mostRelevantWith(
     identifiers: ids,
     entities: ents,
     speakers: spk,
+    speakerTurns: st,
     dates: dw,
     cooccurring: cw,
     ...rest
@@ -215,6 +223,7 @@ function mostRelevantWith(
       ...(ids !== undefined && { identifiers: ids }),
       ...(ents !== undefined && { entities: ents }),
       ...(spk !== undefined && { speakers: spk }),
+      ...(st !== undefined && { speakerTurns: st }),
       ...(dw !== undefined && { dates: dw }),
       ...(cw !== undefined && { cooccurring: cw }),
     },
@@ -237,6 +246,7 @@ export const MOST_RELEVANT_OPTIONS = [
   'identifiers',
   'entities',
   'speakers',
+  'speakerTurns',
   'dates',
   'cooccurring',
 ] as const
