@@ -165,7 +165,7 @@ export const IDEAS: Record<string, Family> = {
   },
   'relevance with co-occurring words': {
     settings: Object.fromEntries(
-      [10, 5, 20].flatMap((terms) =>
+      [20, 10, 5].flatMap((terms) =>
         [0, 1].flatMap((window) =>
           [0.1, 0.3].map((w) => [
             `terms ${terms}, window ${window}, weight ${w}`,

@@ -7,7 +7,7 @@ import type { View } from './types.js'
 export interface CooccurringOptions {
   /** The text to expand; default: the view's query, else the newest user message. */
   query?: string
-  /** How many co-occurring words join the query. Default 10. */
+  /** How many co-occurring words join the query. Default 20. */
   terms?: number
   /** Units apart two words may be and still co-occur (0: the same unit). Default 1: a question and its answer. */
   window?: number
@@ -51,7 +51,7 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
     if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 1000))
       throw new InvalidOptionError(key, `expected an integer in [0, 1000], got ${describeValue(v)}`)
   }
-  const { terms: k = 10, window = 1, minCount = 2 } = options
+  const { terms: k = 20, window = 1, minCount = 2 } = options
   return (view: View) => {
     const n = view.unitCount
     const out = new Array<number>(n).fill(0)
