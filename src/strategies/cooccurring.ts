@@ -61,7 +61,6 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
     // Statistics over every unit but the newest user turn (usually the question itself).
     const skip = view.newestUser()
     const units: (readonly string[])[] = []
-    const df = new Map<string, number>()
     // Where each query word is.
     const holding = new Map<string, number[]>()
     for (const q of wanted) holding.set(q, [])
@@ -78,20 +77,16 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
         }
       }
       units.push(list)
-      for (const t of list) {
-        df.set(t, (df.get(t) ?? 0) + 1)
-        holding.get(t)?.push(u)
-      }
+      for (const t of list) holding.get(t)?.push(u)
     }
     const total = n - (skip >= 0 ? 1 : 0)
-    const idf = (t: string) => Math.log(1 + total / (df.get(t) ?? 1))
-    const weight = new Map<string, number>()
+    // The words near each query word, counted once per unit.
+    const cos: [string, number, Map<string, number>][] = []
     for (const q of wanted) {
-      const dq = df.get(q) ?? 0
-      if (dq === 0) continue
-      // The units near a unit holding q.
+      const at = holding.get(q) ?? []
+      if (at.length === 0) continue
       const near = new Uint8Array(n)
-      for (const u of holding.get(q) ?? [])
+      for (const u of at)
         for (let v = Math.max(0, u - window); v <= Math.min(n - 1, u + window); v++)
           if (v !== skip) near[v] = 1
       let m = 0
@@ -101,13 +96,28 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
         m++
         for (const t of units[u] ?? []) if (!wanted.has(t)) co.set(t, (co.get(t) ?? 0) + 1)
       }
+      for (const [t, c] of co) if (c < minCount) co.delete(t)
+      cos.push([q, m, co])
+    }
+    // Document frequencies, of the query words and the words that may join them only.
+    const df = new Map<string, number>()
+    for (const [q, , co] of cos) {
+      df.set(q, holding.get(q)?.length ?? 0)
+      for (const t of co.keys()) df.set(t, 0)
+    }
+    for (const list of units)
+      for (const t of list) {
+        const d = df.get(t)
+        if (d !== undefined && !wanted.has(t)) df.set(t, d + 1)
+      }
+    const idf = (t: string) => Math.log(1 + total / (df.get(t) || 1))
+    const weight = new Map<string, number>()
+    for (const [q, m, co] of cos)
       for (const [t, c] of co) {
-        if (c < minCount) continue
-        const lift = c / m / ((df.get(t) ?? 1) / total)
+        const lift = c / m / ((df.get(t) || 1) / total)
         if (lift <= 1) continue
         weight.set(t, (weight.get(t) ?? 0) + idf(q) * Math.log(lift) * idf(t))
       }
-    }
     const chosen = [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, k)
     if (chosen.length === 0) return out
     const w = new Map(chosen)
