@@ -2,13 +2,15 @@
 // what it should not. Should: standing instructions written for this evaluation, in varied
 // wording. Should not: descriptive "always" / "never" sentences written beside them, every
 // user turn of the τ-bench airline trajectories (a customer's requests of the moment), and
-// every turn of the LoCoMo conversations (friends talking; none addresses an assistant).
+// every turn of the LoCoMo conversations (friends talking; none addresses an assistant), and
+// the user turns of the τ²-bench conversations run by Claude (requests of the moment too).
 // npm run eval:instructions [-- --json] [--show (the turns it pins that it should not)]
 import { parseArgs } from 'node:util'
 import type { Message } from '../src/messages/message.js'
 import { standingInstructions } from '../src/strategies/pins.js'
 import { LOCOMO_DEV_PATH, readLocomo } from '../test/locomo-data.js'
 import { tauBench } from '../test/tau-bench.js'
+import { tau2Claude } from '../test/tau2-claude.js'
 import { type LocomoSample, locomoChat } from './locomo.js'
 
 /** Standing instructions: what a user wants done from now on. */
@@ -93,6 +95,14 @@ export function evaluateInstructions(): InstructionFigures[] {
     [
       'should not: τ-bench airline user turns',
       tauBench().flatMap((r) =>
+        r.traj
+          .filter((m) => m.role === 'user' && typeof m.content === 'string')
+          .map((m) => m.content as string),
+      ),
+    ],
+    [
+      'should not: τ²-bench airline user turns of conversations run by Claude (not measured before)',
+      tau2Claude().flatMap((r) =>
         r.traj
           .filter((m) => m.role === 'user' && typeof m.content === 'string')
           .map((m) => m.content as string),

@@ -59,6 +59,8 @@ export {
 } from './recall/index.js'
 export {
   combine,
+  cooccurring,
+  dates,
   entities,
   fuse,
   identifiers,
@@ -72,6 +74,7 @@ export {
   relevance,
   relevanceScorer,
   roleWeights,
+  spokenBy,
   spreadScores,
   stableCut,
   standingInstructions,

@@ -35,10 +35,12 @@ describe('standingInstructions', () => {
   })
 
   it('pins what it should and rarely what it should not (the figures eval:instructions prints)', () => {
-    const [should, notWritten, notTau, notLocomo] = evaluateInstructions()
+    const [should, notWritten, notTau, notTau2, notLocomo] = evaluateInstructions()
     expect(should?.rate).toBeGreaterThanOrEqual(0.9)
     expect(notWritten?.rate).toBeLessThanOrEqual(0.1)
     expect(notTau?.rate).toBeLessThanOrEqual(0.01)
+    expect(notTau2?.texts).toBeGreaterThan(100)
+    expect(notTau2?.rate).toBeLessThanOrEqual(0.02)
     expect(notLocomo?.rate).toBeLessThanOrEqual(0.02)
   })
 })

@@ -1,4 +1,6 @@
 export { type BufferedOptions, buffered } from './buffered.js'
+export { type CooccurringOptions, cooccurring } from './cooccurring.js'
+export { dateKeys, dates } from './dates.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
 export { LEDGER_HEADING, type LedgerOptions, withLedger } from './ledger.js'
 export { type Pin, standingInstructions } from './pins.js'
@@ -26,6 +28,7 @@ export {
   relevance,
   roleWeights,
   type Scorer,
+  spokenBy,
   spreadScores,
 } from './scorers.js'
 export { type Embed, fuse, type SemanticOptions, semantic } from './semantic.js'

@@ -3,6 +3,8 @@ import type { Message } from '../messages/message.js'
 import type { Unit } from '../messages/units.js'
 import { describeValue, requireOptions } from '../options-check.js'
 import { assertMandatoryFits } from './budget.js'
+import { cooccurring } from './cooccurring.js'
+import { dates } from './dates.js'
 import {
   type AsyncScorer,
   combine,
@@ -14,6 +16,7 @@ import {
   relevance,
   type Scorer,
   speakerNews,
+  spokenBy,
   whenReady,
 } from './scorers.js'
 import { type Embed, fuse, semantic } from './semantic.js'
@@ -91,6 +94,12 @@ export interface RelevanceScorerOptions {
   entities?: number
   /** Weight of the news told by a speaker the query names (`speakerNews`). Default 0.05. */
   speakers?: number
+  /** Weight of the turns of a speaker the query names (`spokenBy`). Default 0.02. */
+  speakerTurns?: number
+  /** Weight of units whose date, or whose session's, the query names (`dates`). Default 0.2. */
+  dates?: number
+  /** Weight of units holding words that go with the query's in this conversation (`cooccurring`). Default 0.1. */
+  cooccurring?: number
 }
 
 /**
@@ -121,6 +130,9 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
     'identifiers',
     'entities',
     'speakers',
+    'speakerTurns',
+    'dates',
+    'cooccurring',
   ])
   const {
     query,
@@ -128,11 +140,17 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
     identifiers: idWeight = 0.5,
     entities: entityWeight = 1,
     speakers: speakerWeight = 0.05,
+    speakerTurns: turnWeight = 0.02,
+    dates: dateWeight = 0.2,
+    cooccurring: coWeight = 0.1,
   } = options
   for (const [name, w] of [
     ['identifiers', idWeight],
     ['entities', entityWeight],
     ['speakers', speakerWeight],
+    ['speakerTurns', turnWeight],
+    ['dates', dateWeight],
+    ['cooccurring', coWeight],
   ] as const)
     if (!(typeof w === 'number' && Number.isFinite(w) && w >= 0))
       throw new InvalidOptionError(name, `expected a finite number >= 0, got ${describeValue(w)}`)
@@ -150,6 +168,9 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
   if (entityWeight > 0) parts.push([entities(), entityWeight])
   if (speakerWeight > 0)
     parts.push([speakerNews(query !== undefined ? { query } : {}), speakerWeight])
+  if (turnWeight > 0) parts.push([spokenBy(query !== undefined ? { query } : {}), turnWeight])
+  if (dateWeight > 0) parts.push([dates(query !== undefined ? { query } : {}), dateWeight])
+  if (coWeight > 0) parts.push([cooccurring(query !== undefined ? { query } : {}), coWeight])
   return parts.length === 1 ? spread : combine(parts)
 }
 
@@ -189,6 +210,9 @@ function mostRelevantWith(
     identifiers: ids,
     entities: ents,
     speakers: spk,
+    speakerTurns: st,
+    dates: dw,
+    cooccurring: cw,
     ...rest
   } = options
   const scorer = relevanceWith(
@@ -199,6 +223,9 @@ function mostRelevantWith(
       ...(ids !== undefined && { identifiers: ids }),
       ...(ents !== undefined && { entities: ents }),
       ...(spk !== undefined && { speakers: spk }),
+      ...(st !== undefined && { speakerTurns: st }),
+      ...(dw !== undefined && { dates: dw }),
+      ...(cw !== undefined && { cooccurring: cw }),
     },
     embedPart,
   )
@@ -219,6 +246,9 @@ export const MOST_RELEVANT_OPTIONS = [
   'identifiers',
   'entities',
   'speakers',
+  'speakerTurns',
+  'dates',
+  'cooccurring',
 ] as const
 
 function selectByScore(

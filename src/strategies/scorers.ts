@@ -421,6 +421,26 @@ export function speakerNews(options: { query?: string } = {}): Scorer {
   }
 }
 
+/**
+ * 1 for a unit spoken by someone the query names ("What did Melanie paint?": Melanie's own
+ * turns, by `name` or a "Name: " opening the text; the asker's own "Name: " names no one),
+ * else 0: among turns that match as well, the person's own words come first.
+ */
+export function spokenBy(options: { query?: string } = {}): Scorer {
+  return (view) => {
+    const query = options.query ?? view.query ?? newestUserText(view)
+    const named = new Set(query.toLowerCase().match(/\p{L}+/gu))
+    // The asker's own "Name: " names no one.
+    const asker = SPEAKER.exec(query)?.[1]?.toLowerCase()
+    if (asker) named.delete(asker)
+    const last = view.unitCount - 1
+    return eachUnit(view, (u) => {
+      const who = newsOf(view.first(u))[0]
+      return u < last && who && named.has(who) ? 1 : 0
+    })
+  }
+}
+
 /** Terms of a message, computed once per message object: an agent asks every turn. */
 const termCache = new WeakMap<Message, string[]>()
 
