@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { asynchronousStrategy } from '../options-check.js'
 import type { PlanItem } from '../strategies/types.js'
 import type { HistoryIndex } from './history-index.js'
 import type { Setup } from './options.js'
@@ -17,8 +18,7 @@ export function planNow(
   calibration: number,
   asyncName: string,
 ): Planned {
-  const refuse = () =>
-    new InvalidOptionError('strategy', `${setup.strategy.name} is asynchronous: use ${asyncName}`)
+  const refuse = () => asynchronousStrategy(setup.strategy.name, asyncName)
   if (setup.strategy.async) throw refuse()
   const prepared = prepare(index, setup, { calibration })
   const plan = setup.strategy.select(prepared.view)

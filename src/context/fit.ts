@@ -1,7 +1,7 @@
 import { asyncStrategyFromOptions } from '../compress/index.js'
 import { summaryLedger } from '../compress/summarizing.js'
-import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
+import { asynchronousStrategy } from '../options-check.js'
 import type { ProviderRules } from '../providers/types.js'
 import { requireUserTurn } from '../providers/validate.js'
 import { pinsBase } from '../strategies/pins.js'
@@ -116,11 +116,11 @@ export function fitAny(messages: readonly Message[], options: FitOptions = {}): 
 }
 
 function fitSetup(messages: readonly Message[], setup: Setup, bounded = false): FitResult {
-  if (setup.strategy.async) throw asyncError(setup.strategy.name)
+  if (setup.strategy.async) throw asynchronousStrategy(setup.strategy.name)
   const prepared = prepare(indexOf(messages, setup.counter, setup.provider), setup)
   if (bounded) refuseUnbounded(prepared, setup)
   const plan = setup.strategy.select(prepared.view)
-  if (plan instanceof Promise) throw asyncError(setup.strategy.name)
+  if (plan instanceof Promise) throw asynchronousStrategy(setup.strategy.name)
   return assemble(prepared, plan, setup)
 }
 
@@ -171,10 +171,6 @@ function refuseUnbounded(prepared: Prepared, setup: Setup): void {
   if (Number.isFinite(setup.budget)) return
   requireUserTurn(prepared.view.messages, setup.provider, prepared.inputLength)
   requireBudget(setup)
-}
-
-function asyncError(name: string): InvalidOptionError {
-  return new InvalidOptionError('strategy', `${name} is asynchronous: use fitAsync`)
 }
 
 /**

@@ -2,7 +2,13 @@ import type { OpenAICompatibleOptions } from '../compress/openai-compatible.js'
 import type { Summarizer } from '../compress/summarizer.js'
 import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
-import { closest, describeValue, requireArgument, unknownOption } from '../options-check.js'
+import {
+  asynchronousStrategy,
+  closest,
+  describeValue,
+  requireArgument,
+  unknownOption,
+} from '../options-check.js'
 import { type BufferedOptions, buffered } from '../strategies/buffered.js'
 import { type HeadAndTailOptions, headAndTail } from '../strategies/head-and-tail.js'
 import {
@@ -80,8 +86,7 @@ const builtIn: { [K in StrategyName]: Entry } = {
   summarizing: {
     options: SUMMARIZING_OPTIONS,
     create: (o, make) => {
-      if (!make)
-        throw new InvalidOptionError('strategy', 'summarizing is asynchronous: use fitAsync')
+      if (!make) throw asynchronousStrategy('summarizing')
       return make('summarizing', o)
     },
   },
