@@ -16,6 +16,7 @@
 import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
+import { recallFrom } from '../src/context/recall.js'
 import { ContextOverflowError } from '../src/errors.js'
 import { type Message, messageText } from '../src/messages/message.js'
 import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
@@ -26,7 +27,6 @@ import {
   RECALL_PARAMETERS,
   RECALL_TOOL_NAME,
 } from '../src/recall/definition.js'
-import { recallFrom } from '../src/recall/recall.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { LOCOMO_DEV_PATH, readLocomo } from '../test/locomo-data.js'
 import { agentBudget, agentCases, DATA_SETS } from './eval-agent.js'
