@@ -8,7 +8,8 @@
  *   type-only ones included: a type tie is still a tie a reader must hold).
  * - up-arrows: imports inside `src/providers/` from a file to one on a higher layer of
  *   `PROVIDER_LAYERS` below, and between folders of `src/` against `SRC_LAYERS` (a lower
- *   layer never imports a higher one).
+ *   layer never imports a higher one). Every file is on a layer: one that is not is listed
+ *   as unlayered (a new folder is placed in `SRC_LAYERS` before it counts).
  * - root exports: the runtime names `src/index.ts` exports; `@deprecated` marks left in src/.
  * - to add a provider / an adapter: the `src/` files `docs/extending.md` names in each recipe
  *   (`test/toy-provider.test.ts` holds the provider recipe to what the type check names).
@@ -59,11 +60,17 @@ export const SRC_LAYERS: readonly (readonly string[])[] = [
   ['tokens', 'store'],
   ['providers'],
   ['formats', 'strategies'],
+  // the recall tool's parts: its definition, the index and search of what was left out, the
+  // notes and numbering that name messages (the run over a fit is in context/)
+  ['recall'],
   ['transforms', 'compress'],
   ['context'],
   ['native', 'config', 'report', 'integrations'],
+  // the recall tool handed to each framework, reading the adapters' histories
+  ['recall/frameworks.ts'],
   ['cli'],
-  ['(entries)'],
+  // the entries, and recall's own face (re-exported by them)
+  ['(entries)', 'recall/index.ts'],
   ['node'],
 ]
 
@@ -246,8 +253,14 @@ export async function houseFigures() {
     ),
     upArrows,
     srcUpArrows,
+    // A file of src/ on no layer (its folder unnamed in SRC_LAYERS), or of providers/ on none
+    // of PROVIDER_LAYERS: its arrows could not be judged.
     unlayered: files
-      .filter((f) => f.includes('/src/providers/') && layerOf(f) === undefined)
+      .filter(
+        (f) =>
+          srcLayerOf(f) === undefined ||
+          (f.includes('/src/providers/') && layerOf(f) === undefined),
+      )
       .map(rel),
     rootExports: rootNames.length,
     deprecated,

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { circles, houseFigures, importsOf, layerOf, srcLayerOf } from '../scripts/house-figures.js'
 
@@ -9,8 +10,24 @@ describe('the shape of src/', () => {
     expect(figures.circles).toEqual([])
     expect(figures.upArrows).toEqual([])
     expect(figures.srcUpArrows).toEqual([])
-    // A new file in providers/ is placed on a layer before it counts.
+    // A new folder of src/, or a new file in providers/, is placed on a layer before it counts.
     expect(figures.unlayered).toEqual([])
+  })
+
+  it('places every folder of src/ on a layer, and none that SRC_LAYERS does not name', () => {
+    const src = at('src')
+    const folders = readdirSync(src, { withFileTypes: true }).filter((d) => d.isDirectory())
+    expect(folders.length).toBeGreaterThan(10)
+    for (const d of folders) expect(srcLayerOf(`${src}/${d.name}/x.ts`), d.name).toBeDefined()
+    expect(srcLayerOf(at('src/no-such-folder/x.ts'))).toBeUndefined()
+    // recall/'s parts sit below what reads them (transforms, the core, the adapters); the tool
+    // handed to each framework reads the adapters, so it sits above them.
+    const layer = (p: string) => srcLayerOf(at(`src/${p}`)) ?? Number.NaN
+    expect(layer('recall/recall-index.ts')).toBeLessThan(layer('transforms/truncate-messages.ts'))
+    expect(layer('recall/numbering.ts')).toBeLessThan(layer('integrations/ai-sdk.ts'))
+    expect(layer('recall/definition.ts')).toBeLessThan(layer('context/recall.ts'))
+    expect(layer('recall/frameworks.ts')).toBeGreaterThan(layer('integrations/ai-sdk.ts'))
+    expect(layer('recall/index.ts')).toBe(layer('index.ts'))
   })
 
   it('finds a circle of any length, and none in a chain', () => {
