@@ -29,13 +29,13 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
   // 1 names: the provider names, the problems and their codes
   ['provider.ts', 'problems.ts'],
   // 2 kit: what every API's parts share
-  ['codec-kit.ts', 'figures.ts', 'types.ts', 'request-limits.ts'],
-  // 3 an API's parts: its codec, its message rules, its limits
-  ['*/codec.ts', '*/rules.ts', '*/limits.ts'],
+  ['codec-kit.ts', 'figures.ts', 'types.ts', 'request-limits.ts', 'counting-kit.ts'],
+  // 3 an API's parts: its codec, its message rules, its limits, its counting endpoint's request
+  ['*/codec.ts', '*/rules.ts', '*/limits.ts', '*/counting.ts'],
   // 4 an API whole: its rules and replies (`provider.ts`), its codec entry (`index.ts`)
   ['*/provider.ts', '*/index.ts'],
   // 5 the tables by provider name
-  ['table.ts', 'checks.ts', 'replies.ts'],
+  ['table.ts', 'checks.ts', 'replies.ts', 'counting.ts'],
   // 6 the engine over the tables
   ['validate.ts', 'tool-shapes.ts'],
   // 7 the face
