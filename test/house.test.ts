@@ -1,8 +1,16 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { circles, houseFigures, importsOf, layerOf, srcLayerOf } from '../scripts/house-figures.js'
 
 const at = (path: string) => new URL(`../${path}`, import.meta.url).pathname
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory()
+      ? sourceFiles(`${dir}/${d.name}`)
+      : d.name.endsWith('.ts') && !d.name.endsWith('.test.ts')
+        ? [`${dir}/${d.name}`]
+        : [],
+  )
 
 describe('the shape of src/', () => {
   it('has no import circle, and no import inside providers/ runs up its layers', async () => {
@@ -28,6 +36,17 @@ describe('the shape of src/', () => {
     expect(layer('recall/definition.ts')).toBeLessThan(layer('context/recall.ts'))
     expect(layer('recall/frameworks.ts')).toBeGreaterThan(layer('integrations/ai-sdk.ts'))
     expect(layer('recall/index.ts')).toBe(layer('index.ts'))
+  })
+
+  it('has one place that makes a plan: the view prepared and the strategy asked', () => {
+    const makers = (pattern: RegExp) =>
+      sourceFiles(at('src'))
+        .filter((f) => pattern.test(readFileSync(f, 'utf8')))
+        .map((f) => f.slice(at('src').length + 1))
+    // Strategies that wrap another ask it too (pins, the ledger, summarizing's fallback): only
+    // a setup's strategy is asked by the core.
+    expect(makers(/\bsetup\.strategy\.select\(/)).toEqual(['context/context-plan.ts'])
+    expect(makers(/(?<![.\w]|function )prepare\(/)).toEqual(['context/context-plan.ts'])
   })
 
   it('finds a circle of any length, and none in a chain', () => {

@@ -12,7 +12,7 @@ import { userTurns } from '../strategies/user-turns.js'
 import { exactCounter, providerCounter } from '../tokens/counters.js'
 import { dropThoughts } from '../transforms/drop-thoughts.js'
 import { ChatContext } from './chat-context.js'
-import { fit } from './fit.js'
+import { fit, fitAsync } from './fit.js'
 
 const sys: Message = { role: 'system', content: 'You are a careful assistant.' }
 const user = (t: string): Message => ({ role: 'user', content: t })
@@ -363,5 +363,21 @@ describe('a strategy that answers only asynchronously, asked for a synchronous a
     expect(byPromise.message).toBe(byFlag.message)
     expect(account.message).toBe(byFlag.message)
     expect(sync.message).toBe('option strategy: waits is asynchronous: use getMessages')
+  })
+
+  it('one that says it never waits but returns a promise is refused alike by fitAsync and a ChatContext', async () => {
+    const liar = waits(false)
+    await expect(fitAsync(h, { strategy: liar, budget: 1000 })).rejects.toThrow(
+      /waits declares async: false, but its select returned a promise/,
+    )
+    const context = new ChatContext({ strategy: liar, budget: 1000 })
+    await context.addMessages(h)
+    await expect(context.fitAsync()).rejects.toThrow(
+      /waits declares async: false, but its select returned a promise/,
+    )
+    // Without the flag the same strategy is awaited, on a copy of the view.
+    expect((await fitAsync(h, { strategy: waits(undefined), budget: 1000 })).kept).toEqual([
+      0, 1, 2, 3,
+    ])
   })
 })
