@@ -105,8 +105,14 @@ export function savedState(parts: StateParts): ChatContextState {
   if (options.model) settings.model = options.model
   if (options.reserve !== undefined) settings.reserve = options.reserve
   if (setup.tools.length) settings.tools = structuredClone(setup.tools)
-  // Saved when off too: a restored default context would otherwise get the default ledger.
-  settings.ledger = structuredClone(setup.ledger)
+  // What the caller gave, not what was resolved from it: a default context resolves no ledger
+  // while it has no budget, and one restored with a budget must resolve its own. Given (off
+  // too) or carried by a strategy object (`withLedger`, whose name does not say so), it is
+  // saved as checked.
+  const strategyLedger =
+    typeof options.strategy === 'object' && options.strategy?.ledger !== undefined
+  if (options.ledger !== undefined || strategyLedger)
+    settings.ledger = structuredClone(setup.ledger)
   if (options.recall !== undefined && options.recall !== false)
     settings.recall = structuredClone(options.recall)
   return {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import type { Message } from '../messages/message.js'
+import { ChatContext } from './chat-context.js'
+import { fit } from './fit.js'
+
+/**
+ * A conversation an agent holds: tool calls with dotted ids, astral characters, a hostile
+ * key in a tool's arguments, white space only in one answer.
+ */
+function agentHistory(turns: number): Message[] {
+  const h: Message[] = [{ role: 'system', content: 'You answer questions about orders.' }]
+  for (let i = 0; i < turns; i++) {
+    h.push({ role: 'user', content: `Where is order #A${1000 + i}? 📦 𝒜 ${'details '.repeat(6)}` })
+    h.push({
+      role: 'assistant',
+      toolCalls: [
+        {
+          id: `call.${i}.v1`,
+          name: 'lookup',
+          arguments: `{"__proto__":{"x":1},"order":"A${1000 + i}"}`,
+        },
+      ],
+    })
+    h.push({
+      role: 'tool',
+      toolCallId: `call.${i}.v1`,
+      content: `order A${1000 + i}: shipped to user${i}@example.com on 2024-03-${String((i % 28) + 1).padStart(2, '0')}`,
+    })
+    h.push({ role: 'assistant', content: i === 3 ? '   ' : `Order A${1000 + i} has shipped.` })
+  }
+  h.push({ role: 'user', content: 'And the first one? 🙂' })
+  return h
+}
+
+describe('a default context is the default context however it got its budget', () => {
+  const h = agentHistory(40)
+
+  it('saved before it had a budget and restored with one: as made with that budget, ledger and all', async () => {
+    const unbudgeted = new ChatContext()
+    await unbudgeted.addMessages(h)
+    const state = JSON.parse(JSON.stringify(unbudgeted.saveState()))
+    // What the caller gave: nothing about a ledger, so nothing is saved of one.
+    expect(state.settings).not.toHaveProperty('ledger')
+    const restored = ChatContext.fromState(state, { budget: 1500 })
+    const made = new ChatContext({ budget: 1500 })
+    await made.addMessages(h)
+    const sent = restored.getMessagesSync()
+    expect(sent).toEqual(made.getMessagesSync())
+    expect(sent).toEqual(fit(h, { budget: 1500 }).messages)
+    // The default trims, and with tool calls in the history it writes a ledger of what it left out.
+    expect(sent.length).toBeLessThan(h.length)
+    expect(restored.fit().inserted.length).toBe(1)
+    expect(sent.at(-1)).toEqual(h.at(-1))
+  })
+
+  it('a ledger the caller turned off stays off after a restore', async () => {
+    const off = new ChatContext({ ledger: false })
+    await off.addMessages(h)
+    const state = JSON.parse(JSON.stringify(off.saveState()))
+    expect(state.settings.ledger).toBe(false)
+    const restored = ChatContext.fromState(state, { budget: 1500 })
+    expect(restored.fit().inserted).toEqual([])
+    expect(restored.getMessagesSync()).toEqual(fit(h, { budget: 1500, ledger: false }).messages)
+  })
+})
