@@ -49,12 +49,16 @@ export class ChatContext<F extends ContextFormat = undefined> {
     if (options === null || typeof options !== 'object' || Array.isArray(options))
       throw new InvalidOptionError('options', 'expected an object of ChatContext options')
     this.options = options
-    const setup = resolveSetup(
-      { ...options, provider: providerFromFormat(options), summaries: this.ledger } as FitOptions,
-      CONTEXT_OPTIONS,
-      asyncStrategyFromOptions,
-    )
-    this.sizing = new ContextSizing(setup, options)
+    const provider = providerFromFormat(options)
+    // A budget given here only for a window learnt later, when the options give none.
+    const resolve = (budget?: number) =>
+      resolveSetup(
+        { ...options, provider, summaries: this.ledger, ...(budget && { budget }) } as FitOptions,
+        CONTEXT_OPTIONS,
+        asyncStrategyFromOptions,
+      )
+    this.sizing = new ContextSizing(resolve, options)
+    const setup = this.sizing.setup
     this.initial = checkedInitial(options.initialMessages ?? [])
     this.log = new ContextHistory({
       counter: setup.counter,

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Message } from '../messages/message.js'
+import { fromGemini, toGemini } from '../providers/gemini/codec.js'
 import { ChatContext } from './chat-context.js'
 import { fit } from './fit.js'
+import { withContextRetry } from './retry.js'
 
 /**
  * A conversation an agent holds: tool calls with dotted ids, astral characters, a hostile
@@ -61,5 +63,50 @@ describe('a default context is the default context however it got its budget', (
     const restored = ChatContext.fromState(state, { budget: 1500 })
     expect(restored.fit().inserted).toEqual([])
     expect(restored.getMessagesSync()).toEqual(fit(h, { budget: 1500, ledger: false }).messages)
+  })
+
+  it('in Gemini format with no model or budget, a window learnt from a rejection is trimmed to', async () => {
+    const contents = toGemini(h).contents
+    const ctx = new ChatContext({ format: 'gemini', provider: 'gemini' })
+    await ctx.addMessages(contents)
+    const history = fromGemini(contents)
+    let calls = 0
+    const { value, retried } = await withContextRetry(async (messages) => {
+      calls++
+      if (calls === 1) {
+        const counted = (await ctx.fitAsync()).tokens.total
+        throw new Error(
+          `The input token count (${counted}) exceeds the maximum number of tokens allowed (4000).`,
+        )
+      }
+      return messages
+    }, ctx)
+    expect(calls).toBe(2)
+    expect(retried?.budget).toBe(4000)
+    expect(ctx.learnedLimit).toBe(4000)
+    const expected = fit(history, { budget: 4000, provider: 'gemini' })
+    expect(value).toEqual(expected.messages)
+    expect(expected.tokens.total).toBeLessThanOrEqual(4000)
+    expect(value.length).toBeLessThan(history.length)
+    // Gemini's own rules for what is sent: turns by user or model only, the newest turn the user's.
+    const sent = toGemini(value).contents
+    for (const c of sent) expect(['user', 'model']).toContain(c.role)
+    expect(sent.at(-1)?.role).toBe('user')
+    expect(sent.at(-1)).toEqual(contents.at(-1))
+    // A view asked with its own budget trims too.
+    expect(await ctx.getMessages({ budget: 2000 })).toEqual(
+      fit(history, { budget: 2000, provider: 'gemini' }).messages,
+    )
+  })
+
+  it('restored with the window it learnt, it trims to it', async () => {
+    const ctx = new ChatContext({ provider: 'gemini' })
+    await ctx.addMessages(h)
+    await ctx.learnLimit(3000)
+    const restored = ChatContext.fromState(JSON.parse(JSON.stringify(ctx.saveState())))
+    expect(restored.learnedLimit).toBe(3000)
+    expect(restored.getMessagesSync()).toEqual(
+      fit(h, { budget: 3000, provider: 'gemini' }).messages,
+    )
   })
 })
