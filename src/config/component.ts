@@ -3,6 +3,7 @@ import { $ZodError } from 'zod/v4/core'
 import { ChatContext, type ContextFormat } from '../context/chat-context.js'
 import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
+import { cutOptionSchemas, cutOptionsOf } from '../context/option-schemas.js'
 import { strategyNames } from '../context/registry.js'
 import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { readAutoGen } from '../formats/autogen.js'
@@ -52,7 +53,7 @@ export const strategyConfigSchemas: Record<string, z.ZodMiniType> = {
     model: z.optional(z.string()),
     tools: z.optional(z.array(toolSchemaSchema)),
     reserve: z.optional(nonNegInt()),
-    dropFrom: z.optional(z.enum(['oldest', 'middle'])),
+    ...cutOptionSchemas,
   }),
   userTurns: z.strictObject({
     maxTurns: posInt(),
@@ -75,13 +76,7 @@ export const contextConfigSchema = z.strictObject({
   initialMessages: z.optional(z.array(messageSchema)),
   ledger: z.optional(z.union([z.literal('auto'), z.boolean(), ledgerSchema])),
   /** The default strategy's own options (a context without `strategy` keeps the default). */
-  stable: z.optional(
-    z.union([
-      z.boolean(),
-      z.strictObject({ lowWater: z.optional(z.number()), evictAtLeast: z.optional(z.number()) }),
-    ]),
-  ),
-  dropFrom: z.optional(z.enum(['oldest', 'middle'])),
+  ...cutOptionSchemas,
 })
 
 const envelopeSchema = z.object({
@@ -126,8 +121,7 @@ export function dumpComponent(
     const config: Record<string, unknown> = {}
     // The default strategy stays the default (with its ledger rule), as in a saved state.
     if (s.strategy !== undefined) config.strategy = dumpComponent(thing.strategy)
-    if (s.stable !== undefined) config.stable = s.stable
-    if (s.dropFrom !== undefined) config.dropFrom = s.dropFrom
+    Object.assign(config, cutOptionsOf(s))
     if (s.ledger !== undefined) config.ledger = s.ledger
     const transforms = thing.transforms
     if (transforms.length) config.transforms = transforms.map((t) => dumpComponent(t))
@@ -271,8 +265,7 @@ function loadContext(config: Record<string, unknown>): ChatContext {
     ...(c.tools !== undefined && { tools: c.tools }),
     ...(c.initialMessages !== undefined && { initialMessages: c.initialMessages }),
     ...(c.ledger !== undefined && { ledger: c.ledger as FitOptions['ledger'] }),
-    ...(!strategy && c.stable !== undefined && { stable: c.stable }),
-    ...(!strategy && c.dropFrom !== undefined && { dropFrom: c.dropFrom }),
+    ...(!strategy && cutOptionsOf(c)),
   }
   return new ChatContext(options)
 }

@@ -5,6 +5,7 @@ import { PROVIDERS } from '../providers/validate.js'
 import { isPinned } from '../strategies/pins.js'
 import type { SummaryEntry } from '../strategies/types.js'
 import type { ChatContextOptions } from './chat-options.js'
+import { cutOptionSchemas, cutOptionsOf } from './option-schemas.js'
 import type { DefaultStrategyOptions, Setup } from './options.js'
 
 export const STATE_TYPE = 'context-window/chat-context'
@@ -21,13 +22,7 @@ const stateSchema = z.object({
         z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }),
       ),
       /** The default strategy's own options (a state without `strategy` keeps the default). */
-      stable: z.optional(
-        z.union([
-          z.boolean(),
-          z.object({ lowWater: z.optional(z.number()), evictAtLeast: z.optional(z.number()) }),
-        ]),
-      ),
-      dropFrom: z.optional(z.enum(['oldest', 'middle'])),
+      ...cutOptionSchemas,
       budget: z.optional(z.number().check(z.positive())),
       model: z.optional(z.string()),
       reserve: z.optional(z.number().check(z.nonnegative())),
@@ -92,11 +87,9 @@ export function savedState(parts: StateParts): ChatContextState {
   const settings: ChatContextState['settings'] = { provider: setup.provider.name }
   // The default strategy is saved as the default, so a state restored with a budget is
   // fitted as a default context is (tokenLimited, with its ledger), not as `unbounded`.
-  if (setup.defaultStrategy) {
-    const own = options as DefaultStrategyOptions
-    if (own.stable !== undefined) settings.stable = JSON.parse(JSON.stringify(own.stable))
-    if (own.dropFrom !== undefined) settings.dropFrom = own.dropFrom
-  } else
+  if (setup.defaultStrategy)
+    Object.assign(settings, cutOptionsOf(options as DefaultStrategyOptions))
+  else
     settings.strategy = {
       name: strategy.name,
       options: JSON.parse(JSON.stringify(strategy.options ?? {})),

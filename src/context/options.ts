@@ -18,7 +18,7 @@ import {
   withLedger,
 } from '../strategies/ledger.js'
 import { checkPin, type Pin, withPins } from '../strategies/pins.js'
-import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
+import { CUT_OPTIONS, type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -80,8 +80,9 @@ export interface RequestFitOptions {
   pin?: Pin | undefined
 }
 
-/** No strategy: `tokenLimited` under a budget (these two options are its), else `unbounded`. */
-export interface DefaultStrategyOptions extends Pick<TokenLimitedOptions, 'stable' | 'dropFrom'> {
+/** No strategy: `tokenLimited` under a budget (how it cuts is given beside it), else `unbounded`. */
+export interface DefaultStrategyOptions
+  extends Pick<TokenLimitedOptions, (typeof CUT_OPTIONS)[number]> {
   strategy?: undefined
 }
 
@@ -114,7 +115,6 @@ const requestKeys = [
   'recall',
   'pin',
 ] as const
-const defaultStrategyKeys = ['stable', 'dropFrom'] as const
 
 /**
  * Refuses what cannot be `fit`'s options: a value that is not an object, or an own key that
@@ -130,7 +130,7 @@ export function checkFitKeys(options: unknown, extraKeys: readonly string[] = []
   const known = [
     ...requestKeys,
     ...extraKeys,
-    ...(given.strategy === undefined ? defaultStrategyKeys : own),
+    ...(given.strategy === undefined ? CUT_OPTIONS : own),
   ]
   for (const key of Object.keys(given)) {
     if (!known.includes(key)) {

@@ -18,7 +18,11 @@ import {
   type ScoreBasedOptions,
   scoreBased,
 } from '../strategies/score-based.js'
-import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
+import {
+  TOKEN_LIMITED_OPTIONS,
+  type TokenLimitedOptions,
+  tokenLimited,
+} from '../strategies/token-limited.js'
 import type { Strategy } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import { type UserTurnsOptions, userTurns } from '../strategies/user-turns.js'
@@ -67,7 +71,7 @@ const builtIn: { [K in StrategyName]: Entry } = {
     create: (o) => headAndTail(o as unknown as HeadAndTailOptions),
   },
   tokenLimited: {
-    options: ['limit', 'model', 'tools', 'reserve', 'dropFrom', 'stable'],
+    options: TOKEN_LIMITED_OPTIONS,
     create: (o) => tokenLimited(o as TokenLimitedOptions),
   },
   userTurns: {
