@@ -139,7 +139,12 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
   const tools = options.tools ?? []
   const localTools = local.countTools(toolSchemas(tools as ToolInput[]))
   const toolsKey = hash(JSON.stringify(tools), 0)
-  const call = countRequest({ client: options.client, model: options.model, local, localTools })
+  const call = countRequest.make({
+    client: options.client,
+    model: options.model,
+    local,
+    localTools,
+  })
 
   /** Measured tokens of a message, by content. */
   const measured = new Map<number, number>()

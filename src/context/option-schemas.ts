@@ -1,5 +1,5 @@
 import * as z from 'zod/mini'
-import { type CUT_OPTIONS, DROP_FROM, type STABLE_OPTIONS } from '../strategies/token-limited.js'
+import { CUT_OPTIONS, DROP_FROM, type STABLE_OPTIONS } from '../strategies/token-limited.js'
 
 /** `stable` as an object: each field a number, checked further by tokenLimited's own check. */
 const stableFields = {
@@ -23,7 +23,7 @@ export function cutOptionsOf(from: Partial<Record<(typeof CUT_OPTIONS)[number], 
   stable?: z.output<typeof cutOptionSchemas.stable>
 } {
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(cutOptionSchemas) as (typeof CUT_OPTIONS)[number][])
+  for (const key of CUT_OPTIONS)
     if (from[key] !== undefined) out[key] = JSON.parse(JSON.stringify(from[key]))
   return out
 }

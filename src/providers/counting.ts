@@ -18,24 +18,33 @@ export interface CountingClients {
 
 export type CountingProvider = AllListed<keyof CountingClients, Provider>
 
-/** The count request of each provider API that has a counting endpoint, by provider name. */
-const COUNTS: { [P in CountingProvider]: (setup: CountSetup<CountingClients[P]>) => CountCall } = {
-  anthropic: anthropicCount,
-  gemini: geminiCount,
-  'openai-responses': responsesCount,
+/** What makes one API's count request (a method: it is read with the client it was given). */
+interface CountMaker<Client> {
+  make(setup: CountSetup<Client>): CountCall
 }
 
+/** The count request of each provider API that has a counting endpoint, by provider name. */
+const COUNTS: { [P in CountingProvider]: CountMaker<CountingClients[P]> } = {
+  anthropic: { make: anthropicCount },
+  gemini: { make: geminiCount },
+  'openai-responses': { make: responsesCount },
+}
+
+/** The same table, read by a name not yet known to be in it. */
+const byName: Readonly<Record<string, CountMaker<unknown>>> = COUNTS
+
 /** The providers with a counting endpoint, as an error names them. */
-const named = (Object.keys(COUNTS) as CountingProvider[]).map((p) => `'${p}'`)
+const named = Object.keys(COUNTS).map((p) => `'${p}'`)
 const listed = `${named.slice(0, -1).join(', ')} or ${named.at(-1)}`
 
 /**
  * What makes the count request of `provider`'s counting endpoint (an unknown name is refused
  * here, a client without the endpoint's method when it is made).
  */
-export function countRequestOf(provider: unknown): (setup: CountSetup<unknown>) => CountCall {
-  if (typeof provider !== 'string' || !Object.hasOwn(COUNTS, provider))
+export function countRequestOf(provider: unknown): CountMaker<unknown> {
+  const maker =
+    typeof provider === 'string' && Object.hasOwn(byName, provider) ? byName[provider] : undefined
+  if (!maker)
     throw new InvalidOptionError('provider', `expected ${listed}, got ${describeValue(provider)}`)
-  // The table's entry for the name just checked; it checks the client it is given.
-  return COUNTS[provider as CountingProvider] as (setup: CountSetup<unknown>) => CountCall
+  return maker
 }
