@@ -22,6 +22,19 @@ describe('the shape of src/', () => {
     expect(figures.unlayered).toEqual([])
   })
 
+  it('names how tokenLimited cuts in its definition, its JSON schema and the CLI flag only', async () => {
+    const { optionFiles } = await houseFigures()
+    const files = (name: string) => optionFiles.find((o) => o.name === name)?.files
+    expect(files('dropFrom')).toEqual([
+      'src/cli/commands.ts',
+      'src/context/option-schemas.ts',
+      'src/strategies/token-limited.ts',
+    ])
+    // Every option a check knows is counted: the fit's, the context's and each strategy's.
+    for (const name of ['budget', 'stable', 'initialMessages', 'maxTurns', 'summarizer'])
+      expect(files(name)?.length, name).toBeGreaterThan(0)
+  })
+
   it('places every folder of src/ on a layer, and none that SRC_LAYERS does not name', () => {
     const src = at('src')
     const folders = readdirSync(src, { withFileTypes: true }).filter((d) => d.isDirectory())

@@ -100,7 +100,8 @@ export type NamedStrategyOptions = {
 export type FitOptions = RequestFitOptions &
   (DefaultStrategyOptions | StrategyObjectOptions | NamedStrategyOptions)
 
-const requestKeys = [
+/** The options of a fit beside the strategy's own (the default's: `CUT_OPTIONS`). */
+export const FIT_OPTIONS = [
   'strategy',
   'budget',
   'model',
@@ -128,7 +129,7 @@ export function checkFitKeys(options: unknown, extraKeys: readonly string[] = []
   const named = typeof given.strategy === 'string' ? given.strategy : undefined
   const own = named !== undefined ? strategyOptionNames(named) : []
   const known = [
-    ...requestKeys,
+    ...FIT_OPTIONS,
     ...extraKeys,
     ...(given.strategy === undefined ? CUT_OPTIONS : own),
   ]
