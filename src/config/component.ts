@@ -3,13 +3,17 @@ import { $ZodError } from 'zod/v4/core'
 import { ChatContext, type ContextFormat } from '../context/chat-context.js'
 import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
-import { cutOptionSchemas, cutOptionsOf } from '../context/option-schemas.js'
+import {
+  contextSettingSchemas,
+  contextSettingsOf,
+  cutOptionSchemas,
+  ledgerOptionsSchema,
+} from '../context/option-schemas.js'
 import { strategyNames } from '../context/registry.js'
 import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { readAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { describeValue, requireArgument } from '../options-check.js'
-import { PROVIDERS } from '../providers/provider.js'
 import { type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { createTransform, transformNames } from './transforms.js'
@@ -33,12 +37,6 @@ const AUTOGEN = 'autogen_core.model_context.'
 
 const posInt = () => z.int().check(z.positive())
 const nonNegInt = () => z.int().check(z.nonnegative())
-
-const ledgerSchema = z.strictObject({
-  share: z.optional(z.number()),
-  maxTokens: z.optional(z.number()),
-  when: z.optional(z.enum(['always', 'tool-calls'])),
-})
 
 export const strategyConfigSchemas: Record<string, z.ZodMiniType> = {
   unbounded: z.strictObject({}),
@@ -68,15 +66,8 @@ const anyComponent: z.ZodMiniType<ComponentModel> = z.lazy(
 export const contextConfigSchema = z.strictObject({
   strategy: z.optional(anyComponent),
   transforms: z.optional(z.array(anyComponent)),
-  budget: z.optional(posInt()),
-  model: z.optional(z.string()),
-  reserve: z.optional(nonNegInt()),
-  provider: z.optional(z.enum(PROVIDERS)),
-  tools: z.optional(z.array(toolSchemaSchema)),
   initialMessages: z.optional(z.array(messageSchema)),
-  ledger: z.optional(z.union([z.literal('auto'), z.boolean(), ledgerSchema])),
-  /** The default strategy's own options (a context without `strategy` keeps the default). */
-  ...cutOptionSchemas,
+  ...contextSettingSchemas,
 })
 
 const envelopeSchema = z.object({
@@ -121,15 +112,9 @@ export function dumpComponent(
     const config: Record<string, unknown> = {}
     // The default strategy stays the default (with its ledger rule), as in a saved state.
     if (s.strategy !== undefined) config.strategy = dumpComponent(thing.strategy)
-    Object.assign(config, cutOptionsOf(s))
-    if (s.ledger !== undefined) config.ledger = s.ledger
     const transforms = thing.transforms
     if (transforms.length) config.transforms = transforms.map((t) => dumpComponent(t))
-    if (s.budget !== undefined) config.budget = s.budget
-    if (s.model !== undefined) config.model = s.model
-    if (s.reserve !== undefined) config.reserve = s.reserve
-    if (s.provider !== undefined) config.provider = s.provider
-    if (s.tools !== undefined) config.tools = s.tools
+    Object.assign(config, contextSettingsOf(s))
     if (state.initialMessages?.length) config.initialMessages = state.initialMessages
     return envelope(
       `${PREFIX}.ChatContext`,
@@ -201,7 +186,7 @@ export function loadComponent(json: unknown): ChatContext | Strategy | Transform
       const strategy = createStrategy(name, own)
       return ledger === undefined
         ? strategy
-        : withLedger(strategy, ledgerSchema.parse(ledger) as LedgerOptions)
+        : withLedger(strategy, ledgerOptionsSchema.parse(ledger) as LedgerOptions)
     }
     if (kind === 'transforms' && name && transformNames().includes(name))
       return createTransform(name, config)
@@ -258,14 +243,9 @@ function loadContext(config: Record<string, unknown>): ChatContext {
   const options: FitOptions & { initialMessages?: Message[] } = {
     ...(strategy && { strategy }),
     ...(transforms.length && { transforms }),
-    ...(c.budget !== undefined && { budget: c.budget }),
-    ...(c.model !== undefined && { model: c.model }),
-    ...(c.reserve !== undefined && { reserve: c.reserve }),
-    ...(c.provider !== undefined && { provider: c.provider }),
-    ...(c.tools !== undefined && { tools: c.tools }),
     ...(c.initialMessages !== undefined && { initialMessages: c.initialMessages }),
-    ...(c.ledger !== undefined && { ledger: c.ledger as FitOptions['ledger'] }),
-    ...(!strategy && cutOptionsOf(c)),
+    // How the default strategy cuts is read only when there is no strategy of the config's own.
+    ...(contextSettingsOf(c, !strategy) as FitOptions),
   }
   return new ChatContext(options)
 }

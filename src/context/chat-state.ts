@@ -1,11 +1,10 @@
 import * as z from 'zod/mini'
 import { InvalidInputError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
-import { PROVIDERS } from '../providers/validate.js'
 import { isPinned } from '../strategies/pins.js'
 import type { SummaryEntry } from '../strategies/types.js'
 import type { ChatContextOptions } from './chat-options.js'
-import { cutOptionSchemas, cutOptionsOf } from './option-schemas.js'
+import { contextSettingSchemas, cutOptionsOf } from './option-schemas.js'
 import type { DefaultStrategyOptions, Setup } from './options.js'
 
 export const STATE_TYPE = 'context-window/chat-context'
@@ -21,34 +20,7 @@ const stateSchema = z.object({
       strategy: z.optional(
         z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }),
       ),
-      /** The default strategy's own options (a state without `strategy` keeps the default). */
-      ...cutOptionSchemas,
-      budget: z.optional(z.number().check(z.positive())),
-      model: z.optional(z.string()),
-      reserve: z.optional(z.number().check(z.nonnegative())),
-      provider: z.optional(z.enum(PROVIDERS)),
-      tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
-      ledger: z.optional(
-        z.union([
-          z.literal('auto'),
-          z.boolean(),
-          z.object({
-            share: z.number(),
-            maxTokens: z.number(),
-            when: z.enum(['always', 'tool-calls']),
-          }),
-        ]),
-      ),
-      /** The recall option: the tool is offered, and counted, after a restore as before. */
-      recall: z.optional(
-        z.union([
-          z.boolean(),
-          z.object({
-            maxTokens: z.optional(z.number()),
-            maxMessages: z.optional(z.number()),
-          }),
-        ]),
-      ),
+      ...contextSettingSchemas,
     }),
     {},
   ),

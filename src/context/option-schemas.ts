@@ -1,4 +1,6 @@
 import * as z from 'zod/mini'
+import { toolSchemaSchema } from '../messages/message.js'
+import { PROVIDERS } from '../providers/provider.js'
 import { CUT_OPTIONS, DROP_FROM, type STABLE_OPTIONS } from '../strategies/token-limited.js'
 
 /** `stable` as an object: each field a number, checked further by tokenLimited's own check. */
@@ -25,5 +27,53 @@ export function cutOptionsOf(from: Partial<Record<(typeof CUT_OPTIONS)[number], 
   const out: Record<string, unknown> = {}
   for (const key of CUT_OPTIONS)
     if (from[key] !== undefined) out[key] = JSON.parse(JSON.stringify(from[key]))
+  return out
+}
+
+/** The ledger's options as an object (their ranges: the ledger's own check). */
+export const ledgerOptionsSchema = z.strictObject({
+  share: z.optional(z.number()),
+  maxTokens: z.optional(z.number()),
+  when: z.optional(z.enum(['always', 'tool-calls'])),
+})
+
+/** The `ledger` option as plain JSON holds it. */
+const ledgerSchema = z.union([z.literal('auto'), z.boolean(), ledgerOptionsSchema])
+
+/** The `recall` option as plain JSON holds it (its values' ranges: recall's own check). */
+const recallSchema = z.union([
+  z.boolean(),
+  z.strictObject({ maxTokens: z.optional(z.number()), maxMessages: z.optional(z.number()) }),
+])
+
+/**
+ * A context's plain settings, as a saved state and a component config both hold them (each
+ * adds how it names the strategy, and a config its transforms and initial messages). What a
+ * value may be beyond its type is the option's own check, made when the context is built.
+ */
+export const contextSettingSchemas = {
+  /** The default strategy's own options (settings without a strategy keep the default). */
+  ...cutOptionSchemas,
+  budget: z.optional(z.number().check(z.positive())),
+  model: z.optional(z.string()),
+  reserve: z.optional(z.number().check(z.nonnegative())),
+  provider: z.optional(z.enum(PROVIDERS)),
+  tools: z.optional(z.array(toolSchemaSchema)),
+  ledger: z.optional(ledgerSchema),
+  /** The tool is offered, and counted, after a restore as before. */
+  recall: z.optional(recallSchema),
+}
+
+export type ContextSettings = z.output<z.ZodMiniObject<typeof contextSettingSchemas>>
+
+/** The settings of `from` that are set (the cut options only when `cut`), as plain JSON. */
+export function contextSettingsOf(
+  from: Partial<Record<keyof typeof contextSettingSchemas, unknown>>,
+  cut = true,
+): ContextSettings {
+  const out: Record<string, unknown> = cut ? cutOptionsOf(from) : {}
+  for (const key of Object.keys(contextSettingSchemas) as (keyof typeof contextSettingSchemas)[])
+    if (!(CUT_OPTIONS as readonly string[]).includes(key) && from[key] !== undefined)
+      out[key] = structuredClone(from[key])
   return out
 }
