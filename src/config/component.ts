@@ -245,7 +245,7 @@ function loadContext(config: Record<string, unknown>): ChatContext {
     ...(transforms.length && { transforms }),
     ...(c.initialMessages !== undefined && { initialMessages: c.initialMessages }),
     // How the default strategy cuts is read only when there is no strategy of the config's own.
-    ...(contextSettingsOf(c, !strategy) as FitOptions),
+    ...contextSettingsOf(c, !strategy),
   }
   return new ChatContext(options)
 }

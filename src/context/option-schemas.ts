@@ -68,12 +68,12 @@ export type ContextSettings = z.output<z.ZodMiniObject<typeof contextSettingSche
 
 /** The settings of `from` that are set (the cut options only when `cut`), as plain JSON. */
 export function contextSettingsOf(
-  from: Partial<Record<keyof typeof contextSettingSchemas, unknown>>,
+  from: Readonly<Record<string, unknown>>,
   cut = true,
 ): ContextSettings {
   const out: Record<string, unknown> = cut ? cutOptionsOf(from) : {}
-  for (const key of Object.keys(contextSettingSchemas) as (keyof typeof contextSettingSchemas)[])
-    if (!(CUT_OPTIONS as readonly string[]).includes(key) && from[key] !== undefined)
-      out[key] = structuredClone(from[key])
+  const cutKeys: readonly string[] = CUT_OPTIONS
+  for (const key of Object.keys(contextSettingSchemas))
+    if (!cutKeys.includes(key) && from[key] !== undefined) out[key] = structuredClone(from[key])
   return out
 }
