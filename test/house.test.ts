@@ -26,7 +26,7 @@ describe('the shape of src/', () => {
     const { optionFiles } = await houseFigures()
     const files = (name: string) => optionFiles.find((o) => o.name === name)?.files
     expect(files('dropFrom')).toEqual([
-      'src/cli/commands.ts',
+      'src/cli/fit-options.ts',
       'src/context/option-schemas.ts',
       'src/strategies/token-limited.ts',
     ])

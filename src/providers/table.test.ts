@@ -57,7 +57,7 @@ function nameSwitches(): string[] {
  * The list may only shrink: a new switch on a name belongs in a provider's folder.
  */
 const ALLOWED: Record<string, number> = {
-  'cli/commands.ts': 1,
+  'cli/fit-options.ts': 1,
   'integrations/openai-agents.ts': 1,
   'tokens/images.ts': 2,
 }
