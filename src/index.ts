@@ -130,7 +130,8 @@ export {
   exactCounter,
 } from './tokens/counters.js'
 export { type EncodingName, loadEncoding } from './tokens/encodings.js'
-export { findModel, type ModelInfo, registerModel } from './tokens/models.js'
+export type { ModelInfo } from './tokens/model-table.js'
+export { findModel, registerModel } from './tokens/models.js'
 export {
   type ClearThinkingOptions,
   clearThinking,
