@@ -78,13 +78,12 @@ export {
   type ProviderContextReport,
   withContextManagement,
 } from './native/context-management.js'
+export { type RepairResult, repair } from './providers/repair.js'
 export {
   errorsOf,
   type Problem,
   type ProblemCode,
   type Provider,
-  type RepairResult,
-  repair,
   type ValidateOptions,
   type Validation,
   validate,
