@@ -67,7 +67,19 @@ export interface RequestLimits {
 }
 
 /** What an API publishes about its own tools. */
+/** A function tool as every API takes one: its name, what it does, its JSON Schema parameters. */
+export interface FunctionTool {
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+}
+
 export interface ToolRules {
+  /**
+   * A function tool in the JSON its API's request takes: an entry of `tools` (for Gemini, a
+   * function declaration for `tools[].functionDeclarations`).
+   */
+  define(tool: FunctionTool): Record<string, unknown>
   /** Tokens it adds for one of its tools beyond the tool's JSON, by tool type without its date. */
   overhead?: Readonly<Record<string, number>>
   /** Keys of its built-in tools written as `{ key: {...} }` (no `type`, no name). */

@@ -55,6 +55,7 @@ export function promptTokens(response: Record<string, unknown>): number | undefi
  * tool 245, the text editor 700, computer use 735 per definition plus up to 499 of system prompt.
  */
 export const tools: ToolRules = {
+  define: ({ name, description, parameters }) => ({ name, description, input_schema: parameters }),
   overhead: { bash: 245, text_editor: 700, computer: 735 + 499 },
 }
 

@@ -29,6 +29,7 @@ export function promptTokens(response: Record<string, unknown>): number | undefi
 
 /** Gemini's built-in tools, written `{ googleSearch: {} }` and the like. */
 export const tools: ToolRules = {
+  define: ({ name, description, parameters }) => ({ name, description, parameters }),
   builtIn:
     /^(googleSearch|googleSearchRetrieval|codeExecution|urlContext|googleMaps|fileSearch|computerUse|enterpriseWebSearch|retrieval)$/,
 }
