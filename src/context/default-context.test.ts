@@ -6,10 +6,10 @@ import { fit } from './fit.js'
 import { withContextRetry } from './retry.js'
 
 /**
- * A conversation an agent holds: tool calls with dotted ids, astral characters, a hostile
+ * A conversation with tool calls: dotted ids, astral characters, a hostile
  * key in a tool's arguments, white space only in one answer.
  */
-function agentHistory(turns: number): Message[] {
+function toolHistory(turns: number): Message[] {
   const h: Message[] = [{ role: 'system', content: 'You answer questions about orders.' }]
   for (let i = 0; i < turns; i++) {
     h.push({ role: 'user', content: `Where is order #A${1000 + i}? 📦 𝒜 ${'details '.repeat(6)}` })
@@ -35,7 +35,7 @@ function agentHistory(turns: number): Message[] {
 }
 
 describe('a default context is the default context however it got its budget', () => {
-  const h = agentHistory(40)
+  const h = toolHistory(40)
 
   it('saved before it had a budget and restored with one: as made with that budget, ledger and all', async () => {
     const unbudgeted = new ChatContext()

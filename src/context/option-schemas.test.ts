@@ -87,9 +87,9 @@ describe('how tokenLimited cuts (dropFrom, stable): one definition, every way it
 
 describe("a context's settings: one schema for saved states and component configs", () => {
   it('a context config keeps every setting a saved state keeps: recall and the ledger too', async () => {
-    const agent: Message[] = [h[0] as Message]
+    const withCalls: Message[] = [h[0] as Message]
     for (let i = 0; i < 20; i++)
-      agent.push(
+      withCalls.push(
         { role: 'user', content: `order A${i}? ${'words '.repeat(10)}` },
         {
           role: 'assistant',
@@ -98,18 +98,18 @@ describe("a context's settings: one schema for saved states and component config
         { role: 'tool', toolCallId: `c.${i}`, content: `A${i} shipped to u${i}@example.com` },
         { role: 'assistant', content: `A${i} shipped.` },
       )
-    agent.push({ role: 'user', content: 'and the first?' })
+    withCalls.push({ role: 'user', content: 'and the first?' })
     const options = { budget: 900, recall: { maxMessages: 4 }, ledger: { share: 0.4 } }
     const ctx = new ChatContext(options)
-    await ctx.addMessages(agent)
+    await ctx.addMessages(withCalls)
     const config = JSON.parse(JSON.stringify(dumpComponent(ctx)))
     const loaded = loadComponent(config) as ChatContext
-    await loaded.addMessages(agent)
+    await loaded.addMessages(withCalls)
     expect(loaded.saveState().settings).toEqual(ctx.saveState().settings)
     expect(loaded.saveState().settings?.recall).toEqual({ maxMessages: 4 })
     const sent = loaded.getMessagesSync()
     expect(sent).toEqual(ctx.getMessagesSync())
     // The ledger written with recall on tells the model it may ask for what was left out.
-    expect(sent).toEqual(fit(agent, options).messages)
+    expect(sent).toEqual(fit(withCalls, options).messages)
   })
 })
