@@ -1,6 +1,7 @@
 import * as z from 'zod/mini'
 import { InvalidInputError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
+import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import { isPinned } from '../strategies/pins.js'
 import type { SummaryEntry } from '../strategies/types.js'
 import type { ChatContextOptions } from './chat-options.js'
@@ -69,7 +70,10 @@ export function savedState(parts: StateParts): ChatContextState {
   if (Number.isFinite(setup.budget) && options.budget !== undefined) settings.budget = setup.budget
   if (options.model) settings.model = options.model
   if (options.reserve !== undefined) settings.reserve = options.reserve
-  if (setup.tools.length) settings.tools = structuredClone(setup.tools)
+  // The tools given, as schemas: not the recall tool `recall` adds (a state restored without
+  // recall must not send it), nor a strategy's own (its saved options hold them).
+  const tools = toolSchemas(options.tools as readonly ToolInput[] | undefined)
+  if (tools.length) settings.tools = structuredClone(tools)
   // What the caller gave, not what was resolved from it: a default context resolves no ledger
   // while it has no budget, and one restored with a budget must resolve its own. Given (off
   // too) or carried by a strategy object (`withLedger`, whose name does not say so), it is

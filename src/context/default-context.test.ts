@@ -110,3 +110,24 @@ describe('a default context is the default context however it got its budget', (
     )
   })
 })
+
+describe('a saved state keeps what the caller gave, not what was made of it', () => {
+  const h = toolHistory(40)
+
+  it('saved with recall on, restored with it off: the recall tool is not sent', async () => {
+    const tool = { name: 'lookup', description: 'Finds an order', parameters: { type: 'object' } }
+    const ctx = new ChatContext({ budget: 1500, recall: true, tools: [tool] })
+    await ctx.addMessages(h)
+    const state = JSON.parse(JSON.stringify(ctx.saveState()))
+    // The tools given, and the option that adds the recall tool: not the tool it added.
+    expect(state.settings.tools).toEqual([tool])
+    expect(state.settings.recall).toBe(true)
+    const off = ChatContext.fromState(state, { recall: false })
+    const plain = fit(h, { budget: 1500, tools: [tool] })
+    expect(off.fit().tokens.tools).toBe(plain.tokens.tools)
+    expect(off.getMessagesSync()).toEqual(plain.messages)
+    const on = ChatContext.fromState(state)
+    expect(on.fit().tokens.tools).toBe(ctx.fit().tokens.tools)
+    expect(on.getMessagesSync()).toEqual(ctx.getMessagesSync())
+  })
+})
