@@ -4,7 +4,7 @@ import { type Message, messageSchema } from '../messages/message.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import { isPinned } from '../strategies/pins.js'
 import type { SummaryEntry } from '../strategies/types.js'
-import type { ChatContextOptions } from './chat-options.js'
+import { type ChatContextOptions, providerFromFormat } from './chat-options.js'
 import { contextSettingSchemas, cutOptionsOf } from './option-schemas.js'
 import type { DefaultStrategyOptions, Setup } from './options.js'
 
@@ -57,7 +57,11 @@ export interface StateParts {
 export function savedState(parts: StateParts): ChatContextState {
   const { setup, options } = parts
   const { strategy } = setup
-  const settings: ChatContextState['settings'] = { provider: setup.provider.name }
+  const settings: ChatContextState['settings'] = {}
+  // The provider named, or brought by the format (whose rules the messages were added under);
+  // none when neither: a state restored with a format of its own takes that format's rules.
+  const provider = providerFromFormat(options)
+  if (provider !== undefined) settings.provider = provider
   // The default strategy is saved as the default, so a state restored with a budget is
   // fitted as a default context is (tokenLimited, with its ledger), not as `unbounded`.
   if (setup.defaultStrategy)
