@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { PROVIDER_APIS } from './index.js'
 import { PROVIDERS } from './provider.js'
-import { PROVIDER_RULES } from './table.js'
 import { toolSchemas } from './tool-shapes.js'
 
 /** A tool with a hostile parameter name and astral characters in its text. */
@@ -29,7 +29,7 @@ const PUBLISHED: Record<string, unknown> = {
 
 describe("each provider API's function tool", () => {
   it.each(PROVIDERS)('%s: as its API publishes it, and read back as the same tool', (provider) => {
-    const defined = PROVIDER_RULES[provider].tools.define(structuredClone(tool))
+    const defined = PROVIDER_APIS[provider].defineTool(structuredClone(tool))
     expect(defined).toEqual(PUBLISHED[provider])
     expect(JSON.parse(JSON.stringify(defined))).toEqual(defined)
     const [read] = toolSchemas([defined as never])

@@ -75,11 +75,6 @@ export interface FunctionTool {
 }
 
 export interface ToolRules {
-  /**
-   * A function tool in the JSON its API's request takes: an entry of `tools` (for Gemini, a
-   * function declaration for `tools[].functionDeclarations`).
-   */
-  define(tool: FunctionTool): Record<string, unknown>
   /** Tokens it adds for one of its tools beyond the tool's JSON, by tool type without its date. */
   overhead?: Readonly<Record<string, number>>
   /** Keys of its built-in tools written as `{ key: {...} }` (no `type`, no name). */
@@ -251,4 +246,9 @@ export interface ProviderApi extends ProviderRules, ProviderReplies {
    * asks for the bare message list where the API's request object holds more (Gemini).
    */
   encode(messages: readonly Message[], options?: EncodeOptions): { output: unknown; lost: Loss[] }
+  /**
+   * A function tool in the JSON its request takes: an entry of `tools` (for Gemini, a
+   * function declaration for `tools[].functionDeclarations`).
+   */
+  defineTool(tool: FunctionTool): Record<string, unknown>
 }

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import { PROVIDER_APIS } from '../providers/index.js'
 import { PROVIDERS, type Provider } from '../providers/provider.js'
-import { PROVIDER_RULES } from '../providers/table.js'
 
 export interface RecallOptions {
   /** Tokens a recall returns at most (at least 128). Default 3,000. */
@@ -77,12 +77,12 @@ const NAMED = `${PROVIDERS.slice(0, -1)
   .join(', ')} or ${JSON.stringify(PROVIDERS.at(-1))}`
 
 export function recallTool(format: RecallToolFormat): Record<string, unknown> {
-  if (typeof format !== 'string' || !Object.hasOwn(PROVIDER_RULES, format))
+  if (typeof format !== 'string' || !Object.hasOwn(PROVIDER_APIS, format))
     throw new InvalidOptionError(
       'format',
       `recallTool expects ${NAMED}, got ${describeValue(format)}`,
     )
-  return PROVIDER_RULES[format].tools.define({
+  return PROVIDER_APIS[format].defineTool({
     name: RECALL_TOOL_NAME,
     description: RECALL_DESCRIPTION,
     parameters: structuredClone(RECALL_PARAMETERS) as Record<string, unknown>,

@@ -1,5 +1,5 @@
 import { tokenFigure } from '../figures.js'
-import type { OverflowRule, RequestLimits, ToolRules } from '../types.js'
+import type { FunctionTool, OverflowRule, RequestLimits, ToolRules } from '../types.js'
 
 /**
  * Gemini: up to 3,000 images in one prompt (images and PDFs together), and inline data
@@ -29,7 +29,15 @@ export function promptTokens(response: Record<string, unknown>): number | undefi
 
 /** Gemini's built-in tools, written `{ googleSearch: {} }` and the like. */
 export const tools: ToolRules = {
-  define: ({ name, description, parameters }) => ({ name, description, parameters }),
   builtIn:
     /^(googleSearch|googleSearchRetrieval|codeExecution|urlContext|googleMaps|fileSearch|computerUse|enterpriseWebSearch|retrieval)$/,
+}
+
+/** A function tool as Gemini takes it: a function declaration, for `tools[].functionDeclarations`. */
+export function defineTool({
+  name,
+  description,
+  parameters,
+}: FunctionTool): Record<string, unknown> {
+  return { name, description, parameters }
 }

@@ -1,5 +1,5 @@
 import { tokenFigure, usageObject } from '../figures.js'
-import type { OverflowRule, RequestLimits, ToolRules } from '../types.js'
+import type { FunctionTool, OverflowRule, RequestLimits } from '../types.js'
 
 /**
  * OpenAI's image input requirements (Chat Completions and Responses alike): up to 500
@@ -35,6 +35,6 @@ export function promptTokens(response: Record<string, unknown>): number | undefi
 }
 
 /** A function tool as Chat Completions takes it: `{ type: 'function', function }`. */
-export const tools: ToolRules = {
-  define: (tool) => ({ type: 'function', function: { ...tool } }),
+export function defineTool(tool: FunctionTool): Record<string, unknown> {
+  return { type: 'function', function: { ...tool } }
 }

@@ -1,5 +1,5 @@
 import type { ProviderReplies, ProviderRules } from '../types.js'
-import { overflow, promptTokens, requestLimits, tools } from './limits.js'
+import { overflow, promptTokens, requestLimits } from './limits.js'
 import { openaiChatMessages } from './rules.js'
 
 /** OpenAI Chat Completions: its rules (the codec is in index.ts). */
@@ -8,7 +8,7 @@ export const openaiChatProvider: ProviderRules = {
   format: 'openai-chat',
   userFirst: false,
   counter: () => undefined,
-  tools,
+  tools: {},
   requestLimits,
   messages: openaiChatMessages,
 }

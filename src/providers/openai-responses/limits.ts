@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../errors.js'
 import { tokenFigure, usageObject } from '../figures.js'
-import type { NativeContext, OverflowRule, ToolRules } from '../types.js'
+import type { FunctionTool, NativeContext, OverflowRule } from '../types.js'
 
 /** The same image limits as Chat Completions (one page of OpenAI's guide covers both). */
 export { requestLimits } from '../openai-chat/limits.js'
@@ -48,6 +48,6 @@ export const native: NativeContext = {
  * A function tool as the Responses API takes it: flat, and not strict (strict mode requires
  * every parameter, and a tool's may be optional).
  */
-export const tools: ToolRules = {
-  define: (tool) => ({ type: 'function', ...tool, strict: false }),
+export function defineTool(tool: FunctionTool): Record<string, unknown> {
+  return { type: 'function', ...tool, strict: false }
 }

@@ -1,5 +1,5 @@
 import type { ProviderReplies, ProviderRules } from '../types.js'
-import { native, overflow, promptTokens, requestLimits, tools } from './limits.js'
+import { native, overflow, promptTokens, requestLimits } from './limits.js'
 import { responsesMessages } from './rules.js'
 
 /** OpenAI Responses: its rules (the codec is in index.ts). */
@@ -8,7 +8,7 @@ export const openaiResponsesProvider: ProviderRules = {
   format: 'openai-responses',
   userFirst: false,
   counter: () => undefined,
-  tools,
+  tools: {},
   requestLimits,
   messages: responsesMessages,
 }
