@@ -16,9 +16,9 @@
 import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
+import { recallFrom } from '../src/context/recall.js'
 import type { Message } from '../src/messages/message.js'
 import { checkRecallOptions, recallToolTokens } from '../src/recall/definition.js'
-import { recallFrom } from '../src/recall/recall.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { LANGUAGES, type Language } from './eval-recall-multilingual-data.js'
 

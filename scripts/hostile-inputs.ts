@@ -7,7 +7,7 @@ import { decode, encode, FORMATS, providerOfFormat } from '../src/formats/detect
 import { fitModelInput } from '../src/integrations/openai-agents.js'
 import { factsOfText } from '../src/messages/facts.js'
 import type { Message } from '../src/messages/message.js'
-import { repair } from '../src/providers/validate.js'
+import { repair } from '../src/providers/repair.js'
 import { textCounter } from '../src/tokens/encodings.js'
 
 const count = textCounter('o200k_base')

@@ -8,8 +8,13 @@
  *   type-only ones included: a type tie is still a tie a reader must hold).
  * - up-arrows: imports inside `src/providers/` from a file to one on a higher layer of
  *   `PROVIDER_LAYERS` below, and between folders of `src/` against `SRC_LAYERS` (a lower
- *   layer never imports a higher one).
+ *   layer never imports a higher one). Every file is on a layer: one that is not is listed
+ *   as unlayered (a new folder is placed in `SRC_LAYERS` before it counts).
  * - root exports: the runtime names `src/index.ts` exports; `@deprecated` marks left in src/.
+ * - option names: each option a fit, a context or a named strategy takes (`FIT_OPTIONS`,
+ *   `CUT_OPTIONS`, `CONTEXT_OPTIONS`, the registry's), with the source files that name it as a
+ *   whole word outside comments. A name that is also a plain word of the code (`model`,
+ *   `tools`, `limit`) counts every use of it, so the figure is an upper bound for those.
  * - to add a provider / an adapter: the `src/` files `docs/extending.md` names in each recipe
  *   (`test/toy-provider.test.ts` holds the provider recipe to what the type check names).
  * `test/house.test.ts` holds the circles and up-arrows at zero.
@@ -28,15 +33,15 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
   // 1 names: the provider names, the problems and their codes
   ['provider.ts', 'problems.ts'],
   // 2 kit: what every API's parts share
-  ['codec-kit.ts', 'figures.ts', 'types.ts', 'request-limits.ts'],
-  // 3 an API's parts: its codec, its message rules, its limits
-  ['*/codec.ts', '*/rules.ts', '*/limits.ts'],
+  ['codec-kit.ts', 'figures.ts', 'types.ts', 'request-limits.ts', 'counting-kit.ts'],
+  // 3 an API's parts: its codec, its message rules, its limits, its counting endpoint's request
+  ['*/codec.ts', '*/rules.ts', '*/limits.ts', '*/counting.ts'],
   // 4 an API whole: its rules and replies (`provider.ts`), its codec entry (`index.ts`)
   ['*/provider.ts', '*/index.ts'],
   // 5 the tables by provider name
-  ['table.ts', 'checks.ts', 'replies.ts'],
+  ['table.ts', 'checks.ts', 'replies.ts', 'counting.ts'],
   // 6 the engine over the tables
-  ['validate.ts', 'tool-shapes.ts'],
+  ['validate.ts', 'repair.ts', 'tool-shapes.ts'],
   // 7 the face
   ['index.ts'],
 ]
@@ -59,11 +64,17 @@ export const SRC_LAYERS: readonly (readonly string[])[] = [
   ['tokens', 'store'],
   ['providers'],
   ['formats', 'strategies'],
+  // the recall tool's parts: its definition, the index and search of what was left out, the
+  // notes and numbering that name messages (the run over a fit is in context/)
+  ['recall'],
   ['transforms', 'compress'],
   ['context'],
   ['native', 'config', 'report', 'integrations'],
+  // the recall tool handed to each framework, reading the adapters' histories
+  ['recall/frameworks.ts'],
   ['cli'],
-  ['(entries)'],
+  // the entries, and recall's own face (re-exported by them)
+  ['(entries)', 'recall/index.ts'],
   ['node'],
 ]
 
@@ -169,6 +180,27 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
   return found
 }
 
+/** The text with comments blanked, strings kept (an option named in a key list counts). */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\/|(?<![:'"`\\])\/\/[^\n]*/g, (c) => c.replace(/[^\n]/g, ' '))
+}
+
+/** Every option name a fit, a context or a named strategy reads, from the lists that check them. */
+async function namedOptions(): Promise<string[]> {
+  const load = (path: string) => import(pathToFileURL(join(root, 'src', path)).href)
+  const options = await load('context/options.ts')
+  const chat = await load('context/chat-options.ts')
+  const registry = await load('context/registry.ts')
+  const cut = await load('strategies/token-limited.ts')
+  const names = new Set<string>([
+    ...options.FIT_OPTIONS,
+    ...cut.CUT_OPTIONS,
+    ...chat.CONTEXT_OPTIONS,
+    ...(registry.strategyNames() as string[]).flatMap((n) => registry.strategyOptionNames(n)),
+  ])
+  return [...names].sort()
+}
+
 /**
  * The source files `docs/extending.md` names under a heading: its backquoted `src/` paths
  * (tests left out) and `package.json` / `tsconfig.json`, an
@@ -230,6 +262,14 @@ export async function houseFigures() {
     (n, f) => n + [...(texts.get(f) ?? '').matchAll(/@deprecated\b/g)].length,
     0,
   )
+  const optionNames = await namedOptions()
+  const uncommented = new Map(files.map((f) => [f, withoutComments(texts.get(f) ?? '')]))
+  const optionFiles = optionNames
+    .map((name) => {
+      const word = new RegExp(`(?<![\\w$])${name}(?![\\w$])`)
+      return { name, files: files.filter((f) => word.test(uncommented.get(f) ?? '')).map(rel) }
+    })
+    .sort((a, b) => b.files.length - a.files.length || a.name.localeCompare(b.name))
   const providerFiles = files.filter((f) => layerOf(f) !== undefined)
   return {
     files: files.length,
@@ -246,10 +286,17 @@ export async function houseFigures() {
     ),
     upArrows,
     srcUpArrows,
+    // A file of src/ on no layer (its folder unnamed in SRC_LAYERS), or of providers/ on none
+    // of PROVIDER_LAYERS: its arrows could not be judged.
     unlayered: files
-      .filter((f) => f.includes('/src/providers/') && layerOf(f) === undefined)
+      .filter(
+        (f) =>
+          srcLayerOf(f) === undefined ||
+          (f.includes('/src/providers/') && layerOf(f) === undefined),
+      )
       .map(rel),
     rootExports: rootNames.length,
+    optionFiles,
     deprecated,
     toAddProvider: recipeFiles('A provider API'),
     toAddAdapter: recipeFiles('A framework adapter'),
@@ -272,6 +319,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.log(`src/ up          ${f.srcUpArrows.length} (folders against SRC_LAYERS)`)
     for (const a of f.srcUpArrows) console.log(`  ${a}`)
     for (const u of f.unlayered) console.log(`  no layer: ${u}`)
+    const over = f.optionFiles.filter((o) => o.files.length > 3)
+    console.log(
+      `options in >3    ${over.length} of ${f.optionFiles.length} option names in more than 3 source files`,
+    )
+    for (const o of f.optionFiles) console.log(`  ${String(o.files.length).padStart(3)}  ${o.name}`)
     console.log(`root exports     ${f.rootExports} runtime names`)
     console.log(`@deprecated      ${f.deprecated}`)
     console.log(`add a provider   ${f.toAddProvider.length} source files named (docs/extending.md)`)

@@ -80,7 +80,8 @@ export {
   standingInstructions,
   unbounded,
 } from './strategies/index.js'
-export { canonicalModelId, models } from './tokens/models.js'
+export { models } from './tokens/model-table.js'
+export { canonicalModelId } from './tokens/models.js'
 export { CLEARED } from './transforms/clear-tool-results.js'
 export { pipe } from './transforms/pipe.js'
 export { removeToolExchanges } from './transforms/remove-tool-exchanges.js'

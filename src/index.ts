@@ -78,13 +78,12 @@ export {
   type ProviderContextReport,
   withContextManagement,
 } from './native/context-management.js'
+export { type RepairResult, repair } from './providers/repair.js'
 export {
   errorsOf,
   type Problem,
   type ProblemCode,
   type Provider,
-  type RepairResult,
-  repair,
   type ValidateOptions,
   type Validation,
   validate,
@@ -130,7 +129,8 @@ export {
   exactCounter,
 } from './tokens/counters.js'
 export { type EncodingName, loadEncoding } from './tokens/encodings.js'
-export { findModel, type ModelInfo, registerModel } from './tokens/models.js'
+export type { ModelInfo } from './tokens/model-table.js'
+export { findModel, registerModel } from './tokens/models.js'
 export {
   type ClearThinkingOptions,
   clearThinking,

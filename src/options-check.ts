@@ -59,6 +59,14 @@ export function unknownOption(
   )
 }
 
+/**
+ * The refusal of a strategy that answers only asynchronously (it returns a promise, or says
+ * `async: true`) where a synchronous answer is asked for, naming the call to use instead.
+ */
+export function asynchronousStrategy(name: string, use = 'fitAsync'): InvalidOptionError {
+  return new InvalidOptionError('strategy', `${name} is asynchronous: use ${use}`)
+}
+
 /** Refuses any own key of `options` not in `known` (JavaScript callers, JSON configs). */
 export function checkKeys(options: unknown, known: readonly string[], where: string): void {
   if (options === null || typeof options !== 'object') return

@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /** The places the type check names once a provider name is added, by file. */
 const PLACES = [
-  'src/cli/commands.ts',
+  'src/cli/fit-options.ts',
   'src/context/result.ts',
   'src/formats/detect.ts',
   'src/providers/checks.ts',

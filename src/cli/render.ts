@@ -81,3 +81,19 @@ export function splitBar(
   }
   return `[${out}${'.'.repeat(Math.max(0, width - drawn))}]`
 }
+
+export function roleLabel(m: Message, color: boolean): string {
+  const colour: Colour =
+    m.role === 'system'
+      ? 'cyan'
+      : m.role === 'user'
+        ? 'blue'
+        : m.role === 'tool'
+          ? 'yellow'
+          : 'green'
+  const label =
+    m.role === 'assistant' && m.toolCalls?.length
+      ? `assistant→${m.toolCalls.length} call${m.toolCalls.length > 1 ? 's' : ''}`
+      : m.role
+  return paint(label, colour, color)
+}

@@ -3,12 +3,17 @@ import { $ZodError } from 'zod/v4/core'
 import { ChatContext, type ContextFormat } from '../context/chat-context.js'
 import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
+import {
+  contextSettingSchemas,
+  contextSettingsOf,
+  cutOptionSchemas,
+  ledgerOptionsSchema,
+} from '../context/option-schemas.js'
 import { strategyNames } from '../context/registry.js'
 import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { readAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { describeValue, requireArgument } from '../options-check.js'
-import { PROVIDERS } from '../providers/provider.js'
 import { type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { createTransform, transformNames } from './transforms.js'
@@ -33,12 +38,6 @@ const AUTOGEN = 'autogen_core.model_context.'
 const posInt = () => z.int().check(z.positive())
 const nonNegInt = () => z.int().check(z.nonnegative())
 
-const ledgerSchema = z.strictObject({
-  share: z.optional(z.number()),
-  maxTokens: z.optional(z.number()),
-  when: z.optional(z.enum(['always', 'tool-calls'])),
-})
-
 export const strategyConfigSchemas: Record<string, z.ZodMiniType> = {
   unbounded: z.strictObject({}),
   buffered: z.strictObject({ size: posInt() }),
@@ -52,7 +51,7 @@ export const strategyConfigSchemas: Record<string, z.ZodMiniType> = {
     model: z.optional(z.string()),
     tools: z.optional(z.array(toolSchemaSchema)),
     reserve: z.optional(nonNegInt()),
-    dropFrom: z.optional(z.enum(['oldest', 'middle'])),
+    ...cutOptionSchemas,
   }),
   userTurns: z.strictObject({
     maxTurns: posInt(),
@@ -67,21 +66,8 @@ const anyComponent: z.ZodMiniType<ComponentModel> = z.lazy(
 export const contextConfigSchema = z.strictObject({
   strategy: z.optional(anyComponent),
   transforms: z.optional(z.array(anyComponent)),
-  budget: z.optional(posInt()),
-  model: z.optional(z.string()),
-  reserve: z.optional(nonNegInt()),
-  provider: z.optional(z.enum(PROVIDERS)),
-  tools: z.optional(z.array(toolSchemaSchema)),
   initialMessages: z.optional(z.array(messageSchema)),
-  ledger: z.optional(z.union([z.literal('auto'), z.boolean(), ledgerSchema])),
-  /** The default strategy's own options (a context without `strategy` keeps the default). */
-  stable: z.optional(
-    z.union([
-      z.boolean(),
-      z.strictObject({ lowWater: z.optional(z.number()), evictAtLeast: z.optional(z.number()) }),
-    ]),
-  ),
-  dropFrom: z.optional(z.enum(['oldest', 'middle'])),
+  ...contextSettingSchemas,
 })
 
 const envelopeSchema = z.object({
@@ -126,16 +112,9 @@ export function dumpComponent(
     const config: Record<string, unknown> = {}
     // The default strategy stays the default (with its ledger rule), as in a saved state.
     if (s.strategy !== undefined) config.strategy = dumpComponent(thing.strategy)
-    if (s.stable !== undefined) config.stable = s.stable
-    if (s.dropFrom !== undefined) config.dropFrom = s.dropFrom
-    if (s.ledger !== undefined) config.ledger = s.ledger
     const transforms = thing.transforms
     if (transforms.length) config.transforms = transforms.map((t) => dumpComponent(t))
-    if (s.budget !== undefined) config.budget = s.budget
-    if (s.model !== undefined) config.model = s.model
-    if (s.reserve !== undefined) config.reserve = s.reserve
-    if (s.provider !== undefined) config.provider = s.provider
-    if (s.tools !== undefined) config.tools = s.tools
+    Object.assign(config, contextSettingsOf(s))
     if (state.initialMessages?.length) config.initialMessages = state.initialMessages
     return envelope(
       `${PREFIX}.ChatContext`,
@@ -207,7 +186,7 @@ export function loadComponent(json: unknown): ChatContext | Strategy | Transform
       const strategy = createStrategy(name, own)
       return ledger === undefined
         ? strategy
-        : withLedger(strategy, ledgerSchema.parse(ledger) as LedgerOptions)
+        : withLedger(strategy, ledgerOptionsSchema.parse(ledger) as LedgerOptions)
     }
     if (kind === 'transforms' && name && transformNames().includes(name))
       return createTransform(name, config)
@@ -264,15 +243,9 @@ function loadContext(config: Record<string, unknown>): ChatContext {
   const options: FitOptions & { initialMessages?: Message[] } = {
     ...(strategy && { strategy }),
     ...(transforms.length && { transforms }),
-    ...(c.budget !== undefined && { budget: c.budget }),
-    ...(c.model !== undefined && { model: c.model }),
-    ...(c.reserve !== undefined && { reserve: c.reserve }),
-    ...(c.provider !== undefined && { provider: c.provider }),
-    ...(c.tools !== undefined && { tools: c.tools }),
     ...(c.initialMessages !== undefined && { initialMessages: c.initialMessages }),
-    ...(c.ledger !== undefined && { ledger: c.ledger as FitOptions['ledger'] }),
-    ...(!strategy && c.stable !== undefined && { stable: c.stable }),
-    ...(!strategy && c.dropFrom !== undefined && { dropFrom: c.dropFrom }),
+    // How the default strategy cuts is read only when there is no strategy of the config's own.
+    ...contextSettingsOf(c, !strategy),
   }
   return new ChatContext(options)
 }

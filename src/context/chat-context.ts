@@ -3,8 +3,6 @@ import { ContextOverflowError, InvalidOptionError } from '../errors.js'
 import type { Unchecked } from '../messages/input.js'
 import type { Message } from '../messages/message.js'
 import { type RecallOptions, recallRun } from '../recall/definition.js'
-import type { RecallResult } from '../recall/recall.js'
-import { recallAnswer } from '../recall/tool.js'
 import type { Strategy, SummaryEntry, SummaryLedger, Transform } from '../strategies/types.js'
 import { assemble, sendable } from './assemble.js'
 import type { AddedMessage, ContextFormat } from './chat-context-types.js'
@@ -20,6 +18,8 @@ import { ContextHistory } from './context-history.js'
 import { type Planned, planNow, planView } from './context-plan.js'
 import { ContextSizing } from './context-sizing.js'
 import { type FitOptions, resolveSetup, type Setup } from './options.js'
+import type { RecallResult } from './recall.js'
+import { recallAnswer } from './recall-tool.js'
 import type { FitResult } from './result.js'
 import { buildFromState, optionsFromState } from './state-settings.js'
 
@@ -49,12 +49,16 @@ export class ChatContext<F extends ContextFormat = undefined> {
     if (options === null || typeof options !== 'object' || Array.isArray(options))
       throw new InvalidOptionError('options', 'expected an object of ChatContext options')
     this.options = options
-    const setup = resolveSetup(
-      { ...options, provider: providerFromFormat(options), summaries: this.ledger } as FitOptions,
-      CONTEXT_OPTIONS,
-      asyncStrategyFromOptions,
-    )
-    this.sizing = new ContextSizing(setup, options)
+    const provider = providerFromFormat(options)
+    // A budget given here only for a window learnt later, when the options give none.
+    const resolve = (budget?: number) =>
+      resolveSetup(
+        { ...options, provider, summaries: this.ledger, ...(budget && { budget }) } as FitOptions,
+        CONTEXT_OPTIONS,
+        asyncStrategyFromOptions,
+      )
+    this.sizing = new ContextSizing(resolve, options)
+    const setup = this.sizing.setup
     this.initial = checkedInitial(options.initialMessages ?? [])
     this.log = new ContextHistory({
       counter: setup.counter,

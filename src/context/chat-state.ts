@@ -1,10 +1,11 @@
 import * as z from 'zod/mini'
 import { InvalidInputError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema } from '../messages/message.js'
-import { PROVIDERS } from '../providers/validate.js'
+import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import { isPinned } from '../strategies/pins.js'
 import type { SummaryEntry } from '../strategies/types.js'
-import type { ChatContextOptions } from './chat-options.js'
+import { type ChatContextOptions, providerFromFormat } from './chat-options.js'
+import { contextSettingSchemas, cutOptionsOf } from './option-schemas.js'
 import type { DefaultStrategyOptions, Setup } from './options.js'
 
 export const STATE_TYPE = 'context-window/chat-context'
@@ -20,40 +21,7 @@ const stateSchema = z.object({
       strategy: z.optional(
         z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }),
       ),
-      /** The default strategy's own options (a state without `strategy` keeps the default). */
-      stable: z.optional(
-        z.union([
-          z.boolean(),
-          z.object({ lowWater: z.optional(z.number()), evictAtLeast: z.optional(z.number()) }),
-        ]),
-      ),
-      dropFrom: z.optional(z.enum(['oldest', 'middle'])),
-      budget: z.optional(z.number().check(z.positive())),
-      model: z.optional(z.string()),
-      reserve: z.optional(z.number().check(z.nonnegative())),
-      provider: z.optional(z.enum(PROVIDERS)),
-      tools: z.optional(z.array(z.record(z.string(), z.unknown()))),
-      ledger: z.optional(
-        z.union([
-          z.literal('auto'),
-          z.boolean(),
-          z.object({
-            share: z.number(),
-            maxTokens: z.number(),
-            when: z.enum(['always', 'tool-calls']),
-          }),
-        ]),
-      ),
-      /** The recall option: the tool is offered, and counted, after a restore as before. */
-      recall: z.optional(
-        z.union([
-          z.boolean(),
-          z.object({
-            maxTokens: z.optional(z.number()),
-            maxMessages: z.optional(z.number()),
-          }),
-        ]),
-      ),
+      ...contextSettingSchemas,
     }),
     {},
   ),
@@ -89,14 +57,16 @@ export interface StateParts {
 export function savedState(parts: StateParts): ChatContextState {
   const { setup, options } = parts
   const { strategy } = setup
-  const settings: ChatContextState['settings'] = { provider: setup.provider.name }
+  const settings: ChatContextState['settings'] = {}
+  // The provider named, or brought by the format (whose rules the messages were added under);
+  // none when neither: a state restored with a format of its own takes that format's rules.
+  const provider = providerFromFormat(options)
+  if (provider !== undefined) settings.provider = provider
   // The default strategy is saved as the default, so a state restored with a budget is
   // fitted as a default context is (tokenLimited, with its ledger), not as `unbounded`.
-  if (setup.defaultStrategy) {
-    const own = options as DefaultStrategyOptions
-    if (own.stable !== undefined) settings.stable = JSON.parse(JSON.stringify(own.stable))
-    if (own.dropFrom !== undefined) settings.dropFrom = own.dropFrom
-  } else
+  if (setup.defaultStrategy)
+    Object.assign(settings, cutOptionsOf(options as DefaultStrategyOptions))
+  else
     settings.strategy = {
       name: strategy.name,
       options: JSON.parse(JSON.stringify(strategy.options ?? {})),
@@ -104,9 +74,18 @@ export function savedState(parts: StateParts): ChatContextState {
   if (Number.isFinite(setup.budget) && options.budget !== undefined) settings.budget = setup.budget
   if (options.model) settings.model = options.model
   if (options.reserve !== undefined) settings.reserve = options.reserve
-  if (setup.tools.length) settings.tools = structuredClone(setup.tools)
-  // Saved when off too: a restored default context would otherwise get the default ledger.
-  settings.ledger = structuredClone(setup.ledger)
+  // The tools given, as schemas: not the recall tool `recall` adds (a state restored without
+  // recall must not send it), nor a strategy's own (its saved options hold them).
+  const tools = toolSchemas(options.tools as readonly ToolInput[] | undefined)
+  if (tools.length) settings.tools = structuredClone(tools)
+  // What the caller gave, not what was resolved from it: a default context resolves no ledger
+  // while it has no budget, and one restored with a budget must resolve its own. Given (off
+  // too) or carried by a strategy object (`withLedger`, whose name does not say so), it is
+  // saved as checked.
+  const strategyLedger =
+    typeof options.strategy === 'object' && options.strategy?.ledger !== undefined
+  if (options.ledger !== undefined || strategyLedger)
+    settings.ledger = structuredClone(setup.ledger)
   if (options.recall !== undefined && options.recall !== false)
     settings.recall = structuredClone(options.recall)
   return {

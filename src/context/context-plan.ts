@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.js'
+import { asynchronousStrategy } from '../options-check.js'
 import type { PlanItem } from '../strategies/types.js'
 import type { HistoryIndex } from './history-index.js'
 import type { Setup } from './options.js'
@@ -10,17 +11,27 @@ export interface Planned {
   plan: PlanItem[]
 }
 
-/** The plan of a synchronous strategy; an asynchronous one is refused, naming `asyncName` to use. */
+/**
+ * Asked of the view before the strategy reads it (`fit` refuses an unbounded request there,
+ * once the messages are read and repaired).
+ */
+export type BeforeSelect = (prepared: Prepared) => void
+
+/**
+ * The plan of a synchronous strategy; an asynchronous one is refused, naming `asyncName` to use.
+ * This and `planView` are where every caller (`fit`, `fitAsync`, `ChatContext`) has a plan made.
+ */
 export function planNow(
   index: HistoryIndex,
   setup: Setup,
   calibration: number,
   asyncName: string,
+  before?: BeforeSelect,
 ): Planned {
-  const refuse = () =>
-    new InvalidOptionError('strategy', `${setup.strategy.name} is asynchronous: use ${asyncName}`)
+  const refuse = () => asynchronousStrategy(setup.strategy.name, asyncName)
   if (setup.strategy.async) throw refuse()
   const prepared = prepare(index, setup, { calibration })
+  before?.(prepared)
   const plan = setup.strategy.select(prepared.view)
   if (plan instanceof Promise) throw refuse()
   return { prepared, plan }
@@ -34,8 +45,10 @@ export function planView(
   index: HistoryIndex,
   setup: Setup,
   calibration: number,
+  before?: BeforeSelect,
 ): Planned | Promise<Planned> {
   const prepared = prepare(index, setup, { calibration, frozen: setup.strategy.async !== false })
+  before?.(prepared)
   const plan = setup.strategy.select(prepared.view)
   if (!(plan instanceof Promise)) return { prepared, plan }
   if (setup.strategy.async === false) {

@@ -11,7 +11,10 @@ import { resolveSetup, type Setup } from './options.js'
  * for what was sent last.
  */
 export class ContextSizing {
+  private readonly base: Setup
   private fitted: Setup
+  /** The default strategy as a budget makes it (`trimming`), made once: it keeps its cuts. */
+  private bounded: Setup | undefined
   private window: number | undefined
   /** Provider tokens per counted token, learnt from reported usage (1 until told otherwise). */
   private factor = 1
@@ -23,10 +26,24 @@ export class ContextSizing {
    * more of a learnt window than one defaulted from the model (see `limitSetup`).
    */
   constructor(
-    private readonly base: Setup,
+    private readonly resolve: (budget?: number) => Setup,
     private readonly options: { readonly reserve?: number | undefined },
   ) {
-    this.fitted = base
+    this.base = resolve()
+    this.fitted = this.base
+  }
+
+  /**
+   * The setup that trims to a window: the configured one, but for a context with the default
+   * strategy and no budget, whose strategy sends everything (\`unbounded\`): a window learnt
+   * or asked for then gets the default strategy as \`fit\` makes it with a budget (tokenLimited,
+   * its ledger), as a context made with that budget has it.
+   */
+  private trimming(budget: number): Setup {
+    if (!this.base.defaultStrategy || Number.isFinite(this.base.budget)) return this.base
+    this.bounded ??= this.resolve(budget)
+    // Its budget is set by the caller (\`limitSetup\`, \`setupFor\`), as the configured one's is.
+    return { ...this.bounded, budget: this.base.budget }
   }
 
   /** The setup, fitted to the learnt window when there is one. */
@@ -47,7 +64,8 @@ export class ContextSizing {
     const learned = checkedLimit(window)
     if (learned === this.window) return
     this.window = learned
-    this.fitted = limitSetup(this.base, this.window, this.options.reserve)
+    const base = learned === undefined ? this.base : this.trimming(learned)
+    this.fitted = limitSetup(base, this.window, this.options.reserve)
   }
 
   /** Takes a window the provider gave; a smaller one replaces a larger. Returns the one kept. */
@@ -66,8 +84,9 @@ export class ContextSizing {
   setupFor(options: { budget?: number }): Setup {
     if (options.budget === undefined) return this.fitted
     const budget = resolveSetup({ budget: options.budget }).budget
+    const setup = this.window === undefined ? this.trimming(budget) : this.fitted
     // A window the provider taught caps every view, one asked with its own budget too.
-    return limitSetup({ ...this.fitted, budget }, this.window, this.options.reserve)
+    return limitSetup({ ...setup, budget }, this.window, this.options.reserve)
   }
 
   /** See `ChatContext.recordUsage`. */

@@ -1,9 +1,11 @@
 import { ContextOverflowError, CountingEndpointError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import { toAnthropic } from '../providers/anthropic-messages/codec.js'
-import { encodeGemini } from '../providers/gemini/codec.js'
-import { encodeOpenAIResponses } from '../providers/openai-responses/codec.js'
+import {
+  type CountingClients,
+  type CountingProvider,
+  countRequestOf,
+} from '../providers/counting.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor } from '../tokens/counters.js'
@@ -12,20 +14,11 @@ import { checkList, checkMessage } from './check.js'
 import { type FitOptions, fitAsync } from './fit.js'
 import type { FitResult } from './result.js'
 
-/** What a counting endpoint is called with: the user's own SDK client, read structurally. */
-export interface AnthropicCountingClient {
-  messages: { countTokens(params: never, options?: never): PromiseLike<{ input_tokens: number }> }
-}
-export interface GeminiCountingClient {
-  /** Set by `@google/genai` on a Vertex client: only Vertex counts a system instruction and tools. */
-  vertexai?: boolean
-  models: { countTokens(params: never): PromiseLike<{ totalTokens?: number }> }
-}
-export interface OpenAICountingClient {
-  responses: {
-    inputTokens: { count(params: never, options?: never): PromiseLike<{ input_tokens: number }> }
-  }
-}
+export type {
+  AnthropicCountingClient,
+  GeminiCountingClient,
+  OpenAICountingClient,
+} from '../providers/counting.js'
 
 export type CountingEndpointOptions = {
   /** The model the request goes to (the endpoint counts with its tokenizer). */
@@ -52,11 +45,10 @@ export type CountingEndpointOptions = {
    * `CountingEndpointError` with `timedOut` is thrown); the call is aborted. Default 5,000 ms.
    */
   timeoutMs?: number
-} & (
-  | { provider: 'anthropic'; client: AnthropicCountingClient }
-  | { provider: 'gemini'; client: GeminiCountingClient }
-  | { provider: 'openai-responses'; client: OpenAICountingClient }
-)
+} & {
+  /** The provider API counting, and the caller's own SDK client it is called through. */
+  [P in CountingProvider]: { provider: P; client: CountingClients[P] }
+}[CountingProvider]
 
 export interface EndpointCount {
   /** Input tokens of the request (messages, system prompt and tools). */
@@ -125,7 +117,7 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
     'a model id',
     options.model,
   )
-  const call = endpointCall(options)
+  const countRequest = countRequestOf(options.provider)
   const when = options.when ?? 'near'
   if (when !== 'near' && when !== 'always' && when !== 'never')
     throw new InvalidOptionError(
@@ -147,6 +139,12 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
   const tools = options.tools ?? []
   const localTools = local.countTools(toolSchemas(tools as ToolInput[]))
   const toolsKey = hash(JSON.stringify(tools), 0)
+  const call = countRequest.make({
+    client: options.client,
+    model: options.model,
+    local,
+    localTools,
+  })
 
   /** Measured tokens of a message, by content. */
   const measured = new Map<number, number>()
@@ -302,103 +300,12 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
 const scale = (n: number, ratio: number | undefined): number =>
   ratio === undefined ? n : Math.ceil(n * ratio)
 
-type Caller = (
-  messages: readonly Message[],
-  tools: readonly unknown[],
-  signal: AbortSignal,
-) => Promise<number>
-
 /** No answer in time: the error a timed-out count falls back with (or the cause of `CountingEndpointError`). */
 class CountingTimeout extends Error {
   override name = 'CountingTimeout'
   constructor(readonly timeoutMs: number) {
     super(`no answer within ${timeoutMs} ms`)
   }
-}
-type EndpointProvider = CountingEndpointOptions['provider']
-type OptionsOf<P extends EndpointProvider> = Extract<CountingEndpointOptions, { provider: P }>
-
-const answer = (n: unknown): number => {
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
-    throw new TypeError(`the endpoint answered ${String(n)} instead of a token count`)
-  return n
-}
-const withTools = (tools: readonly unknown[]) => (tools.length > 0 ? { tools } : {})
-
-/**
- * One count request per provider API, encoded as the request itself would be: model, system
- * prompt, messages, tools. A table keyed by the provider name, so no code branches on one.
- */
-const CALLERS: { [P in EndpointProvider]: (options: OptionsOf<P>) => Caller } = {
-  anthropic: ({ client, model }) => {
-    requireClient(client?.messages?.countTokens, 'client.messages.countTokens')
-    return async (messages, tools, signal) => {
-      const { lost: _lost, ...request } = toAnthropic(messages)
-      const params = { model, ...request, ...withTools(tools) }
-      const counted = await client.messages.countTokens(params as never, { signal } as never)
-      return answer(counted.input_tokens)
-    }
-  },
-  'openai-responses': ({ client, model }) => {
-    requireClient(client?.responses?.inputTokens?.count, 'client.responses.inputTokens.count')
-    return async (messages, tools, signal) => {
-      const { output } = encodeOpenAIResponses(messages, { request: true })
-      const request = Array.isArray(output) ? { input: output } : output
-      const params = { model, ...request, ...withTools(tools) }
-      const counted = await client.responses.inputTokens.count(params as never, { signal } as never)
-      return answer(counted.input_tokens)
-    }
-  },
-  gemini: (options) => {
-    const { client, model } = options
-    requireClient(client?.models?.countTokens, 'client.models.countTokens')
-    return async (messages, tools, signal) => {
-      const { output } = encodeGemini(messages)
-      const system = output.systemInstruction
-      // The Gemini Developer API counts contents only: a system instruction and tools go
-      // through Vertex's config, else they are left to the local count and added to it.
-      const vertex = client.vertexai === true
-      const config = {
-        ...(vertex && system ? { systemInstruction: system } : {}),
-        ...(vertex ? withTools(tools) : {}),
-        abortSignal: signal,
-      }
-      const params = { model, contents: output.contents, config }
-      const counted = answer((await client.models.countTokens(params as never)).totalTokens)
-      return vertex ? counted : counted + geminiOffline(messages, tools, options)
-    }
-  },
-}
-
-function endpointCall(options: CountingEndpointOptions): Caller {
-  const provider: unknown = options.provider
-  if (typeof provider !== 'string' || !Object.hasOwn(CALLERS, provider))
-    throw new InvalidOptionError(
-      'provider',
-      `expected 'anthropic', 'gemini' or 'openai-responses', got ${describeValue(provider)}`,
-    )
-  // The table's entry for this options object's own provider name.
-  return (CALLERS[options.provider] as (o: CountingEndpointOptions) => Caller)(options)
-}
-
-/** What the Gemini Developer API's count leaves out (system instruction, tools), counted locally. */
-function geminiOffline(
-  messages: readonly Message[],
-  tools: readonly unknown[],
-  options: CountingEndpointOptions,
-): number {
-  const local = options.counter ?? counterFor(options.model)
-  let n = tools.length > 0 ? local.countTools(toolSchemas(tools as ToolInput[])) : 0
-  for (const m of messages) {
-    if (m.role !== 'system') break
-    n += local.countMessage(m)
-  }
-  return n
-}
-
-function requireClient(f: unknown, what: string): void {
-  if (typeof f !== 'function')
-    throw new InvalidOptionError('client', `expected an SDK client with ${what}`)
 }
 
 /**

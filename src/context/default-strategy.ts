@@ -1,25 +1,19 @@
-import { InvalidOptionError } from '../errors.js'
-import { describeValue } from '../options-check.js'
-import type { TokenLimitedOptions } from '../strategies/token-limited.js'
+import {
+  CUT_OPTIONS,
+  checkCutOptions,
+  type TokenLimitedOptions,
+} from '../strategies/token-limited.js'
 
 /**
- * The options of `fit`'s default strategy (`tokenLimited`) given beside the budget:
- * `stable` and `dropFrom`, each checked here so a wrong value is refused even when no
- * budget makes the default strategy run.
+ * The options of `fit`'s default strategy (`tokenLimited`) given beside the budget: how it
+ * cuts (`CUT_OPTIONS`), checked here by tokenLimited's own check, so a wrong value is refused
+ * even when no budget makes the default strategy run.
  */
-export function defaultStrategyOptions(options: {
-  stable?: TokenLimitedOptions['stable']
-  dropFrom?: unknown
-}): TokenLimitedOptions {
-  const out: TokenLimitedOptions = {}
-  if (options.stable !== undefined) out.stable = options.stable
-  if (options.dropFrom !== undefined) {
-    if (options.dropFrom !== 'oldest' && options.dropFrom !== 'middle')
-      throw new InvalidOptionError(
-        'dropFrom',
-        `expected "oldest" or "middle", got ${describeValue(options.dropFrom)}`,
-      )
-    out.dropFrom = options.dropFrom
-  }
+export function defaultStrategyOptions(
+  options: Pick<TokenLimitedOptions, (typeof CUT_OPTIONS)[number]>,
+): TokenLimitedOptions {
+  checkCutOptions(options)
+  const out: Record<string, unknown> = {}
+  for (const key of CUT_OPTIONS) if (options[key] !== undefined) out[key] = options[key]
   return out
 }

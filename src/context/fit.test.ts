@@ -7,10 +7,12 @@ import { errorsOf, validate } from '../providers/validate.js'
 import { buffered } from '../strategies/buffered.js'
 import { headAndTail } from '../strategies/head-and-tail.js'
 import { tokenLimited } from '../strategies/token-limited.js'
+import type { Strategy, View } from '../strategies/types.js'
 import { userTurns } from '../strategies/user-turns.js'
 import { exactCounter, providerCounter } from '../tokens/counters.js'
 import { dropThoughts } from '../transforms/drop-thoughts.js'
-import { fit } from './fit.js'
+import { ChatContext } from './chat-context.js'
+import { fit, fitAsync } from './fit.js'
 
 const sys: Message = { role: 'system', content: 'You are a careful assistant.' }
 const user = (t: string): Message => ({ role: 'user', content: t })
@@ -326,4 +328,56 @@ describe('every strategy on every τ-bench trajectory', () => {
     expect(fitted).toBeGreaterThan(overflowed)
     // 12,000 fits: about 40 s alone on two cores, more beside the other test files.
   }, 240_000)
+})
+
+describe('a strategy that answers only asynchronously, asked for a synchronous answer', () => {
+  const h = [sys, user('question'), say('answer'), user('next question')]
+  const refusal = (call: () => unknown): InvalidOptionError => {
+    try {
+      call()
+    } catch (e) {
+      expect(e).toBeInstanceOf(InvalidOptionError)
+      return e as InvalidOptionError
+    }
+    throw new Error('not refused')
+  }
+  const waits = (async: boolean | undefined): Strategy => ({
+    name: 'waits',
+    options: {},
+    budgetAware: false,
+    ...(async === undefined ? {} : { async }),
+    select: async (view: View) => view.messages.map((_, index) => ({ index })),
+  })
+
+  it('is refused in one wording by name, by flag, by promise and by a ChatContext, naming the call to use', async () => {
+    const byName = refusal(() => fit(h, { strategy: 'summarizing', budget: 1000 }))
+    const byFlag = refusal(() => fit(h, { strategy: waits(true), budget: 1000 }))
+    const byPromise = refusal(() => fit(h, { strategy: waits(undefined), budget: 1000 }))
+    const context = new ChatContext({ strategy: waits(true), budget: 1000 })
+    await context.addMessages(h)
+    const sync = refusal(() => context.getMessagesSync())
+    const account = refusal(() => context.fit())
+    for (const e of [byName, byFlag, byPromise, sync, account]) expect(e.option).toBe('strategy')
+    expect(byName.message).toBe('option strategy: summarizing is asynchronous: use fitAsync')
+    expect(byFlag.message).toBe('option strategy: waits is asynchronous: use fitAsync')
+    expect(byPromise.message).toBe(byFlag.message)
+    expect(account.message).toBe(byFlag.message)
+    expect(sync.message).toBe('option strategy: waits is asynchronous: use getMessages')
+  })
+
+  it('one that says it never waits but returns a promise is refused alike by fitAsync and a ChatContext', async () => {
+    const liar = waits(false)
+    await expect(fitAsync(h, { strategy: liar, budget: 1000 })).rejects.toThrow(
+      /waits declares async: false, but its select returned a promise/,
+    )
+    const context = new ChatContext({ strategy: liar, budget: 1000 })
+    await context.addMessages(h)
+    await expect(context.fitAsync()).rejects.toThrow(
+      /waits declares async: false, but its select returned a promise/,
+    )
+    // Without the flag the same strategy is awaited, on a copy of the view.
+    expect((await fitAsync(h, { strategy: waits(undefined), budget: 1000 })).kept).toEqual([
+      0, 1, 2, 3,
+    ])
+  })
 })

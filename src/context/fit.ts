@@ -1,18 +1,18 @@
 import { asyncStrategyFromOptions } from '../compress/index.js'
 import { summaryLedger } from '../compress/summarizing.js'
-import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
+import { requireUserTurn } from '../providers/repair.js'
 import type { ProviderRules } from '../providers/types.js'
-import { requireUserTurn } from '../providers/validate.js'
 import { pinsBase } from '../strategies/pins.js'
 import type { SummaryLedger } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { assemble } from './assemble.js'
 import { requireBudget } from './budget-rule.js'
 import { checkHistory, checkList } from './check.js'
+import { planNow, planView } from './context-plan.js'
 import { HistoryIndex } from './history-index.js'
 import { type FitOptions, resolveSetup, type Setup } from './options.js'
-import { type Prepared, prepare } from './prepare.js'
+import type { Prepared } from './prepare.js'
 import type { FitResult } from './result.js'
 
 export { type FitOptions, resolveSetup, type Setup } from './options.js'
@@ -116,11 +116,9 @@ export function fitAny(messages: readonly Message[], options: FitOptions = {}): 
 }
 
 function fitSetup(messages: readonly Message[], setup: Setup, bounded = false): FitResult {
-  if (setup.strategy.async) throw asyncError(setup.strategy.name)
-  const prepared = prepare(indexOf(messages, setup.counter, setup.provider), setup)
-  if (bounded) refuseUnbounded(prepared, setup)
-  const plan = setup.strategy.select(prepared.view)
-  if (plan instanceof Promise) throw asyncError(setup.strategy.name)
+  const index = indexOf(messages, setup.counter, setup.provider)
+  const before = bounded ? (prepared: Prepared) => refuseUnbounded(prepared, setup) : undefined
+  const { prepared, plan } = planNow(index, setup, 1, 'fitAsync', before)
   return assemble(prepared, plan, setup)
 }
 
@@ -144,9 +142,8 @@ export async function fitAsync(
       ? { ...resolved, summaries: ledgerOf(index, pinsBase(resolved.strategy)) }
       : resolved
   // A strategy that may await sees a copy: another call may extend the index meanwhile.
-  const prepared = prepare(index, setup, { frozen: setup.strategy.async !== false })
-  refuseUnbounded(prepared, setup)
-  const result = assemble(prepared, await setup.strategy.select(prepared.view), setup)
+  const { prepared, plan } = await planView(index, setup, 1, (p) => refuseUnbounded(p, setup))
+  const result = assemble(prepared, plan, setup)
   lastAsync.set(messages, result)
   return result
 }
@@ -171,10 +168,6 @@ function refuseUnbounded(prepared: Prepared, setup: Setup): void {
   if (Number.isFinite(setup.budget)) return
   requireUserTurn(prepared.view.messages, setup.provider, prepared.inputLength)
   requireBudget(setup)
-}
-
-function asyncError(name: string): InvalidOptionError {
-  return new InvalidOptionError('strategy', `${name} is asynchronous: use fitAsync`)
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Message } from '../messages/message.js'
 import { fromAnthropic, toAnthropic } from '../providers/anthropic-messages/codec.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import { fromOpenAIResponses, toOpenAIResponses } from '../providers/openai-responses/codec.js'
-import { repair } from '../providers/validate.js'
+import { repair } from '../providers/repair.js'
 import { memoryStore } from '../store/memory-store.js'
 import { ChatContext } from './chat-context.js'
 import { fit } from './fit.js'
@@ -71,7 +71,12 @@ describe('a format brings its provider', () => {
     expect(
       new ChatContext({ format: 'ai-sdk', provider: 'anthropic' }).saveState().settings?.provider,
     ).toBe('anthropic')
-    expect(new ChatContext({ format: 'langchain' }).saveState().settings?.provider).toBe('openai')
+    // Neither named nor brought by the format: OpenAI's by default, and none saved, so a state
+    // restored with a provider's format takes that format's rules.
+    const state = new ChatContext({ format: 'langchain' }).saveState()
+    expect(state.settings).not.toHaveProperty('provider')
+    const restored = ChatContext.fromState(state, { format: 'anthropic' })
+    expect(restored.saveState().settings?.provider).toBe('anthropic')
     expect(() => new ChatContext({ format: 'claude' as never })).toThrow(InvalidOptionError)
   })
 })

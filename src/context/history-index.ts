@@ -1,6 +1,5 @@
 import type { Message } from '../messages/message.js'
 import { type Unit, UnitBuilder, unitsOf } from '../messages/units.js'
-import type { ProviderRules } from '../providers/types.js'
 import {
   type RepairResult,
   type RepairSink,
@@ -9,7 +8,8 @@ import {
   repairState,
   repairsByUnit,
   repairUnit,
-} from '../providers/validate.js'
+} from '../providers/repair.js'
+import type { ProviderRules } from '../providers/types.js'
 import { countOnce, type TokenCounter } from '../tokens/counter.js'
 import { checkMessage } from './check.js'
 import { bytes, float64, int32 } from './column.js'

@@ -17,7 +17,7 @@ import {
   withLedger,
 } from '../strategies/ledger.js'
 import { checkPin, type Pin, withPins } from '../strategies/pins.js'
-import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
+import { CUT_OPTIONS, type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import type { TokenCounter } from '../tokens/counter.js'
@@ -79,8 +79,9 @@ export interface RequestFitOptions {
   pin?: Pin | undefined
 }
 
-/** No strategy: `tokenLimited` under a budget (these two options are its), else `unbounded`. */
-export interface DefaultStrategyOptions extends Pick<TokenLimitedOptions, 'stable' | 'dropFrom'> {
+/** No strategy: `tokenLimited` under a budget (how it cuts is given beside it), else `unbounded`. */
+export interface DefaultStrategyOptions
+  extends Pick<TokenLimitedOptions, (typeof CUT_OPTIONS)[number]> {
   strategy?: undefined
 }
 
@@ -98,7 +99,8 @@ export type NamedStrategyOptions = {
 export type FitOptions = RequestFitOptions &
   (DefaultStrategyOptions | StrategyObjectOptions | NamedStrategyOptions)
 
-const requestKeys = [
+/** The options of a fit beside the strategy's own (the default's: `CUT_OPTIONS`). */
+export const FIT_OPTIONS = [
   'strategy',
   'budget',
   'model',
@@ -113,7 +115,6 @@ const requestKeys = [
   'recall',
   'pin',
 ] as const
-const defaultStrategyKeys = ['stable', 'dropFrom'] as const
 
 /**
  * Refuses what cannot be `fit`'s options: a value that is not an object, or an own key that
@@ -127,9 +128,9 @@ export function checkFitKeys(options: unknown, extraKeys: readonly string[] = []
   const named = typeof given.strategy === 'string' ? given.strategy : undefined
   const own = named !== undefined ? strategyOptionNames(named) : []
   const known = [
-    ...requestKeys,
+    ...FIT_OPTIONS,
     ...extraKeys,
-    ...(given.strategy === undefined ? defaultStrategyKeys : own),
+    ...(given.strategy === undefined ? CUT_OPTIONS : own),
   ]
   for (const key of Object.keys(given)) {
     if (!known.includes(key)) {

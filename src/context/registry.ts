@@ -2,7 +2,13 @@ import type { OpenAICompatibleOptions } from '../compress/openai-compatible.js'
 import type { Summarizer } from '../compress/summarizer.js'
 import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../compress/summarizing.js'
 import { InvalidOptionError } from '../errors.js'
-import { closest, describeValue, requireArgument, unknownOption } from '../options-check.js'
+import {
+  asynchronousStrategy,
+  closest,
+  describeValue,
+  requireArgument,
+  unknownOption,
+} from '../options-check.js'
 import { type BufferedOptions, buffered } from '../strategies/buffered.js'
 import { type HeadAndTailOptions, headAndTail } from '../strategies/head-and-tail.js'
 import {
@@ -12,7 +18,11 @@ import {
   type ScoreBasedOptions,
   scoreBased,
 } from '../strategies/score-based.js'
-import { type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
+import {
+  TOKEN_LIMITED_OPTIONS,
+  type TokenLimitedOptions,
+  tokenLimited,
+} from '../strategies/token-limited.js'
 import type { Strategy } from '../strategies/types.js'
 import { unbounded } from '../strategies/unbounded.js'
 import { type UserTurnsOptions, userTurns } from '../strategies/user-turns.js'
@@ -61,7 +71,7 @@ const builtIn: { [K in StrategyName]: Entry } = {
     create: (o) => headAndTail(o as unknown as HeadAndTailOptions),
   },
   tokenLimited: {
-    options: ['limit', 'model', 'tools', 'reserve', 'dropFrom', 'stable'],
+    options: TOKEN_LIMITED_OPTIONS,
     create: (o) => tokenLimited(o as TokenLimitedOptions),
   },
   userTurns: {
@@ -80,8 +90,7 @@ const builtIn: { [K in StrategyName]: Entry } = {
   summarizing: {
     options: SUMMARIZING_OPTIONS,
     create: (o, make) => {
-      if (!make)
-        throw new InvalidOptionError('strategy', 'summarizing is asynchronous: use fitAsync')
+      if (!make) throw asynchronousStrategy('summarizing')
       return make('summarizing', o)
     },
   },

@@ -12,7 +12,7 @@ import {
   toOpenAIChat,
 } from '../providers/openai-chat/codec.js'
 import { numberAs } from '../recall/numbering.js'
-import { decodeModelMessages, withExecutedResults } from './ai-sdk.js'
+import { decodeModelMessages, withExecutedResults } from './ai-sdk-messages.js'
 import {
   type AdapterOptions,
   checkAdapterOptions,

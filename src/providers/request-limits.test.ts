@@ -4,8 +4,9 @@ import { ChatContext } from '../context/chat-context.js'
 import { fit } from '../context/fit.js'
 import type { ContentPart, Message } from '../messages/message.js'
 import { toAnthropic } from './anthropic-messages/codec.js'
+import { repair } from './repair.js'
 import { overRequestLimits, pdfPages } from './request-limits.js'
-import { repair, validate } from './validate.js'
+import { validate } from './validate.js'
 
 /** A tiny PNG, inline. */
 const PNG =

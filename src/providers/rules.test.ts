@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { fit } from '../context/fit.js'
 import { fromGemini } from './gemini/codec.js'
 import { fromOpenAIResponses, toOpenAIResponses } from './openai-responses/codec.js'
-import { errorsOf, repair, validate } from './validate.js'
+import { repair } from './repair.js'
+import { errorsOf, validate } from './validate.js'
 
 const compacted = fromOpenAIResponses({
   instructions: 'policy',

@@ -57,7 +57,7 @@ function nameSwitches(): string[] {
  * The list may only shrink: a new switch on a name belongs in a provider's folder.
  */
 const ALLOWED: Record<string, number> = {
-  'cli/commands.ts': 1,
+  'cli/fit-options.ts': 1,
   'integrations/openai-agents.ts': 1,
   'tokens/images.ts': 2,
 }
@@ -106,8 +106,9 @@ describe('the provider table', () => {
       }
       for (const [key, value] of Object.entries(own))
         expect((api as unknown as Record<string, unknown>)[key], `${name}.${key}`).toBe(value)
-      // The API object is its rules, its replies and its codec: nothing of its own beside them.
-      const codec = ['decode', 'decodeAdded', 'encode', 'inModelRun']
+      // The API object is its rules, its replies and its codec (messages, and a function tool
+      // written in its shape): nothing of its own beside them.
+      const codec = ['decode', 'decodeAdded', 'encode', 'inModelRun', 'defineTool']
       expect(Object.keys(api).filter((k) => !(k in own) && !codec.includes(k))).toEqual([])
       expect(providerRepliesOfFormat(api.format)?.native).toBe(api.native)
     }

@@ -105,8 +105,11 @@ function lowerTypes(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(lowerTypes)
   if (!v || typeof v !== 'object') return v
   const out: Json = {}
-  for (const [k, x] of Object.entries(v as Json))
-    out[k] = k === 'type' && typeof x === 'string' ? x.toLowerCase() : lowerTypes(x)
+  for (const [k, x] of Object.entries(v as Json)) {
+    const value = k === 'type' && typeof x === 'string' ? x.toLowerCase() : lowerTypes(x)
+    // A parameter named `__proto__` is a key like any other, not the copy's prototype.
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true })
+  }
   return out
 }
 

@@ -67,6 +67,13 @@ export interface RequestLimits {
 }
 
 /** What an API publishes about its own tools. */
+/** A function tool as every API takes one: its name, what it does, its JSON Schema parameters. */
+export interface FunctionTool {
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+}
+
 export interface ToolRules {
   /** Tokens it adds for one of its tools beyond the tool's JSON, by tool type without its date. */
   overhead?: Readonly<Record<string, number>>
@@ -239,4 +246,9 @@ export interface ProviderApi extends ProviderRules, ProviderReplies {
    * asks for the bare message list where the API's request object holds more (Gemini).
    */
   encode(messages: readonly Message[], options?: EncodeOptions): { output: unknown; lost: Loss[] }
+  /**
+   * A function tool in the JSON its request takes: an entry of `tools` (for Gemini, a
+   * function declaration for `tools[].functionDeclarations`).
+   */
+  defineTool(tool: FunctionTool): Record<string, unknown>
 }

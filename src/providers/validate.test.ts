@@ -4,7 +4,8 @@ import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { toUnits } from '../messages/units.js'
 import { toGemini } from './gemini/codec.js'
-import { errorsOf, repair, validate } from './validate.js'
+import { repair } from './repair.js'
+import { errorsOf, validate } from './validate.js'
 
 const sys: Message = { role: 'system', content: 'policy' }
 const user = (t: string): Message => ({ role: 'user', content: t })

@@ -1,6 +1,8 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import { PROVIDER_APIS } from '../providers/index.js'
+import { PROVIDERS, type Provider } from '../providers/provider.js'
 import type { TokenCounter } from '../tokens/counter.js'
 
 export interface RecallOptions {
@@ -79,43 +81,26 @@ export function recallToolTokens(counter: TokenCounter): number {
   return counter.countTools([recallToolSchema()])
 }
 
-/** Each provider API's function-tool JSON for a definition, by the API's name. */
-const TOOL_SHAPES = {
-  openai: (parameters: Record<string, unknown>) => ({
-    type: 'function',
-    function: { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters },
-  }),
-  // Not strict: both arguments are optional (strict mode requires every one).
-  'openai-responses': (parameters: Record<string, unknown>) => ({
-    type: 'function',
-    name: RECALL_TOOL_NAME,
-    description: RECALL_DESCRIPTION,
-    parameters,
-    strict: false,
-  }),
-  anthropic: (parameters: Record<string, unknown>) => ({
-    name: RECALL_TOOL_NAME,
-    description: RECALL_DESCRIPTION,
-    input_schema: parameters,
-  }),
-  gemini: (parameters: Record<string, unknown>) => ({
-    name: RECALL_TOOL_NAME,
-    description: RECALL_DESCRIPTION,
-    parameters,
-  }),
-}
-
-export type RecallToolFormat = keyof typeof TOOL_SHAPES
+/** The provider API whose function-tool JSON the definition is written in. */
+export type RecallToolFormat = Provider
 
 /**
  * The recall tool's definition in the function-tool JSON a provider's API takes: an entry of
  * `tools` (for Gemini, a function declaration for `tools[].functionDeclarations`).
  */
+const NAMED = `${PROVIDERS.slice(0, -1)
+  .map((p) => JSON.stringify(p))
+  .join(', ')} or ${JSON.stringify(PROVIDERS.at(-1))}`
+
 export function recallTool(format: RecallToolFormat): Record<string, unknown> {
-  if (typeof format !== 'string' || !Object.hasOwn(TOOL_SHAPES, format))
+  if (typeof format !== 'string' || !Object.hasOwn(PROVIDER_APIS, format))
     throw new InvalidOptionError(
       'format',
-      `recallTool expects "openai", "openai-responses", "anthropic" or "gemini", got ${describeValue(format)}`,
+      `recallTool expects ${NAMED}, got ${describeValue(format)}`,
     )
-  return TOOL_SHAPES[format](structuredClone(RECALL_PARAMETERS) as Record<string, unknown>)
+  return PROVIDER_APIS[format].defineTool({
+    name: RECALL_TOOL_NAME,
+    description: RECALL_DESCRIPTION,
+    parameters: structuredClone(RECALL_PARAMETERS) as Record<string, unknown>,
+  })
 }

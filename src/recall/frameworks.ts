@@ -6,6 +6,8 @@
 import { asyncStrategyFromOptions } from '../compress/index.js'
 import { fitAsync } from '../context/fit.js'
 import { type FitOptions, resolveSetup } from '../context/options.js'
+import { readRecallRequest } from '../context/recall.js'
+import { executeRecall } from '../context/recall-tool.js'
 import type { Format } from '../formats/detect.js'
 import { decode, detectFormat } from '../formats/detect.js'
 import { readModelHistory } from '../integrations/ai-sdk.js'
@@ -16,8 +18,6 @@ import type { Message } from '../messages/message.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import { RECALL_DESCRIPTION, RECALL_PARAMETERS, RECALL_TOOL_NAME, recallRun } from './definition.js'
 import { numberAs } from './numbering.js'
-import { readRecallRequest } from './recall.js'
-import { executeRecall } from './tool.js'
 
 export type RecallToolOptions = FitOptions & {
   /** The whole conversation as the agent holds it now (any format the library reads). */

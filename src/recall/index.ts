@@ -1,4 +1,12 @@
 export {
+  RECALL_HEADING,
+  type RecallRequest,
+  type RecallResult,
+  readRecallRequest,
+  recall,
+} from '../context/recall.js'
+export { executeRecall, recallAnswer, recallText } from '../context/recall-tool.js'
+export {
   checkRecallOptions,
   RECALL_DEFAULTS,
   RECALL_DESCRIPTION,
@@ -16,11 +24,3 @@ export {
   recallToolForMastra,
   recallToolForOpenAIAgents,
 } from './frameworks.js'
-export {
-  RECALL_HEADING,
-  type RecallRequest,
-  type RecallResult,
-  readRecallRequest,
-  recall,
-} from './recall.js'
-export { executeRecall, recallAnswer, recallText } from './tool.js'

@@ -36,6 +36,51 @@ export interface StableOptions {
   evictAtLeast?: number
 }
 
+/** Where `dropFrom` drops first. */
+export const DROP_FROM = ['oldest', 'middle'] as const
+
+/** The options of `stable` as an object. */
+export const STABLE_OPTIONS = ['lowWater', 'evictAtLeast'] as const
+
+/**
+ * tokenLimited's own options: how it cuts, not what the request holds. Given beside a budget
+ * with no strategy, they are the default strategy's (`fit`'s, a context's, a saved state's, a
+ * component config's).
+ */
+export const CUT_OPTIONS = ['dropFrom', 'stable'] as const
+
+/** Every option tokenLimited reads: the request's settings, then how it cuts. */
+export const TOKEN_LIMITED_OPTIONS = ['limit', 'model', 'tools', 'reserve', ...CUT_OPTIONS] as const
+
+/**
+ * The one check of how tokenLimited cuts (`dropFrom`, `stable`), made where it is built and
+ * where the default strategy's options are taken before a budget makes it run.
+ */
+export function checkCutOptions(options: Pick<TokenLimitedOptions, 'dropFrom' | 'stable'>): void {
+  const { dropFrom, stable } = options
+  if (dropFrom !== undefined && !(DROP_FROM as readonly unknown[]).includes(dropFrom))
+    throw new InvalidOptionError(
+      'dropFrom',
+      `expected "oldest" or "middle", got ${describeValue(dropFrom)}`,
+    )
+  if (stable === undefined || typeof stable === 'boolean') return
+  requireOptions(stable, 'stable', STABLE_OPTIONS, { name: 'stable' })
+  const { lowWater, evictAtLeast } = stable
+  if (lowWater !== undefined && !(typeof lowWater === 'number' && lowWater > 0 && lowWater < 1))
+    throw new InvalidOptionError(
+      'stable.lowWater',
+      `expected a fraction in (0, 1), got ${describeValue(lowWater)}`,
+    )
+  if (
+    evictAtLeast !== undefined &&
+    !(typeof evictAtLeast === 'number' && Number.isFinite(evictAtLeast) && evictAtLeast > 0)
+  )
+    throw new InvalidOptionError(
+      'stable.evictAtLeast',
+      `expected a token count > 0, got ${describeValue(evictAtLeast)}`,
+    )
+}
+
 /**
  * The newest units that fit the budget; the system prompt and the newest turn always
  * (AutoGen `TokenLimitedChatCompletionContext`, without its quadratic recount or its orphaned
@@ -44,34 +89,9 @@ export interface StableOptions {
 export function tokenLimited(
   options: TokenLimitedOptions = {},
 ): Strategy<'tokenLimited', TokenLimitedOptions> {
-  requireOptions(options, 'tokenLimited', [
-    'limit',
-    'model',
-    'tools',
-    'reserve',
-    'dropFrom',
-    'stable',
-  ])
+  requireOptions(options, 'tokenLimited', TOKEN_LIMITED_OPTIONS)
+  checkCutOptions(options)
   const { dropFrom = 'oldest' } = options
-  if (dropFrom !== 'oldest' && dropFrom !== 'middle') {
-    throw new InvalidOptionError(
-      'dropFrom',
-      `expected "oldest" or "middle", got ${describeValue(dropFrom)}`,
-    )
-  }
-  if (options.stable && options.stable !== true) {
-    const { lowWater, evictAtLeast } = options.stable
-    if (lowWater !== undefined && !(lowWater > 0 && lowWater < 1))
-      throw new InvalidOptionError(
-        'stable.lowWater',
-        `expected a fraction in (0, 1), got ${describeValue(lowWater)}`,
-      )
-    if (evictAtLeast !== undefined && !(Number.isFinite(evictAtLeast) && evictAtLeast > 0))
-      throw new InvalidOptionError(
-        'stable.evictAtLeast',
-        `expected a token count > 0, got ${describeValue(evictAtLeast)}`,
-      )
-  }
   return {
     name: 'tokenLimited',
     options,

@@ -7,7 +7,7 @@ import { clearThinking } from '../transforms/clear-thinking.js'
 import { counterFor, estimateCounter, exactCounter } from './counters.js'
 import { loadEncoding } from './encodings.js'
 import { estimateText } from './estimate-text.js'
-import { CLAUDE_COUNTING, CLAUDE_COUNTING_O200K } from './models.js'
+import { CLAUDE_COUNTING, CLAUDE_COUNTING_O200K } from './model-table.js'
 
 /** Estimate / Claude's own count (`usage.prompt_tokens` growth), per conversation. */
 function ratios(

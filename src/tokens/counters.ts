@@ -5,13 +5,8 @@ import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
 import { estimateText, pricePieces } from './estimate-text.js'
 import type { ImageModel } from './images.js'
-import {
-  type ClaudeCounting,
-  findModel,
-  type ModelInfo,
-  modelTableVersion,
-  providerModel,
-} from './models.js'
+import type { ClaudeCounting, ModelInfo } from './model-table.js'
+import { findModel, modelTableVersion, providerModel } from './models.js'
 
 export type { ClaudeCounting }
 

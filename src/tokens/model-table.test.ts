@@ -5,7 +5,8 @@ import { fit } from '../context/fit.js'
 import { InvalidOptionError, UnknownModelError } from '../errors.js'
 import { fitAnthropicRequest } from '../integrations/index.js'
 import { counterFor, providerCounter } from './counters.js'
-import { findModel, modelSources, models, registerModel } from './models.js'
+import { modelSources, models } from './model-table.js'
+import { findModel, registerModel } from './models.js'
 
 const history = [{ role: 'user' as const, content: 'Book the 9am flight to Seattle.' }]
 

@@ -5,7 +5,7 @@ import { fit } from '../../src/context/fit.js'
 import { decode, encode, type Format, providerOfFormat } from '../../src/formats/detect.js'
 import type { Message } from '../../src/messages/message.js'
 import { fromOpenAIChat } from '../../src/providers/openai-chat/codec.js'
-import { repair } from '../../src/providers/validate.js'
+import { repair } from '../../src/providers/repair.js'
 import { mutateAll } from '../properties/generators.js'
 import { tauBench } from '../tau-bench.js'
 

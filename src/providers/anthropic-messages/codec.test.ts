@@ -6,7 +6,8 @@ import { fit } from '../../context/fit.js'
 import { InvalidInputError } from '../../errors.js'
 import { dropThoughts } from '../../transforms/drop-thoughts.js'
 import { fromOpenAIChat } from '../openai-chat/codec.js'
-import { errorsOf, repair, validate } from '../validate.js'
+import { repair } from '../repair.js'
+import { errorsOf, validate } from '../validate.js'
 import { fromAnthropic, readAnthropic, toAnthropic } from './codec.js'
 
 const fixture = JSON.parse(

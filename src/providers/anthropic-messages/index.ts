@@ -2,12 +2,14 @@ import type { Message } from '../../messages/message.js'
 import { decodedAt, namedResults } from '../codec-kit.js'
 import type { ProviderApi } from '../types.js'
 import { fromAnthropic, toAnthropic } from './codec.js'
+import { defineTool } from './limits.js'
 import { anthropicMessagesProvider, anthropicMessagesReplies } from './provider.js'
 
 /** Anthropic Messages. */
 export const anthropicMessages: ProviderApi = {
   ...anthropicMessagesProvider,
   ...anthropicMessagesReplies,
+  defineTool,
   decode: fromAnthropic,
   // A turn or reply decodes from a message list.
   decodeAdded: (list, after) =>

@@ -2,6 +2,7 @@ import { InvalidInputError } from '../../errors.js'
 import { describeValue } from '../../options-check.js'
 import { tokenFigure, usageObject } from '../figures.js'
 import type {
+  FunctionTool,
   NativeContext,
   OverflowRule,
   ProviderContextReport,
@@ -150,4 +151,13 @@ function tokenField(edit: Record<string, unknown>, k: number, field: string): nu
       field: `context_management.applied_edits.${k}.${field}`,
     })
   return v
+}
+
+/** A function tool as the Messages API takes it: its parameters as `input_schema`. */
+export function defineTool({
+  name,
+  description,
+  parameters,
+}: FunctionTool): Record<string, unknown> {
+  return { name, description, input_schema: parameters }
 }

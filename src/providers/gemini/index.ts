@@ -1,11 +1,13 @@
 import type { ProviderApi } from '../types.js'
 import { encodeGemini, fromGemini } from './codec.js'
+import { defineTool } from './limits.js'
 import { geminiProvider, geminiReplies } from './provider.js'
 
 /** Gemini generateContent; counted with Gemini's own tokenizer when no model is named. */
 export const gemini: ProviderApi = {
   ...geminiProvider,
   ...geminiReplies,
+  defineTool,
   decode: (input) => fromGemini(input),
   // A response turn answers the calls of the turn before.
   decodeAdded: (list, after) =>

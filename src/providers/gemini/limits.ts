@@ -1,5 +1,5 @@
 import { tokenFigure } from '../figures.js'
-import type { OverflowRule, RequestLimits, ToolRules } from '../types.js'
+import type { FunctionTool, OverflowRule, RequestLimits, ToolRules } from '../types.js'
 
 /**
  * Gemini: up to 3,000 images in one prompt (images and PDFs together), and inline data
@@ -31,4 +31,13 @@ export function promptTokens(response: Record<string, unknown>): number | undefi
 export const tools: ToolRules = {
   builtIn:
     /^(googleSearch|googleSearchRetrieval|codeExecution|urlContext|googleMaps|fileSearch|computerUse|enterpriseWebSearch|retrieval)$/,
+}
+
+/** A function tool as Gemini takes it: a function declaration, for `tools[].functionDeclarations`. */
+export function defineTool({
+  name,
+  description,
+  parameters,
+}: FunctionTool): Record<string, unknown> {
+  return { name, description, parameters }
 }

@@ -1,5 +1,5 @@
 import { tokenFigure, usageObject } from '../figures.js'
-import type { OverflowRule, RequestLimits } from '../types.js'
+import type { FunctionTool, OverflowRule, RequestLimits } from '../types.js'
 
 /**
  * OpenAI's image input requirements (Chat Completions and Responses alike): up to 500
@@ -32,4 +32,9 @@ export const overflow: OverflowRule = {
 export function promptTokens(response: Record<string, unknown>): number | undefined {
   const usage = usageObject(response)
   return 'prompt_tokens' in usage ? tokenFigure(usage.prompt_tokens) : undefined
+}
+
+/** A function tool as Chat Completions takes it: `{ type: 'function', function }`. */
+export function defineTool(tool: FunctionTool): Record<string, unknown> {
+  return { type: 'function', function: { ...tool } }
 }

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../errors.js'
 import { tokenFigure, usageObject } from '../figures.js'
-import type { NativeContext, OverflowRule } from '../types.js'
+import type { FunctionTool, NativeContext, OverflowRule } from '../types.js'
 
 /** The same image limits as Chat Completions (one page of OpenAI's guide covers both). */
 export { requestLimits } from '../openai-chat/limits.js'
@@ -42,4 +42,12 @@ export const native: NativeContext = {
     })
     return { provider: 'openai', applied: [], compactions }
   },
+}
+
+/**
+ * A function tool as the Responses API takes it: flat, and not strict (strict mode requires
+ * every parameter, and a tool's may be optional).
+ */
+export function defineTool(tool: FunctionTool): Record<string, unknown> {
+  return { type: 'function', ...tool, strict: false }
 }

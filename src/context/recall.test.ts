@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../context/chat-context.js'
-import { fit } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import { memoryStore } from '../store/memory-store.js'
-import { LEDGER_HEADING, LEDGER_HEADING_RECALL } from '../strategies/ledger.js'
-import { estimateCounter, exactCounter } from '../tokens/counters.js'
-import { recallToolTokens } from './definition.js'
+import { recallToolTokens } from '../recall/definition.js'
 import {
   executeRecall,
   RECALL_DESCRIPTION,
@@ -14,7 +9,12 @@ import {
   RECALL_PARAMETERS,
   recall,
   recallTool,
-} from './index.js'
+} from '../recall/index.js'
+import { memoryStore } from '../store/memory-store.js'
+import { LEDGER_HEADING, LEDGER_HEADING_RECALL } from '../strategies/ledger.js'
+import { estimateCounter, exactCounter } from '../tokens/counters.js'
+import { ChatContext } from './chat-context.js'
+import { fit } from './fit.js'
 
 const counter = exactCounter()
 

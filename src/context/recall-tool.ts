@@ -1,10 +1,10 @@
 import { asyncStrategyFromOptions } from '../compress/index.js'
-import { type FitOptions, resolveSetup } from '../context/options.js'
-import type { FitResult } from '../context/result.js'
 import type { Message } from '../messages/message.js'
+import { checkRecallOptions, type RecallOptions, recallRun } from '../recall/definition.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { checkRecallOptions, type RecallOptions, recallRun } from './definition.js'
+import { type FitOptions, resolveSetup } from './options.js'
 import { invalidIn, type RecallResult, readRecallRequest, recallFrom, requestOf } from './recall.js'
+import type { FitResult } from './result.js'
 
 /**
  * Runs a recall tool call the model made: `args` as the model sent them (JSON text or an
