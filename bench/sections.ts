@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { type LocomoSample, locomoChat } from '../scripts/locomo.js'
 import type { Message } from '../src/messages/message.js'
 import { readLocomo } from '../test/locomo-data.js'
 import { tauBench } from '../test/tau-bench.js'
@@ -672,6 +673,62 @@ async function agentTraffic() {
 }
 
 /**
+ * `mostRelevant` (the query-aware strategy) as shipped, with the signals it reads beyond
+ * term overlap off (`dates`, `speakerTurns`), and with the co-occurring words on (an option,
+ * off by default): the median fit for a LoCoMo question over its whole conversation at a
+ * quarter of its tokens, and the median fit over 20,000 messages of agent traffic at 8,000
+ * tokens, the three settings taking turns.
+ */
+function relevanceCost() {
+  const samples = readLocomo() as LocomoSample[]
+  const settings = [
+    ['shipped', {}],
+    ['plain', { dates: 0, speakerTurns: 0 }],
+    ['cooccurring', { cooccurring: 0.1 }],
+  ] as const
+  const counter = exactCounter()
+  const conversation: Record<string, number[]> = { shipped: [], plain: [], cooccurring: [] }
+  const large: Record<string, number[]> = { shipped: [], plain: [], cooccurring: [] }
+  for (const sample of samples) {
+    const chat = locomoChat(sample).messages
+    const budget = Math.floor(counter.countMessages(chat) / 4)
+    sample.qa.slice(0, 40).forEach((qa, k) => {
+      const history = [...chat, { role: 'user', content: qa.question } as Message]
+      for (const [, [name, o]] of turnAbout(settings, k)) {
+        const strategy = lib.mostRelevant({ query: qa.question, ...o })
+        const s = performance.now()
+        fit(history, { budget, counter, strategy })
+        conversation[name]?.push(performance.now() - s)
+      }
+    })
+  }
+  const big = history(20_000)
+  const query = messageText(big[big.length - 1] as Message)
+  for (let k = 0; k < 9; k++)
+    for (const [, [name, o]] of turnAbout(settings, k)) {
+      const strategy = lib.mostRelevant({ query, ...o })
+      const s = performance.now()
+      fit(big, { budget: 8_000, counter, strategy })
+      large[name]?.push(performance.now() - s)
+    }
+  const out: Record<string, number> = {}
+  for (const [name] of settings) {
+    out[`${name}ConversationMs`] = median(conversation[name] ?? [])
+    out[`${name}LargeMs`] = median(large[name] ?? [])
+  }
+  const ratio = (a: string, b: string) => (out[a] as number) / (out[b] as number)
+  out.shippedOverPlainConversation = ratio('shippedConversationMs', 'plainConversationMs')
+  out.shippedOverPlainLarge = ratio('shippedLargeMs', 'plainLargeMs')
+  out.cooccurringOverShippedConversation = ratio(
+    'cooccurringConversationMs',
+    'shippedConversationMs',
+  )
+  out.cooccurringOverShippedLarge = ratio('cooccurringLargeMs', 'shippedLargeMs')
+  out.fits = conversation.shipped?.length ?? 0
+  return { workload: 'relevance-cost', ...out }
+}
+
+/**
  * The credential filter's cost per MB of text: τ-bench agent traffic (message texts and call
  * arguments, JSON tool results among them) and LoCoMo conversation prose, each text read
  * whole once per pass (the filter keeps nothing between calls). Five passes, the median.
@@ -725,6 +782,7 @@ const sections: Record<string, () => unknown> = {
   estimating,
   'recall-scaling': recallScaling,
   'credential-filter': credentialFilter,
+  'relevance-cost': relevanceCost,
 }
 if (which === '--list') {
   console.log(JSON.stringify(Object.keys(sections)))

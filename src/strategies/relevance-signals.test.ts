@@ -186,8 +186,8 @@ describe('cooccurring', () => {
   it('makes mostRelevant keep the later run, which BM25 and its neighbours miss', () => {
     const h = [...runner(), ana('What does Ana do about stress?')]
     const question = h.length - 1
-    const scores = relevanceScorer()(view(h)) as number[]
-    const plain = relevanceScorer({ cooccurring: 0 })(view(h)) as number[]
+    const scores = relevanceScorer({ cooccurring: 0.1 })(view(h)) as number[]
+    const plain = relevanceScorer()(view(h)) as number[]
     expect(plain[RUN_LATER]).toBeLessThan(scores[RUN_LATER] as number)
     const rank = (s: number[], u: number) => s.filter((x) => x > (s[u] as number)).length
     expect(rank(scores, RUN_LATER)).toBeLessThan(rank(plain, RUN_LATER))
@@ -195,12 +195,27 @@ describe('cooccurring', () => {
     // co-occurring words, the turns around the two matches fill the room instead.
     const total = counter.countMessages(h)
     let budget = counter.countMessages([sys, h[question] as Message])
-    while (!fit(h, { strategy: mostRelevant(), budget, counter }).kept.includes(RUN_LATER))
+    while (
+      !fit(h, { strategy: mostRelevant({ cooccurring: 0.1 }), budget, counter }).kept.includes(
+        RUN_LATER,
+      )
+    )
       budget += 5
     expect(budget).toBeLessThan(total / 2)
     const keptPlain = fit(h, { strategy: mostRelevant({ cooccurring: 0 }), budget, counter }).kept
     expect(keptPlain).not.toContain(RUN_LATER)
     expect(keptPlain).toEqual(expect.arrayContaining([9, 10, 19, 20, question]))
+  })
+
+  it('is off unless asked for: the default mostRelevant keeps what it keeps without it', () => {
+    const h = [...runner(), ana('What does Ana do about stress?')]
+    const budget = Math.floor(counter.countMessages(h) / 3)
+    expect(fit(h, { strategy: mostRelevant(), budget, counter }).kept).toEqual(
+      fit(h, { strategy: mostRelevant({ cooccurring: 0 }), budget, counter }).kept,
+    )
+    expect(fit(h, { strategy: mostRelevant(), budget, counter }).kept).not.toEqual(
+      fit(h, { strategy: mostRelevant({ cooccurring: 1 }), budget, counter }).kept,
+    )
   })
 
   it('refuses bad settings with a typed error naming them', () => {
