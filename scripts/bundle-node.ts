@@ -29,8 +29,10 @@ const external: Plugin = {
 }
 
 const out = new URL('../dist/node/', import.meta.url)
-// Chunks of an earlier build: their names change with their contents.
-for (const f of readdirSync(out)) if (f.startsWith('chunk-')) rmSync(new URL(f, out))
+// Chunks of an earlier build (shared code, and the on-demand ones named after their module):
+// their names end in a hash of their contents, so a new build leaves the old ones behind.
+for (const f of readdirSync(out))
+  if (f.startsWith('chunk-') || /-[A-Z0-9]{8}\.js(?:\.map)?$/.test(f)) rmSync(new URL(f, out))
 
 await build({
   entryPoints: Object.fromEntries(
