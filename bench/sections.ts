@@ -485,46 +485,35 @@ async function recallScaling() {
     recall(copy, one, options)
     sameMs.push(performance.now() - s)
   }
+  // The first recall over a new array `make(k)` gives, after its fit: the median of five.
+  const firstRecallMs = (make: (k: number) => Message[]): number => {
+    const times: number[] = []
+    for (let k = 0; k < 5; k++) {
+      const array = make(k)
+      fit(array, options)
+      gc()
+      s = performance.now()
+      recall(array, one, options)
+      times.push(performance.now() - s)
+    }
+    return median(times)
+  }
+  const head = pool[0] as Message
   // A new array whose first message is a new object (a system prompt made again for the
   // call): the index behind it is found by the second message, its first message replaced.
-  const freshMs: number[] = []
-  for (let k = 0; k < 5; k++) {
-    const fresh = [{ ...(pool[0] as Message) }, ...pool.slice(1)] as Message[]
-    fit(fresh, options)
-    gc()
-    s = performance.now()
-    recall(fresh, one, options)
-    freshMs.push(performance.now() - s)
-  }
+  const freshFirstMs = firstRecallMs(() => [{ ...head }, ...pool.slice(1)])
   // A new array whose first message says something new (a system prompt with the time in
   // it): the index behind it is found by the second message, and copied with the new head.
-  const renewedMs: number[] = []
-  for (let k = 0; k < 5; k++) {
-    const head = pool[0] as Message
-    const renewed = [
-      { ...head, content: `${messageText(head)}\nThe time is 10:${10 + k}.` },
-      ...pool.slice(1),
-    ] as Message[]
-    fit(renewed, options)
-    gc()
-    s = performance.now()
-    recall(renewed, one, options)
-    renewedMs.push(performance.now() - s)
-  }
+  const renewedFirstMs = firstRecallMs((k) => [
+    { ...head, content: `${messageText(head)}\nThe time is 10:${10 + k}.` } as Message,
+    ...pool.slice(1),
+  ])
   // A new array whose first two messages are new objects: nothing found to extend, read whole.
-  const wholeMs: number[] = []
-  for (let k = 0; k < 5; k++) {
-    const fresh = [
-      { ...(pool[0] as Message) },
-      { ...(pool[1] as Message) },
-      ...pool.slice(2),
-    ] as Message[]
-    fit(fresh, options)
-    gc()
-    s = performance.now()
-    recall(fresh, one, options)
-    wholeMs.push(performance.now() - s)
-  }
+  const wholeFirstMs = firstRecallMs(() => [
+    { ...head },
+    { ...(pool[1] as Message) },
+    ...pool.slice(2),
+  ])
   // A ChatContext holding the same history (its own copies): the first recall reads them.
   const ctx = new ChatContext({ budget: 8_000, initialMessages: [system], recall: true })
   ctx.addMessages(pool.slice(1))
@@ -554,9 +543,9 @@ async function recallScaling() {
     contextLongMs: median(contextLongMs),
     contextRatio: median(contextMs) / median(oneMs),
     sameMessagesMs: median(sameMs),
-    freshFirstMs: median(freshMs),
-    renewedFirstMs: median(renewedMs),
-    wholeFirstMs: median(wholeMs),
+    freshFirstMs,
+    renewedFirstMs,
+    wholeFirstMs,
     coldFirstMs,
     contextFirstMs,
   }
