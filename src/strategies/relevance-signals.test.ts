@@ -1,11 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bytes, float64, int32 } from '../context/column.js'
+import { oneUnitView } from '../../test/one-unit-view.js'
 import { fit } from '../context/fit.js'
-import { resolveSetup } from '../context/options.js'
-import { viewSettings } from '../context/prepare.js'
-import { kindCode } from '../context/unit-kinds.js'
-import { createView } from '../context/view.js'
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
@@ -13,7 +9,6 @@ import { cooccurring } from './cooccurring.js'
 import { dateKeys, dates } from './dates.js'
 import { mostRelevant, relevanceScorer } from './score-based.js'
 import { spokenBy } from './scorers.js'
-import type { View } from './types.js'
 
 const counter = exactCounter()
 const sys: Message = { role: 'system', content: 'Two friends talk.' }
@@ -25,28 +20,7 @@ const opens = (date: string, t: string): Message => ({
 })
 const ben = (t: string): Message => ({ role: 'assistant', content: `Ben: ${t}` })
 
-/** A view with one unit per message (the preamble its own), built through the library's view. */
-const view = (messages: Message[], query?: string): View => {
-  const tokens = float64()
-  const unitStart = int32()
-  const unitEnd = int32()
-  const unitKind = bytes()
-  const unitPrefix = float64()
-  unitPrefix.push(0)
-  let newestUser = -1
-  messages.forEach((m, i) => {
-    tokens.push(0)
-    unitStart.push(i)
-    unitEnd.push(i + 1)
-    unitKind.push(kindCode[m.role === 'system' && i === 0 ? 'system' : 'message'])
-    unitPrefix.push(0)
-    if (m.role === 'user') newestUser = i
-  })
-  return createView(
-    { messages, tokens, unitStart, unitEnd, unitKind, unitPrefix, newestUser, exchanges: 0 },
-    { ...viewSettings(resolveSetup({})), query },
-  )
-}
+const view = oneUnitView
 
 const filler = (n: number, from = 0) =>
   Array.from({ length: n }, (_, k) =>

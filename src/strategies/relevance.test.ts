@@ -1,48 +1,22 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { hashedNgrams } from '../../scripts/ngram-embed.js'
+import { oneUnitView } from '../../test/one-unit-view.js'
 import { ChatContext } from '../context/chat-context.js'
-import { bytes, float64, int32 } from '../context/column.js'
 import { fit, fitAsync } from '../context/fit.js'
-import { resolveSetup } from '../context/options.js'
-import { viewSettings } from '../context/prepare.js'
-import { kindCode } from '../context/unit-kinds.js'
-import { createView } from '../context/view.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
 import { mostRelevant, relevanceScorer, scoreBased } from './score-based.js'
 import { identifiers, nearby, relevance, speakerNews, spreadScores } from './scorers.js'
 import { fuse, semantic } from './semantic.js'
-import type { View } from './types.js'
 
 const counter = exactCounter()
 const sys: Message = { role: 'system', content: 'Two friends talk.' }
 const user = (t: string): Message => ({ role: 'user', content: t })
 const say = (t: string): Message => ({ role: 'assistant', content: t })
 
-/** A view with one unit per message (the preamble its own), built through the library's view. */
-const view = (messages: Message[], query?: string): View => {
-  const tokens = float64()
-  const unitStart = int32()
-  const unitEnd = int32()
-  const unitKind = bytes()
-  const unitPrefix = float64()
-  unitPrefix.push(0)
-  let newestUser = -1
-  messages.forEach((m, i) => {
-    tokens.push(0)
-    unitStart.push(i)
-    unitEnd.push(i + 1)
-    unitKind.push(kindCode[m.role === 'system' && i === 0 ? 'system' : 'message'])
-    unitPrefix.push(0)
-    if (m.role === 'user') newestUser = i
-  })
-  return createView(
-    { messages, tokens, unitStart, unitEnd, unitKind, unitPrefix, newestUser, exchanges: 0 },
-    { ...viewSettings(resolveSetup({})), query },
-  )
-}
+const view = oneUnitView
 
 /**
  * Provider pairing rules, written from OpenAI's and Anthropic's documentation and not from
