@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
-import { type Message, messageText } from '../messages/message.js'
+import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import { newestUserText, type Scorer, terms_ } from './scorers.js'
+import { messageTerms, newestUserText, type Scorer, terms_ } from './scorers.js'
 import type { View } from './types.js'
 
 export interface CooccurringOptions {
@@ -22,7 +22,7 @@ const distinctCache = new WeakMap<Message, readonly string[]>()
 function distinctTerms(m: Message): readonly string[] {
   let t = distinctCache.get(m)
   if (!t) {
-    t = [...new Set(terms_(messageText(m)))].filter((x) => !/^\d+$/.test(x))
+    t = [...new Set(messageTerms(m))].filter((x) => !/^\d+$/.test(x))
     distinctCache.set(m, t)
   }
   return t

@@ -444,17 +444,20 @@ export function spokenBy(options: { query?: string } = {}): Scorer {
 /** Terms of a message, computed once per message object: an agent asks every turn. */
 const termCache = new WeakMap<Message, string[]>()
 
+/** A message's terms (`terms_` of its text), read once per message object and shared by every scorer. */
+export function messageTerms(m: Message): readonly string[] {
+  let t = termCache.get(m)
+  if (!t) {
+    t = terms_(messageText(m))
+    termCache.set(m, t)
+  }
+  return t
+}
+
 function unitTerms(view: View, unit: Unit): string[] {
   const out: string[] = []
-  for (let i = unit.start; i < unit.end; i++) {
-    const m = view.message(i)
-    let t = termCache.get(m)
-    if (!t) {
-      t = terms_(messageText(m))
-      termCache.set(m, t)
-    }
-    for (const x of t) out.push(x)
-  }
+  for (let i = unit.start; i < unit.end; i++)
+    for (const x of messageTerms(view.message(i))) out.push(x)
   return out
 }
 
