@@ -71,7 +71,10 @@ export function savedState(parts: StateParts): ChatContextState {
       name: strategy.name,
       options: JSON.parse(JSON.stringify(strategy.options ?? {})),
     }
-  if (Number.isFinite(setup.budget) && options.budget !== undefined) settings.budget = setup.budget
+  // The budget given (checked when the context was made), not the one the context fits to now:
+  // a window learnt is saved apart (`limit`), and a strategy's own limit with its options.
+  if (typeof options.budget === 'number' && Number.isFinite(options.budget))
+    settings.budget = options.budget
   if (options.model) settings.model = options.model
   if (options.reserve !== undefined) settings.reserve = options.reserve
   // The tools given, as schemas: not the recall tool `recall` adds (a state restored without

@@ -114,6 +114,18 @@ describe('a default context is the default context however it got its budget', (
 describe('a saved state keeps what the caller gave, not what was made of it', () => {
   const h = toolHistory(40)
 
+  it('the budget given, not a window learnt or a strategy limit: forgetting the window after a restore brings the budget back', async () => {
+    const ctx = new ChatContext({ budget: 8000 })
+    await ctx.addMessages(h)
+    await ctx.learnLimit(3000)
+    const state = JSON.parse(JSON.stringify(ctx.saveState()))
+    expect(state.settings.budget).toBe(8000)
+    const restored = ChatContext.fromState(state)
+    expect(restored.getMessagesSync()).toEqual(fit(h, { budget: 3000 }).messages)
+    await restored.forgetLimit()
+    expect(restored.getMessagesSync()).toEqual(fit(h, { budget: 8000 }).messages)
+  })
+
   it('saved with recall on, restored with it off: the recall tool is not sent', async () => {
     const tool = { name: 'lookup', description: 'Finds an order', parameters: { type: 'object' } }
     const ctx = new ChatContext({ budget: 1500, recall: true, tools: [tool] })
