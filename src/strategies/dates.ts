@@ -1,5 +1,5 @@
 import { type Message, messageText } from '../messages/message.js'
-import type { Scorer } from './scorers.js'
+import { type Scorer, spoken } from './scorers.js'
 import type { View } from './types.js'
 
 const NAMES =
@@ -93,7 +93,8 @@ function datedOf(m: Message): Dated {
   let x = datedCache.get(m)
   if (!x) {
     const text = messageText(m)
-    const h = HEADING.exec(text)
+    // Only a person's turn opens a session: a tool result's text dates nothing after it.
+    const h = spoken(m) ? HEADING.exec(text) : null
     const headingKeys = h ? dateKeys(h[1] ?? h[2] ?? '') : []
     x = { own: dateKeys(text), heading: headingKeys.length ? headingKeys : undefined }
     datedCache.set(m, x)

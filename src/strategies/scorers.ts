@@ -388,6 +388,9 @@ const NEWS =
 const WHEN =
   /\b(yesterday|last (week|weekend|month|year|night)|ago|recently|this (week|weekend|month)|tomorrow|next (week|month))\b/i
 
+/** A turn a person wrote (a user's or an assistant's), whose text may open with who said it and when. */
+export const spoken = (m: Message): boolean => m.role === 'user' || m.role === 'assistant'
+
 /** Each message's speaker (lower-cased, '' for none) and how much news it tells, once per message object. */
 const newsCache = new WeakMap<Message, [string, number]>()
 function newsOf(m: Message): [string, number] {
@@ -395,7 +398,9 @@ function newsOf(m: Message): [string, number] {
   if (!x) {
     const text = messageText(m)
     x = [
-      (m.name ?? SPEAKER.exec(text)?.[1] ?? '').toLowerCase(),
+      // Only a person's own turn names its speaker in its text: a tool result or a system
+      // message opening "Ben: ..." is not Ben speaking.
+      (m.name ?? (spoken(m) ? SPEAKER.exec(text)?.[1] : undefined) ?? '').toLowerCase(),
       (NEWS.test(text) ? 0.6 : 0) + (WHEN.test(text) ? 0.4 : 0),
     ]
     newsCache.set(m, x)
