@@ -188,6 +188,7 @@ describe('the ledger kept per cut', () => {
       'AKIAQWERTYUIOP123456',
       'AbCdEfGhIjKlMnOpQrStUvWx',
     ]
+    let withCredential = 0
     for (const [name, counter] of [counters[0], counters[2]] as [string, TokenCounter][])
       fc.assert(
         fc.property(withSecrets, fc.integer({ min: 400, max: 1200 }), (h, budget) => {
@@ -224,10 +225,18 @@ describe('the ledger kept per cut', () => {
                 m.content.startsWith('[Earlier'),
             )
             for (const t of tokens) expect(JSON.stringify(ledger ?? '')).not.toContain(t)
+            // A ledger written while a credential was in the history it quotes from.
+            if (
+              ledger &&
+              tokens.some((t) => h.slice(0, n).some((m) => JSON.stringify(m).includes(t)))
+            )
+              withCredential++
           }
         }),
         { numRuns: 12, seed: 11, endOnFailure: true },
       )
+    // The check above ran on ledgers made beside credentials, not only on none.
+    expect(withCredential).toBeGreaterThan(20)
   })
 
   it('on agent traffic, every call of a context is the request a fresh fit of that history makes', () => {

@@ -229,7 +229,7 @@ describe("what only a person's own turn can say", () => {
     const s = dates()(view(h))
     expect(s[3]).toBe(0)
     // A person's turn opening the same way does.
-    const real = [
+    const real: Message[] = [
       sys,
       ana('Hi Ben.'),
       { role: 'assistant', content: '[3 June, 2023] Ben: I just bought a boat.' },
