@@ -113,8 +113,22 @@ const words = (key: string) =>
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/-/g, '_')
     .toLowerCase()
-const isAmountKey = (key: string | undefined) => key !== undefined && AMOUNT_WORD.test(words(key))
-const isIdKey = (key: string | undefined) => key !== undefined && ID_WORD.test(words(key))
+
+/** What a key's words say of its values (1 an amount, 2 an identifier), read once per key. */
+const keySense = new Map<string, number>()
+function senseOf(key: string): number {
+  let sense = keySense.get(key)
+  if (sense === undefined) {
+    const w = words(key)
+    sense = (AMOUNT_WORD.test(w) ? 1 : 0) | (ID_WORD.test(w) ? 2 : 0)
+    // Bounded: a tool result keyed by ids would otherwise grow it without end.
+    if (keySense.size >= 4096) keySense.clear()
+    keySense.set(key, sense)
+  }
+  return sense
+}
+const isAmountKey = (key: string | undefined) => key !== undefined && (senseOf(key) & 1) !== 0
+const isIdKey = (key: string | undefined) => key !== undefined && (senseOf(key) & 2) !== 0
 
 function looksLikeId(token: string): boolean {
   if (token.length < 3 || token.length > MAX_ID) return false
@@ -126,61 +140,109 @@ function looksLikeId(token: string): boolean {
 }
 
 /**
- * Collects facts from one text, in order of appearance. Every value is a piece of the text as
- * written, never cut out of a longer token.
+ * A character every fact holds one of: a digit (dates, amounts, quantities, and identifiers,
+ * which need one), `@` (an email), `/` or `\\` (a URL, a path). A text without any (a city, a
+ * cabin class, a name in a tool result) has no fact to read.
  */
-function fromText(text: string, out: Fact[], label?: string): void {
-  const start = out.length
-  const add = (kind: FactKind, value: string) => {
-    if (out.length - start < MAX_PER_MESSAGE)
-      out.push(label ? { kind, value, label } : { kind, value })
-  }
+const FACT_CHAR = /[\p{Nd}@/\\]/u
+
+/** One text being read: the facts found so far and what each character is already part of. */
+class Reading {
+  readonly start: number
   // What each character is part of: 1 a data URL, 2 a blob (data URLs too), 4 a fact or a hex
   // dump. Matches of one pattern do not overlap, so marking and testing them stays linear.
-  const mask = new Uint8Array(text.length)
-  const marked = (from: number, to: number, bits: number) => {
+  readonly mask: Uint8Array
+  constructor(
+    readonly text: string,
+    readonly out: Fact[],
+    readonly label: string | undefined,
+  ) {
+    this.start = out.length
+    this.mask = new Uint8Array(text.length)
+  }
+  add(kind: FactKind, value: string): void {
+    if (this.out.length - this.start < MAX_PER_MESSAGE)
+      this.out.push(this.label ? { kind, value, label: this.label } : { kind, value })
+  }
+  marked(from: number, to: number, bits: number): boolean {
+    const mask = this.mask
     for (let k = from; k < to; k++) if ((mask[k] as number) & bits) return true
     return false
   }
-  const mark = (from: number, to: number, bit: number) => {
+  mark(from: number, to: number, bit: number): void {
+    const mask = this.mask
     for (let k = from; k < to; k++) mask[k] = (mask[k] as number) | bit
   }
-  const scan = (re: RegExp, bit: number, keep: (m: string) => boolean) => {
-    for (const m of text.matchAll(re))
-      if (keep(m[0] as string)) mark(m.index ?? 0, (m.index ?? 0) + (m[0] as string).length, bit)
+  scan(re: RegExp, bit: number, keep: (m: string) => boolean): void {
+    for (const m of this.text.matchAll(re))
+      if (keep(m[0] as string))
+        this.mark(m.index ?? 0, (m.index ?? 0) + (m[0] as string).length, bit)
   }
-  const claim = (re: RegExp, kind: FactKind, group = 0, clean?: (v: string) => string) => {
-    for (const m of text.matchAll(re)) {
+  claim(re: RegExp, kind: FactKind, group = 0, clean?: (v: string) => string): void {
+    for (const m of this.text.matchAll(re)) {
       const raw = m[group] as string | undefined
       if (!raw) continue
       const at = (m.index ?? 0) + (group ? (m[0] as string).indexOf(raw) : 0)
       // A URL is whole even when it carries base64; nothing else is read inside a blob.
-      if (marked(at, at + raw.length, kind === 'url' ? 1 : 2)) continue
-      mark(at, at + raw.length, 4)
-      add(kind, clean ? clean(raw) : raw)
+      if (this.marked(at, at + raw.length, kind === 'url' ? 1 : 2)) continue
+      this.mark(at, at + raw.length, 4)
+      this.add(kind, clean ? clean(raw) : raw)
     }
   }
-  scan(DATA_URL_RE, 3, () => true)
-  scan(BLOB_RE, 2, isBlob)
-  claim(URL_RE, 'url', 0, (v) => v.replace(/[.,;:!?]+$/, ''))
-  claim(EMAIL_RE, 'email')
-  claim(PATH_RE, 'path', 1)
-  claim(DATE_RE, 'date')
-  claim(MONEY_RE, 'amount', 0, (v) => v.replace(/,+$/, ''))
-  claim(QUANTITY_RE, 'quantity')
-  scan(HEX_DUMP_RE, 4, (m) => /[a-fA-F]/.test(m))
+}
+
+/** Whether a run holds a decimal digit of any script, by its codes where it is ASCII. */
+function holdsDigit(run: string): boolean {
+  let ascii = true
+  for (let k = 0; k < run.length; k++) {
+    const c = run.charCodeAt(k)
+    if (c >= 48 && c <= 57) return true
+    if (c > 127) ascii = false
+  }
+  return !ascii && /\p{Nd}/u.test(run)
+}
+
+const always = () => true
+const hasHexLetter = (m: string) => /[a-fA-F]/.test(m)
+const urlEnd = (v: string) => v.replace(/[.,;:!?]+$/, '')
+const moneyEnd = (v: string) => v.replace(/,+$/, '')
+
+/**
+ * Collects facts from one text, in order of appearance. Every value is a piece of the text as
+ * written, never cut out of a longer token.
+ */
+function fromText(text: string, out: Fact[], label?: string, whole = false): void {
+  if (!whole && !FACT_CHAR.test(text)) return
+  const r = new Reading(text, out, label)
+  // A pattern is run only on a text holding what every match of it holds (`://` for a URL, an
+  // ASCII digit for a date or an amount): one that cannot match would mark and add nothing.
+  const digits = whole || /\d/.test(text)
+  if (whole || (text.includes(':') && /data:/i.test(text))) r.scan(DATA_URL_RE, 3, always)
+  if (whole || text.length >= 40) r.scan(BLOB_RE, 2, isBlob)
+  if (whole || text.includes('://')) r.claim(URL_RE, 'url', 0, urlEnd)
+  if (whole || text.includes('@')) r.claim(EMAIL_RE, 'email')
+  if (whole || text.includes('/') || text.includes('\\')) r.claim(PATH_RE, 'path', 1)
+  if (digits) {
+    r.claim(DATE_RE, 'date')
+    r.claim(MONEY_RE, 'amount', 0, moneyEnd)
+    r.claim(QUANTITY_RE, 'quantity')
+  }
+  r.scan(HEX_DUMP_RE, 4, hasHexLetter)
   // Identifiers outside what the patterns above took (no id inside a URL, a date or a blob).
   for (const m of text.matchAll(ID_RE)) {
     // Without the `.`, `:` and `-` around it (a sentence's full stop), by a loop: a pattern
     // anchored at the end would rescan a long run of them from each one.
     const run = m[0] as string
+    // An identifier holds a digit (`looksLikeId`): most words hold none.
+    if (!whole && !holdsDigit(run)) continue
     let from = 0
     let to = run.length
     while (from < to && '.:-'.includes(run[from] as string)) from++
     while (to > from && '.:-'.includes(run[to - 1] as string)) to--
     const token = run.slice(from, to)
     const at = (m.index ?? 0) + from
-    if (looksLikeId(token) && !isBlob(token) && !marked(at, at + token.length, 6)) add('id', token)
+    if (looksLikeId(token) && !isBlob(token) && !r.marked(at, at + token.length, 6))
+      r.add('id', token)
   }
 }
 
@@ -268,6 +330,11 @@ const keyOf = (f: Fact) => `${f.kind}\u0000${f.value}`
  */
 export function extractFacts(messages: readonly Message[]): Fact[] {
   requireMessages(messages)
+  return factsOfChecked(messages)
+}
+
+/** `extractFacts` of messages known to be valid (a message the library already holds). */
+export function factsOfChecked(messages: readonly Message[]): Fact[] {
   const all: Fact[] = []
   const names = new Map<string, string>()
   for (const m of messages) {
@@ -286,6 +353,13 @@ export function extractFacts(messages: readonly Message[]): Fact[] {
     }
   }
   return dedupe(all)
+}
+
+/** The facts of a text read by every pattern, without the shortcut for texts that hold none: what the shortcut is checked against. */
+export function everyFactOfText(text: string): Fact[] {
+  const out: Fact[] = []
+  fromText(text, out, undefined, true)
+  return dedupe(out)
 }
 
 /** Facts written in a text (a summary made before, read back). */

@@ -8,7 +8,7 @@ import {
   saysWhoOrHow,
 } from './credentials.js'
 import type { Fact } from './fact.js'
-import { extractFacts, mergeFacts } from './facts.js'
+import { factsOfChecked, mergeFacts } from './facts.js'
 import { JsonDeep, JsonNumber, JsonObject, type JsonValue, readJson } from './json.js'
 import { contentText, type Message } from './message.js'
 
@@ -178,7 +178,7 @@ function read(m: Message, toolName: string | undefined, known: readonly string[]
   // The filter reads each text once, for the credentials and for the redaction.
   const found: Spans = new Map()
   const secrets = messageSecrets(m, found)
-  const facts = extractFacts([redactedMessage(named, known, found)]).filter(
+  const facts = factsOfChecked([redactedMessage(named, known, found)]).filter(
     (f) =>
       // A fact cut at the mark's bracket (`https://[credential`) holds part of it too.
       !f.value.includes(MARK.slice(0, -1)) &&
