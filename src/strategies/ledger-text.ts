@@ -589,6 +589,19 @@ export interface Made {
 /** The ledger message for a text, kept for the last texts (a stable cut makes the same one each call). */
 const ledgerMessages = memoPerCounter<Made>(64)
 
+/** A number for each heading and line text (one per text while `textEpoch` lasts). */
+const textIds = new Map<string, number>()
+let textEpoch = 0
+
+function textId(text: string): number {
+  let id = textIds.get(text)
+  if (id === undefined) {
+    id = textIds.size
+    textIds.set(text, id)
+  }
+  return id
+}
+
 function ledgerMessage(
   counter: TokenCounter,
   tally: Tally,
@@ -597,9 +610,18 @@ function ledgerMessage(
 ): Made {
   const last = tally.last
   if (last && last.heading === heading && sameList(last.body, body)) return last.made
-  let text = heading
-  for (const line of body) text += `\n${line.text}`
-  const made = ledgerMessages(counter, text, () => {
+  // Keyed by its texts' numbers, not by the text: a key of a few numbers a line, where the
+  // text is kilobytes to join and hash. The same numbers are the same text.
+  // Bounded: past the bound the numbers start again, under keys no earlier ledger has.
+  if (textIds.size + body.length >= 200_000) {
+    textIds.clear()
+    textEpoch++
+  }
+  let key = `${textEpoch}.${textId(heading)}`
+  for (const line of body) key += `,${textId(line.text)}`
+  const made = ledgerMessages(counter, key, () => {
+    let text = heading
+    for (const line of body) text += `\n${line.text}`
     // Frozen, so a request that sends it again shares the object (as a stable prefix does).
     const message: Message = Object.freeze({ role: 'user', content: text })
     const pieces = piecewiseOf(counter)
