@@ -134,6 +134,8 @@ function memoPerCounter<V>(max: number) {
 /** A fact of one message as the ledger quotes it: read, keyed and priced once per message. */
 interface Item {
   kind: FactKind
+  /** Its kind's rank (`KIND_RANK`). */
+  rank: number
   /** Kind and value: a fact is listed once however many messages hold it. */
   key: string
   label: string | undefined
@@ -192,6 +194,7 @@ export function itemsOf(
       if (f.kind !== 'tool')
         out.push({
           kind: f.kind,
+          rank: KIND_RANK[f.kind],
           key: `${f.kind}\u0000${f.value}`,
           label: f.label,
           value: f.value,
@@ -228,8 +231,6 @@ interface Slot {
   items: Item[]
   /** The number of each item's fact in the tally. */
   ids: Int32Array
-  /** Its items by kind (`ranked`). */
-  ranks: Ranked
   /** Whether the message holds a credential. */
   secret: boolean
   /** Its line opening, once made. */
@@ -325,7 +326,8 @@ function tallied(view: View, window: readonly number[]): Tally {
       who,
       items,
       ids,
-      ranks: ranked(items),
+      opening: undefined,
+      line: undefined,
       secret,
     })
   }
@@ -340,7 +342,7 @@ function tallied(view: View, window: readonly number[]): Tally {
     const items = itemsOf(counter, slot.message, toolOf(slot.who), secrets)
     const ids = numbered(read, items)
     count(read, ids, 1)
-    return { ...slot, items, ids, ranks: ranked(items), line: undefined }
+    return { ...slot, items, ids, line: undefined }
   })
   return { ...read, slots, secretHolders: next.secretHolders }
 }
@@ -401,38 +403,6 @@ const RANKS = (Object.keys(KIND_RANK) as FactKind[])
 /** The number of ranks (`KIND_RANK`). */
 const RANK_COUNT = Math.max(...Object.values(KIND_RANK)) + 1
 
-/**
- * A message's item indexes by kind: those of rank `r` are `order[starts[r]]` up to
- * `order[starts[r + 1]]`, each kind's in the message's order.
- */
-interface Ranked {
-  order: Int32Array
-  starts: Int32Array
-}
-
-/** Made once per items list. */
-const rankedOf = new WeakMap<readonly Item[], Ranked>()
-
-function ranked(items: readonly Item[]): Ranked {
-  let out = rankedOf.get(items)
-  if (!out) {
-    const starts = new Int32Array(RANK_COUNT + 1)
-    for (const item of items) (starts[KIND_RANK[item.kind] + 1] as number)++
-    for (let r = 1; r <= RANK_COUNT; r++)
-      starts[r] = (starts[r] as number) + (starts[r - 1] as number)
-    const order = new Int32Array(items.length)
-    const at = starts.slice(0, RANK_COUNT)
-    items.forEach((item, idx) => {
-      const r = KIND_RANK[item.kind]
-      order[at[r] as number] = idx
-      at[r] = (at[r] as number) + 1
-    })
-    out = { order, starts }
-    rankedOf.set(items, out)
-  }
-  return out
-}
-
 /** A record line's opening for a window slot (its place and writer), made and priced once per slot. */
 interface Opening {
   text: string
@@ -456,8 +426,8 @@ function openingOf(counter: TokenCounter, slot: Slot): Opening {
 const SLOT = 2 ** 20
 const slotOf = (at: number): number => Math.floor(at / SLOT)
 
-/** The fill's lists of candidates, by how often their fact came back (3 or more, 2, 1): reused by every build. */
-const buckets: [number[], number[], number[]] = [[], [], []]
+/** The fill's lists of candidates, by rank and then by how often their fact came back (3 or more, 2, 1): `rank * 3 + often`, reused by every build. */
+const buckets: number[][] = Array.from({ length: RANK_COUNT * 3 }, () => [])
 
 /** Builds made, so a fact's mark in `Tally.taken` tells whether this build took it. */
 let builds = 0
@@ -478,25 +448,25 @@ function walked(view: View, maxTokens: number, heading: string, tally: Tally): M
   const opened = new Uint8Array(slots.length)
   let chosen: number[] = []
   let misses = 0
-  // Each fact taken once: this build's mark.
+  // Each fact taken once (under its newest holder): this build's mark. One pass over the
+  // window, newest slot first, puts each fact in its rank's list for how often it came back.
   const mark = ++builds
-  walk: for (const rank of RANKS) {
-    // This kind's facts, newest holder first, by how often they came back (3 or more, 2, 1).
-    for (const bucket of buckets) bucket.length = 0
-    for (let slot = slots.length - 1; slot >= 0; slot--) {
-      const { ranks, ids } = slots[slot] as Slot
-      const end = ranks.starts[rank + 1] as number
-      for (let k = ranks.starts[rank] as number; k < end; k++) {
-        const idx = ranks.order[k] as number
-        const id = ids[idx] as number
-        if (taken[id] === mark) continue
-        taken[id] = mark
-        const n = counts[id] as number
-        ;(n >= 3 ? buckets[0] : n === 2 ? buckets[1] : buckets[2]).push(slot * SLOT + idx)
-      }
+  for (const bucket of buckets) bucket.length = 0
+  for (let slot = slots.length - 1; slot >= 0; slot--) {
+    const { items, ids } = slots[slot] as Slot
+    for (let idx = 0; idx < items.length; idx++) {
+      const id = ids[idx] as number
+      if (taken[id] === mark) continue
+      taken[id] = mark
+      const n = counts[id] as number
+      ;(buckets[(items[idx] as Item).rank * 3 + (n >= 3 ? 0 : n === 2 ? 1 : 2)] as number[]).push(
+        slot * SLOT + idx,
+      )
     }
-    for (const bucket of buckets)
-      for (const at of bucket) {
+  }
+  walk: for (const rank of RANKS)
+    for (let often = 0; often < 3; often++)
+      for (const at of buckets[rank * 3 + often] as number[]) {
         const slot = slotOf(at)
         const s = slots[slot] as Slot
         const item = s.items[at - slot * SLOT] as Item
@@ -509,15 +479,13 @@ function walked(view: View, maxTokens: number, heading: string, tally: Tally): M
         opened[slot] = 1
         chosen.push(at)
       }
-  }
   while (chosen.length > 0) {
     const made = ledgerMessage(counter, tally, lines(counter, tally, chosen), heading)
     if (made.tokens <= maxTokens) {
       const replaces: number[] = []
-      opened.forEach((o, slot) => {
-        if (o) replaces.push((slots[slot] as Slot).position)
-      })
-      return { ...made, replaces }
+      for (let slot = 0; slot < opened.length; slot++)
+        if (opened[slot]) replaces.push((slots[slot] as Slot).position)
+      return { message: made.message, tokens: made.tokens, replaces }
     }
     chosen = chosen.slice(0, Math.floor(chosen.length * 0.9))
     opened.fill(0)
