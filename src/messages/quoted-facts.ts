@@ -173,6 +173,19 @@ function touchesSecret(value: string, secrets: readonly string[]): boolean {
 
 const cache = new WeakMap<Message, Map<string, Quotable>>()
 
+/** What a fact's label says (1 it names a credential, 2 an identifier), read once per label. */
+const labelSense = new Map<string, number>()
+function senseOf(label: string): number {
+  let sense = labelSense.get(label)
+  if (sense === undefined) {
+    sense = (isCredentialKey(label) ? 1 : 0) | (isIdKey(label) ? 2 : 0)
+    // Bounded: labels are keys of tool results, which a history can make without end.
+    if (labelSense.size >= 4096) labelSense.clear()
+    labelSense.set(label, sense)
+  }
+  return sense
+}
+
 function read(m: Message, toolName: string | undefined, known: readonly string[]): Quotable {
   const named = m.role === 'tool' && !m.toolName && toolName ? { ...m, toolName } : m
   // The filter reads each text once, for the credentials and for the redaction.
@@ -183,10 +196,10 @@ function read(m: Message, toolName: string | undefined, known: readonly string[]
       // A fact cut at the mark's bracket (`https://[credential`) holds part of it too.
       !f.value.includes(MARK.slice(0, -1)) &&
       !f.value.includes(MARK.slice(1)) &&
-      !(f.label !== undefined && isCredentialKey(f.label)) &&
+      !(f.label !== undefined && senseOf(f.label) & 1) &&
       // An id's value is random by design (`spreadsheet_id`, `message_id`): only a
       // credential's form hides it, not how random it looks.
-      !(f.label !== undefined && isIdKey(f.label)
+      !(f.label !== undefined && senseOf(f.label) & 2
         ? credentialSpans(f.value).length > 0
         : isCredential(f.value)) &&
       !touchesSecret(f.value, secrets),
