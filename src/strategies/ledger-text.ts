@@ -494,12 +494,14 @@ function walked(view: View, maxTokens: number, heading: string, tally: Tally): M
   return undefined
 }
 
+const byNumber = (a: number, b: number) => a - b
+
 /**
  * The record lines of the chosen facts, by message in history order (as `renderRecords`
  * writes them). A slot that lists the same items as in the last build gives the same line.
  */
 function lines(counter: TokenCounter, tally: Tally, chosen: readonly number[]): Line[] {
-  const sorted = Float64Array.from(chosen).sort()
+  const sorted = chosen.slice().sort(byNumber)
   const out: Line[] = []
   for (let k = 0; k < sorted.length; ) {
     const slot = slotOf(sorted[k] as number)
