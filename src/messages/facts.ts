@@ -130,13 +130,19 @@ function senseOf(key: string): number {
 const isAmountKey = (key: string | undefined) => key !== undefined && (senseOf(key) & 1) !== 0
 const isIdKey = (key: string | undefined) => key !== undefined && (senseOf(key) & 2) !== 0
 
+// Made once here: in a function body the bundler writes such a pattern as `new RegExp(...)`,
+// made again at every call.
+const ANY_DIGIT = /\p{Nd}/u
+const ANY_LETTER = /\p{L}/u
+const SHORT_CODE = /^\p{Lu}{1,3}\p{Nd}+$/u
+
 function looksLikeId(token: string): boolean {
   if (token.length < 3 || token.length > MAX_ID) return false
-  if (!/\p{Nd}/u.test(token) || !/\p{L}/u.test(token)) return false
+  if (!ANY_DIGIT.test(token) || !ANY_LETTER.test(token)) return false
   if (/^\d+(?:st|nd|rd|th|am|pm|k|m|s|h|x|px|ms|kb|mb|gb|d)$/i.test(token)) return false
   // A version or a decimal with a unit is not an identifier of something.
   if (/^v?\d+(?:\.\d+)+$/i.test(token)) return false
-  return token.length >= 4 || /^\p{Lu}{1,3}\p{Nd}+$/u.test(token)
+  return token.length >= 4 || SHORT_CODE.test(token)
 }
 
 /**
@@ -199,7 +205,7 @@ function holdsDigit(run: string): boolean {
     if (c >= 48 && c <= 57) return true
     if (c > 127) ascii = false
   }
-  return !ascii && /\p{Nd}/u.test(run)
+  return !ascii && ANY_DIGIT.test(run)
 }
 
 const always = () => true
