@@ -62,12 +62,19 @@ export function readJson(text: string, maxDepth = Number.POSITIVE_INFINITY): Jso
   }
   const string = (): string | undefined => {
     const from = i
+    // Without an escape or a control character, the string is its text between the quotes.
+    let plain = true
     for (i++; i < n; i++) {
       const c = text.charCodeAt(i)
-      if (c === 92) i++
-      else if (c === 34) break
+      if (c === 92) {
+        plain = false
+        i++
+      } else if (c === 34) break
+      else if (c < 32) plain = false
     }
+    const closed = i < n
     i++
+    if (plain && closed) return text.slice(from + 1, i - 1)
     try {
       // Escapes decoded, control characters refused, as everywhere else.
       return JSON.parse(text.slice(from, i)) as string
