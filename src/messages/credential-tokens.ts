@@ -33,6 +33,17 @@ function tokenRuleTable(): [string[], string][] {
   return table
 }
 
+/**
+ * For each rule, its literals (one of which every match holds), and when one is shorter than
+ * four characters (`sk`, `s.`, `pat` occur in ordinary words) its own source, read
+ * case-insensitively, to confirm them.
+ */
+export function tokenTriggers(): [string[], string?][] {
+  return tokenRuleTable().map(([literals, source]) =>
+    literals.some((l) => l.length < 4) ? [literals, source] : [literals],
+  )
+}
+
 /** How many token rules are compiled so far, and the table as read (for tests). */
 export const tokenRules = () => ({
   compiled: compiled.filter(Boolean).length,

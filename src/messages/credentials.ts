@@ -11,9 +11,9 @@
  * module puts their spans together and redacts.
  */
 import { attributeSpans, commandSpans, urlTokenSpans } from './credential-commands.js'
-import { isCredentialKey, isIdKey, saysWhoOrHow } from './credential-keys.js'
+import { credentialKeyTriggers, isCredentialKey, isIdKey, saysWhoOrHow } from './credential-keys.js'
 import { newlineAt, regexSpans, type Span, tokenLike } from './credential-text.js'
-import { tokenRules, tokenSpans } from './credential-tokens.js'
+import { tokenRules, tokenSpans, tokenTriggers } from './credential-tokens.js'
 import { keyValueSpans } from './credential-values.js'
 
 export { isCredentialKey, isIdKey, saysWhoOrHow, tokenRules }
@@ -124,13 +124,6 @@ function merge(spans: Span[]): Span[] {
 }
 
 /**
- * Spans `[start, end)` (UTF-16 offsets, sorted, non-overlapping, merged) of `text` that are
- * credentials: gitleaks' token formats, and by structure a value after a credential key in
- * any form (JSON, escaped JSON in a string, YAML, env, query string, XML, prose `is`), an
- * Authorization/Cookie header's value, URL userinfo, `curl -u`, armored blocks, JWTs and
- * long base64 runs. Linear in the length of the text.
- */
-/**
  * A header or field written as a name/value pair (`{"name": "X-Api-Key", "value": "x"}`, HAR
  * files, Postman collections), in either order, quotes escaped or not: the value when the
  * name is a credential's.
@@ -151,8 +144,157 @@ function pairSpans(text: string, out: Span[]): void {
   }
 }
 
-export function credentialSpans(text: string): Array<[number, number]> {
+/**
+ * A trigger: a name (for tests), the literals (any case) one of which a scan needs, and when
+ * a literal alone is not enough (it is in ordinary words), a regex confirming it.
+ */
+export type Trigger = readonly [name: string, literals: readonly string[], confirm?: string]
+
+/**
+ * What each scan needs to find anything: gitleaks' literals, the loose token forms, the
+ * schemes, `curl -u`, a URL's userinfo, an armor line, a `.pgpass` port, a command's password
+ * flag, the URL tokens, and the words of a credential's name (which the key/value,
+ * name/value pair and attribute scans all need). A confirming regex is read
+ * case-insensitively, so each is looser than the scan it stands for. A long base64 run (the
+ * blob rule) has no literal: the prefilter looks for it apart.
+ */
+export function credentialTriggers(): readonly Trigger[] {
+  const flags = ['p', 'a', 'u', 'w', 'n', 'k', 'x'].flatMap((f) => [` -${f}`, `\t-${f}`])
+  return [
+    ...tokenTriggers().map(([l, c], k) => [`token rule ${k}`, l, c] as const),
+    [
+      'loose tokens',
+      'sk- sk_live_ sk_test_ rk_live_ rk_test_ ghp_ gho_ ghu_ ghs_ ghr_ xoxa- xoxb- xoxp- xoxr- xoxs- akia aiza eyj tskey- vcp_ vci_ vca_ vcr_ vck_ shpss_ shpat_ shpca_ shppa_ cfat_ cfut_ cfk_ dapi gsk_ lin_api_ lin_oauth_ hooks.slack.com/'.split(
+        ' ',
+      ),
+      LOOSE_TOKENS.source,
+    ],
+    ['scheme token', ['bearer', 'basic'], String.raw`\b(?:bearer|basic)[ \t]+[\w.~+/=-]{8}`],
+    ['curl user', ['-u', '--user'], String.raw`(?<![\w-])(?:-u|--user)(?:=|[ \t])`],
+    ['userinfo', ['://'], ':\\/\\/[^/?#<>"\'`\\\\ \\t\\n\\r]*@'],
+    ['armor', ['-----begin ']],
+    ['ftp user', ['ftp'], String.raw`\bftp\b`],
+    [
+      'pgpass',
+      [':*', ...'0123456789'.split('').map((d) => `:${d}`)],
+      String.raw`:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:`,
+    ],
+    ['command flag', [...flags, 'sqlplus', 'wpa_passphrase', 'nmcli', 'htpasswd']],
+    ['vault login', ['vault'], String.raw`vault[ \t]+login`],
+    ['url token', ['discord', 'api.telegram.org/']],
+    ['azure secret', ['q~'], String.raw`\dq~`],
+    ...credentialKeyTriggers().map(([l, c], k) => [`key words ${k}`, l, c] as const),
+  ]
+}
+
+/** A prefilter: whether a text may hold a credential. */
+export type Prefilter = (text: string) => boolean
+
+const escaped = (l: string) => l.replace(/[.*+?^${}()[\]\\/|-]/g, '\\$&')
+
+/** One case-insensitive alternation of `literals`, longest first. */
+const alternation = (literals: Iterable<string>, flags: string) =>
+  new RegExp(
+    [...new Set(literals)]
+      .sort((a, b) => b.length - a.length)
+      .map(escaped)
+      .join('|'),
+    flags,
+  )
+
+/**
+ * The prefilter of `triggers`: a run of 64 base64 characters; then one test of the literals
+ * needing no confirmation; then one pass of those that do (at each place the longest one,
+ * standing for those inside it too, the pass stepping one character on), each trigger's
+ * regex run once on the text when one of its literals is found. Every scan finds nothing in
+ * a text it says no to.
+ */
+export function prefilterOf(triggers: readonly Trigger[]): Prefilter {
+  const plain = triggers.filter(([, , c]) => c === undefined).flatMap(([, l]) => l)
+  const confirmed = triggers.filter(([, , c]) => c !== undefined)
+  const sure = plain.length > 0 ? alternation(plain, 'i') : undefined
+  const maybe =
+    confirmed.length > 0
+      ? alternation(
+          confirmed.flatMap(([, l]) => l),
+          'gi',
+        )
+      : undefined
+  const confirms = confirmed.map(([, , c]) => new RegExp(c as string, 'i'))
+  // Each literal found so far: the triggers of every literal inside it (itself included).
+  const inside = new Map<string, number[]>()
+  // The call each confirming regex last ran in (each runs once a text).
+  const ranIn = new Float64Array(confirms.length)
+  let call = 0
+  return (text) => {
+    if (base64Run(text) || sure?.test(text)) return true
+    if (!maybe) return false
+    maybe.lastIndex = 0
+    call++
+    for (let m = maybe.exec(text); m; m = maybe.exec(text)) {
+      const found = m[0]
+      let ks = inside.get(found)
+      if (!ks) {
+        ks = []
+        for (const [k, [, literals]] of confirmed.entries())
+          if (literals.some((l) => new RegExp(escaped(l), 'i').test(found))) ks.push(k)
+        inside.set(found, ks)
+      }
+      for (const k of ks) {
+        if (ranIn[k] === call) continue
+        ranIn[k] = call
+        if ((confirms[k] as RegExp).test(text)) return true
+      }
+      maybe.lastIndex = m.index + 1
+    }
+    return false
+  }
+}
+
+/** Standard base64's characters, by code unit. */
+const BASE64_CHARS = new Uint8Array(128)
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')
+  BASE64_CHARS[c.charCodeAt(0)] = 1
+
+const isBase64 = (c: number) => c < 128 && BASE64_CHARS[c] === 1
+
+/**
+ * Whether `text` holds a run of 64 base64 characters. A run that long covers every 64th
+ * place, so only those are read first, and from one in a run back to its start: a text
+ * without such a run costs a sixty-fourth of its length plus the short runs it crosses.
+ */
+export function base64Run(text: string): boolean {
+  let i = 63
+  while (i < text.length) {
+    if (!isBase64(text.charCodeAt(i))) {
+      i += 64
+      continue
+    }
+    // The run through `i` starts at `j + 1`: when it is 64 long by `i`, found.
+    let j = i - 1
+    while (j > i - 64 && isBase64(text.charCodeAt(j))) j--
+    if (j === i - 64) return true
+    // A run of 64 holding a place in (j, i] would reach back past j: the next can end no
+    // sooner than j + 64.
+    i = j + 64
+  }
+  return false
+}
+
+/** The prefilter, built on the first text long enough to hold a credential. */
+let prefilter: Prefilter | undefined
+
+/**
+ * Spans as `credentialSpans` gives them, `may` saying which texts the scans read (all of
+ * them when undefined); a text hiding text behind JSON's escapes or invisible characters is
+ * read whatever it says (read unescaped, it could hold what no trigger matches as written).
+ */
+export function credentialSpansGated(
+  text: string,
+  may: Prefilter | undefined,
+): Array<[number, number]> {
   if (text.length < 4) return []
+  if (may && !may(text) && !HIDING.test(text) && !INVISIBLE.test(text)) return []
   const out: Span[] = spansOf(text)
   // A credential hidden behind JSON's escapes (`https:\/\/user:pw@`, `\u0073k-…`, or a body
   // quoted twice) or split by invisible characters (a zero-width space) is plain to a reader:
@@ -163,6 +305,20 @@ export function credentialSpans(text: string): Array<[number, number]> {
       for (const [s, e] of spansOf(plain)) out.push([at[s] as number, at[e] as number])
   }
   return merge(text.includes('[') ? keepingMarks(text, out) : out)
+}
+
+/**
+ * Spans `[start, end)` (UTF-16 offsets, sorted, non-overlapping, merged) of `text` that are
+ * credentials: gitleaks' token formats, and by structure a value after a credential key in
+ * any form (JSON, escaped JSON in a string, YAML, env, query string, XML, prose `is`), an
+ * Authorization/Cookie header's value, URL userinfo, `curl -u`, armored blocks, JWTs and
+ * long base64 runs. Linear in the length of the text. A prefilter reads the text once first
+ * (`credentialTriggers`): a text none of whose triggers it holds is read no further.
+ */
+export function credentialSpans(text: string): Array<[number, number]> {
+  if (text.length < 4) return []
+  prefilter ??= prefilterOf(credentialTriggers())
+  return credentialSpansGated(text, prefilter)
 }
 
 /** An escape the unescaped reading resolves (most JSON text has none: it is read once). */
