@@ -11,7 +11,9 @@ import {
   prefilterOf,
   tokenRules,
 } from './credentials.js'
+import type { Message } from './message.js'
 import { messageText } from './message.js'
+import { secretsOf } from './quoted-facts.js'
 
 const gitleaks = JSON.parse(
   readFileSync(new URL('../../test/data/gitleaks/samples.json', import.meta.url), 'utf8'),
@@ -193,5 +195,33 @@ describe('the credential prefilter', () => {
     }
     expect(unneeded).toEqual([])
     expect(needed).toBeGreaterThan(triggers.length / 2)
+  })
+
+  it('gives each message the same credentials as reading every text whole (spans and JSON keys)', () => {
+    const messages: Message[] = [
+      ...tauBench().flatMap((r) => fromOpenAIChat(r.traj)),
+      ...[...corpusTexts, ...samples, ...nasty].flatMap((text, k): Message[] => [
+        { role: 'user', content: text },
+        { role: 'tool', toolCallId: `c${k}`, content: JSON.stringify({ out: text, [`k${k}`]: 1 }) },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: `c${k}`, name: 'run', arguments: JSON.stringify({ input: text }) }],
+        },
+      ]),
+      // Keys naming a credential, in JSON only (no value a scan would find as written).
+      { role: 'tool', toolCallId: 'k1', content: '{"PIN": 4921, "user": "ann"}' },
+      { role: 'tool', toolCallId: 'k2', content: '{"name": "X-Api-Key", "value": 12}' },
+      { role: 'tool', toolCallId: 'k3', content: '{"p\\u0077d": "hunter22"}' },
+      { role: 'tool', toolCallId: 'k4', content: '{"api\\tkey": "hunter22"}' },
+      { role: 'tool', toolCallId: 'k5', content: '[{"credentials": {"value": "abcd1234"}}]' },
+    ]
+    let holding = 0
+    for (const m of messages) {
+      const expected = secretsOf(m, new Map(), false)
+      if (expected.length > 0) holding++
+      expect(secretsOf(m), JSON.stringify(m).slice(0, 200)).toEqual(expected)
+    }
+    expect(holding).toBeGreaterThan(2_000)
   })
 })

@@ -321,6 +321,17 @@ export function credentialSpans(text: string): Array<[number, number]> {
   return credentialSpansGated(text, prefilter)
 }
 
+/**
+ * Whether `text` is plainly free of credentials, by the prefilter alone: `credentialSpans`
+ * finds none in it, and no name in it (a JSON key, a header's name) is a credential's, since
+ * the prefilter admits every text holding one as written.
+ */
+export function credentialFree(text: string): boolean {
+  if (text.length < 4) return true // too short for a credential, or for a key and its value
+  prefilter ??= prefilterOf(credentialTriggers())
+  return !prefilter(text) && !HIDING.test(text) && !INVISIBLE.test(text)
+}
+
 /** An escape the unescaped reading resolves (most JSON text has none: it is read once). */
 const HIDING = /\\(?:u[0-9a-fA-F]{4}|\/)/
 
