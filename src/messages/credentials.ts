@@ -190,62 +190,83 @@ export function credentialTriggers(): readonly Trigger[] {
 /** A prefilter: whether a text may hold a credential. */
 export type Prefilter = (text: string) => boolean
 
-const escaped = (l: string) => l.replace(/[.*+?^${}()[\]\\/|-]/g, '\\$&')
-
-/** One case-insensitive alternation of `literals`, longest first. */
-const alternation = (literals: Iterable<string>, flags: string) =>
-  new RegExp(
-    [...new Set(literals)]
-      .sort((a, b) => b.length - a.length)
-      .map(escaped)
-      .join('|'),
-    flags,
-  )
+/** An ASCII code unit in lower case (what a case-insensitive regex compares). */
+const lower = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c)
 
 /**
- * The prefilter of `triggers`: a run of 64 base64 characters; then one test of the literals
- * needing no confirmation; then one pass of those that do (at each place the longest one,
- * standing for those inside it too, the pass stepping one character on), each trigger's
- * regex run once on the text when one of its literals is found. Every scan finds nothing in
- * a text it says no to.
+ * The prefilter of `triggers`: a run of 64 base64 characters, or a literal of a trigger (any
+ * case) found by one pass over the text, confirmed by its trigger's regex when it has one
+ * (run once a text). The pass reads each place's two code units, lower-cased, in a table of
+ * the literals starting so; only those are compared there. Every scan finds nothing in a
+ * text it says no to.
  */
 export function prefilterOf(triggers: readonly Trigger[]): Prefilter {
-  const plain = triggers.filter(([, , c]) => c === undefined).flatMap(([, l]) => l)
-  const confirmed = triggers.filter(([, , c]) => c !== undefined)
-  const sure = plain.length > 0 ? alternation(plain, 'i') : undefined
-  const maybe =
-    confirmed.length > 0
-      ? alternation(
-          confirmed.flatMap(([, l]) => l),
-          'gi',
-        )
-      : undefined
-  const confirms = confirmed.map(([, , c]) => new RegExp(c as string, 'i'))
-  // Each literal found so far: the triggers of every literal inside it (itself included).
-  const inside = new Map<string, number[]>()
-  // The call each confirming regex last ran in (each runs once a text).
-  const ranIn = new Float64Array(confirms.length)
+  const confirms = triggers.map(([, , c]) => (c === undefined ? undefined : new RegExp(c, 'i')))
+  // Literals by their first two code units (lower case, 7 bits each), and for each such
+  // pair the third code units they go on with (a bit each; all of them when one is two
+  // long); a literal whose first code unit is not ASCII is that one code unit (`\u212a`),
+  // and is found alone.
+  const table: ([string, number][] | undefined)[] = []
+  const third = new Uint32Array(16384 * 4)
+  const wide = new Map<number, number[]>()
+  for (const [k, [name, literals]] of triggers.entries())
+    for (const l of literals) {
+      const first = l.charCodeAt(0)
+      if (first >= 128) {
+        if (l.length !== 1)
+          throw new Error(`${name}: a literal opening past ASCII is one code unit`)
+        wide.set(first, [...(wide.get(first) ?? []), k])
+        continue
+      }
+      if (l.length < 2 || l !== l.toLowerCase() || /[^\0-\x7f]/.test(l))
+        throw new Error(`${name}: a literal is two ASCII code units or more, in lower case: ${l}`)
+      const key = (first << 7) | l.charCodeAt(1)
+      table[key] = [...(table[key] ?? []), [l, k]]
+      if (l.length === 2) third.fill(0xffffffff, key * 4, key * 4 + 4)
+      else {
+        // Both cases of a letter: the text's third code unit is compared as written.
+        const c = l.charCodeAt(2)
+        for (const x of c >= 97 && c <= 122 ? [c, c - 32] : [c])
+          third[key * 4 + (x >> 5)] = (third[key * 4 + (x >> 5)] as number) | (1 << (x & 31))
+      }
+    }
+  const ranIn = new Float64Array(triggers.length)
   let call = 0
+  // Whether trigger `k`, one of whose literals is in the text, holds: confirmed once a text.
+  const holds = (k: number, text: string) => {
+    const confirm = confirms[k]
+    if (!confirm) return true
+    if (ranIn[k] === call) return false
+    ranIn[k] = call
+    return confirm.test(text)
+  }
   return (text) => {
-    if (base64Run(text) || sure?.test(text)) return true
-    if (!maybe) return false
-    maybe.lastIndex = 0
+    if (base64Run(text)) return true
     call++
-    for (let m = maybe.exec(text); m; m = maybe.exec(text)) {
-      const found = m[0]
-      let ks = inside.get(found)
-      if (!ks) {
-        ks = []
-        for (const [k, [, literals]] of confirmed.entries())
-          if (literals.some((l) => new RegExp(escaped(l), 'i').test(found))) ks.push(k)
-        inside.set(found, ks)
+    const n = text.length
+    let c1 = n > 0 ? text.charCodeAt(0) : 0
+    for (let i = 0; i < n; i++) {
+      const c0 = c1
+      c1 = i + 1 < n ? text.charCodeAt(i + 1) : 0
+      if (c0 >= 128) {
+        const ks = wide.get(c0)
+        if (ks) for (const k of ks) if (holds(k, text)) return true
+        continue
       }
-      for (const k of ks) {
-        if (ranIn[k] === call) continue
-        ranIn[k] = call
-        if ((confirms[k] as RegExp).test(text)) return true
+      if (c1 >= 128 || i + 1 >= n) continue
+      const key = (lower(c0) << 7) | lower(c1)
+      // Past the end, or not ASCII: read as code 0, which only two-long literals let through.
+      let c2 = i + 2 < n ? text.charCodeAt(i + 2) : 0
+      if (c2 >= 128) c2 = 0
+      if (!(((third[key * 4 + (c2 >> 5)] as number) >>> (c2 & 31)) & 1)) continue
+      const list = table[key]
+      if (!list) continue
+      for (const [l, k] of list) {
+        if (i + l.length > n) continue
+        let j = 2
+        while (j < l.length && lower(text.charCodeAt(i + j)) === l.charCodeAt(j)) j++
+        if (j === l.length && holds(k, text)) return true
       }
-      maybe.lastIndex = m.index + 1
     }
     return false
   }
