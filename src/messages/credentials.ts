@@ -183,6 +183,10 @@ export function credentialTriggers(): readonly Trigger[] {
     ['vault login', ['vault'], String.raw`vault[ \t]+login`],
     ['url token', ['discord', 'api.telegram.org/']],
     ['azure secret', ['q~'], String.raw`\dq~`],
+    // A text hiding text behind JSON's escapes or invisible characters is read whole (read
+    // unescaped, it could hold what no trigger matches as written).
+    ['escape', ['\\u', '\\/'], HIDING.source],
+    ['invisible', [...INVISIBLE_CHARS]],
     ...credentialKeyTriggers().map(([l, c], k) => [`key words ${k}`, l, c] as const),
   ]
 }
@@ -307,15 +311,13 @@ let prefilter: Prefilter | undefined
 
 /**
  * Spans as `credentialSpans` gives them, `may` saying which texts the scans read (all of
- * them when undefined); a text hiding text behind JSON's escapes or invisible characters is
- * read whatever it says (read unescaped, it could hold what no trigger matches as written).
+ * them when undefined).
  */
 export function credentialSpansGated(
   text: string,
   may: Prefilter | undefined,
 ): Array<[number, number]> {
-  if (text.length < 4) return []
-  if (may && !may(text) && !HIDING.test(text) && !INVISIBLE.test(text)) return []
+  if (text.length < 4 || (may && !may(text))) return []
   const out: Span[] = spansOf(text)
   // A credential hidden behind JSON's escapes (`https:\/\/user:pw@`, `\u0073k-…`, or a body
   // quoted twice) or split by invisible characters (a zero-width space) is plain to a reader:
@@ -350,14 +352,17 @@ export function credentialSpans(text: string): Array<[number, number]> {
 export function credentialFree(text: string): boolean {
   if (text.length < 4) return true // too short for a credential, or for a key and its value
   prefilter ??= prefilterOf(credentialTriggers())
-  return !prefilter(text) && !HIDING.test(text) && !INVISIBLE.test(text)
+  return !prefilter(text)
 }
 
 /** An escape the unescaped reading resolves (most JSON text has none: it is read once). */
 const HIDING = /\\(?:u[0-9a-fA-F]{4}|\/)/
 
 /** Format characters a reader does not see (zero-width, joiners, bidi marks, soft hyphen). */
-const INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/
+const INVISIBLE_CHARS =
+  '\u00ad\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\ufeff'
+
+const INVISIBLE = new RegExp(`[${INVISIBLE_CHARS}]`)
 
 /**
  * `text` with JSON's escapes (`\/`, `\uXXXX`, and the backslashes that escape them) read and
