@@ -157,6 +157,17 @@ describe('the credential prefilter', () => {
     expect(withSpans).toBeGreaterThan(2_000)
   })
 
+  it('has literals the one pass can find: one code unit past ASCII, or two ASCII ones or more in lower case', () => {
+    const literals = credentialTriggers().flatMap(([, l]) => l)
+    expect(literals.length).toBeGreaterThan(200)
+    for (const l of literals)
+      expect(
+        (l.length === 1 && l.charCodeAt(0) >= 128) ||
+          (l.length >= 2 && /^[\0-\x7f]+$/.test(l) && l === l.toLowerCase()),
+        l,
+      ).toBe(true)
+  })
+
   it('says no to most of an agent history (so the full scan seldom runs)', () => {
     const may = prefilterOf(credentialTriggers())
     const passed = tau.filter((t) => may(t)).length
