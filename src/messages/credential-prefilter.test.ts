@@ -4,13 +4,8 @@ import { corpora } from '../../test/credentials/corpora.js'
 import { readLocomo } from '../../test/locomo-data.js'
 import { tauBench } from '../../test/tau-bench.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
-import {
-  credentialSpans,
-  credentialSpansGated,
-  credentialTriggers,
-  prefilterOf,
-  tokenRules,
-} from './credentials.js'
+import { credentialTriggers, prefilterOf } from './credential-prefilter.js'
+import { credentialSpans, credentialSpansGated, tokenRules } from './credentials.js'
 import type { Message } from './message.js'
 import { messageText } from './message.js'
 import { secretsOf } from './quoted-facts.js'
