@@ -54,10 +54,14 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
 export const SRC_LAYERS: readonly (readonly string[])[] = [
   // the credential filter, which an option's error message goes through too
   // (its parts by job below it: shared readings and gitleaks' table, names and token
-  // formats, values after a name and command lines)
+  // formats, values after a name, command lines and the prefilter)
   ['messages/credential-text.ts', 'messages/credential-rules.ts'],
   ['messages/credential-keys.ts', 'messages/credential-tokens.ts'],
-  ['messages/credential-values.ts', 'messages/credential-commands.ts'],
+  [
+    'messages/credential-values.ts',
+    'messages/credential-commands.ts',
+    'messages/credential-prefilter.ts',
+  ],
   ['errors.ts', 'messages/credentials.ts'],
   ['options-check.ts'],
   ['messages'],

@@ -116,6 +116,34 @@ export function isCredentialKey(key: string): boolean {
   return w !== undefined && credentialWord(w, words[i - 1])
 }
 
+/**
+ * What every key `isCredentialKey` accepts holds, read off `credentialWord`: each entry the
+ * words one of which it holds (any case), and when a word alone is not enough, a regex
+ * (read case-insensitively) it matches. A name ending so (`dbpassword`, `accesstoken`); a
+ * word naming a credential alone, ending a word or followed by a modifier (`pin_code`,
+ * `pinHash`, `cvv2`); a word a qualifier makes a credential, after it (`api-key`, `seed
+ * phrase`, `recovery_codes`). Two letters lower-case to ASCII ones (`\u212a` to `k`,
+ * `\u0130` to `i` and a dot): a text holding either is read whole.
+ */
+export function credentialKeyTriggers(): [string[], string?][] {
+  const any = (words: Iterable<string>) => `(?:${[...words].join('|')})`
+  const end = `(?:[^a-z]|$|${any(MODIFIERS)})`
+  const apart = '[^a-z0-9]*'
+  const alone = ['creds', 'auth', 'session', 'sessid', 'cvv', 'cvc', 'ssn', 'pin', 'otp', 'sig']
+  return [
+    [['password', 'passwd', 'passphrase', 'secret', 'token', 'cookie', 'credential']],
+    [['signature', 'sessionid', 'authorization', 'mnemonic']],
+    [alone, `${any(alone)}${end}`],
+    [['pass'], `pass${end}`],
+    [['pwd'], `pwd${end}`],
+    [['key'], `${any([...KEY_QUALIFIERS, ...serviceWords()])}${apart}key`],
+    [['phrase', 'words'], `${any(PHRASE_OWNERS)}${apart}(?:phrase|words)`],
+    [['codes'], `${any(CODE_OWNERS)}${apart}codes`],
+    [['string'], `conn(?:ection)?${apart}string`],
+    [['\u0130', '\u212a']],
+  ]
+}
+
 /** Keys inside a credential's object that say who or how, not the secret (`user`, `type`). */
 const NOT_SECRET_KEYS =
   /^(?:user|username|user_name|login|email|mail|name|type|kind|scheme|method|mode|provider|issuer|audience|aud|scope|scopes|url|uri|host|hostname|port|endpoint|region|domain|realm|tenant|account|database|db|protocol|path|format|version|alg|algorithm|enabled|expires|expiry|expires_at|expires_in|created|created_at|updated_at|header|prefix)$/i

@@ -67,3 +67,12 @@ export function regexSpans(
     out.push([start, start + v.length])
   }
 }
+
+/** An escape the unescaped reading resolves (most JSON text has none: it is read once). */
+export const HIDING = /\\(?:u[0-9a-fA-F]{4}|\/)/
+
+/** Format characters a reader does not see (zero-width, joiners, bidi marks, soft hyphen). */
+export const INVISIBLE_CHARS =
+  '\u00ad\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\ufeff'
+
+export const INVISIBLE = new RegExp(`[${INVISIBLE_CHARS}]`)

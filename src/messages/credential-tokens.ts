@@ -1,6 +1,7 @@
 /**
  * gitleaks' token formats (generated into credential-rules.ts), run only where one of a
- * rule's literals is in the text, each rule compiled the first time it is needed.
+ * rule's literals is in the text, each rule compiled the first time it is needed; and the
+ * looser forms the filter adds.
  */
 import { TOKEN_RULES } from './credential-rules.js'
 import { regexSpans, type Span } from './credential-text.js'
@@ -31,6 +32,17 @@ function tokenRuleTable(): [string[], string][] {
     return [(literals || lead || '').split(' '), source]
   })
   return table
+}
+
+/**
+ * For each rule, its literals (one of which every match holds), and when one is shorter than
+ * four characters (`sk`, `s.`, `pat` occur in ordinary words) its own source, read
+ * case-insensitively, to confirm them.
+ */
+export function tokenTriggers(): [string[], string?][] {
+  return tokenRuleTable().map(([literals, source]) =>
+    literals.some((l) => l.length < 4) ? [literals, source] : [literals],
+  )
 }
 
 /** How many token rules are compiled so far, and the table as read (for tests). */
@@ -75,3 +87,11 @@ export function tokenSpans(text: string, out: Span[]): void {
     regexSpans(compiled[k], text, out)
   }
 }
+
+/**
+ * Forms the library's earlier filter caught, looser than gitleaks' exact lengths, and
+ * services' newer formats gitleaks' rules do not know yet (Tailscale, Vercel, Shopify's longer
+ * keys, Cloudflare, Databricks, Groq, Linear, GitHub's app tokens with a JWT body, Slack hooks).
+ */
+export const LOOSE_TOKENS =
+  /\bsk-[\w-]{8,}|\b[sr]k_(?:live|test)_\w+|\bgh[pousr]_[\w-]{20,}(?:\.[\w-]+){0,2}|\bxox[abprs]-[\w-]+|\bAKIA[0-9A-Z]{16}|\bAIza[\w-]{30,}|\beyJ[\w-]+\.[\w-]+\.[\w-]*|tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{10,}|\bv(?:cp|ci|ca|cr|ck)_[A-Za-z0-9]{24,}|\bshp(?:ss|at|ca|pa)_[A-Za-z0-9]{20,}|\bcf(?:at|ut|k)_[A-Za-z0-9]{32,}|\bdapi[A-Za-z0-9]{32}(?:-\d+)?|\bgsk_[A-Za-z0-9]{40,}|\blin_(?:api|oauth)_[A-Za-z0-9]{32,}|hooks\.slack\.com\/(?:services|workflows|triggers)\/[\w/+-]{8,}/g

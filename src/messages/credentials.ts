@@ -7,24 +7,25 @@
  * base64 blob). Every scan is linear in the text: regexes without nested quantifiers, and
  * hand-written scans that never go back over text already read. The parts, by job: names
  * (credential-keys.ts), token formats (credential-tokens.ts), values after a name
- * (credential-values.ts), command lines and configuration (credential-commands.ts); this
- * module puts their spans together and redacts.
+ * (credential-values.ts), command lines and configuration (credential-commands.ts), and
+ * what each needs to find anything (credential-prefilter.ts: a text it says no to is read
+ * no further); this module puts their spans together and redacts.
  */
 import { attributeSpans, commandSpans, urlTokenSpans } from './credential-commands.js'
 import { isCredentialKey, isIdKey, saysWhoOrHow } from './credential-keys.js'
-import { newlineAt, regexSpans, type Span, tokenLike } from './credential-text.js'
-import { tokenRules, tokenSpans } from './credential-tokens.js'
+import { credentialTriggers, type Prefilter, prefilterOf } from './credential-prefilter.js'
+import {
+  HIDING,
+  INVISIBLE,
+  newlineAt,
+  regexSpans,
+  type Span,
+  tokenLike,
+} from './credential-text.js'
+import { LOOSE_TOKENS, tokenRules, tokenSpans } from './credential-tokens.js'
 import { keyValueSpans } from './credential-values.js'
 
 export { isCredentialKey, isIdKey, saysWhoOrHow, tokenRules }
-
-/**
- * Forms the library's earlier filter caught, looser than gitleaks' exact lengths, and
- * services' newer formats gitleaks' rules do not know yet (Tailscale, Vercel, Shopify's longer
- * keys, Cloudflare, Databricks, Groq, Linear, GitHub's app tokens with a JWT body, Slack hooks).
- */
-const LOOSE_TOKENS =
-  /\bsk-[\w-]{8,}|\b[sr]k_(?:live|test)_\w+|\bgh[pousr]_[\w-]{20,}(?:\.[\w-]+){0,2}|\bxox[abprs]-[\w-]+|\bAKIA[0-9A-Z]{16}|\bAIza[\w-]{30,}|\beyJ[\w-]+\.[\w-]+\.[\w-]*|tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{10,}|\bv(?:cp|ci|ca|cr|ck)_[A-Za-z0-9]{24,}|\bshp(?:ss|at|ca|pa)_[A-Za-z0-9]{20,}|\bcf(?:at|ut|k)_[A-Za-z0-9]{32,}|\bdapi[A-Za-z0-9]{32}(?:-\d+)?|\bgsk_[A-Za-z0-9]{40,}|\blin_(?:api|oauth)_[A-Za-z0-9]{32,}|hooks\.slack\.com\/(?:services|workflows|triggers)\/[\w/+-]{8,}/g
 
 /** `Bearer x` / `Basic x` anywhere, when x looks like a token (not `Basic usage`). */
 const SCHEME_TOKEN = /\b(?:[Bb]earer|Basic)[ \t]+([\w.~+/=-]{8,})/g
@@ -124,13 +125,6 @@ function merge(spans: Span[]): Span[] {
 }
 
 /**
- * Spans `[start, end)` (UTF-16 offsets, sorted, non-overlapping, merged) of `text` that are
- * credentials: gitleaks' token formats, and by structure a value after a credential key in
- * any form (JSON, escaped JSON in a string, YAML, env, query string, XML, prose `is`), an
- * Authorization/Cookie header's value, URL userinfo, `curl -u`, armored blocks, JWTs and
- * long base64 runs. Linear in the length of the text.
- */
-/**
  * A header or field written as a name/value pair (`{"name": "X-Api-Key", "value": "x"}`, HAR
  * files, Postman collections), in either order, quotes escaped or not: the value when the
  * name is a credential's.
@@ -151,8 +145,18 @@ function pairSpans(text: string, out: Span[]): void {
   }
 }
 
-export function credentialSpans(text: string): Array<[number, number]> {
-  if (text.length < 4) return []
+/** The prefilter, built on the first text long enough to hold a credential. */
+let prefilter: Prefilter | undefined
+
+/**
+ * Spans as `credentialSpans` gives them, `may` saying which texts the scans read (all of
+ * them when undefined).
+ */
+export function credentialSpansGated(
+  text: string,
+  may: Prefilter | undefined,
+): Array<[number, number]> {
+  if (text.length < 4 || (may && !may(text))) return []
   const out: Span[] = spansOf(text)
   // A credential hidden behind JSON's escapes (`https:\/\/user:pw@`, `\u0073k-…`, or a body
   // quoted twice) or split by invisible characters (a zero-width space) is plain to a reader:
@@ -165,11 +169,30 @@ export function credentialSpans(text: string): Array<[number, number]> {
   return merge(text.includes('[') ? keepingMarks(text, out) : out)
 }
 
-/** An escape the unescaped reading resolves (most JSON text has none: it is read once). */
-const HIDING = /\\(?:u[0-9a-fA-F]{4}|\/)/
+/**
+ * Spans `[start, end)` (UTF-16 offsets, sorted, non-overlapping, merged) of `text` that are
+ * credentials: gitleaks' token formats, and by structure a value after a credential key in
+ * any form (JSON, escaped JSON in a string, YAML, env, query string, XML, prose `is`), an
+ * Authorization/Cookie header's value, URL userinfo, `curl -u`, armored blocks, JWTs and
+ * long base64 runs. Linear in the length of the text. A prefilter reads the text once first
+ * (`credentialTriggers`): a text none of whose triggers it holds is read no further.
+ */
+export function credentialSpans(text: string): Array<[number, number]> {
+  if (text.length < 4) return []
+  prefilter ??= prefilterOf(credentialTriggers())
+  return credentialSpansGated(text, prefilter)
+}
 
-/** Format characters a reader does not see (zero-width, joiners, bidi marks, soft hyphen). */
-const INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/
+/**
+ * Whether `text` is plainly free of credentials, by the prefilter alone: `credentialSpans`
+ * finds none in it, and no name in it (a JSON key, a header's name) is a credential's, since
+ * the prefilter admits every text holding one as written.
+ */
+export function credentialFree(text: string): boolean {
+  if (text.length < 4) return true // too short for a credential, or for a key and its value
+  prefilter ??= prefilterOf(credentialTriggers())
+  return !prefilter(text)
+}
 
 /**
  * `text` with JSON's escapes (`\/`, `\uXXXX`, and the backslashes that escape them) read and
