@@ -494,21 +494,27 @@ function walked(view: View, maxTokens: number, heading: string, tally: Tally): M
   return undefined
 }
 
-const byNumber = (a: number, b: number) => a - b
-
 /**
  * The record lines of the chosen facts, by message in history order (as `renderRecords`
  * writes them). A slot that lists the same items as in the last build gives the same line.
  */
 function lines(counter: TokenCounter, tally: Tally, chosen: readonly number[]): Line[] {
-  const sorted = chosen.slice().sort(byNumber)
+  // Each slot's chosen items, in its order: a few a slot, sorted where they are.
+  const bySlot: (number[] | undefined)[] = new Array(tally.slots.length)
+  for (const at of chosen) {
+    const slot = slotOf(at)
+    const idxs = (bySlot[slot] ??= [])
+    let k = idxs.length
+    idxs.push(0)
+    const idx = at - slot * SLOT
+    for (; k > 0 && (idxs[k - 1] as number) > idx; k--) idxs[k] = idxs[k - 1] as number
+    idxs[k] = idx
+  }
   const out: Line[] = []
-  for (let k = 0; k < sorted.length; ) {
-    const slot = slotOf(sorted[k] as number)
+  for (let slot = 0; slot < bySlot.length; slot++) {
+    const idxs = bySlot[slot]
+    if (!idxs) continue
     const s = tally.slots[slot] as Slot
-    const idxs: number[] = []
-    while (k < sorted.length && slotOf(sorted[k] as number) === slot)
-      idxs.push((sorted[k++] as number) - slot * SLOT)
     if (s.line && sameList(s.line.idxs, idxs)) {
       out.push(s.line.line)
       continue
@@ -544,6 +550,9 @@ interface Line {
   items: Item[] | undefined
   /** The line as written (without its line break). */
   text: string
+  /** Its text's number (`textId`) and the numbering it is from, once asked for. */
+  id?: number
+  epoch?: number
   /** Its pieces' tokens before the counter's factor, followed by a line break (0) or last (1), once counted. */
   raw?: [number?, number?]
 }
@@ -588,7 +597,13 @@ function ledgerMessage(
     textEpoch++
   }
   let key = `${textEpoch}.${textId(heading)}`
-  for (const line of body) key += `,${textId(line.text)}`
+  for (const line of body) {
+    if (line.epoch !== textEpoch) {
+      line.id = textId(line.text)
+      line.epoch = textEpoch
+    }
+    key += `,${line.id}`
+  }
   const made = ledgerMessages(counter, key, () => {
     let text = heading
     for (const line of body) text += `\n${line.text}`
