@@ -503,7 +503,11 @@ function lines(counter: TokenCounter, tally: Tally, chosen: readonly number[]): 
   const bySlot: (number[] | undefined)[] = new Array(tally.slots.length)
   for (const at of chosen) {
     const slot = slotOf(at)
-    const idxs = (bySlot[slot] ??= [])
+    let idxs = bySlot[slot]
+    if (!idxs) {
+      idxs = []
+      bySlot[slot] = idxs
+    }
     let k = idxs.length
     idxs.push(0)
     const idx = at - slot * SLOT
