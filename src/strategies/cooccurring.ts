@@ -15,8 +15,6 @@ export interface CooccurringOptions {
   minCount?: number
 }
 
-const EMPTY: readonly string[] = []
-
 /** Each message's distinct terms, numbers left out, once per message object. */
 const distinctCache = new WeakMap<Message, readonly string[]>()
 function distinctTerms(m: Message): readonly string[] {
@@ -29,13 +27,73 @@ function distinctTerms(m: Message): readonly string[] {
 }
 
 /**
+ * Where each word is in a history: each term numbered, each message's distinct terms by
+ * number, and for each term the positions of the messages holding it, ascending. Kept per
+ * history (by its first message) and brought up to date on each read, so a history that
+ * grows, or whose newest messages change (a new question in place of the last), pays for its
+ * new messages only, not for every message on every fit.
+ */
+interface TermIndex {
+  /** The messages indexed, in order: a view whose message at a position differs is re-read from there. */
+  messages: Message[]
+  /** Each indexed message's distinct terms, by number. */
+  held: Int32Array[]
+  /** Term -> its number. */
+  ids: Map<string, number>
+  /** Term number -> positions of the messages holding it, ascending. */
+  postings: number[][]
+}
+
+const indexCache = new WeakMap<Message, TermIndex>()
+
+/** The term index of the view's messages, made or brought up to date. */
+function termIndex(view: View): TermIndex {
+  const count = view.messages.length
+  const first = view.message(0)
+  let index = indexCache.get(first)
+  if (!index) {
+    index = { messages: [], held: [], ids: new Map(), postings: [] }
+    indexCache.set(first, index)
+  }
+  const { messages, held, ids, postings } = index
+  // The first position where the indexed history and this one part.
+  let same = 0
+  const upTo = Math.min(messages.length, count)
+  while (same < upTo && messages[same] === view.message(same)) same++
+  // Messages from there on are forgotten, newest first: their positions end each list.
+  for (let i = messages.length - 1; i >= same; i--)
+    for (const id of held[i] ?? []) postings[id]?.pop()
+  messages.length = same
+  held.length = same
+  for (let i = same; i < count; i++) {
+    const m = view.message(i)
+    const terms = distinctTerms(m)
+    const mine = new Int32Array(terms.length)
+    terms.forEach((t, k) => {
+      let id = ids.get(t)
+      if (id === undefined) {
+        id = postings.length
+        ids.set(t, id)
+        postings.push([])
+      }
+      mine[k] = id
+      postings[id]?.push(i)
+    })
+    messages.push(m)
+    held.push(mine)
+  }
+  return index
+}
+
+/**
  * Words that go with the query's words in this conversation: for each query word, the words
  * of the units holding it or within `window` units of one (a question and its answer),
  * weighted by how much more often they appear there than anywhere (log lift) and by how rare
  * both words are (idf); numbers are left out. The `terms` best join the query, and each unit
  * scores the summed weight of those it holds (the query's own words score nothing here: BM25
  * counts them). Finds "running" for a question about "de-stress" when one answered the other
- * earlier in the conversation, without a model.
+ * earlier in the conversation, without a model. Reads where each word is from an index kept
+ * per history, so a fit reads the units near the query's words, not every unit's words.
  */
 export function cooccurring(options: CooccurringOptions = {}): Scorer {
   requireOptions(options, 'cooccurring', ['query', 'terms', 'window', 'minCount'])
@@ -58,75 +116,79 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
     const query = options.query ?? view.query ?? newestUserText(view)
     const wanted = new Set(terms_(query))
     if (wanted.size === 0 || n < 2) return out
+    const { held, ids, postings } = termIndex(view)
     // Statistics over every unit but the newest user turn (usually the question itself).
     const skip = view.newestUser()
-    const units: (readonly string[])[] = []
-    // Where each query word is.
-    const holding = new Map<string, number[]>()
-    for (const q of wanted) holding.set(q, [])
-    for (let u = 0; u < n; u++) {
-      let list = EMPTY
-      if (u !== skip) {
-        const a = view.start(u)
-        const b = view.end(u)
-        if (b - a === 1) list = distinctTerms(view.message(a))
-        else {
-          const set = new Set<string>()
-          for (let i = a; i < b; i++) for (const t of distinctTerms(view.message(i))) set.add(t)
-          list = [...set]
-        }
-      }
-      units.push(list)
-      for (const t of list) holding.get(t)?.push(u)
-    }
     const total = n - (skip >= 0 ? 1 : 0)
-    // The words near each query word, counted once per unit.
-    const cos: [string, number, Map<string, number>][] = []
+    const unitOf = new Int32Array(view.messages.length)
+    for (let u = 0; u < n; u++) unitOf.fill(u, view.start(u), view.end(u))
+    /** The units holding a term, ascending, the skipped one left out. */
+    const unitsOf = (id: number): number[] => {
+      const at: number[] = []
+      for (const i of postings[id] ?? []) {
+        const u = unitOf[i] as number
+        if (u !== skip && at[at.length - 1] !== u) at.push(u)
+      }
+      return at
+    }
+    const vocabulary = postings.length
+    // Units holding each term, counted when first needed (-1: not yet).
+    const df = new Int32Array(vocabulary).fill(-1)
+    const dfOf = (id: number) => {
+      if ((df[id] as number) < 0) df[id] = unitsOf(id).length
+      return df[id] as number
+    }
+    const idf = (id: number) => Math.log(1 + total / (dfOf(id) || 1))
+    const asked = new Uint8Array(vocabulary)
+    const queryIds: number[] = []
     for (const q of wanted) {
-      const at = holding.get(q) ?? []
+      const id = ids.get(q)
+      if (id === undefined) continue
+      asked[id] = 1
+      queryIds.push(id)
+    }
+    const weight = new Map<number, number>()
+    // Per query word: how many near units hold each term, and the last unit that counted it.
+    const co = new Int32Array(vocabulary)
+    const seen = new Int32Array(vocabulary).fill(-1)
+    const touched: number[] = []
+    for (const q of queryIds) {
+      const at = unitsOf(q)
+      df[q] = at.length
       if (at.length === 0) continue
       const near = new Uint8Array(n)
       for (const u of at)
         for (let v = Math.max(0, u - window); v <= Math.min(n - 1, u + window); v++)
           if (v !== skip) near[v] = 1
       let m = 0
-      const co = new Map<string, number>()
+      seen.fill(-1)
       for (let u = 0; u < n; u++) {
         if (!near[u]) continue
         m++
-        for (const t of units[u] ?? []) if (!wanted.has(t)) co.set(t, (co.get(t) ?? 0) + 1)
+        for (let i = view.start(u); i < view.end(u); i++)
+          for (const t of held[i] as Int32Array) {
+            if (asked[t] || seen[t] === u) continue
+            seen[t] = u
+            if ((co[t] as number) === 0) touched.push(t)
+            co[t] = (co[t] as number) + 1
+          }
       }
-      for (const [t, c] of co) if (c < minCount) co.delete(t)
-      cos.push([q, m, co])
-    }
-    // Document frequencies, of the query words and the words that may join them only.
-    const df = new Map<string, number>()
-    for (const [q, , co] of cos) {
-      df.set(q, holding.get(q)?.length ?? 0)
-      for (const t of co.keys()) df.set(t, 0)
-    }
-    for (const list of units)
-      for (const t of list) {
-        const d = df.get(t)
-        if (d !== undefined && !wanted.has(t)) df.set(t, d + 1)
-      }
-    const idf = (t: string) => Math.log(1 + total / (df.get(t) || 1))
-    const weight = new Map<string, number>()
-    for (const [q, m, co] of cos)
-      for (const [t, c] of co) {
-        const lift = c / m / ((df.get(t) || 1) / total)
+      for (const t of touched) {
+        const c = co[t] as number
+        co[t] = 0
+        if (c < minCount) continue
+        const lift = c / m / ((dfOf(t) || 1) / total)
         if (lift <= 1) continue
         weight.set(t, (weight.get(t) ?? 0) + idf(q) * Math.log(lift) * idf(t))
       }
-    const chosen = [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, k)
-    if (chosen.length === 0) return out
-    const w = new Map(chosen)
-    for (let u = 0; u < n; u++) {
-      if (u === skip) continue
-      let s = 0
-      for (const t of units[u] ?? []) s += w.get(t) ?? 0
-      out[u] = s
+      touched.length = 0
     }
+    const term: string[] = []
+    for (const [t, id] of ids) if (weight.has(id)) term[id] = t
+    const chosen = [...weight]
+      .sort((a, b) => b[1] - a[1] || ((term[a[0]] as string) < (term[b[0]] as string) ? -1 : 1))
+      .slice(0, k)
+    for (const [t, w] of chosen) for (const u of unitsOf(t)) out[u] = (out[u] ?? 0) + w
     return out
   }
 }
