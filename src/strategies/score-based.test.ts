@@ -187,36 +187,6 @@ describe('scorers', () => {
       'fun',
     ])
   })
-  it('reads chat shorthand and British spellings as the word they stand for', () => {
-    // Pairs written apart from the library's table: what a chat writes, what a question asks.
-    for (const [said, asked] of [
-      ['fave', 'favorite'],
-      ['fav', 'favorite'],
-      ['favourites', 'favorites'],
-      ['faves', 'favorites'],
-      ['mems', 'memories'],
-      ['biz', 'business'],
-      ['bday', 'birthday'],
-      ['fam', 'family'],
-      ['colour', 'color'],
-    ] as const)
-      expect(terms_(`my ${said}`), said).toEqual(terms_(`my ${asked}`))
-    // Words that only look like shorthand, and hostile keys, stay themselves.
-    expect(terms_('fame bizarre favor')).toEqual(['fame', 'bizarre', 'favor'])
-    expect(terms_('__proto__ constructor toString')).toEqual(['proto', 'constructor', 'tostr'])
-    expect(terms_('   ')).toEqual([])
-    // A question naming the long word finds the turn that wrote the short one.
-    const v = view([
-      sys,
-      user('Jon: I love contemporary, got any fave styles?'),
-      say('Gina: Hip-hop, mostly.'),
-      user('Jon: What is your favorite style?'),
-    ])
-    const s = relevance({ query: 'favorite' })(v)
-    expect(s[1]).toBeGreaterThan(0)
-    expect(s[2]).toBe(0)
-  })
-
   it('roleWeights and combine normalise and weigh', () => {
     const v = view([sys, user('x'), say('y')])
     expect(roleWeights({ user: 2, assistant: 1 })(v)).toEqual([0, 2, 1])

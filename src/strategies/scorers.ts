@@ -496,25 +496,12 @@ const STOP = new Set(
   ),
 )
 
-/**
- * Chat shorthand and British spellings, each read as the word it stands for: a question
- * says "favorite" where the turn said "fave" ("What is Jon's favorite style?" ... "Got any
- * fave styles?"). A `Map`, so no word reads the object prototype.
- */
-const SHORTHAND = new Map<string, string>(
-  `fav:favorite fave:favorite favs:favorites faves:favorites favourite:favorite
-  favourites:favorites biz:business bday:birthday fam:family mems:memories convo:conversation
-  vacay:vacation edu:education colour:color`
-    .split(/\s+/)
-    .map((pair) => pair.split(':') as [string, string]),
-)
-
-/** Lower-cased words, chat shorthand read as the word it stands for, stop words out, a light suffix stemmer. */
+/** Lower-cased words, stop words out, a light suffix stemmer. */
 export function terms_(text: string): string[] {
   const out: string[] = []
   for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (raw.length < 2 || STOP.has(raw)) continue
-    out.push(stem(SHORTHAND.get(raw) ?? raw))
+    out.push(stem(raw))
   }
   return out
 }
