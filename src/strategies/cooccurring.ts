@@ -15,17 +15,6 @@ export interface CooccurringOptions {
   minCount?: number
 }
 
-/** Each message's distinct terms, numbers left out, once per message object. */
-const distinctCache = new WeakMap<Message, readonly string[]>()
-function distinctTerms(m: Message): readonly string[] {
-  let t = distinctCache.get(m)
-  if (!t) {
-    t = [...new Set(messageTerms(m))].filter((x) => !/^\d+$/.test(x))
-    distinctCache.set(m, t)
-  }
-  return t
-}
-
 /**
  * Where each word is in a history: each term numbered, each message's distinct terms by
  * number, and for each term the positions of the messages holding it, ascending. Kept per
@@ -40,6 +29,8 @@ interface TermIndex {
   held: Int32Array[]
   /** Term -> its number. */
   ids: Map<string, number>
+  /** Term number -> the term. */
+  names: string[]
   /** Term number -> positions of the messages holding it, ascending. */
   postings: number[][]
 }
@@ -52,10 +43,10 @@ function termIndex(view: View): TermIndex {
   const first = view.message(0)
   let index = indexCache.get(first)
   if (!index) {
-    index = { messages: [], held: [], ids: new Map(), postings: [] }
+    index = { messages: [], held: [], ids: new Map(), names: [], postings: [] }
     indexCache.set(first, index)
   }
-  const { messages, held, ids, postings } = index
+  const { messages, held, ids, names, postings } = index
   // The first position where the indexed history and this one part.
   let same = 0
   const upTo = Math.min(messages.length, count)
@@ -67,20 +58,21 @@ function termIndex(view: View): TermIndex {
   held.length = same
   for (let i = same; i < count; i++) {
     const m = view.message(i)
-    const terms = distinctTerms(m)
-    const mine = new Int32Array(terms.length)
-    terms.forEach((t, k) => {
+    const mine: number[] = []
+    // Each distinct term once, numbers left out.
+    for (const t of new Set(messageTerms(m))) {
+      if (/^\d+$/.test(t)) continue
       let id = ids.get(t)
       if (id === undefined) {
-        id = postings.length
+        id = names.push(t) - 1
         ids.set(t, id)
         postings.push([])
       }
-      mine[k] = id
+      mine.push(id)
       postings[id]?.push(i)
-    })
+    }
     messages.push(m)
-    held.push(mine)
+    held.push(Int32Array.from(mine))
   }
   return index
 }
@@ -116,7 +108,7 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
     const query = options.query ?? view.query ?? newestUserText(view)
     const wanted = new Set(terms_(query))
     if (wanted.size === 0 || n < 2) return out
-    const { held, ids, postings } = termIndex(view)
+    const { held, ids, names, postings } = termIndex(view)
     // Statistics over every unit but the newest user turn (usually the question itself).
     const skip = view.newestUser()
     const total = n - (skip >= 0 ? 1 : 0)
@@ -183,10 +175,8 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
       }
       touched.length = 0
     }
-    const term: string[] = []
-    for (const [t, id] of ids) if (weight.has(id)) term[id] = t
     const chosen = [...weight]
-      .sort((a, b) => b[1] - a[1] || ((term[a[0]] as string) < (term[b[0]] as string) ? -1 : 1))
+      .sort((a, b) => b[1] - a[1] || ((names[a[0]] as string) < (names[b[0]] as string) ? -1 : 1))
       .slice(0, k)
     for (const [t, w] of chosen) for (const u of unitsOf(t)) out[u] = (out[u] ?? 0) + w
     return out

@@ -163,7 +163,7 @@ describe('cooccurring', () => {
     const h = [...runner(), ana('What does Ana do about stress?')]
     const question = h.length - 1
     const scores = relevanceScorer({ cooccurring: 0.1 })(view(h)) as number[]
-    const plain = relevanceScorer()(view(h)) as number[]
+    const plain = relevanceScorer({ cooccurring: 0 })(view(h)) as number[]
     expect(plain[RUN_LATER]).toBeLessThan(scores[RUN_LATER] as number)
     const rank = (s: number[], u: number) => s.filter((x) => x > (s[u] as number)).length
     expect(rank(scores, RUN_LATER)).toBeLessThan(rank(plain, RUN_LATER))
@@ -183,15 +183,15 @@ describe('cooccurring', () => {
     expect(keptPlain).toEqual(expect.arrayContaining([9, 10, 19, 20, question]))
   })
 
-  it('is off unless asked for: the default mostRelevant keeps what it keeps without it', () => {
+  it('is on at 0.1 by default, and off at 0', () => {
     const h = [...runner(), ana('What does Ana do about stress?')]
-    const budget = Math.floor(counter.countMessages(h) / 3)
-    expect(fit(h, { strategy: mostRelevant(), budget, counter }).kept).toEqual(
-      fit(h, { strategy: mostRelevant({ cooccurring: 0 }), budget, counter }).kept,
-    )
-    expect(fit(h, { strategy: mostRelevant(), budget, counter }).kept).not.toEqual(
-      fit(h, { strategy: mostRelevant({ cooccurring: 1 }), budget, counter }).kept,
-    )
+    const kept = (o: object, budget: number) =>
+      fit(h, { strategy: mostRelevant(o), budget, counter }).kept
+    // The smallest budget at which the default keeps the later run: weight 0 does not.
+    let budget = counter.countMessages([sys, h[h.length - 1] as Message])
+    while (!kept({}, budget).includes(RUN_LATER)) budget += 5
+    expect(kept({}, budget)).toEqual(kept({ cooccurring: 0.1 }, budget))
+    expect(kept({ cooccurring: 0 }, budget)).not.toContain(RUN_LATER)
   })
 
   // Words that make the counts hard: shared and rare ones, numbers (left out), hostile keys,
@@ -220,17 +220,19 @@ describe('cooccurring', () => {
   const turn = fc.oneof(
     text.map((t): Message[] => [{ role: 'user', content: t }]),
     text.map((t): Message[] => [{ role: 'assistant', content: t }]),
-    fc
-      .tuple(text, fc.array(text, { minLength: 1, maxLength: 2 }))
-      .map(([a, rs]): Message[] => [
-        {
-          role: 'assistant',
-          content: a,
-          toolCalls: rs.map((_, k) => ({ id: `c${k}`, name: 'look', arguments: '{}' })),
-        },
-        ...rs.map((r, k): Message => ({ role: 'tool', toolCallId: `c${k}`, content: r })),
-      ]),
+    fc.tuple(text, fc.array(text, { minLength: 1, maxLength: 2 })).map(([a, rs]): Message[] => [
+      {
+        role: 'assistant',
+        content: a,
+        toolCalls: rs.map((_, k) => ({ id: `c${k}`, name: 'look', arguments: '{}' })),
+      },
+      ...rs.map((r, k): Message => ({ role: 'tool', toolCallId: `c${k}`, content: r })),
+    ]),
   )
+  const agree = (got: number[], want: number[]) => {
+    expect(got.length).toBe(want.length)
+    for (const [u, x] of got.entries()) expect(x, `unit ${u}`).toBeCloseTo(want[u] as number, 9)
+  }
   /** The scores of both scorers on the view `fit` makes of a history (units of several messages too). */
   const bothOn = (history: Message[], query: string, o: { terms?: number; window?: number }) => {
     let got: number[] = []
@@ -267,7 +269,7 @@ describe('cooccurring', () => {
             const history = [first, ...body.flat(), { role: 'user', content: query } as Message]
             const { got, want } = bothOn(history, query, o)
             expect(got.length).toBe(want.length)
-            got.forEach((x, u) => expect(x, `unit ${u}`).toBeCloseTo(want[u] as number, 9))
+            agree(got, want)
           }
         },
       ),
@@ -279,11 +281,11 @@ describe('cooccurring', () => {
     const h = [...runner(), ana('What does Ana do about stress?')]
     const { got, want } = bothOn(h, 'What does Ana do about stress?', {})
     expect(got.some((x) => x > 0)).toBe(true)
-    got.forEach((x, u) => expect(x).toBeCloseTo(want[u] as number, 9))
+    agree(got, want)
     // A second question in place of the first: the same scores as a fresh count.
     const again = [...h.slice(0, -1), ana('Where does Ana run?')]
     const second = bothOn(again, 'Where does Ana run?', {})
-    second.got.forEach((x, u) => expect(x).toBeCloseTo(second.want[u] as number, 9))
+    agree(second.got, second.want)
     expect(second.got).not.toEqual(got)
   })
 
