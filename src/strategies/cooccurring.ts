@@ -26,7 +26,7 @@ interface TermIndex {
   /** The messages indexed, in order: a view whose message at a position differs is re-read from there. */
   messages: Message[]
   /** Each indexed message's distinct terms, by number. */
-  held: Int32Array[]
+  held: number[][]
   /** Term -> its number. */
   ids: Map<string, number>
   /** Term number -> the term. */
@@ -35,22 +35,37 @@ interface TermIndex {
   postings: number[][]
 }
 
-const indexCache = new WeakMap<Message, TermIndex>()
+/**
+ * Indexes by a history's first message. Several histories may open with the same message
+ * (one system prompt for every user): each keeps an index of its own, up to four, instead of
+ * one index re-read from the second message on every fit.
+ */
+const indexCache = new WeakMap<Message, TermIndex[]>()
 
 /** The term index of the view's messages, made or brought up to date. */
 function termIndex(view: View): TermIndex {
   const count = view.messages.length
   const first = view.message(0)
-  let index = indexCache.get(first)
-  if (!index) {
+  const kept = indexCache.get(first) ?? []
+  indexCache.set(first, kept)
+  // The index sharing the most messages with this history, from the first on.
+  let index = kept[0]
+  let same = -1
+  for (const x of kept) {
+    let k = 0
+    while (k < x.messages.length && k < count && x.messages[k] === view.message(k)) k++
+    if (k > same) {
+      index = x
+      same = k
+    }
+  }
+  // Another history than any indexed (it parts before half of the best one): a new index.
+  if (!index || (same < index.messages.length / 2 && kept.length < 4)) {
     index = { messages: [], held: [], ids: new Map(), names: [], postings: [] }
-    indexCache.set(first, index)
+    same = 0
+    kept.push(index)
   }
   const { messages, held, ids, names, postings } = index
-  // The first position where the indexed history and this one part.
-  let same = 0
-  const upTo = Math.min(messages.length, count)
-  while (same < upTo && messages[same] === view.message(same)) same++
   // Messages from there on are forgotten, newest first: their positions end each list.
   for (let i = messages.length - 1; i >= same; i--)
     for (const id of held[i] ?? []) postings[id]?.pop()
@@ -72,7 +87,7 @@ function termIndex(view: View): TermIndex {
       postings[id]?.push(i)
     }
     messages.push(m)
-    held.push(Int32Array.from(mine))
+    held.push(mine)
   }
   return index
 }
@@ -131,49 +146,37 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
       return df[id] as number
     }
     const idf = (id: number) => Math.log(1 + total / (dfOf(id) || 1))
-    const asked = new Uint8Array(vocabulary)
-    const queryIds: number[] = []
-    for (const q of wanted) {
-      const id = ids.get(q)
-      if (id === undefined) continue
-      asked[id] = 1
-      queryIds.push(id)
-    }
+    const queryIds = [...wanted].flatMap((q) => ids.get(q) ?? [])
+    const asked = new Set(queryIds)
     const weight = new Map<number, number>()
-    // Per query word: how many near units hold each term, and the last unit that counted it.
-    const co = new Int32Array(vocabulary)
-    const seen = new Int32Array(vocabulary).fill(-1)
-    const touched: number[] = []
     for (const q of queryIds) {
       const at = unitsOf(q)
       df[q] = at.length
       if (at.length === 0) continue
+      // How many near units hold each term, and the last unit that counted it.
+      const co = new Map<number, number>()
+      const seen = new Map<number, number>()
       const near = new Uint8Array(n)
       for (const u of at)
         for (let v = Math.max(0, u - window); v <= Math.min(n - 1, u + window); v++)
           if (v !== skip) near[v] = 1
       let m = 0
-      seen.fill(-1)
       for (let u = 0; u < n; u++) {
         if (!near[u]) continue
         m++
         for (let i = view.start(u); i < view.end(u); i++)
-          for (const t of held[i] as Int32Array) {
-            if (asked[t] || seen[t] === u) continue
-            seen[t] = u
-            if ((co[t] as number) === 0) touched.push(t)
-            co[t] = (co[t] as number) + 1
+          for (const t of held[i] as number[]) {
+            if (asked.has(t) || seen.get(t) === u) continue
+            seen.set(t, u)
+            co.set(t, (co.get(t) ?? 0) + 1)
           }
       }
-      for (const t of touched) {
-        const c = co[t] as number
-        co[t] = 0
+      for (const [t, c] of co) {
         if (c < minCount) continue
         const lift = c / m / ((dfOf(t) || 1) / total)
         if (lift <= 1) continue
         weight.set(t, (weight.get(t) ?? 0) + idf(q) * Math.log(lift) * idf(t))
       }
-      touched.length = 0
     }
     const chosen = [...weight]
       .sort((a, b) => b[1] - a[1] || ((names[a[0]] as string) < (names[b[0]] as string) ? -1 : 1))

@@ -251,7 +251,7 @@ describe('cooccurring', () => {
     return { got, want }
   }
 
-  it('scores as the plain count does, on every history a kept index sees in turn', () => {
+  it('scores as the plain count does, on every history a kept index sees in turn, and on another opening alike', () => {
     fc.assert(
       fc.property(
         fc.array(fc.array(turn, { maxLength: 8 }), { minLength: 1, maxLength: 5 }),
@@ -268,8 +268,11 @@ describe('cooccurring', () => {
             body = [...body, ...add]
             const history = [first, ...body.flat(), { role: 'user', content: query } as Message]
             const { got, want } = bothOn(history, query, o)
-            expect(got.length).toBe(want.length)
             agree(got, want)
+            // Another history opening with the same message, scored between two edits.
+            const other: Message[] = [first, ...(edits[k - 1] ?? []).flat(), ...history.slice(-1)]
+            const between = bothOn(other, query, o)
+            agree(between.got, between.want)
           }
         },
       ),
