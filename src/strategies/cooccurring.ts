@@ -36,35 +36,25 @@ interface TermIndex {
 }
 
 /**
- * Indexes by a history's first message. Several histories may open with the same message
- * (one system prompt for every user): each keeps an index of its own, up to four, instead of
- * one index re-read from the second message on every fit.
+ * One index per first message. Histories opening with the same message object (one system
+ * prompt object for every user) share it, and a fit of one re-reads its messages past the
+ * part they share: as costly as reading every unit, as before the index, not more.
  */
-const indexCache = new WeakMap<Message, TermIndex[]>()
+const indexCache = new WeakMap<Message, TermIndex>()
 
 /** The term index of the view's messages, made or brought up to date. */
 function termIndex(view: View): TermIndex {
   const count = view.messages.length
   const first = view.message(0)
-  const kept = indexCache.get(first) ?? []
-  indexCache.set(first, kept)
-  // The index sharing the most messages with this history, from the first on.
-  let index = kept[0]
-  let same = -1
-  for (const x of kept) {
-    let k = 0
-    while (k < x.messages.length && k < count && x.messages[k] === view.message(k)) k++
-    if (k > same) {
-      index = x
-      same = k
-    }
-  }
-  // Another history than any indexed (it parts before half of the best one): a new index.
-  if (!index || (same < index.messages.length / 2 && kept.length < 4)) {
+  let index = indexCache.get(first)
+  if (!index) {
     index = { messages: [], held: [], ids: new Map(), names: [], postings: [] }
-    same = 0
-    kept.push(index)
+    indexCache.set(first, index)
   }
+  // The first position where the indexed history and this one part.
+  let same = 0
+  const upTo = Math.min(index.messages.length, count)
+  while (same < upTo && index.messages[same] === view.message(same)) same++
   const { messages, held, ids, names, postings } = index
   // Messages from there on are forgotten, newest first: their positions end each list.
   for (let i = messages.length - 1; i >= same; i--)
@@ -149,13 +139,15 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
     const queryIds = [...wanted].flatMap((q) => ids.get(q) ?? [])
     const asked = new Set(queryIds)
     const weight = new Map<number, number>()
+    // The terms of each unit of several messages, merged once per fit.
+    const merged: Set<number>[] = []
+    // How many units near the current query word hold each term, and which terms they are.
+    const co = new Int32Array(postings.length)
+    const touched: number[] = []
     for (const q of queryIds) {
       const at = unitsOf(q)
       df[q] = at.length
       if (at.length === 0) continue
-      // How many near units hold each term, and the last unit that counted it.
-      const co = new Map<number, number>()
-      const seen = new Map<number, number>()
       const near = new Uint8Array(n)
       for (const u of at)
         for (let v = Math.max(0, u - window); v <= Math.min(n - 1, u + window); v++)
@@ -164,14 +156,19 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
       for (let u = 0; u < n; u++) {
         if (!near[u]) continue
         m++
-        for (let i = view.start(u); i < view.end(u); i++)
-          for (const t of held[i] as number[]) {
-            if (asked.has(t) || seen.get(t) === u) continue
-            seen.set(t, u)
-            co.set(t, (co.get(t) ?? 0) + 1)
-          }
+        // A unit's terms once, though several of its messages hold them.
+        const a = view.start(u)
+        const b = view.end(u)
+        if (b - a > 1) merged[u] ??= new Set(held.slice(a, b).flat())
+        for (const t of merged[u] ?? (held[a] as number[])) {
+          if (asked.has(t)) continue
+          if (!co[t]) touched.push(t)
+          co[t] = (co[t] as number) + 1
+        }
       }
-      for (const [t, c] of co) {
+      for (const t of touched.splice(0)) {
+        const c = co[t] as number
+        co[t] = 0
         if (c < minCount) continue
         const lift = c / m / ((dfOf(t) || 1) / total)
         if (lift <= 1) continue

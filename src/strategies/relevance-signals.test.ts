@@ -251,7 +251,7 @@ describe('cooccurring', () => {
     return { got, want }
   }
 
-  it('scores as the plain count does, on every history a kept index sees in turn, and on another opening alike', () => {
+  it('scores as the plain count does, on every history an index sees in turn, and on another opening with the same message', () => {
     fc.assert(
       fc.property(
         fc.array(fc.array(turn, { maxLength: 8 }), { minLength: 1, maxLength: 5 }),
