@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest'
 import { evaluate, type Family, formatRows } from '../scripts/eval-locomo.js'
 import { type LocomoSample, locomoChat, normaliseEvidence } from '../scripts/locomo.js'
 import { messageText } from '../src/messages/message.js'
+import { mostRelevant } from '../src/strategies/score-based.js'
 import type { Strategy, View } from '../src/strategies/types.js'
+import { readLocomo } from './locomo-data.js'
 
 const mini = JSON.parse(
   readFileSync(new URL('./fixtures/locomo-mini.json', import.meta.url), 'utf8'),
@@ -92,4 +94,19 @@ describe('LoCoMo evaluation', () => {
       name: 'Ana',
     })
   })
+})
+
+describe("the README's LoCoMo figure", () => {
+  it('is what the shipped mostRelevant keeps on the bundled conversations at 10% and 25%', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const said =
+      /`mostRelevant` keeps the evidence of ([\d.]+)% of LoCoMo questions at 10% of\s+the conversation and ([\d.]+)% at 25%/.exec(
+        readme,
+      )
+    expect(said).not.toBeNull()
+    const samples = readLocomo() as LocomoSample[]
+    const shipped: Family = { settings: { default: (query) => mostRelevant({ query }) } }
+    const rows = evaluate(samples, [0.1, 0.25], ['shipped'], { shipped })
+    expect(rows.map((r) => (r.pooled.recall * 100).toFixed(1))).toEqual([said?.[1], said?.[2]])
+  }, 60_000)
 })

@@ -15,17 +15,71 @@ export interface CooccurringOptions {
   minCount?: number
 }
 
-const EMPTY: readonly string[] = []
+/**
+ * Where each word is in a history: each term numbered, each message's distinct terms by
+ * number, and for each term the positions of the messages holding it, ascending. Kept per
+ * history (by its first message) and brought up to date on each read, so a history that
+ * grows, or whose newest messages change (a new question in place of the last), pays for its
+ * new messages only, not for every message on every fit.
+ */
+interface TermIndex {
+  /** The messages indexed, in order: a view whose message at a position differs is re-read from there. */
+  messages: Message[]
+  /** Each indexed message's distinct terms, by number. */
+  held: number[][]
+  /** Term -> its number. */
+  ids: Map<string, number>
+  /** Term number -> the term. */
+  names: string[]
+  /** Term number -> positions of the messages holding it, ascending. */
+  postings: number[][]
+}
 
-/** Each message's distinct terms, numbers left out, once per message object. */
-const distinctCache = new WeakMap<Message, readonly string[]>()
-function distinctTerms(m: Message): readonly string[] {
-  let t = distinctCache.get(m)
-  if (!t) {
-    t = [...new Set(messageTerms(m))].filter((x) => !/^\d+$/.test(x))
-    distinctCache.set(m, t)
+/**
+ * One index per first message. Histories opening with the same message object (one system
+ * prompt object for every user) share it, and a fit of one re-reads its messages past the
+ * part they share: as costly as reading every unit, as before the index, not more.
+ */
+const indexCache = new WeakMap<Message, TermIndex>()
+
+/** The term index of the view's messages, made or brought up to date. */
+function termIndex(view: View): TermIndex {
+  const count = view.messages.length
+  const first = view.message(0)
+  let index = indexCache.get(first)
+  if (!index) {
+    index = { messages: [], held: [], ids: new Map(), names: [], postings: [] }
+    indexCache.set(first, index)
   }
-  return t
+  // The first position where the indexed history and this one part.
+  let same = 0
+  const upTo = Math.min(index.messages.length, count)
+  while (same < upTo && index.messages[same] === view.message(same)) same++
+  const { messages, held, ids, names, postings } = index
+  // Messages from there on are forgotten, newest first: their positions end each list.
+  for (let i = messages.length - 1; i >= same; i--)
+    for (const id of held[i] ?? []) postings[id]?.pop()
+  messages.length = same
+  held.length = same
+  for (let i = same; i < count; i++) {
+    const m = view.message(i)
+    const mine: number[] = []
+    // Each distinct term once, numbers left out.
+    for (const t of new Set(messageTerms(m))) {
+      if (/^\d+$/.test(t)) continue
+      let id = ids.get(t)
+      if (id === undefined) {
+        id = names.push(t) - 1
+        ids.set(t, id)
+        postings.push([])
+      }
+      mine.push(id)
+      postings[id]?.push(i)
+    }
+    messages.push(m)
+    held.push(mine)
+  }
+  return index
 }
 
 /**
@@ -35,7 +89,8 @@ function distinctTerms(m: Message): readonly string[] {
  * both words are (idf); numbers are left out. The `terms` best join the query, and each unit
  * scores the summed weight of those it holds (the query's own words score nothing here: BM25
  * counts them). Finds "running" for a question about "de-stress" when one answered the other
- * earlier in the conversation, without a model.
+ * earlier in the conversation, without a model. Reads where each word is from an index kept
+ * per history, so a fit reads the units near the query's words, not every unit's words.
  */
 export function cooccurring(options: CooccurringOptions = {}): Scorer {
   requireOptions(options, 'cooccurring', ['query', 'terms', 'window', 'minCount'])
@@ -58,75 +113,72 @@ export function cooccurring(options: CooccurringOptions = {}): Scorer {
     const query = options.query ?? view.query ?? newestUserText(view)
     const wanted = new Set(terms_(query))
     if (wanted.size === 0 || n < 2) return out
+    const { held, ids, names, postings } = termIndex(view)
     // Statistics over every unit but the newest user turn (usually the question itself).
     const skip = view.newestUser()
-    const units: (readonly string[])[] = []
-    // Where each query word is.
-    const holding = new Map<string, number[]>()
-    for (const q of wanted) holding.set(q, [])
-    for (let u = 0; u < n; u++) {
-      let list = EMPTY
-      if (u !== skip) {
-        const a = view.start(u)
-        const b = view.end(u)
-        if (b - a === 1) list = distinctTerms(view.message(a))
-        else {
-          const set = new Set<string>()
-          for (let i = a; i < b; i++) for (const t of distinctTerms(view.message(i))) set.add(t)
-          list = [...set]
-        }
-      }
-      units.push(list)
-      for (const t of list) holding.get(t)?.push(u)
-    }
     const total = n - (skip >= 0 ? 1 : 0)
-    // The words near each query word, counted once per unit.
-    const cos: [string, number, Map<string, number>][] = []
-    for (const q of wanted) {
-      const at = holding.get(q) ?? []
+    const unitOf = new Int32Array(view.messages.length)
+    for (let u = 0; u < n; u++) unitOf.fill(u, view.start(u), view.end(u))
+    /** The units holding a term, ascending, the skipped one left out. */
+    const unitsOf = (id: number): number[] => {
+      const at: number[] = []
+      for (const i of postings[id] ?? []) {
+        const u = unitOf[i] as number
+        if (u !== skip && at[at.length - 1] !== u) at.push(u)
+      }
+      return at
+    }
+    const vocabulary = postings.length
+    // Units holding each term, counted when first needed (-1: not yet).
+    const df = new Int32Array(vocabulary).fill(-1)
+    const dfOf = (id: number) => {
+      if ((df[id] as number) < 0) df[id] = unitsOf(id).length
+      return df[id] as number
+    }
+    const idf = (id: number) => Math.log(1 + total / (dfOf(id) || 1))
+    const queryIds = [...wanted].flatMap((q) => ids.get(q) ?? [])
+    const asked = new Set(queryIds)
+    const weight = new Map<number, number>()
+    // The terms of each unit of several messages, merged once per fit.
+    const merged: Set<number>[] = []
+    // How many units near the current query word hold each term, and which terms they are.
+    const co = new Int32Array(postings.length)
+    const touched: number[] = []
+    for (const q of queryIds) {
+      const at = unitsOf(q)
+      df[q] = at.length
       if (at.length === 0) continue
       const near = new Uint8Array(n)
       for (const u of at)
         for (let v = Math.max(0, u - window); v <= Math.min(n - 1, u + window); v++)
           if (v !== skip) near[v] = 1
       let m = 0
-      const co = new Map<string, number>()
       for (let u = 0; u < n; u++) {
         if (!near[u]) continue
         m++
-        for (const t of units[u] ?? []) if (!wanted.has(t)) co.set(t, (co.get(t) ?? 0) + 1)
+        // A unit's terms once, though several of its messages hold them.
+        const a = view.start(u)
+        const b = view.end(u)
+        if (b - a > 1) merged[u] ??= new Set(held.slice(a, b).flat())
+        for (const t of merged[u] ?? (held[a] as number[])) {
+          if (asked.has(t)) continue
+          if (!co[t]) touched.push(t)
+          co[t] = (co[t] as number) + 1
+        }
       }
-      for (const [t, c] of co) if (c < minCount) co.delete(t)
-      cos.push([q, m, co])
-    }
-    // Document frequencies, of the query words and the words that may join them only.
-    const df = new Map<string, number>()
-    for (const [q, , co] of cos) {
-      df.set(q, holding.get(q)?.length ?? 0)
-      for (const t of co.keys()) df.set(t, 0)
-    }
-    for (const list of units)
-      for (const t of list) {
-        const d = df.get(t)
-        if (d !== undefined && !wanted.has(t)) df.set(t, d + 1)
-      }
-    const idf = (t: string) => Math.log(1 + total / (df.get(t) || 1))
-    const weight = new Map<string, number>()
-    for (const [q, m, co] of cos)
-      for (const [t, c] of co) {
-        const lift = c / m / ((df.get(t) || 1) / total)
+      for (const t of touched.splice(0)) {
+        const c = co[t] as number
+        co[t] = 0
+        if (c < minCount) continue
+        const lift = c / m / ((dfOf(t) || 1) / total)
         if (lift <= 1) continue
         weight.set(t, (weight.get(t) ?? 0) + idf(q) * Math.log(lift) * idf(t))
       }
-    const chosen = [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, k)
-    if (chosen.length === 0) return out
-    const w = new Map(chosen)
-    for (let u = 0; u < n; u++) {
-      if (u === skip) continue
-      let s = 0
-      for (const t of units[u] ?? []) s += w.get(t) ?? 0
-      out[u] = s
     }
+    const chosen = [...weight]
+      .sort((a, b) => b[1] - a[1] || ((names[a[0]] as string) < (names[b[0]] as string) ? -1 : 1))
+      .slice(0, k)
+    for (const [t, w] of chosen) for (const u of unitsOf(t)) out[u] = (out[u] ?? 0) + w
     return out
   }
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { cooccurringReference } from '../../test/helpers/cooccurring-reference.js'
 import { oneUnitView } from '../../test/one-unit-view.js'
 import { fit } from '../context/fit.js'
 import { InvalidOptionError } from '../errors.js'
@@ -9,6 +10,7 @@ import { cooccurring } from './cooccurring.js'
 import { dateKeys, dates } from './dates.js'
 import { mostRelevant, relevanceScorer } from './score-based.js'
 import { speakerNews, spokenBy } from './scorers.js'
+import type { Strategy, View } from './types.js'
 
 const counter = exactCounter()
 const sys: Message = { role: 'system', content: 'Two friends talk.' }
@@ -161,7 +163,7 @@ describe('cooccurring', () => {
     const h = [...runner(), ana('What does Ana do about stress?')]
     const question = h.length - 1
     const scores = relevanceScorer({ cooccurring: 0.1 })(view(h)) as number[]
-    const plain = relevanceScorer()(view(h)) as number[]
+    const plain = relevanceScorer({ cooccurring: 0 })(view(h)) as number[]
     expect(plain[RUN_LATER]).toBeLessThan(scores[RUN_LATER] as number)
     const rank = (s: number[], u: number) => s.filter((x) => x > (s[u] as number)).length
     expect(rank(scores, RUN_LATER)).toBeLessThan(rank(plain, RUN_LATER))
@@ -181,15 +183,113 @@ describe('cooccurring', () => {
     expect(keptPlain).toEqual(expect.arrayContaining([9, 10, 19, 20, question]))
   })
 
-  it('is off unless asked for: the default mostRelevant keeps what it keeps without it', () => {
+  it('is on at 0.1 by default, and off at 0', () => {
     const h = [...runner(), ana('What does Ana do about stress?')]
-    const budget = Math.floor(counter.countMessages(h) / 3)
-    expect(fit(h, { strategy: mostRelevant(), budget, counter }).kept).toEqual(
-      fit(h, { strategy: mostRelevant({ cooccurring: 0 }), budget, counter }).kept,
+    const kept = (o: object, budget: number) =>
+      fit(h, { strategy: mostRelevant(o), budget, counter }).kept
+    // The smallest budget at which the default keeps the later run: weight 0 does not.
+    let budget = counter.countMessages([sys, h[h.length - 1] as Message])
+    while (!kept({}, budget).includes(RUN_LATER)) budget += 5
+    expect(kept({}, budget)).toEqual(kept({ cooccurring: 0.1 }, budget))
+    expect(kept({ cooccurring: 0 }, budget)).not.toContain(RUN_LATER)
+  })
+
+  // Words that make the counts hard: shared and rare ones, numbers (left out), hostile keys,
+  // astral letters, ids with dots, empty and blank texts.
+  const WORDS = [
+    'run',
+    'stress',
+    'river',
+    'dance',
+    'pottery',
+    'clay',
+    'kids',
+    '42',
+    '__proto__',
+    'constructor',
+    'toString',
+    '𝒜𝒷𝒸',
+    'order.v2.id',
+    'hasOwnProperty',
+    'Stress!',
+    ' ',
+    '',
+  ]
+  const text = fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }).map((w) => w.join(' '))
+  // A turn: a user's, an assistant's, or a tool exchange (a call and one or two results).
+  const turn = fc.oneof(
+    text.map((t): Message[] => [{ role: 'user', content: t }]),
+    text.map((t): Message[] => [{ role: 'assistant', content: t }]),
+    fc.tuple(text, fc.array(text, { minLength: 1, maxLength: 2 })).map(([a, rs]): Message[] => [
+      {
+        role: 'assistant',
+        content: a,
+        toolCalls: rs.map((_, k) => ({ id: `c${k}`, name: 'look', arguments: '{}' })),
+      },
+      ...rs.map((r, k): Message => ({ role: 'tool', toolCallId: `c${k}`, content: r })),
+    ]),
+  )
+  const agree = (got: number[], want: number[]) => {
+    expect(got.length).toBe(want.length)
+    for (const [u, x] of got.entries()) expect(x, `unit ${u}`).toBeCloseTo(want[u] as number, 9)
+  }
+  /** The scores of both scorers on the view `fit` makes of a history (units of several messages too). */
+  const bothOn = (history: Message[], query: string, o: { terms?: number; window?: number }) => {
+    let got: number[] = []
+    let want: number[] = []
+    const probe: Strategy = {
+      name: 'probe',
+      options: {},
+      budgetAware: true,
+      select: (v: View) => {
+        got = cooccurring({ query, ...o })(v)
+        want = cooccurringReference(v, query, o)
+        return v.messages.map((_, index) => ({ index }))
+      },
+    }
+    fit(history, { strategy: probe, budget: 1_000_000, counter })
+    return { got, want }
+  }
+
+  it('scores as the plain count does, on every history an index sees in turn, and on another opening with the same message', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(turn, { maxLength: 8 }), { minLength: 1, maxLength: 5 }),
+        text,
+        fc.constantFrom({}, { window: 0 }, { terms: 2 }, { window: 3 }),
+        (edits, query, o) => {
+          // One history edited in turn: grown, cut, a turn put in place of another. The
+          // first message is the same object throughout, so one index follows every edit.
+          const first: Message = { role: 'system', content: 'stress run' }
+          let body: Message[][] = []
+          for (const [k, add] of edits.entries()) {
+            if (k % 3 === 1) body = body.slice(0, Math.max(0, body.length - 2))
+            if (k % 3 === 2 && body.length > 1) body[0] = [{ role: 'user', content: `again ${k}` }]
+            body = [...body, ...add]
+            const history = [first, ...body.flat(), { role: 'user', content: query } as Message]
+            const { got, want } = bothOn(history, query, o)
+            agree(got, want)
+            // Another history opening with the same message, scored between two edits.
+            const other: Message[] = [first, ...(edits[k - 1] ?? []).flat(), ...history.slice(-1)]
+            const between = bothOn(other, query, o)
+            agree(between.got, between.want)
+          }
+        },
+      ),
+      { numRuns: 150 },
     )
-    expect(fit(h, { strategy: mostRelevant(), budget, counter }).kept).not.toEqual(
-      fit(h, { strategy: mostRelevant({ cooccurring: 1 }), budget, counter }).kept,
-    )
+  })
+
+  it('scores the LoCoMo-like runner as the plain count does, and again with a new question in place of the last', () => {
+    const h = [...runner(), ana('What does Ana do about stress?')]
+    const { got, want } = bothOn(h, 'What does Ana do about stress?', {})
+    expect(got.some((x) => x > 0)).toBe(true)
+    agree(got, want)
+    // A second question in place of the first: the same scores as a fresh count.
+    const again = [...h.slice(0, -1), ana('Where does Ana run?')]
+    const second = bothOn(again, 'Where does Ana run?', {})
+    agree(second.got, second.want)
+    expect(second.got).not.toEqual(got)
   })
 
   it('refuses bad settings with a typed error naming them', () => {
