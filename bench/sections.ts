@@ -672,12 +672,12 @@ function relevanceCost() {
   const samples = readLocomo() as LocomoSample[]
   const settings = [
     ['shipped', {}],
-    ['plain', { dates: 0, speakerTurns: 0, cooccurring: 0 }],
-    ['lexical', { cooccurring: 0 }],
+    ['plain', { dates: 0, speakerTurns: 0 }],
+    ['cooccurring', { cooccurring: 0.1 }],
   ] as const
   const counter = exactCounter()
-  const conversation: Record<string, number[]> = { shipped: [], plain: [], lexical: [] }
-  const large: Record<string, number[]> = { shipped: [], plain: [], lexical: [] }
+  const conversation: Record<string, number[]> = { shipped: [], plain: [], cooccurring: [] }
+  const large: Record<string, number[]> = { shipped: [], plain: [], cooccurring: [] }
   for (const sample of samples) {
     const chat = locomoChat(sample).messages
     const budget = Math.floor(counter.countMessages(chat) / 4)
@@ -708,9 +708,12 @@ function relevanceCost() {
   const ratio = (a: string, b: string) => (out[a] as number) / (out[b] as number)
   out.shippedOverPlainConversation = ratio('shippedConversationMs', 'plainConversationMs')
   out.shippedOverPlainLarge = ratio('shippedLargeMs', 'plainLargeMs')
-  // What the co-occurring words (on by default) cost: the shipped fit over the same without them.
-  out.shippedOverLexicalConversation = ratio('shippedConversationMs', 'lexicalConversationMs')
-  out.shippedOverLexicalLarge = ratio('shippedLargeMs', 'lexicalLargeMs')
+  // What the co-occurring words (off by default) would cost: the fit with them over the shipped one.
+  out.cooccurringOverShippedConversation = ratio(
+    'cooccurringConversationMs',
+    'shippedConversationMs',
+  )
+  out.cooccurringOverShippedLarge = ratio('cooccurringLargeMs', 'shippedLargeMs')
   out.fits = conversation.shipped?.length ?? 0
   return { workload: 'relevance-cost', ...out }
 }

@@ -62,14 +62,14 @@ export const FAMILIES: Record<string, Family> = {
     settings: Object.fromEntries(
       (
         [
-          [{}, 'default (next 0.5, nearby 0.2, speaker turns 0.02, dates 0.2, co-occurring 0.1)'],
+          [{}, 'default (next 0.5, nearby 0.2, speaker turns 0.02, dates 0.2, co-occurring 0)'],
           [{ nearby: { next: 0.25, weight: 0.2 } }, 'next 0.25'],
           [{ nearby: { next: 1, weight: 0.2 } }, 'next 1'],
           [{ nearby: { next: 0.5, weight: 0.1 } }, 'nearby 0.1'],
           [{ nearby: { next: 0.5, weight: 0.3 } }, 'nearby 0.3'],
           [{ dates: 0 }, 'dates 0'],
           [{ dates: 0.5 }, 'dates 0.5'],
-          [{ cooccurring: 0 }, 'co-occurring 0'],
+          [{ cooccurring: 0.1 }, 'co-occurring 0.1'],
           [{ cooccurring: 0.3 }, 'co-occurring 0.3'],
           [{ speakerTurns: 0 }, 'speaker turns 0'],
           [{ speakerTurns: 0.05 }, 'speaker turns 0.05'],
