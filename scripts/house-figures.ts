@@ -34,8 +34,19 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
   ['provider.ts', 'problems.ts'],
   // 2 kit: what every API's parts share
   ['codec-kit.ts', 'figures.ts', 'types.ts', 'request-limits.ts', 'counting-kit.ts'],
-  // 3 an API's parts: its codec, its message rules, its limits, its counting endpoint's request
-  ['*/codec.ts', '*/rules.ts', '*/limits.ts', '*/counting.ts'],
+  // 3 an API's parts: its wire shapes, its codec (reading, writing and their face), its
+  // message rules, its limits, its counting endpoint's request
+  [
+    '*/wire.ts',
+    '*/model-run.ts',
+    '*/decode.ts',
+    '*/encode.ts',
+    '*/encode-assistant.ts',
+    '*/codec.ts',
+    '*/rules.ts',
+    '*/limits.ts',
+    '*/counting.ts',
+  ],
   // 4 an API whole: its rules and replies (`provider.ts`), its codec entry (`index.ts`)
   ['*/provider.ts', '*/index.ts'],
   // 5 the tables by provider name
