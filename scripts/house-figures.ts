@@ -41,6 +41,7 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
     '*/model-run.ts',
     '*/decode.ts',
     '*/decode-turns.ts',
+    '*/decode-parts.ts',
     '*/encode.ts',
     '*/encode-assistant.ts',
     '*/encode-parts.ts',
