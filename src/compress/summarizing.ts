@@ -1,11 +1,10 @@
 import { InvalidOptionError } from '../errors.js'
-import { messageIssue } from '../messages/check.js'
 import { redactCredentials } from '../messages/credentials.js'
 import type { Fact, FactReport } from '../messages/fact.js'
-import { checkFacts, factsOfText, fitFacts, mergeFacts, renderFacts } from '../messages/facts.js'
-import { contentText, type Message, messageText } from '../messages/message.js'
+import { checkFacts, fitFacts, mergeFacts, renderFacts } from '../messages/facts.js'
+import type { Message } from '../messages/message.js'
 import { quotableFactsOf, withoutCredentials } from '../messages/quoted-facts.js'
-import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import { describeValue, requireOptions } from '../options-check.js'
 import { errorsOf, validate } from '../providers/validate.js'
 import { rangeNote } from '../recall/notes.js'
 import { pinnedSet } from '../strategies/pins.js'
@@ -19,141 +18,39 @@ import {
   type View,
 } from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
-import { errorText, type Summarizer } from './summarizer.js'
+import { errorText } from './summarizer.js'
+import {
+  type CompressionEvent,
+  checkSummarizingOptions,
+  describeCompression,
+  SUMMARIZING_OPTIONS,
+  type SummarizingOptions,
+} from './summarizing-options.js'
+import { summaryLedger } from './summary-ledger.js'
+import {
+  carriedFacts,
+  checkCustom,
+  FACTS_MARGIN,
+  HEADER_TOKENS,
+  pinnedNote,
+  sentBeside,
+  summaryText,
+} from './summary-text.js'
+import { anchorOf, type Current, latest, messagesOf, planOf, served } from './summary-view.js'
 
-export type CompressionEvent =
-  | {
-      type: 'compressed'
-      /** Tokens of the messages served before this compression. */
-      before: number
-      /** Tokens of the messages served after it. */
-      after: number
-      /** How many history messages the summary stands for. */
-      replaced: number
-      /** Positions `[from, to)` it stands for. */
-      range: [number, number]
-      /** It folded in an earlier summary (a running summary). */
-      running: boolean
-      /** The fact ledger's account: facts found, kept by the summarizer, re-inserted, lost. */
-      facts?: { total: number; kept: number; reinserted: number; lost: number }
-    }
-  | { type: 'fallback'; reason: string }
-  | { type: 'terminated'; tokens: number; trigger: number }
-
-export interface SummarizingOptions {
-  /** Default: the offline extractive summarizer. */
-  summarizer?: Summarizer
-  /** A fraction (0, 1] of the budget (the model's window), or `{ tokens }`. Below it nothing happens. Default 0.8. */
-  trigger?: number | { tokens: number }
-  /** The newest units never summarized. Default 2. The first message is never summarized either. */
-  leaveLastN?: number
-  /**
-   * `compress` summarizes; `terminate` trims nothing and reports a `terminated` event (the
-   * full view while it fits the budget); `custom` hands the old messages to `compress`.
-   */
-  mode?: 'compress' | 'terminate' | 'custom'
-  /** For `custom`: replacement messages for the old ones, or `ok: false` to fall back. */
-  compress?: (
-    messages: Message[],
-  ) => { ok: boolean; messages: Message[] } | Promise<{ ok: boolean; messages: Message[] }>
-  /** Serve a valid view at once and swap the summary in when it is ready. */
-  background?: boolean
-  /** Role of the summary message. Default `user` (several providers refuse a system message mid-list). */
-  role?: 'user' | 'system' | 'assistant'
-  /** Tokens the summary may take. Default: a quarter of what the messages may use. */
-  maxSummaryTokens?: number
-  /**
-   * The fact ledger (default on): identifiers, emails, links, paths, dates, amounts and tool
-   * outcomes of the replaced messages that the summary lost are appended to it, in a facts
-   * section, as far as the budget allows. `false` sends the summarizer's text alone.
-   */
-  facts?: boolean
-  /** Cancels summarizer calls (a shutting-down agent). */
-  signal?: AbortSignal
-  onEvent?: (event: CompressionEvent) => void
-  /** Log events to stderr. */
-  verbose?: boolean
-}
-
-/** Every option `summarizing` reads. */
-export const SUMMARIZING_OPTIONS = [
-  'summarizer',
-  'trigger',
-  'leaveLastN',
-  'mode',
-  'compress',
-  'background',
-  'role',
-  'maxSummaryTokens',
-  'facts',
-  'signal',
-  'onEvent',
-  'verbose',
-] as const
+export {
+  type CompressionEvent,
+  describeCompression,
+  SUMMARIZING_OPTIONS,
+  type SummarizingOptions,
+} from './summarizing-options.js'
+export { summaryLedger, supersede } from './summary-ledger.js'
+export { anchorOf } from './summary-view.js'
 
 /** The summarizing strategy, plus a way to wait for a background compression. */
 export interface SummarizingStrategy extends Strategy<'summarizing', SummarizingOptions> {
   /** Resolves when no compression is running (background mode, or calls still in flight). */
   settled(): Promise<void>
-}
-
-/** The newest summary that applies to a view. */
-interface Current {
-  from: number
-  to: number
-  /** Index of the first unit after the summarized range (`units.length` when none). */
-  unit: number
-  entries: SummaryEntry[]
-  tokens: number
-}
-
-/**
- * Summaries kept in memory, for one conversation: `fitAsync` keeps one per history it is
- * given; pass your own (`summaries: summaryLedger()`) to keep them across calls that rebuild
- * the history from scratch. A new summary supersedes the older ones it folds in, so the
- * ledger holds one summary (with its facts) however long the conversation.
- */
-export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLedger {
-  requireArgument(
-    Array.isArray(initial) && initial.every(isSummaryEntry),
-    'summaryLedger',
-    'initial',
-    'a list of summaries { replaces: [from, to), message }',
-    initial,
-  )
-  let entries = supersede([], initial)
-  return {
-    list: () => entries,
-    add: (more) => {
-      entries = supersede(entries, more)
-    },
-  }
-}
-
-function isSummaryEntry(e: unknown): boolean {
-  const r = (e as SummaryEntry | null)?.replaces
-  return (
-    typeof e === 'object' &&
-    e !== null &&
-    Array.isArray(r) &&
-    typeof r[0] === 'number' &&
-    typeof r[1] === 'number' &&
-    messageIssue((e as SummaryEntry).message) === undefined
-  )
-}
-
-/**
- * `entries` with `more` added and every older summary they supersede taken out: a later
- * summary of the same conversation folds in the one before (a running summary), so one that
- * ends at or before the newest one's end is never served again.
- */
-export function supersede(
-  entries: readonly SummaryEntry[],
-  more: readonly SummaryEntry[],
-): SummaryEntry[] {
-  if (more.length === 0) return [...entries]
-  const end = Math.max(...more.map((e) => e.replaces[1]))
-  return [...entries.filter((e) => e.replaces[1] > end), ...more]
 }
 
 /**
@@ -447,171 +344,5 @@ export function summarizing(options: SummarizingOptions = {}): SummarizingStrate
   }
 }
 
-/** The newest summary in the ledger that applies to this view, or undefined. */
-function latest(view: View, ledger: SummaryLedger): Current | undefined {
-  const all = ledger.list()
-  const last = all[all.length - 1]
-  if (!last) return undefined
-  const [from, to] = last.replaces
-  const { messages } = view
-  const n = view.unitCount
-  if (n === 0 || from !== view.end(0) || to <= from || to > messages.length) return undefined
-  if (last.anchor !== undefined && last.anchor !== anchorOf(view.message(to - 1))) return undefined
-  // The summarized range must end on a unit boundary.
-  let lo = 1
-  let hi = n
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (view.start(mid) < to) lo = mid + 1
-    else hi = mid
-  }
-  if (lo < n ? view.start(lo) !== to : to !== messages.length) return undefined
-  const entries: SummaryEntry[] = []
-  for (let k = all.length - 1; k >= 0; k--) {
-    const e = all[k] as SummaryEntry
-    if (e.replaces[0] !== from || e.replaces[1] !== to) break
-    entries.unshift(e)
-  }
-  const tokens = entries.reduce((n, e) => n + (e.tokens ?? view.counter.countMessage(e.message)), 0)
-  return { from, to, unit: lo, entries, tokens }
-}
-
-/** Tokens of the messages sent with this summary: first unit, summary, the rest. */
-function served(view: View, c: Current): number {
-  const n = view.unitCount
-  return view.unitSize(0) + c.tokens + view.rangeTokens(c.unit, n)
-}
-
-function planOf(view: View, c: Current): PlanItem[] {
-  const replaces = Array.from({ length: c.to - c.from }, (_, k) => c.from + k)
-  const plan = unitItems(view, 0, 1)
-  for (const e of c.entries)
-    plan.push({
-      synthetic: e.message,
-      replaces,
-      reason: 'summary',
-      ...(e.facts && { facts: e.facts.report }),
-    })
-  return unitItems(view, c.unit, view.unitCount, plan)
-}
-
-function messagesOf(view: View, c: Current): Message[] {
-  return planOf(view, c).map((item) =>
-    'synthetic' in item ? item.synthetic : view.message(item.index),
-  )
-}
-
 /** A new summary is made only when what it would fold in holds this share of the room. */
 const MIN_GAIN = 0.1
-
-/** Options a summarizing strategy takes, checked when it is made (a wrong one is an `InvalidOptionError`). */
-function checkSummarizingOptions(options: SummarizingOptions): void {
-  const o = options as Record<string, unknown>
-  const fn = (key: string) => {
-    if (o[key] !== undefined && typeof o[key] !== 'function')
-      throw new InvalidOptionError(key, `expected a function, got ${describeValue(o[key])}`)
-  }
-  const flag = (key: string) => {
-    if (o[key] !== undefined && typeof o[key] !== 'boolean')
-      throw new InvalidOptionError(key, `expected true or false, got ${describeValue(o[key])}`)
-  }
-  const s = o.summarizer as { summarize?: unknown; name?: unknown } | undefined
-  if (s !== undefined && (s === null || typeof s !== 'object' || typeof s.summarize !== 'function'))
-    throw new InvalidOptionError(
-      'summarizer',
-      `expected a summarizer (an object with summarize(), such as extractiveSummarizer()), got ${describeValue(s)}`,
-    )
-  fn('onEvent')
-  fn('compress')
-  flag('background')
-  flag('verbose')
-  flag('facts')
-  const max = o.maxSummaryTokens
-  if (max !== undefined && !(typeof max === 'number' && Number.isFinite(max) && max >= 1))
-    throw new InvalidOptionError(
-      'maxSummaryTokens',
-      `expected a number >= 1, got ${describeValue(max)}`,
-    )
-  const signal = o.signal as { aborted?: unknown } | undefined
-  if (
-    signal !== undefined &&
-    (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean')
-  )
-    throw new InvalidOptionError('signal', 'expected an AbortSignal')
-}
-
-/** Tokens of the summary's header line and message framing, kept out of the summarizer's share. */
-const HEADER_TOKENS = 32
-/** Slack for the few tokens joining the facts section to the summary may add. */
-const FACTS_MARGIN = 4
-
-/** The facts a summary stands for: as recorded when it was made, else read from its text. */
-function carriedFacts(entries: readonly SummaryEntry[]): Fact[] {
-  let out: Fact[] = []
-  for (const e of entries)
-    out = mergeFacts(out, e.facts?.all ?? factsOfText(contentText(e.message.content)))
-  return out
-}
-
-/** What is sent beside a summary that cuts before unit `cut`: the first unit and the newest units. */
-function sentBeside(view: View, cut: number): string {
-  const parts: string[] = []
-  const { messages } = view
-  for (let i = view.start(0); i < view.end(0); i++) parts.push(messageText(view.message(i)))
-  const from = cut < view.unitCount ? view.start(cut) : messages.length
-  for (let i = from; i < messages.length; i++) parts.push(messageText(view.message(i)))
-  return parts.join('\n')
-}
-
-/** The text of a summary, without the header saying what it stands for. */
-function summaryText(entries: readonly SummaryEntry[]): string {
-  return entries
-    .map((e) => contentText(e.message.content).replace(/^\[Summary of messages [^\n]*\]\n/, ''))
-    .join('\n')
-}
-
-/** What a custom compressor returned, checked like any input: a clear error names the problem. */
-function checkCustom(messages: unknown): Message[] {
-  if (!Array.isArray(messages) || messages.length === 0) {
-    throw new Error('the custom compressor returned no messages (expected a non-empty list)')
-  }
-  messages.forEach((m, k) => {
-    const issue = messageIssue(m)
-    if (issue) {
-      throw new Error(
-        `the custom compressor returned an invalid message ${k}${issue.path.length ? ` (field ${issue.path.join('.')})` : ''}: ${issue.message}`,
-      )
-    }
-  })
-  return structuredClone(messages as Message[])
-}
-
-/** Identifies a message well enough to tell histories apart, and survives transforms that clear content. */
-export function anchorOf(m: Message): string {
-  if (m.role === 'tool') return `tool:${m.toolCallId}`
-  if (m.role === 'assistant' && m.toolCalls?.length)
-    return `calls:${m.toolCalls.map((c) => c.id).join(',')}`
-  return `${m.role}:${m.name ?? ''}:${contentText(m.content).slice(0, 48)}`
-}
-
-/** One line saying what a compression event did (what `verbose` prints). */
-export function describeCompression(e: CompressionEvent): string {
-  switch (e.type) {
-    case 'compressed':
-      return `compressed ${e.replaced} messages (${e.range[0]}-${e.range[1] - 1})${e.running ? ' into the running summary' : ''}: ${e.before} -> ${e.after} tokens${e.facts ? `; facts: ${e.facts.kept + e.facts.reinserted} of ${e.facts.total} kept (${e.facts.reinserted} re-inserted, ${e.facts.lost} lost)` : ''}`
-    case 'fallback':
-      return `compression fell back to the token-limited view: ${e.reason}`
-    case 'terminated':
-      return `context full: ${e.tokens} tokens over the trigger of ${e.trigger}`
-  }
-}
-
-/** `; message 5 sent as it is` for the pinned messages of a summary's range (at most eight named). */
-function pinnedNote(numbers: readonly number[]): string {
-  if (numbers.length === 0) return ''
-  const named = numbers.slice(0, 8).join(', ')
-  const more = numbers.length > 8 ? ` and ${numbers.length - 8} more` : ''
-  return numbers.length === 1
-    ? `; message ${named} sent as it is`
-    : `; messages ${named}${more} sent as they are`
-}
