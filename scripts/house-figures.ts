@@ -33,7 +33,14 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
   // 1 names: the provider names, the problems and their codes
   ['provider.ts', 'problems.ts'],
   // 2 kit: what every API's parts share
-  ['codec-kit.ts', 'figures.ts', 'types.ts', 'request-limits.ts', 'counting-kit.ts'],
+  [
+    'codec-kit.ts',
+    'figures.ts',
+    'types.ts',
+    'request-limits.ts',
+    'counting-kit.ts',
+    'message-tests.ts',
+  ],
   // 3 an API's parts: its wire shapes, its codec (reading, writing and their face), its
   // message rules, its limits, its counting endpoint's request
   [
