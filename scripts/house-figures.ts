@@ -64,7 +64,7 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
   // 5 the tables by provider name
   ['table.ts', 'checks.ts', 'replies.ts', 'counting.ts'],
   // 6 the engine over the tables
-  ['validate.ts', 'repair.ts', 'tool-shapes.ts'],
+  ['validate.ts', 'repair-writes.ts', 'repair.ts', 'tool-shapes.ts'],
   // 7 the face
   ['index.ts'],
 ]
