@@ -2,7 +2,8 @@
 
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import { describeValue } from '../options-check.js'
+import { describeValue, requireOptions } from '../options-check.js'
+import { extractiveSummarizer } from './extractive.js'
 import type { Summarizer } from './summarizer.js'
 
 export type CompressionEvent =
@@ -76,7 +77,7 @@ export const SUMMARIZING_OPTIONS = [
 ] as const
 
 /** Options a summarizing strategy takes, checked when it is made (a wrong one is an `InvalidOptionError`). */
-export function checkSummarizingOptions(options: SummarizingOptions): void {
+function checkSummarizingOptions(options: SummarizingOptions): void {
   const o = options as Record<string, unknown>
   const fn = (key: string) => {
     if (o[key] !== undefined && typeof o[key] !== 'function')
@@ -121,4 +122,46 @@ export function describeCompression(e: CompressionEvent): string {
     case 'terminated':
       return `context full: ${e.tokens} tokens over the trigger of ${e.trigger}`
   }
+}
+
+/**
+ * `summarizing`'s options checked (a wrong one is an `InvalidOptionError`) and settled, each
+ * default given: what the strategy reads of them.
+ */
+export function summarizingSettings(options: SummarizingOptions) {
+  requireOptions(options, 'summarizing', SUMMARIZING_OPTIONS)
+  const {
+    summarizer = extractiveSummarizer(),
+    trigger = 0.8,
+    leaveLastN = 2,
+    mode = 'compress',
+    background = false,
+    role = 'user',
+  } = options
+  if (typeof trigger === 'number' ? !(trigger > 0 && trigger <= 1) : !(trigger?.tokens > 0)) {
+    throw new InvalidOptionError(
+      'trigger',
+      'expected a fraction in (0, 1] or { tokens: N } with N > 0',
+    )
+  }
+  if (!Number.isInteger(leaveLastN) || leaveLastN < 0) {
+    throw new InvalidOptionError(
+      'leaveLastN',
+      `expected a whole number >= 0, got ${describeValue(leaveLastN)}`,
+    )
+  }
+  if (mode !== 'compress' && mode !== 'terminate' && mode !== 'custom') {
+    throw new InvalidOptionError(
+      'mode',
+      `expected compress, terminate or custom, got ${describeValue(mode)}`,
+    )
+  }
+  if (mode === 'custom' && typeof options.compress !== 'function') {
+    throw new InvalidOptionError('compress', "mode 'custom' needs a compress function")
+  }
+  if (!['user', 'system', 'assistant'].includes(role)) {
+    throw new InvalidOptionError('role', `expected user, system or assistant, got ${role}`)
+  }
+  checkSummarizingOptions(options)
+  return { summarizer, trigger, leaveLastN, mode, background, role }
 }

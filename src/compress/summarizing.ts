@@ -1,5 +1,3 @@
-import { InvalidOptionError } from '../errors.js'
-import { describeValue, requireOptions } from '../options-check.js'
 import { tokenLimited } from '../strategies/token-limited.js'
 import {
   type PlanItem,
@@ -8,14 +6,12 @@ import {
   unitItems,
   type View,
 } from '../strategies/types.js'
-import { extractiveSummarizer } from './extractive.js'
 import { makeSummary, type SummaryMaker } from './make-summary.js'
 import {
   type CompressionEvent,
-  checkSummarizingOptions,
   describeCompression,
-  SUMMARIZING_OPTIONS,
   type SummarizingOptions,
+  summarizingSettings,
 } from './summarizing-options.js'
 import { summaryLedger } from './summary-ledger.js'
 import { type Current, latest, planOf, served } from './summary-view.js'
@@ -45,40 +41,7 @@ export interface SummarizingStrategy extends Strategy<'summarizing', Summarizing
  * in with the newer messages (a running summary) instead of reading the whole history.
  */
 export function summarizing(options: SummarizingOptions = {}): SummarizingStrategy {
-  requireOptions(options, 'summarizing', SUMMARIZING_OPTIONS)
-  const {
-    summarizer = extractiveSummarizer(),
-    trigger = 0.8,
-    leaveLastN = 2,
-    mode = 'compress',
-    background = false,
-    role = 'user',
-  } = options
-  if (typeof trigger === 'number' ? !(trigger > 0 && trigger <= 1) : !(trigger?.tokens > 0)) {
-    throw new InvalidOptionError(
-      'trigger',
-      'expected a fraction in (0, 1] or { tokens: N } with N > 0',
-    )
-  }
-  if (!Number.isInteger(leaveLastN) || leaveLastN < 0) {
-    throw new InvalidOptionError(
-      'leaveLastN',
-      `expected a whole number >= 0, got ${describeValue(leaveLastN)}`,
-    )
-  }
-  if (mode !== 'compress' && mode !== 'terminate' && mode !== 'custom') {
-    throw new InvalidOptionError(
-      'mode',
-      `expected compress, terminate or custom, got ${describeValue(mode)}`,
-    )
-  }
-  if (mode === 'custom' && typeof options.compress !== 'function') {
-    throw new InvalidOptionError('compress', "mode 'custom' needs a compress function")
-  }
-  if (!['user', 'system', 'assistant'].includes(role)) {
-    throw new InvalidOptionError('role', `expected user, system or assistant, got ${role}`)
-  }
-  checkSummarizingOptions(options)
+  const { summarizer, trigger, leaveLastN, mode, background, role } = summarizingSettings(options)
   const emit = (e: CompressionEvent) => {
     if (options.verbose) console.error(`context-window: ${describeCompression(e)}`)
     options.onEvent?.(e)
