@@ -13,8 +13,10 @@
  * - root exports: the runtime names `src/index.ts` exports; `@deprecated` marks left in src/.
  * - option names: each option a fit, a context or a named strategy takes (`FIT_OPTIONS`,
  *   `CUT_OPTIONS`, `CONTEXT_OPTIONS`, the registry's), with the source files that name it as a
- *   whole word outside comments. A name that is also a plain word of the code (`model`,
- *   `tools`, `limit`) counts every use of it, so the figure is an upper bound for those.
+ *   whole word in code, or as a string of that one word (a key list, a check's option name);
+ *   words inside longer strings (messages, CSS, docs) and comments do not count. A name that
+ *   is also a plain word of the code (`model`, `tools`, `limit`) counts every use of it, so
+ *   the figure is an upper bound for those.
  * - to add a provider / an adapter: the `src/` files `docs/extending.md` names in each recipe
  *   (`test/toy-provider.test.ts` holds the provider recipe to what the type check names).
  * `test/house.test.ts` holds the circles and up-arrows at zero.
@@ -33,15 +35,36 @@ export const PROVIDER_LAYERS: readonly (readonly string[])[] = [
   // 1 names: the provider names, the problems and their codes
   ['provider.ts', 'problems.ts'],
   // 2 kit: what every API's parts share
-  ['codec-kit.ts', 'figures.ts', 'types.ts', 'request-limits.ts', 'counting-kit.ts'],
-  // 3 an API's parts: its codec, its message rules, its limits, its counting endpoint's request
-  ['*/codec.ts', '*/rules.ts', '*/limits.ts', '*/counting.ts'],
+  [
+    'codec-kit.ts',
+    'figures.ts',
+    'types.ts',
+    'request-limits.ts',
+    'counting-kit.ts',
+    'message-tests.ts',
+  ],
+  // 3 an API's parts: its wire shapes, its codec (reading, writing and their face), its
+  // message rules, its limits, its counting endpoint's request
+  [
+    '*/wire.ts',
+    '*/model-run.ts',
+    '*/decode.ts',
+    '*/decode-turns.ts',
+    '*/decode-parts.ts',
+    '*/encode.ts',
+    '*/encode-assistant.ts',
+    '*/encode-parts.ts',
+    '*/codec.ts',
+    '*/rules.ts',
+    '*/limits.ts',
+    '*/counting.ts',
+  ],
   // 4 an API whole: its rules and replies (`provider.ts`), its codec entry (`index.ts`)
   ['*/provider.ts', '*/index.ts'],
   // 5 the tables by provider name
   ['table.ts', 'checks.ts', 'replies.ts', 'counting.ts'],
   // 6 the engine over the tables
-  ['validate.ts', 'repair.ts', 'tool-shapes.ts'],
+  ['validate.ts', 'repair-writes.ts', 'repair.ts', 'tool-shapes.ts'],
   // 7 the face
   ['index.ts'],
 ]
@@ -112,8 +135,11 @@ function sourceFiles(dir: string): string[] {
   })
 }
 
-/** The text with comments, strings and template literals blanked (kept line for line). */
-function codeOnly(text: string): string {
+/**
+ * The text with comments, strings and template literals blanked (kept line for line);
+ * `keepWords` keeps a string that is one word (`'trigger'`, a key in a list or a check).
+ */
+function codeOnly(text: string, keepWords = false): string {
   let out = ''
   let i = 0
   while (i < text.length) {
@@ -129,7 +155,9 @@ function codeOnly(text: string): string {
     } else if (c === "'" || c === '"' || c === '`') {
       let j = i + 1
       while (j < text.length && text[j] !== c) j += text[j] === '\\' ? 2 : 1
-      out += `${c}${text.slice(i + 1, j).replace(/[^\n]/g, ' ')}${c}`
+      const inner = text.slice(i + 1, j)
+      const kept = keepWords && /^[\w$]+$/.test(inner) ? inner : inner.replace(/[^\n]/g, ' ')
+      out += `${c}${kept}${c}`
       i = j + 1
     } else {
       out += c
@@ -182,11 +210,6 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
   }
   for (const v of graph.keys()) if (!index.has(v)) visit(v)
   return found
-}
-
-/** The text with comments blanked, strings kept (an option named in a key list counts). */
-function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\/|(?<![:'"`\\])\/\/[^\n]*/g, (c) => c.replace(/[^\n]/g, ' '))
 }
 
 /** Every option name a fit, a context or a named strategy reads, from the lists that check them. */
@@ -267,7 +290,7 @@ export async function houseFigures() {
     0,
   )
   const optionNames = await namedOptions()
-  const uncommented = new Map(files.map((f) => [f, withoutComments(texts.get(f) ?? '')]))
+  const uncommented = new Map(files.map((f) => [f, codeOnly(texts.get(f) ?? '', true)]))
   const optionFiles = optionNames
     .map((name) => {
       const word = new RegExp(`(?<![\\w$])${name}(?![\\w$])`)

@@ -22,7 +22,6 @@ export {
   type CountingEndpointOptions,
   countingEndpoint,
   type EndpointCount,
-  fitCounted,
   type GeminiCountingClient,
   type OpenAICountingClient,
 } from './context/counting-endpoint.js'
@@ -34,6 +33,7 @@ export {
   fitAsync,
   type MessageFate,
 } from './context/fit.js'
+export { fitCounted } from './context/fit-counted.js'
 export { ProviderFeedback, type ProviderFeedbackState } from './context/learned-limit.js'
 export { type OverflowReport, parseOverflowError } from './context/overflow-error.js'
 export type { StrategyName, StrategyOptionsByName } from './context/registry.js'

@@ -30,6 +30,12 @@ describe('the shape of src/', () => {
       'src/context/option-schemas.ts',
       'src/strategies/token-limited.ts',
     ])
+    // A name counts in code or as a one-word string (a key list, a check's option name), not
+    // inside a longer string: an import path through compress/, CSS in the HTML report.
+    expect(files('compress')).not.toContain('src/index.ts')
+    expect(files('compress')).toContain('src/compress/summarizing-options.ts')
+    expect(files('background')).not.toContain('src/report/html.ts')
+    expect(files('leaveLastN')).toContain('src/cli/fit-options.ts')
     // Every option a check knows is counted: the fit's, the context's and each strategy's.
     for (const name of ['budget', 'stable', 'initialMessages', 'maxTurns', 'summarizer'])
       expect(files(name)?.length, name).toBeGreaterThan(0)

@@ -5,7 +5,7 @@ import type { Strategy } from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
 import { type OpenAICompatibleOptions, openAICompatibleSummarizer } from './openai-compatible.js'
 import type { Summarizer } from './summarizer.js'
-import { type SummarizingOptions, summarizing } from './summarizing.js'
+import { SUMMARIZING_OPTIONS, type SummarizingOptions, summarizing } from './summarizing.js'
 
 export {
   checkFacts,
@@ -84,19 +84,8 @@ export function asyncStrategyFromOptions(
 /** The summarizing strategy from plain options (JSON configs, saved states, the CLI). */
 export function summarizingFromOptions(o: Record<string, unknown>) {
   requireOptions(o, 'summarizingFromOptions', undefined, { required: true })
-  const keys = [
-    'trigger',
-    'leaveLastN',
-    'mode',
-    'background',
-    'role',
-    'maxSummaryTokens',
-    'facts',
-    'signal',
-    'verbose',
-    'onEvent',
-    'compress',
-  ] as const
+  // Every option `summarizing` reads but its summarizer, which comes as JSON here.
+  const keys = SUMMARIZING_OPTIONS.filter((k) => k !== 'summarizer')
   const options: SummarizingOptions = { summarizer: summarizerFromJSON(o.summarizer) }
   for (const k of keys) if (o[k] !== undefined) (options as Record<string, unknown>)[k] = o[k]
   return summarizing(options)

@@ -11,11 +11,11 @@ import {
 } from '../context/option-schemas.js'
 import { strategyNames } from '../context/registry.js'
 import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../errors.js'
-import { readAutoGen } from '../formats/autogen.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { describeValue, requireArgument } from '../options-check.js'
 import { type LedgerOptions, withLedger } from '../strategies/ledger.js'
 import type { Strategy, Transform } from '../strategies/types.js'
+import { AUTOGEN, AUTOGEN_SHORT, loadAutoGen, snakeToCamel } from './autogen-config.js'
 import { createTransform, transformNames } from './transforms.js'
 
 /** A configurable thing as plain JSON, in the shape of AutoGen's component model. */
@@ -33,7 +33,6 @@ export interface ComponentModel {
 
 export const COMPONENT_VERSION = 1
 const PREFIX = 'context_window'
-const AUTOGEN = 'autogen_core.model_context.'
 
 const posInt = () => z.int().check(z.positive())
 const nonNegInt = () => z.int().check(z.nonnegative())
@@ -248,74 +247,4 @@ function loadContext(config: Record<string, unknown>): ChatContext {
     ...contextSettingsOf(c, !strategy),
   }
   return new ChatContext(options)
-}
-
-const AUTOGEN_SHORT = new Set([
-  'UnboundedChatCompletionContext',
-  'BufferedChatCompletionContext',
-  'HeadAndTailChatCompletionContext',
-  'TokenLimitedChatCompletionContext',
-])
-
-/** AutoGen's own context configs: `buffer_size`, `head_size`, `tail_size`, `token_limit`, `model_client`. */
-function loadAutoGen(provider: string, config: Record<string, unknown>): ChatContext {
-  const cls = provider.replace(AUTOGEN, '')
-  const initialMessages = autogenMessages(config.initialMessages)
-  const common = initialMessages.length ? { initialMessages } : {}
-  switch (cls) {
-    case 'UnboundedChatCompletionContext':
-      return new ChatContext({ ...common, strategy: createStrategy('unbounded') })
-    case 'BufferedChatCompletionContext':
-      return new ChatContext({
-        ...common,
-        strategy: createStrategy('buffered', { size: config.bufferSize }),
-      })
-    case 'HeadAndTailChatCompletionContext':
-      return new ChatContext({
-        ...common,
-        strategy: createStrategy('headAndTail', { head: config.headSize, tail: config.tailSize }),
-      })
-    case 'TokenLimitedChatCompletionContext': {
-      const client = config.modelClient as { config?: { model?: unknown } } | undefined
-      const model = typeof client?.config?.model === 'string' ? client.config.model : undefined
-      const limit = config.tokenLimit as number | undefined
-      const tools = Array.isArray(config.toolSchema)
-        ? z.array(toolSchemaSchema).parse(config.toolSchema)
-        : undefined
-      return new ChatContext({
-        ...common,
-        strategy: createStrategy('tokenLimited', {
-          ...(limit !== undefined && limit !== null && { limit }),
-          ...(model && { model }),
-        }),
-        ...(model && { model }),
-        ...(tools && { tools }),
-      })
-    }
-    default:
-      throw new InvalidStateError(`unknown AutoGen context ${JSON.stringify(provider)}`)
-  }
-}
-
-/** AutoGen `LLMMessage` JSON, through the AutoGen codec. */
-function autogenMessages(raw: unknown): Message[] {
-  if (raw === undefined || raw === null) return []
-  try {
-    return readAutoGen(raw)
-  } catch (e) {
-    throw new InvalidStateError(`initial_messages: ${(e as Error).message}`)
-  }
-}
-
-/** AutoGen writes snake_case keys; this library camelCase. Config keys are converted too. */
-function snakeToCamel(value: unknown, depth = 0): unknown {
-  if (depth > 4 || !value || typeof value !== 'object') return value
-  if (Array.isArray(value)) return value.map((v) => snakeToCamel(v, depth + 1))
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) {
-    const key = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-    // Message contents and tool schemas are data, not config: kept as written.
-    out[key] = key === 'parameters' || key === 'content' ? v : snakeToCamel(v, depth + 1)
-  }
-  return out
 }

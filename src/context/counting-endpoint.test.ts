@@ -7,7 +7,8 @@ import { CountingEndpointError, InvalidInputError, InvalidOptionError } from '..
 import type { Message } from '../messages/message.js'
 import { counterFor, exactCounter } from '../tokens/counters.js'
 import { ChatContext } from './chat-context.js'
-import { type CountingEndpointOptions, countingEndpoint, fitCounted } from './counting-endpoint.js'
+import { type CountingEndpointOptions, countingEndpoint } from './counting-endpoint.js'
+import { fitCounted } from './fit-counted.js'
 
 let server: CountingServer
 /** A provider that counts twice what o200k does: a local o200k count under-counts it. */

@@ -1,18 +1,13 @@
-import { ContextOverflowError, CountingEndpointError, InvalidOptionError } from '../errors.js'
+import { CountingEndpointError, InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import {
-  type CountingClients,
-  type CountingProvider,
-  countRequestOf,
-} from '../providers/counting.js'
+import { countRequestOf } from '../providers/counting.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { counterFor } from '../tokens/counters.js'
-import { unchangedOf } from './assemble.js'
 import { checkList, checkMessage } from './check.js'
-import { type FitOptions, fitAsync } from './fit.js'
-import type { FitResult } from './result.js'
+import { hash, keyOf, keys, scale } from './counting-measures.js'
+import type { CountingEndpoint, CountingEndpointOptions } from './counting-types.js'
 
 export type {
   AnthropicCountingClient,
@@ -20,63 +15,7 @@ export type {
   OpenAICountingClient,
 } from '../providers/counting.js'
 
-export type CountingEndpointOptions = {
-  /** The model the request goes to (the endpoint counts with its tokenizer). */
-  model: string
-  /** Tools exactly as the request sends them, in the provider's own shape: sent to the endpoint as they are. */
-  tools?: readonly unknown[]
-  /** The local count the endpoint corrects. Default: the model's counter. */
-  counter?: TokenCounter
-  /**
-   * When a count is worth a call: `near` (default) only when the local estimate is within
-   * `margin` of the room it must fit (or no room is given); `always`; `never` (the local estimate, calibrated by
-   * what was measured before).
-   */
-  when?: 'near' | 'always' | 'never'
-  /** Share of the room, each side, that counts as near. Default 0.15. */
-  margin?: number
-  /**
-   * An endpoint error, or no answer within `timeoutMs`, throws `CountingEndpointError` instead
-   * of falling back to the local estimate.
-   */
-  strict?: boolean
-  /**
-   * How long a count may take before the local estimate stands in (or, with `strict`, a
-   * `CountingEndpointError` with `timedOut` is thrown); the call is aborted. Default 5,000 ms.
-   */
-  timeoutMs?: number
-} & {
-  /** The provider API counting, and the caller's own SDK client it is called through. */
-  [P in CountingProvider]: { provider: P; client: CountingClients[P] }
-}[CountingProvider]
-
-export interface EndpointCount {
-  /** Input tokens of the request (messages, system prompt and tools). */
-  tokens: number
-  /** `endpoint`: counted by the provider now; `cache`: counted by it before; `estimate`: local. */
-  source: 'endpoint' | 'cache' | 'estimate'
-  /** The endpoint's error, when it failed and the local estimate stands in. */
-  error?: unknown
-}
-
-export interface CountingEndpoint {
-  /**
-   * A counter for `fit`, `fitAsync` and `ChatContext`: each message the endpoint has measured
-   * counts as measured (by content, so a copy of it too), any other as the local counter has
-   * it times the ratio measured so far. One object answers each message the same every time,
-   * so a fit on a growing history counts only what was added; a new object comes only when
-   * what was measured moves that ratio by more than 2% (then fits count afresh with it).
-   */
-  readonly counter: TokenCounter
-  /**
-   * The request's input tokens. The endpoint is called only when the policy says it pays and
-   * this request (the same messages, system prompt and tools) was not counted before; else
-   * the local estimate, corrected by earlier measurements, is returned.
-   */
-  count(messages: readonly Message[], options?: { room?: number }): Promise<EndpointCount>
-  /** Calls made to the endpoint so far. */
-  readonly calls: number
-}
+export type { CountingEndpoint, CountingEndpointOptions, EndpointCount } from './counting-types.js'
 
 /** Measurements kept per endpoint object: per-message counts, and whole requests. */
 const MAX_ENTRIES = 20_000
@@ -297,176 +236,10 @@ export function countingEndpoint(options: CountingEndpointOptions): CountingEndp
   }
 }
 
-const scale = (n: number, ratio: number | undefined): number =>
-  ratio === undefined ? n : Math.ceil(n * ratio)
-
 /** No answer in time: the error a timed-out count falls back with (or the cause of `CountingEndpointError`). */
 class CountingTimeout extends Error {
   override name = 'CountingTimeout'
   constructor(readonly timeoutMs: number) {
     super(`no answer within ${timeoutMs} ms`)
   }
-}
-
-/**
- * Each message's content key, by object. A key depends on the content alone, so one table
- * serves every endpoint, and a fit's unchanged copy of a message takes its original's key
- * (`fitCounted`) instead of being serialized again on every turn.
- */
-const keys = new WeakMap<Message, number>()
-function keyOf(m: Message): number {
-  let k = keys.get(m)
-  if (k === undefined) {
-    k = hash(JSON.stringify(m), 1)
-    keys.set(m, k)
-  }
-  return k
-}
-
-/** The messages of a fit that went out as they came in share their input's key. */
-function shareKeys(input: readonly Message[], result: FitResult): void {
-  for (const { from, position } of unchangedOf(result) ?? []) {
-    const copy = result.messages[position]
-    const original = input[from]
-    if (copy && original && !keys.has(copy)) keys.set(copy, keyOf(original))
-  }
-}
-
-/** A 53-bit hash of `s` (cyrb53), seeded: keys for counts, never sent anywhere. */
-function hash(s: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed
-  let h2 = 0x41c6ce57 ^ seed
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    h1 = Math.imul(h1 ^ c, 2654435761)
-    h2 = Math.imul(h2 ^ c, 1597334677)
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0)
-}
-
-/** Share of the room a fit that dropped messages must fill by the provider's count. */
-const FILL = 0.9
-/** Fits after the first, each checked by the provider's count. */
-const REFITS = 4
-/** Where in the room a refit aims, by the provider's count. */
-const AIM = 0.96
-/** Each refit after one that went over aims this much lower again. */
-const SHRINK = 0.9
-
-/**
- * `fitAsync` checked against the provider's count: fitted with what the endpoint measured
- * so far; when the local count comes near the room (budget less reserve), the fitted
- * request is counted by the endpoint. While the provider's count is over the room, or under
- * 90% of it with messages left out, the history is fitted again (at most four more times) to
- * the room divided by the ratio measured on this request (provider tokens per token the fit
- * counted), a little under it after each miss. The counter is the same for every refit of one
- * call, so the ratio measured on one fit holds for the next. The result is the fullest fit the
- * provider counted within the room; if none was, `ContextOverflowError` names the caller's
- * budget and what the provider counted.
- */
-export async function fitCounted(
-  messages: readonly Message[],
-  options: FitOptions & { endpoint: CountingEndpoint },
-): Promise<FitResult & { counted: EndpointCount }> {
-  requireOptions(options, 'fitCounted', undefined, { required: true })
-  const { endpoint, ...fitOptions } = options
-  requireArgument(
-    typeof endpoint?.count === 'function' && typeof endpoint.counter === 'object',
-    'fitCounted',
-    'endpoint',
-    'an endpoint from countingEndpoint',
-    endpoint,
-  )
-  // One counter for every fit of this call: what the endpoint learns meanwhile makes the next call's.
-  const counter = endpoint.counter
-  const first = await fitAsync(messages, { ...fitOptions, counter })
-  shareKeys(messages, first)
-  if (first.budget === null)
-    return Object.assign(first, { counted: await endpoint.count(first.messages) })
-  const budget = first.budget
-  const reserve = first.tokens.reserve
-  const room = budget - reserve
-  const fitted = (r: FitResult) => r.tokens.messages + r.tokens.tools + r.tokens.priming
-  const whole = (r: FitResult) => r.kept.length === messages.length && r.inserted.length === 0
-
-  let result = first
-  let target = room
-  let counted = await endpoint.count(first.messages, { room })
-  if (counted.source === 'estimate') return Object.assign(first, { counted })
-  let best: { result: FitResult; counted: EndpointCount } | undefined
-  /** The largest target fitted within the room, and the smallest fitted over it, with the provider's counts. */
-  let under: { target: number; tokens: number } | undefined
-  let over: { target: number; tokens: number } | undefined
-  for (let tries = 0; ; tries++) {
-    const within = counted.tokens <= room
-    if (within) {
-      if (!best || counted.tokens > best.counted.tokens) best = { result, counted }
-      if (whole(result) || counted.tokens >= FILL * room) break
-      if (!under || target > under.target) under = { target, tokens: counted.tokens }
-    } else {
-      // A fit is what it is at any target from what it counted: the bound is the lower of the two.
-      const at = Math.min(target, fitted(result))
-      if (!over || at < over.target) over = { target: at, tokens: counted.tokens }
-    }
-    if (tries === REFITS) break
-    const aim = AIM * room
-    if (under && over) {
-      // Between a fit under and one over: where the line through their counts meets the aim.
-      if (over.target - under.target <= 1) break
-      const step =
-        ((aim - under.tokens) / (over.tokens - under.tokens)) * (over.target - under.target)
-      target = Math.min(
-        over.target - 1,
-        Math.max(under.target + 1, Math.round(under.target + step)),
-      )
-    } else {
-      // The ratio measured on this request: provider tokens per token this counter counted.
-      const ratio = counted.tokens / Math.max(1, fitted(result))
-      target = Math.max(1, Math.floor((aim / ratio) * (within ? 1 : SHRINK ** tries)))
-      if (over && target >= over.target) target = over.target - 1
-    }
-    let next: FitResult
-    try {
-      next = await fitAsync(messages, { ...fitOptions, budget: reserve + target, reserve, counter })
-    } catch (error) {
-      if (!(error instanceof ContextOverflowError)) throw error
-      // What must be sent does not fit the room at the ratio this conversation measured.
-      const ratio = counted.tokens / Math.max(1, fitted(result))
-      throw new ContextOverflowError('the request, by the provider’s count', {
-        required: Math.ceil((error.required - reserve) * ratio) + reserve,
-        budget,
-        breakdown: { ...scaled(error.breakdown, ratio, 'reserve'), reserve },
-      })
-    }
-    shareKeys(messages, next)
-    result = next
-    // Checked whatever its estimate: the provider has just said how this conversation counts.
-    counted = await endpoint.count(result.messages)
-    if (counted.source === 'estimate') break
-  }
-  if (best) {
-    result = best.result
-    counted = best.counted
-  } else if (counted.source !== 'estimate') {
-    throw new ContextOverflowError('the request, by the provider’s count', {
-      required: counted.tokens + reserve,
-      budget,
-      breakdown: { request: counted.tokens, reserve },
-    })
-  }
-  // The result's lazy fields (fates, dropped) stay lazy: the count is added to it, not copied.
-  return Object.assign(result, { counted })
-}
-
-/** Each figure of a breakdown times `ratio`, but the one named `keep`. */
-function scaled(
-  breakdown: Record<string, number>,
-  ratio: number,
-  keep: string,
-): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const [k, v] of Object.entries(breakdown)) if (k !== keep) out[k] = Math.ceil(v * ratio)
-  return out
 }

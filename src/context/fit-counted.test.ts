@@ -7,8 +7,9 @@ import { type CountingServer, startCountingServer } from '../../test/helpers/cou
 import { ContextOverflowError, CountingEndpointError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
-import { type CountingEndpointOptions, countingEndpoint, fitCounted } from './counting-endpoint.js'
+import { type CountingEndpointOptions, countingEndpoint } from './counting-endpoint.js'
 import { fit } from './fit.js'
+import { fitCounted } from './fit-counted.js'
 
 // The provider is a loopback server counting by its own rule (test/helpers/counting-server.ts):
 // o200k tokens of every string sent × `scale`, plus 4 an item and 10 a request. The local

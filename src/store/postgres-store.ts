@@ -1,6 +1,5 @@
 import type { Pool, PoolClient, PoolConfig } from 'pg'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { newAppendId } from './append-id.js'
 import {
   type AppendOptions,
@@ -11,34 +10,22 @@ import {
   checkSummary,
   checkWindow,
   type HistoryStore,
-  STORE_TIMEOUT_MS,
   StoreConflictError,
   StoreError,
 } from './history-store.js'
-import { checkTablePrefix, SCHEMA_VERSION, schemaSql } from './postgres-schema.js'
+import {
+  APPEND_ATTEMPTS,
+  APPEND_ID_SECONDS,
+  connectionLost,
+  lostConnection,
+  storable,
+} from './postgres-connection.js'
+import { type PostgresStoreOptions, postgresSettings } from './postgres-options.js'
+import { SCHEMA_VERSION, schemaSql } from './postgres-schema.js'
 import { checkServerUrl } from './server-url.js'
 import { readEntry, readSummary } from './stored-values.js'
 
-export interface PostgresStoreOptions {
-  /** `postgres://[user:password@]host[:port]/database`; or give a `pool`. */
-  url?: string
-  /** A `pg` Pool of your own: the store does not end it. */
-  pool?: Pool
-  /** Prefix of the table names (letters, digits, `_`; case folded, as PostgreSQL folds names). Default `cw_`. */
-  tablePrefix?: string
-  /**
-   * Seconds a conversation lives after its last change: older ones are deleted by `sweep()`,
-   * which writes run at most once a minute. Default: for ever.
-   */
-  ttl?: number
-  /** Passed to `pg` when it makes the pool from `url`. */
-  poolOptions?: PoolConfig
-  /**
-   * Longest wait for any one call, in ms, before it fails with a `StoreError`: pg's limits and
-   * the server's `statement_timeout` on connections the store opens. Default 10,000.
-   */
-  timeoutMs?: number
-}
+export type { PostgresStoreOptions } from './postgres-options.js'
 
 /** The PostgreSQL store: a `HistoryStore` with `sweep()`, which deletes conversations past their `ttl`. */
 export interface PostgresStore extends HistoryStore {
@@ -46,32 +33,6 @@ export interface PostgresStore extends HistoryStore {
   sweep(): Promise<number>
   /** Ends the pool the store made from `url` (a pool you gave stays open). */
   close(): Promise<void>
-}
-
-/** How long an append id is remembered, as the Redis store does. */
-const APPEND_ID_SECONDS = 3600
-/** Tries of an append whose connection broke. */
-const APPEND_ATTEMPTS = 3
-
-/** The store's errors that came from a connection that broke (the server may have done the work). */
-const lostConnection = new WeakSet<object>()
-
-/** A connection that broke, or a server that ended it (SQLSTATE class 08, 57P01-57P03). */
-function connectionLost(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code
-  if (typeof code === 'string' && (/^08/.test(code) || /^57P0[123]$/.test(code))) return true
-  const message = e instanceof Error ? e.message : ''
-  return /Connection terminated|ECONNRESET|EPIPE|ECONNREFUSED|socket hang up/i.test(message)
-}
-
-/**
- * What goes into a `jsonb` column. `jsonb` refuses `\u0000` and a lone surrogate, which a
- * message may hold (a tool's binary output, text cut mid-pair): such a value is kept as its
- * JSON text, `{ "json": "…" }`, where they are plain escapes, and read back whole.
- */
-function storable(value: object): object {
-  const text = JSON.stringify(value)
-  return /\\u(0000|d[89a-f])/i.test(text) ? { json: text } : value
 }
 
 /**
@@ -83,42 +44,7 @@ function storable(value: object): object {
  * dependency, loaded here. Errors never carry message contents or the password.
  */
 export async function postgresStore(options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-  requireOptions(options, 'postgresStore', [
-    'url',
-    'pool',
-    'tablePrefix',
-    'ttl',
-    'poolOptions',
-    'timeoutMs',
-  ])
-  for (const k of ['url', 'tablePrefix'] as const)
-    requireArgument(
-      options[k] === undefined || typeof options[k] === 'string',
-      'postgresStore',
-      k,
-      'a string',
-      options[k],
-    )
-  for (const k of ['pool', 'poolOptions'] as const)
-    requireArgument(
-      options[k] === undefined || (typeof options[k] === 'object' && options[k] !== null),
-      'postgresStore',
-      k,
-      k === 'pool' ? 'a pg Pool' : 'pg pool options',
-      options[k],
-    )
-  const { tablePrefix: given = 'cw_', ttl = 0, timeoutMs = STORE_TIMEOUT_MS } = options
-  checkTablePrefix(given)
-  // PostgreSQL folds unquoted names: `CW_` names the tables of `cw_`, so the schema lock and
-  // the messages name them folded too (two spellings starting together would otherwise race).
-  const tablePrefix = given.toLowerCase()
-  if (!Number.isInteger(ttl) || ttl < 0)
-    throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)
-  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1)
-    throw new InvalidOptionError(
-      'timeoutMs',
-      `expected a positive whole number of ms, got ${describeValue(timeoutMs)}`,
-    )
+  const { tablePrefix, ttl, timeoutMs } = postgresSettings(options)
   let pool = options.pool
   let owned = false
   let hide = (text: string) => text

@@ -1,6 +1,5 @@
-import type { Cluster, Redis, RedisOptions } from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { newAppendId } from './append-id.js'
 import {
   type AppendOptions,
@@ -10,117 +9,23 @@ import {
   checkSummary,
   checkWindow,
   type HistoryStore,
-  STORE_TIMEOUT_MS,
   StoreConflictError,
   StoreError,
   type SummaryRecord,
 } from './history-store.js'
-import { checkPrefix, redisKeys } from './redis-keys.js'
+import { redisKeys } from './redis-keys.js'
+import { type RedisStoreOptions, redisSettings } from './redis-options.js'
+import { APPEND, APPEND_ID_SECONDS, CLEAR, PUT_SUMMARY } from './redis-scripts.js'
 import { checkServerUrl } from './server-url.js'
 import { readEntry, readSummary } from './stored-values.js'
 
-/** A single server (`Redis`) or a Redis Cluster (`Cluster`): the store works the same on both. */
-export type RedisClient = Redis | Cluster
+export type { RedisClient, RedisStoreOptions } from './redis-options.js'
 
 /** The Redis store: a `HistoryStore` whose `close` must be called for the process to exit. */
 export interface RedisStore extends HistoryStore {
   /** Ends the connection the store made from `url` (a client you gave stays open). */
   close(): Promise<void>
 }
-
-export interface RedisStoreOptions {
-  /** `redis://[user:password@]host:port/db` of one server; for a cluster give a `Cluster` as `client`. */
-  url?: string
-  client?: RedisClient
-  /** Key prefix. Default `cw:`. */
-  prefix?: string
-  /** Seconds a conversation lives after its last change. Default: for ever. */
-  ttl?: number
-  /** Passed to ioredis when it connects from `url`. */
-  redisOptions?: RedisOptions
-  /** Longest wait for any one call, in ms, before it fails with a `StoreError`. Default 10,000. */
-  timeoutMs?: number
-  /**
-   * Replicas that must hold a write before it resolves (Redis `WAIT`, sent to the same
-   * master right after the write). With 1 and one replica per master, a write that resolved
-   * survives the failover of its master. Default 0: a write resolves when the master has it.
-   */
-  replicas?: number
-  /** How long a write waits for `replicas`, in ms, before it fails with a `StoreError`. Default 2,000. */
-  replicaTimeoutMs?: number
-}
-
-/** How long a finished append remembers its id, so a resent script does not append twice. */
-const APPEND_ID_SECONDS = 3600
-
-/**
- * Appends several messages, bumps the version and refreshes the TTL in one step, once per
- * append id: a client that lost the reply and sends the script again gets the first
- * answer back instead of a second copy of the messages.
- * KEYS: messages, version, summaries, append id. ARGV: expected length (-1: any), ttl (0: none),
- * id ttl, how many of the entries are the seed (pushed only into an empty list), entries...
- */
-const APPEND = `
-local done = redis.call('GET', KEYS[4])
-if done then
-  local sep = string.find(done, ':')
-  return {tonumber(string.sub(done, 1, sep - 1)), tonumber(string.sub(done, sep + 1))}
-end
-local len = redis.call('LLEN', KEYS[1])
-local expected = tonumber(ARGV[1])
-if expected >= 0 and expected ~= len then return {-1, len} end
-local first = 5
-if len > 0 then first = 5 + tonumber(ARGV[4]) end
-for i = first, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
-local version = redis.call('INCR', KEYS[2])
-local ttl = tonumber(ARGV[2])
-if ttl > 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-  redis.call('EXPIRE', KEYS[2], ttl)
-  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ttl) end
-end
-local length = len + #ARGV - first + 1
-redis.call('SET', KEYS[4], length .. ':' .. version, 'EX', tonumber(ARGV[3]))
-return {length, version}
-`
-
-/**
- * Adds a summary and takes out those it supersedes (ending at or before its end), in one
- * step. A stored record that cannot be read is left for the reader to report.
- * KEYS: summaries, version. ARGV: expected version (-1: any), ttl, record, record's end.
- */
-const PUT_SUMMARY = `
-local version = tonumber(redis.call('GET', KEYS[2]) or '0')
-local expected = tonumber(ARGV[1])
-if expected >= 0 and expected ~= version then return {-1, version} end
-local stop = tonumber(ARGV[4])
-local kept = {}
-for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local ok, s = pcall(cjson.decode, raw)
-  local r = ok and type(s) == 'table' and s.replaces
-  local e = type(r) == 'table' and tonumber(r[2])
-  if not e or e > stop then kept[#kept + 1] = raw end
-end
-redis.call('DEL', KEYS[1])
-for _, raw in ipairs(kept) do redis.call('RPUSH', KEYS[1], raw) end
-redis.call('RPUSH', KEYS[1], ARGV[3])
-version = redis.call('INCR', KEYS[2])
-local ttl = tonumber(ARGV[2])
-if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) redis.call('EXPIRE', KEYS[2], ttl) end
-return {1, version}
-`
-
-/**
- * Takes out the messages and summaries and bumps the version, in one step.
- * KEYS: messages, summaries, version. ARGV: ttl (0: none).
- */
-const CLEAR = `
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('INCR', KEYS[3])
-local ttl = tonumber(ARGV[1])
-if ttl > 0 then redis.call('EXPIRE', KEYS[3], ttl) end
-return 1
-`
 
 /**
  * Conversations in Redis or a Redis Cluster, for agents that run as many processes. Key
@@ -133,52 +38,7 @@ return 1
  * peer dependency, loaded here.
  */
 export async function redisStore(options: RedisStoreOptions = {}): Promise<RedisStore> {
-  requireOptions(options, 'redisStore', [
-    'url',
-    'client',
-    'prefix',
-    'ttl',
-    'redisOptions',
-    'timeoutMs',
-    'replicas',
-    'replicaTimeoutMs',
-  ])
-  for (const k of ['url', 'prefix'] as const)
-    requireArgument(
-      options[k] === undefined || typeof options[k] === 'string',
-      'redisStore',
-      k,
-      'a string',
-      options[k],
-    )
-  for (const k of ['client', 'redisOptions'] as const)
-    requireArgument(
-      options[k] === undefined || (typeof options[k] === 'object' && options[k] !== null),
-      'redisStore',
-      k,
-      k === 'client' ? 'an ioredis client' : 'ioredis options',
-      options[k],
-    )
-  const { prefix = 'cw:', ttl = 0, timeoutMs = STORE_TIMEOUT_MS, replicas = 0 } = options
-  const { replicaTimeoutMs = 2000 } = options
-  checkPrefix(prefix, 'redisStore')
-  if (!Number.isInteger(replicas) || replicas < 0)
-    throw new InvalidOptionError(
-      'replicas',
-      `expected a whole number of replicas >= 0, got ${describeValue(replicas)}`,
-    )
-  if (!Number.isInteger(replicaTimeoutMs) || replicaTimeoutMs < 1)
-    throw new InvalidOptionError(
-      'replicaTimeoutMs',
-      `expected whole ms >= 1, got ${describeValue(replicaTimeoutMs)}`,
-    )
-  if (!Number.isInteger(ttl) || ttl < 0)
-    throw new InvalidOptionError('ttl', `expected whole seconds >= 0, got ${describeValue(ttl)}`)
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))
-    throw new InvalidOptionError(
-      'timeoutMs',
-      `expected a positive number of ms, got ${describeValue(timeoutMs)}`,
-    )
+  const { prefix, ttl, timeoutMs, replicas, replicaTimeoutMs } = redisSettings(options)
   let client = options.client
   let owned = false
   /** The last error of a connection the store opened, password removed; cleared when it is ready. */
