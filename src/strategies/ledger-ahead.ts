@@ -10,7 +10,7 @@
 import type { Message } from '../messages/message.js'
 import { messageSecrets } from '../messages/quoted-facts.js'
 import { lineOpening } from '../messages/records.js'
-import { costOf, isRead, itemsOf, pieceTokens, placeOf, toolOf, whoOf } from './ledger-text.js'
+import { costOf, isRead, itemsOf, pieceTokens, placeOf, toolOf, whoOf } from './ledger-items.js'
 import type { PlanItem, View } from './types.js'
 
 interface Ahead {

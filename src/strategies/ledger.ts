@@ -1,13 +1,9 @@
 import { requireArgument, requireOptions } from '../options-check.js'
 import { trimOldest } from './budget.js'
 import { readAhead } from './ledger-ahead.js'
-import {
-  LEDGER_HEADING,
-  LEDGER_HEADING_RECALL,
-  ledgerText,
-  placeOf,
-  WINDOW_MESSAGES,
-} from './ledger-text.js'
+import { placeOf } from './ledger-items.js'
+import { WINDOW_MESSAGES } from './ledger-tally.js'
+import { LEDGER_HEADING, LEDGER_HEADING_RECALL, ledgerText } from './ledger-text.js'
 import { pinnedSet } from './pins.js'
 import { whenReady } from './scorers.js'
 import type { PlanItem, Strategy, View } from './types.js'
