@@ -10,17 +10,9 @@ import { ContextOverflowError } from '../src/errors.js'
 import type { Message } from '../src/messages/message.js'
 import { cooccurring } from '../src/strategies/cooccurring.js'
 import { dates } from '../src/strategies/dates.js'
+import { entities, identifiers, speakerNews } from '../src/strategies/named-scorers.js'
 import { mostRelevant, relevanceScorer, scoreBased } from '../src/strategies/score-based.js'
-import {
-  combine,
-  entities,
-  identifiers,
-  nearby,
-  recency,
-  relevance,
-  type Scorer,
-  speakerNews,
-} from '../src/strategies/scorers.js'
+import { combine, nearby, recency, relevance, type Scorer } from '../src/strategies/scorers.js'
 import { tokenLimited } from '../src/strategies/token-limited.js'
 import type { Strategy } from '../src/strategies/types.js'
 import { exactCounter } from '../src/tokens/counters.js'

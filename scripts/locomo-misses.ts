@@ -4,7 +4,7 @@
 import { fit } from '../src/context/fit.js'
 import { ContextOverflowError } from '../src/errors.js'
 import { type Message, messageText } from '../src/messages/message.js'
-import { terms_ } from '../src/strategies/scorers.js'
+import { terms_ } from '../src/strategies/query-terms.js'
 import type { Strategy } from '../src/strategies/types.js'
 import { exactCounter } from '../src/tokens/counters.js'
 import { type LocomoSample, locomoChat, normaliseEvidence } from './locomo.js'

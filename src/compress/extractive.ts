@@ -1,7 +1,7 @@
 import { contentText, type Message } from '../messages/message.js'
 import { name, oneLine, quote } from '../messages/records.js'
 import { requireArgument, requireOptions } from '../options-check.js'
-import { terms_ } from '../strategies/scorers.js'
+import { terms_ } from '../strategies/query-terms.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { exactCounter } from '../tokens/counters.js'
 import type { Summarizer } from './summarizer.js'

@@ -1,7 +1,8 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import { messageTerms, newestUserText, type Scorer, terms_ } from './scorers.js'
+import { messageTerms, newestUserText, terms_ } from './query-terms.js'
+import type { Scorer } from './scorers.js'
 import type { View } from './types.js'
 
 export interface CooccurringOptions {

@@ -1,5 +1,6 @@
 import { type Message, messageText } from '../messages/message.js'
-import { type Scorer, spoken } from './scorers.js'
+import { spoken } from './named-scorers.js'
+import type { Scorer } from './scorers.js'
 import type { View } from './types.js'
 
 const NAMES =

@@ -3,7 +3,9 @@ export { type CooccurringOptions, cooccurring } from './cooccurring.js'
 export { dateKeys, dates } from './dates.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
 export { LEDGER_HEADING, type LedgerOptions, withLedger } from './ledger.js'
+export { entities, identifiers, spokenBy } from './named-scorers.js'
 export { type Pin, standingInstructions } from './pins.js'
+export { newestUserText } from './query-terms.js'
 export {
   MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,
@@ -17,18 +19,14 @@ export {
 export {
   type AsyncScorer,
   combine,
-  entities,
-  identifiers,
   type NearbyOptions,
   nearby,
-  newestUserText,
   pinned,
   type RelevanceOptions,
   recency,
   relevance,
   roleWeights,
   type Scorer,
-  spokenBy,
   spreadScores,
 } from './scorers.js'
 export { type Embed, fuse, type SemanticOptions, semantic } from './semantic.js'

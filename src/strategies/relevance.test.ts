@@ -7,8 +7,9 @@ import { fit, fitAsync } from '../context/fit.js'
 import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
+import { identifiers, speakerNews } from './named-scorers.js'
 import { mostRelevant, relevanceScorer, scoreBased } from './score-based.js'
-import { identifiers, nearby, relevance, speakerNews, spreadScores } from './scorers.js'
+import { nearby, relevance, spreadScores } from './scorers.js'
 import { fuse, semantic } from './semantic.js'
 
 const counter = exactCounter()

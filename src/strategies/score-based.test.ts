@@ -10,8 +10,9 @@ import type { Message } from '../messages/message.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import { errorsOf, validate } from '../providers/validate.js'
 import { exactCounter } from '../tokens/counters.js'
+import { terms_ } from './query-terms.js'
 import { OMITTED_RESULT, scoreBased } from './score-based.js'
-import { combine, pinned, recency, relevance, roleWeights, terms_ } from './scorers.js'
+import { combine, pinned, recency, relevance, roleWeights } from './scorers.js'
 import type { View } from './types.js'
 
 const sys: Message = { role: 'system', content: 'You are a travel agent.' }

@@ -5,18 +5,15 @@ import { describeValue, requireOptions } from '../options-check.js'
 import { assertMandatoryFits } from './budget.js'
 import { cooccurring } from './cooccurring.js'
 import { dates } from './dates.js'
+import { entities, identifiers, speakerNews, spokenBy } from './named-scorers.js'
 import {
   type AsyncScorer,
   combine,
-  entities,
-  identifiers,
   type NearbyOptions,
   nearby,
   recency,
   relevance,
   type Scorer,
-  speakerNews,
-  spokenBy,
   whenReady,
 } from './scorers.js'
 import { type Embed, fuse, semantic } from './semantic.js'

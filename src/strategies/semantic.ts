@@ -1,14 +1,8 @@
 import { InvalidOptionError } from '../errors.js'
 import { type Message, messageText } from '../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import {
-  type AsyncScorer,
-  allScores,
-  eachUnit,
-  newestUserText,
-  type Scorer,
-  whenReady,
-} from './scorers.js'
+import { newestUserText } from './query-terms.js'
+import { type AsyncScorer, allScores, eachUnit, type Scorer, whenReady } from './scorers.js'
 import type { View } from './types.js'
 
 /** Embeds texts, one vector per text, in order; the vectors of one function share a length. */

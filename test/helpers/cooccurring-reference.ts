@@ -1,5 +1,5 @@
 import { messageText } from '../../src/messages/message.js'
-import { terms_ } from '../../src/strategies/scorers.js'
+import { terms_ } from '../../src/strategies/query-terms.js'
 import type { View } from '../../src/strategies/types.js'
 
 /**
