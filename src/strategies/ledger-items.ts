@@ -195,3 +195,9 @@ export const isRead = (counter: TokenCounter, m: Message, tool: string | undefin
     .get(counter)
     ?.get(m)
     ?.has(tool ?? '') === true
+
+export function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false
+  for (let k = a.length - 1; k >= 0; k--) if (a[k] !== b[k]) return false
+  return true
+}
