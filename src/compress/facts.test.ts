@@ -4,15 +4,8 @@ import { type FakeOpenAI, startFakeOpenAI } from '../../test/helpers/openai-serv
 import { tauBench } from '../../test/tau-bench.js'
 import { ChatContext } from '../context/chat-context.js'
 import { fitAsync } from '../context/fit.js'
-import {
-  extractFacts,
-  FACTS_HEADING,
-  type Fact,
-  factsOfText,
-  fitFacts,
-  mentions,
-  renderFacts,
-} from '../messages/facts.js'
+import { FACTS_HEADING, fitFacts, mentions, renderFacts } from '../messages/fact-list.js'
+import { extractFacts, type Fact, factsOfText } from '../messages/facts.js'
 import { contentText, type Message } from '../messages/message.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
 import { errorsOf, validate } from '../providers/validate.js'

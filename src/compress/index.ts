@@ -7,16 +7,8 @@ import { type OpenAICompatibleOptions, openAICompatibleSummarizer } from './open
 import type { Summarizer } from './summarizer.js'
 import { SUMMARIZING_OPTIONS, type SummarizingOptions, summarizing } from './summarizing.js'
 
-export {
-  checkFacts,
-  extractFacts,
-  FACTS_HEADING,
-  type Fact,
-  type FactKind,
-  type FactReport,
-  fitFacts,
-  renderFacts,
-} from '../messages/facts.js'
+export { checkFacts, FACTS_HEADING, fitFacts, renderFacts } from '../messages/fact-list.js'
+export { extractFacts, type Fact, type FactKind, type FactReport } from '../messages/facts.js'
 export { type ExtractiveOptions, extractiveSummarizer } from './extractive.js'
 export {
   DEFAULT_PROMPT,

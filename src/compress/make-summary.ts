@@ -1,7 +1,8 @@
 /** Making one summary: the summarizer (or a custom compressor) asked, its facts kept, the result checked. */
 import { redactCredentials } from '../messages/credentials.js'
 import type { Fact, FactReport } from '../messages/fact.js'
-import { checkFacts, fitFacts, mergeFacts, renderFacts } from '../messages/facts.js'
+import { checkFacts, fitFacts, renderFacts } from '../messages/fact-list.js'
+import { mergeFacts } from '../messages/facts.js'
 import type { Message } from '../messages/message.js'
 import { quotableFactsOf, withoutCredentials } from '../messages/quoted-facts.js'
 import { errorsOf, validate } from '../providers/validate.js'

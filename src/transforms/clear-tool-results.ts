@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import { isCarried } from '../messages/carried.js'
-import { rankFacts } from '../messages/facts.js'
+import { rankFacts } from '../messages/fact-list.js'
 import type { ContentPart, Message } from '../messages/message.js'
 import { quotableFacts } from '../messages/quoted-facts.js'
 import { itemsText } from '../messages/records.js'
