@@ -4,6 +4,7 @@ export { dateKeys, dates } from './dates.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
 export { LEDGER_HEADING, type LedgerOptions, withLedger } from './ledger.js'
 export { entities, identifiers, spokenBy } from './named-scorers.js'
+export { type NearbyOptions, nearby, spreadScores } from './nearby.js'
 export { type Pin, standingInstructions } from './pins.js'
 export { newestUserText } from './query-terms.js'
 export {
@@ -19,15 +20,12 @@ export {
 export {
   type AsyncScorer,
   combine,
-  type NearbyOptions,
-  nearby,
   pinned,
   type RelevanceOptions,
   recency,
   relevance,
   roleWeights,
   type Scorer,
-  spreadScores,
 } from './scorers.js'
 export { type Embed, fuse, type SemanticOptions, semantic } from './semantic.js'
 export { type PrefixSums, stableCut } from './stable-cut.js'

@@ -8,8 +8,9 @@ import { ContextOverflowError, InvalidInputError, InvalidOptionError } from '../
 import { type Message, messageText } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
 import { identifiers, speakerNews } from './named-scorers.js'
+import { nearby, spreadScores } from './nearby.js'
 import { mostRelevant, relevanceScorer, scoreBased } from './score-based.js'
-import { nearby, relevance, spreadScores } from './scorers.js'
+import { relevance } from './scorers.js'
 import { fuse, semantic } from './semantic.js'
 
 const counter = exactCounter()

@@ -6,16 +6,8 @@ import { assertMandatoryFits } from './budget.js'
 import { cooccurring } from './cooccurring.js'
 import { dates } from './dates.js'
 import { entities, identifiers, speakerNews, spokenBy } from './named-scorers.js'
-import {
-  type AsyncScorer,
-  combine,
-  type NearbyOptions,
-  nearby,
-  recency,
-  relevance,
-  type Scorer,
-  whenReady,
-} from './scorers.js'
+import { type NearbyOptions, nearby } from './nearby.js'
+import { type AsyncScorer, combine, recency, relevance, type Scorer, whenReady } from './scorers.js'
 import { type Embed, fuse, semantic } from './semantic.js'
 import type { Mandatory, PlanItem, Strategy, View } from './types.js'
 
