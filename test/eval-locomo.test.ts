@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { evaluate, type Family, formatRows } from '../scripts/eval-locomo.js'
 import { type LocomoSample, locomoChat, normaliseEvidence } from '../scripts/locomo.js'
 import { messageText } from '../src/messages/message.js'
-import { mostRelevant } from '../src/strategies/score-based.js'
+import { mostRelevant } from '../src/strategies/most-relevant.js'
 import type { Strategy, View } from '../src/strategies/types.js'
 import { readLocomo } from './locomo-data.js'
 

@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import { requireOptions } from '../options-check.js'
-import { type MostRelevantOptions, mostRelevant } from '../strategies/score-based.js'
+import { type MostRelevantOptions, mostRelevant } from '../strategies/most-relevant.js'
 import type { Strategy } from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
 import { type OpenAICompatibleOptions, openAICompatibleSummarizer } from './openai-compatible.js'

@@ -15,9 +15,8 @@ import {
   MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,
   namedMostRelevant,
-  type ScoreBasedOptions,
-  scoreBased,
-} from '../strategies/score-based.js'
+} from '../strategies/most-relevant.js'
+import { type ScoreBasedOptions, scoreBased } from '../strategies/score-based.js'
 import {
   TOKEN_LIMITED_OPTIONS,
   type TokenLimitedOptions,

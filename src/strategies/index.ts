@@ -3,20 +3,18 @@ export { type CooccurringOptions, cooccurring } from './cooccurring.js'
 export { dateKeys, dates } from './dates.js'
 export { type HeadAndTailOptions, headAndTail } from './head-and-tail.js'
 export { LEDGER_HEADING, type LedgerOptions, withLedger } from './ledger.js'
-export { entities, identifiers, spokenBy } from './named-scorers.js'
-export { type NearbyOptions, nearby, spreadScores } from './nearby.js'
-export { type Pin, standingInstructions } from './pins.js'
-export { newestUserText } from './query-terms.js'
 export {
   MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,
   mostRelevant,
-  OMITTED_RESULT,
   type RelevanceScorerOptions,
   relevanceScorer,
-  type ScoreBasedOptions,
-  scoreBased,
-} from './score-based.js'
+} from './most-relevant.js'
+export { entities, identifiers, spokenBy } from './named-scorers.js'
+export { type NearbyOptions, nearby, spreadScores } from './nearby.js'
+export { type Pin, standingInstructions } from './pins.js'
+export { newestUserText } from './query-terms.js'
+export { OMITTED_RESULT, type ScoreBasedOptions, scoreBased } from './score-based.js'
 export {
   type AsyncScorer,
   combine,

@@ -8,8 +8,8 @@ import type { Message } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
 import { cooccurring } from './cooccurring.js'
 import { dateKeys, dates } from './dates.js'
+import { mostRelevant, relevanceScorer } from './most-relevant.js'
 import { speakerNews, spokenBy } from './named-scorers.js'
-import { mostRelevant, relevanceScorer } from './score-based.js'
 import type { Strategy, View } from './types.js'
 
 const counter = exactCounter()
