@@ -11,8 +11,9 @@ import { parseArgs } from 'node:util'
 import { fit } from '../src/context/fit.js'
 import { contentText, type Message } from '../src/messages/message.js'
 import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
+import { LeftOut } from '../src/recall/left-out.js'
 import { recallIndexOf } from '../src/recall/recall-index.js'
-import { LeftOut, search } from '../src/recall/search.js'
+import { search } from '../src/recall/search.js'
 import { tauBench } from '../test/tau-bench.js'
 
 /** τ-bench trajectories one after another, the system prompt once, `n` messages ending on a user turn. */

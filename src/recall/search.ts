@@ -1,5 +1,7 @@
+import type { LeftOut } from './left-out.js'
 import { type RecallIndex, sortedHas } from './recall-index.js'
-import { isIdentifier, isJoined, type QueryTerms, queryTerms } from './terms.js'
+import { bestFor, pickShortest, type Shortest, topByScore } from './search-picks.js'
+import { isIdentifier, type QueryTerms, queryTerms } from './terms.js'
 
 /**
  * Postings a search reads beyond its rarest word's: the query's words are read rarest first,
@@ -12,50 +14,6 @@ export const QUERY_POSTINGS = 1 << 16
 /** BM25's usual constants. */
 const K1 = 1.2
 const B = 0.75
-
-/**
- * The messages a recall may return: those the fit left out (not sent in any form, not taken
- * out as invalid), never a system prompt. Made from what is closed, which is what the
- * request holds (its size, not the history's).
- */
-export class LeftOut {
-  /** Messages that may be recalled. */
-  readonly count: number
-  /** Distinct positions that may not (sent, invalid, system prompts). */
-  readonly closed: number[]
-  /** Mean distinct words of the messages that may be recalled. */
-  readonly meanLength: number
-  /** 1 for each position that may not be recalled. */
-  readonly shut: Uint8Array
-
-  constructor(
-    index: RecallIndex,
-    readonly length: number,
-    ...notRecallable: Iterable<number>[]
-  ) {
-    // Sized to the index: a message it read past `length` is not recalled either.
-    this.shut = new Uint8Array(Math.max(length, index.length))
-    this.shut.fill(1, length)
-    const closed: number[] = []
-    let closedLength = 0
-    for (const list of notRecallable)
-      for (const i of list) {
-        if (!(i >= 0 && i < length) || this.shut[i] === 1) continue
-        this.shut[i] = 1
-        closed.push(i)
-        closedLength += index.lengths[i] as number
-      }
-    this.closed = closed
-    this.count = length - closed.length
-    // The mean over what may be recalled, as BM25 reads it (lengths are whole numbers: exact).
-    this.meanLength = (index.totalLength - closedLength) / Math.max(1, this.count)
-  }
-
-  /** Whether message `i` may be recalled. */
-  has(i: number): boolean {
-    return i >= 0 && i < this.length && this.shut[i] === 0
-  }
-}
 
 interface Buffers {
   score: Float64Array
@@ -84,11 +42,6 @@ function buffers(index: RecallIndex, n: number): Buffers {
   }
   buffersOf.set(index, made)
   return made
-}
-
-/** Whether message `a` (score `sa`) ranks before `b` (score `sb`): higher score, then newer. */
-function before(sa: number, a: number, sb: number, b: number): boolean {
-  return sa > sb || (sa === sb && a > b)
 }
 
 /**
@@ -254,148 +207,4 @@ function byWeight(
     .sort((a, b) => b.most - a.most || b.long - a.long || a.k - b.k)
     .map((x) => x.t)
   return [...ids, ...others]
-}
-
-/** The messages of the fewest words holding a word, and that number of words. */
-interface Shortest {
-  length: number
-  at: number[]
-}
-
-/**
- * The best of a one-word term's shortest messages not taken yet (the higher whole score,
- * then the newer), or undefined when all are taken (the next shortest are found by reading
- * its postings again).
- */
-function pickShortest(
-  short: Shortest | undefined,
-  score: Float64Array,
-  taken: Uint8Array,
-): number | undefined {
-  if (!short) return undefined
-  let best = -1
-  for (const k of short.at)
-    if (taken[k] === 0 && (best < 0 || before(score[k] as number, k, score[best] as number, best)))
-      best = k
-  return best >= 0 ? best : short.at.length === 0 ? -1 : undefined
-}
-
-/**
- * The message not taken yet that best holds `term` (its words' weights, by the message's
- * length), ties to the higher whole score, then the newer; -1 when none holds it.
- */
-function bestFor(
-  term: readonly string[],
-  index: RecallIndex,
-  left: LeftOut,
-  weight: ReadonlyMap<string, number>,
-  norm: (k: number) => number,
-  score: Float64Array,
-  termScore: Float64Array,
-  taken: Uint8Array,
-  met: Int32Array,
-): number {
-  let best = -1
-  if (term.length === 1) {
-    // One word: its best holder is the shortest (its weight by a norm that falls with length).
-    const at = index.holding(term[0] as string)
-    const lengths = index.lengths
-    let shortest = Number.POSITIVE_INFINITY
-    for (let j = 0; j < at.length; j++) {
-      const k = at[j] as number
-      if (taken[k] === 1 || !left.has(k)) continue
-      const n = lengths[k] as number
-      if (
-        n < shortest ||
-        (n === shortest && before(score[k] as number, k, score[best] as number, best))
-      ) {
-        shortest = n
-        best = k
-      }
-    }
-    return best
-  }
-  let bestScore = 0
-  let count = 0
-  for (const w of term) {
-    const wt = weight.get(w) as number
-    const at = index.holding(w)
-    for (let j = 0; j < at.length; j++) {
-      const k = at[j] as number
-      if (!left.has(k)) continue
-      if (termScore[k] === 0) met[count++] = k
-      termScore[k] = (termScore[k] as number) + wt * norm(k)
-    }
-  }
-  // An identifier joined by `_`, `.` or `-` is matched whole: a message holding it whole
-  // comes before one holding only some of its parts (the neighbouring id's).
-  const whole = isJoined(term) ? index.holding(term[0] as string) : undefined
-  let wholeMet = false
-  if (whole)
-    for (let j = 0; j < count && !wholeMet; j++) {
-      const k = met[j] as number
-      wholeMet = taken[k] === 0 && sortedHas(whole, k)
-    }
-  for (let j = 0; j < count; j++) {
-    const k = met[j] as number
-    const t = termScore[k] as number
-    termScore[k] = 0
-    if (taken[k] === 1 || (wholeMet && !sortedHas(whole as Int32Array, k))) continue
-    if (
-      best < 0 ||
-      t > bestScore ||
-      (t === bestScore && before(score[k] as number, k, score[best] as number, best))
-    ) {
-      best = k
-      bestScore = t
-    }
-  }
-  return best
-}
-
-/** The `n` best of `list` by `score` (then newer), those `taken` left out, best first. */
-function topByScore(
-  list: Int32Array,
-  count: number,
-  score: Float64Array,
-  taken: Uint8Array,
-  n: number,
-): number[] {
-  if (n <= 0) return []
-  // A heap of the n best so far whose root is the worst of them.
-  const heap: number[] = []
-  const after = (a: number, b: number) => before(score[b] as number, b, score[a] as number, a)
-  for (let j = 0; j < count; j++) {
-    const k = list[j] as number
-    if (taken[k] === 1) continue
-    let i: number
-    if (heap.length < n) {
-      heap.push(k)
-      i = heap.length - 1
-      while (i > 0) {
-        const p = (i - 1) >> 1
-        const up = heap[p] as number
-        if (!after(k, up)) break
-        heap[i] = up
-        i = p
-      }
-      heap[i] = k
-      continue
-    }
-    if (!after(heap[0] as number, k)) continue
-    i = 0
-    for (;;) {
-      const l = 2 * i + 1
-      if (l >= heap.length) break
-      const r = l + 1
-      let c = l
-      if (r < heap.length && after(heap[r] as number, heap[l] as number)) c = r
-      const child = heap[c] as number
-      if (!after(child, k)) break
-      heap[i] = child
-      i = c
-    }
-    heap[i] = k
-  }
-  return heap.sort((a, b) => (before(score[a] as number, a, score[b] as number, b) ? -1 : 1))
 }
