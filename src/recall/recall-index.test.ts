@@ -5,10 +5,11 @@ import { contentText, type Message } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
 import { recall } from './index.js'
 import { LeftOut } from './left-out.js'
+import { QUERY_WORDS, queryTerms } from './query-terms.js'
 import { RecallIndex, recallIndexOf } from './recall-index.js'
 import { search } from './search.js'
 import { MARK, SecretSet } from './secret-set.js'
-import { QUERY_WORDS, queryTerms, wordsOf } from './terms.js'
+import { wordsOf } from './terms.js'
 
 const counter = exactCounter()
 

@@ -4,8 +4,8 @@
  */
 
 import type { LeftOut } from './left-out.js'
+import { isJoined } from './query-terms.js'
 import { type RecallIndex, sortedHas } from './recall-index.js'
-import { isJoined } from './terms.js'
 
 /** Whether message `a` (score `sa`) ranks before `b` (score `sb`): higher score, then newer. */
 export function before(sa: number, a: number, sb: number, b: number): boolean {

@@ -1,7 +1,7 @@
 import type { LeftOut } from './left-out.js'
+import { isIdentifier, type QueryTerms, queryTerms } from './query-terms.js'
 import { type RecallIndex, sortedHas } from './recall-index.js'
 import { bestFor, pickShortest, type Shortest, topByScore } from './search-picks.js'
-import { isIdentifier, type QueryTerms, queryTerms } from './terms.js'
 
 /**
  * Postings a search reads beyond its rarest word's: the query's words are read rarest first,
