@@ -2,8 +2,8 @@ import { InvalidPlanError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'
+import { withoutBlankParts, writtenFault } from '../providers/message-tests.js'
 import type { ProviderRules } from '../providers/types.js'
-import { withoutBlankParts, writtenFault } from '../providers/validate.js'
 import type { PlanItem, View } from '../strategies/types.js'
 
 /** The message a plan item sends: the view's, as is or replaced, or one the strategy wrote. */

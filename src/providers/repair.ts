@@ -7,13 +7,8 @@ import type {
   ToolMessage,
 } from '../messages/message.js'
 import { type Unit, unitsOf } from '../messages/units.js'
-import type { ProblemCode, ValidateOptions } from './problems.js'
-import { distinct, freshId, movedMedia } from './repair-writes.js'
-import { overRequestLimits, withoutMedia } from './request-limits.js'
-import type { MessageRules, ProviderRules } from './types.js'
 import {
   assistantMedia,
-  checkArguments,
   countParts,
   emptyList,
   hasText,
@@ -22,11 +17,15 @@ import {
   isEmpty,
   isMedia,
   ownThought,
-  rulesOf,
   withoutContent,
   withoutParts,
   withoutThought,
-} from './validate.js'
+} from './message-tests.js'
+import type { ProblemCode, ValidateOptions } from './problems.js'
+import { distinct, freshId, movedMedia } from './repair-writes.js'
+import { overRequestLimits, withoutMedia } from './request-limits.js'
+import type { MessageRules, ProviderRules } from './types.js'
+import { checkArguments, rulesOf } from './validate.js'
 
 export { isMovedMediaHeader, requireUserTurn } from './repair-writes.js'
 

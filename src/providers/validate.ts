@@ -22,24 +22,6 @@ import { describeLimits, overRequestLimits } from './request-limits.js'
 import { PROVIDER_RULES, providerRules } from './table.js'
 import type { ProviderRules } from './types.js'
 
-// What a message is (empty, blank, media, calls only) has its module too (message-tests.ts).
-export {
-  assistantMedia,
-  countParts,
-  emptyList,
-  hasText,
-  isBlank,
-  isCallOnly,
-  isEmpty,
-  isMedia,
-  ownThought,
-  type WrittenFault,
-  withoutBlankParts,
-  withoutContent,
-  withoutParts,
-  withoutThought,
-  writtenFault,
-} from './message-tests.js'
 // The names and the problems have modules of their own (provider.ts, problems.ts); the root
 // entry and modules outside providers/ still read them from here.
 export type { Problem, ProblemCode, ValidateOptions } from './problems.js'

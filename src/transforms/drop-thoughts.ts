@@ -1,6 +1,6 @@
 import type { Message } from '../messages/message.js'
 import { requireOptions } from '../options-check.js'
-import { isEmpty } from '../providers/validate.js'
+import { isEmpty } from '../providers/message-tests.js'
 import { positiveInt } from '../strategies/buffered.js'
 import type { Transform } from '../strategies/types.js'
 
