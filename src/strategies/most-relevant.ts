@@ -62,17 +62,7 @@ const embedded: EmbedPart = (lexical, embed, query) =>
 
 /** `relevanceScorer`, with the embedding part given apart (none: `embed` is refused). */
 function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): AsyncScorer {
-  requireOptions(options, 'relevanceScorer', [
-    'query',
-    'embed',
-    'nearby',
-    'identifiers',
-    'entities',
-    'speakers',
-    'speakerTurns',
-    'dates',
-    'cooccurring',
-  ])
+  requireOptions(options, 'relevanceScorer', RELEVANCE_SCORER_OPTIONS)
   const {
     query,
     embed,
@@ -142,43 +132,20 @@ function mostRelevantWith(
   embedPart?: EmbedPart,
 ): Strategy<'mostRelevant', MostRelevantOptions> {
   requireOptions(options, 'mostRelevant', MOST_RELEVANT_OPTIONS)
-  const {
-    query,
-    embed,
-    nearby: near,
-    identifiers: ids,
-    entities: ents,
-    speakers: spk,
-    speakerTurns: st,
-    dates: dw,
-    cooccurring: cw,
-    ...rest
-  } = options
-  const scorer = relevanceWith(
-    {
-      ...(query !== undefined && { query }),
-      ...(embed !== undefined && { embed }),
-      ...(near !== undefined && { nearby: near }),
-      ...(ids !== undefined && { identifiers: ids }),
-      ...(ents !== undefined && { entities: ents }),
-      ...(spk !== undefined && { speakers: spk }),
-      ...(st !== undefined && { speakerTurns: st }),
-      ...(dw !== undefined && { dates: dw }),
-      ...(cw !== undefined && { cooccurring: cw }),
-    },
-    embedPart,
-  )
+  // The scorer's options go to the scorer, the others to `scoreBased` (each given one only).
+  const mine: Record<string, unknown> = {}
+  const rest: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(options))
+    if (value !== undefined)
+      ((RELEVANCE_SCORER_OPTIONS as readonly string[]).includes(key) ? mine : rest)[key] = value
+  const { embed } = options
+  const scorer = relevanceWith(mine as RelevanceScorerOptions, embedPart)
   const inner = scoreBased({ ...rest, scorer })
   return { ...inner, name: 'mostRelevant', options, ...(embed === undefined && { async: false }) }
 }
 
-/** Every option `mostRelevant` reads. */
-export const MOST_RELEVANT_OPTIONS = [
-  'limit',
-  'model',
-  'keepRate',
-  'neighbours',
-  'partial',
+/** Every option `relevanceScorer` reads. */
+export const RELEVANCE_SCORER_OPTIONS = [
   'query',
   'embed',
   'nearby',
@@ -188,4 +155,14 @@ export const MOST_RELEVANT_OPTIONS = [
   'speakerTurns',
   'dates',
   'cooccurring',
+] as const
+
+/** Every option `mostRelevant` reads: `scoreBased`'s but its scorer, and the scorer's. */
+export const MOST_RELEVANT_OPTIONS = [
+  'limit',
+  'model',
+  'keepRate',
+  'neighbours',
+  'partial',
+  ...RELEVANCE_SCORER_OPTIONS,
 ] as const
