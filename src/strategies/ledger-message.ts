@@ -34,7 +34,7 @@ export function ledgerMessage(
   // Keyed by its texts' numbers, not by the text: a key of a few numbers a line, where the
   // text is kilobytes to join and hash. The same numbers are the same text.
   // Bounded: past the bound the numbers start again, under keys no earlier ledger has.
-  if (textIds.size + body.length >= 200_000) {
+  if (textIds.size + body.length >= 50_000) {
     textIds.clear()
     textEpoch++
   }
