@@ -18,13 +18,15 @@ export {
 } from './context/chat-context.js'
 export {
   type AnthropicCountingClient,
-  type CountingEndpoint,
-  type CountingEndpointOptions,
   countingEndpoint,
-  type EndpointCount,
   type GeminiCountingClient,
   type OpenAICountingClient,
 } from './context/counting-endpoint.js'
+export type {
+  CountingEndpoint,
+  CountingEndpointOptions,
+  EndpointCount,
+} from './context/counting-types.js'
 export {
   type Fate,
   type FitOptions,

@@ -3,9 +3,6 @@
  * entry loads or names `pg` (an optional peer dependency).
  */
 
+export type { PostgresStoreOptions } from './store/postgres-options.js'
 export { schemaSql as postgresSchemaSql } from './store/postgres-schema.js'
-export {
-  type PostgresStore,
-  type PostgresStoreOptions,
-  postgresStore,
-} from './store/postgres-store.js'
+export { type PostgresStore, postgresStore } from './store/postgres-store.js'

@@ -7,9 +7,5 @@ export {
   type MigrateRedisKeysResult,
   migrateRedisKeys,
 } from './store/redis-migrate.js'
-export {
-  type RedisClient,
-  type RedisStore,
-  type RedisStoreOptions,
-  redisStore,
-} from './store/redis-store.js'
+export type { RedisClient, RedisStoreOptions } from './store/redis-options.js'
+export { type RedisStore, redisStore } from './store/redis-store.js'

@@ -1,5 +1,5 @@
 /** `fit`'s flags read into `fit`'s options: the strategy and its flags, the ledger, pins, transforms, the summarizer, native context management. */
-import { type CompressionEvent, describeCompression } from '../compress/summarizing.js'
+import { type CompressionEvent, describeCompression } from '../compress/summarizing-options.js'
 import type { FitOptions } from '../context/fit.js'
 import {
   type ContextManagementPlan,

@@ -13,7 +13,8 @@ import { renderReport } from '../report/html.js'
 import { exactCounter } from '../tokens/counters.js'
 import { openAICompatibleSummarizer } from './openai-compatible.js'
 import type { Summarizer } from './summarizer.js'
-import { type CompressionEvent, summarizing } from './summarizing.js'
+import { summarizing } from './summarizing.js'
+import type { CompressionEvent } from './summarizing-options.js'
 
 const counter = exactCounter()
 

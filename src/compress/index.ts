@@ -5,7 +5,8 @@ import type { Strategy } from '../strategies/types.js'
 import { extractiveSummarizer } from './extractive.js'
 import { type OpenAICompatibleOptions, openAICompatibleSummarizer } from './openai-compatible.js'
 import type { Summarizer } from './summarizer.js'
-import { SUMMARIZING_OPTIONS, type SummarizingOptions, summarizing } from './summarizing.js'
+import { summarizing } from './summarizing.js'
+import { SUMMARIZING_OPTIONS, type SummarizingOptions } from './summarizing-options.js'
 
 export { checkFacts, FACTS_HEADING, fitFacts, renderFacts } from '../messages/fact-list.js'
 export { extractFacts, type Fact, type FactKind, type FactReport } from '../messages/facts.js'
@@ -21,13 +22,9 @@ export {
   SummarizerError,
   transcript,
 } from './summarizer.js'
-export {
-  type CompressionEvent,
-  type SummarizingOptions,
-  type SummarizingStrategy,
-  summarizing,
-  summaryLedger,
-} from './summarizing.js'
+export { type SummarizingStrategy, summarizing } from './summarizing.js'
+export type { CompressionEvent, SummarizingOptions } from './summarizing-options.js'
+export { summaryLedger } from './summary-ledger.js'
 
 /**
  * A summarizer from its JSON form (what `toJSON` wrote): `'extractive'`, or the options of

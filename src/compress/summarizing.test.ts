@@ -12,7 +12,9 @@ import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { extractiveSummarizer } from './extractive.js'
 import { openAICompatibleSummarizer } from './openai-compatible.js'
 import { type SummarizeRequest, type Summarizer, transcript } from './summarizer.js'
-import { type CompressionEvent, summarizing, summaryLedger } from './summarizing.js'
+import { summarizing } from './summarizing.js'
+import type { CompressionEvent } from './summarizing-options.js'
+import { summaryLedger } from './summary-ledger.js'
 
 const sys: Message = { role: 'system', content: 'You are a travel agent.' }
 const user = (t: string): Message => ({ role: 'user', content: t })

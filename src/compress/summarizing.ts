@@ -16,15 +16,6 @@ import {
 import { summaryLedger } from './summary-ledger.js'
 import { type Current, latest, planOf, served } from './summary-view.js'
 
-export {
-  type CompressionEvent,
-  describeCompression,
-  SUMMARIZING_OPTIONS,
-  type SummarizingOptions,
-} from './summarizing-options.js'
-export { summaryLedger, supersede } from './summary-ledger.js'
-export { anchorOf } from './summary-view.js'
-
 /** The summarizing strategy, plus a way to wait for a background compression. */
 export interface SummarizingStrategy extends Strategy<'summarizing', SummarizingOptions> {
   /** Resolves when no compression is running (background mode, or calls still in flight). */

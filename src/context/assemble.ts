@@ -1,6 +1,6 @@
 import { ContextOverflowError } from '../errors.js'
 import type { Message } from '../messages/message.js'
-import { requireUserTurn } from '../providers/repair.js'
+import { requireUserTurn } from '../providers/repair-writes.js'
 import { overRequestLimits, withoutMedia } from '../providers/request-limits.js'
 import type { ProviderRules } from '../providers/types.js'
 import { itemTokens, mandatoryOverflow, trimOldest } from '../strategies/budget.js'

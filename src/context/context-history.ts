@@ -1,4 +1,4 @@
-import { supersede } from '../compress/summarizing.js'
+import { supersede } from '../compress/summary-ledger.js'
 import type { Message } from '../messages/message.js'
 import { providerApiOfFormat } from '../providers/index.js'
 import type { ProviderRules } from '../providers/types.js'

@@ -7,7 +7,8 @@ import { CountingEndpointError, InvalidInputError, InvalidOptionError } from '..
 import type { Message } from '../messages/message.js'
 import { counterFor, exactCounter } from '../tokens/counters.js'
 import { ChatContext } from './chat-context.js'
-import { type CountingEndpointOptions, countingEndpoint } from './counting-endpoint.js'
+import { countingEndpoint } from './counting-endpoint.js'
+import type { CountingEndpointOptions } from './counting-types.js'
 import { fitCounted } from './fit-counted.js'
 
 let server: CountingServer

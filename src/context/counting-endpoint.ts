@@ -15,8 +15,6 @@ export type {
   OpenAICountingClient,
 } from '../providers/counting.js'
 
-export type { CountingEndpoint, CountingEndpointOptions, EndpointCount } from './counting-types.js'
-
 /** Measurements kept per endpoint object: per-message counts, and whole requests. */
 const MAX_ENTRIES = 20_000
 /** Provider tokens per local token outside this band are not a measurement of the same text. */

@@ -7,7 +7,8 @@ import { type CountingServer, startCountingServer } from '../../test/helpers/cou
 import { ContextOverflowError, CountingEndpointError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { exactCounter } from '../tokens/counters.js'
-import { type CountingEndpointOptions, countingEndpoint } from './counting-endpoint.js'
+import { countingEndpoint } from './counting-endpoint.js'
+import type { CountingEndpointOptions } from './counting-types.js'
 import { fit } from './fit.js'
 import { fitCounted } from './fit-counted.js'
 

@@ -1,6 +1,6 @@
 import type { OpenAICompatibleOptions } from '../compress/openai-compatible.js'
 import type { Summarizer } from '../compress/summarizer.js'
-import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../compress/summarizing.js'
+import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../compress/summarizing-options.js'
 import { InvalidOptionError } from '../errors.js'
 import {
   asynchronousStrategy,

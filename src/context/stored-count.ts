@@ -1,4 +1,4 @@
-import { supersede } from '../compress/summarizing.js'
+import { supersede } from '../compress/summary-ledger.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import type { SummaryEntry } from '../strategies/types.js'

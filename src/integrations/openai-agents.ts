@@ -6,8 +6,6 @@ import { type AgentLike, fitGroups, fitItems, newestUnits } from './agents-items
 import type { ItemsMemo } from './responses-items.js'
 import { type AdapterOptions, callLearning, checkAdapterOptions } from './shared.js'
 
-export { itemPlaces, newestUnits } from './agents-items.js'
-
 /**
  * OpenAI Agents SDK: a `callModelInputFilter` that fits the items of every model call to the
  * budget: `run(agent, input, { context, callModelInputFilter: fitModelInput({ budget: 8000 }) })`.

@@ -2,8 +2,6 @@ import type { Message } from '../messages/message.js'
 import { fromOpenAIResponses } from '../providers/openai-responses/codec.js'
 import { type DecodedItems, decodeItems, type Item, itemOf, text } from './items-reading.js'
 
-export { type DecodedItems, decodeItems } from './items-reading.js'
-
 /**
  * Responses-style items grouped for the adapters that hand their caller's own items back:
  * the OpenAI Agents SDK's `AgentInputItem`s (camelCase `callId`, `function_call_result`)

@@ -27,8 +27,6 @@ import { overRequestLimits, withoutMedia } from './request-limits.js'
 import type { MessageRules, ProviderRules } from './types.js'
 import { checkArguments, rulesOf } from './validate.js'
 
-export { isMovedMediaHeader, requireUserTurn } from './repair-writes.js'
-
 export interface RepairResult {
   messages: Message[]
   /** Input indices removed, with the problem that removed them. */

@@ -25,8 +25,6 @@ import { SCHEMA_VERSION, schemaSql } from './postgres-schema.js'
 import { checkServerUrl } from './server-url.js'
 import { readEntry, readSummary } from './stored-values.js'
 
-export type { PostgresStoreOptions } from './postgres-options.js'
-
 /** The PostgreSQL store: a `HistoryStore` with `sweep()`, which deletes conversations past their `ttl`. */
 export interface PostgresStore extends HistoryStore {
   /** Deletes conversations idle for longer than `ttl` (none without one); returns how many. */

@@ -19,8 +19,6 @@ import { APPEND, APPEND_ID_SECONDS, CLEAR, PUT_SUMMARY } from './redis-scripts.j
 import { checkServerUrl } from './server-url.js'
 import { readEntry, readSummary } from './stored-values.js'
 
-export type { RedisClient, RedisStoreOptions } from './redis-options.js'
-
 /** The Redis store: a `HistoryStore` whose `close` must be called for the process to exit. */
 export interface RedisStore extends HistoryStore {
   /** Ends the connection the store made from `url` (a client you gave stays open). */

@@ -4,10 +4,10 @@ import { claudeConversations } from '../../test/tau2-claude-steps.js'
 import { fit } from '../context/fit.js'
 import type { Message } from '../messages/message.js'
 import { clearThinking } from '../transforms/clear-thinking.js'
+import { CLAUDE_COUNTING, CLAUDE_COUNTING_O200K } from './claude-counting.js'
 import { counterFor, estimateCounter, exactCounter } from './counters.js'
 import { loadEncoding } from './encodings.js'
 import { estimateText } from './estimate-text.js'
-import { CLAUDE_COUNTING, CLAUDE_COUNTING_O200K } from './model-table.js'
 
 /** Estimate / Claude's own count (`usage.prompt_tokens` growth), per conversation. */
 function ratios(

@@ -1,11 +1,12 @@
 import { InvalidOptionError, UnknownModelError } from '../errors.js'
 import { redactCredentials } from '../messages/credentials.js'
 import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import type { ClaudeCounting } from './claude-counting.js'
 import { type Accounting, createCounter, type TokenCounter } from './counter.js'
 import { type EncodingName, textCounter } from './encodings.js'
 import { estimateText, pricePieces } from './estimate-text.js'
 import type { ImageModel } from './images.js'
-import type { ClaudeCounting, ModelInfo } from './model-table.js'
+import type { ModelInfo } from './model-table.js'
 import { findModel, modelTableVersion, providerModel } from './models.js'
 
 export type { ClaudeCounting }

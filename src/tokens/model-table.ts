@@ -9,13 +9,6 @@ import {
 } from './claude-counting.js'
 import type { ImageModel } from './images.js'
 
-export {
-  CLAUDE_COUNTING,
-  CLAUDE_COUNTING_O200K,
-  CLAUDE_TOKENIZER_2,
-  type ClaudeCounting,
-} from './claude-counting.js'
-
 export type Tokenizer = 'o200k_base' | 'cl100k_base' | 'estimate'
 
 export interface ModelInfo {
