@@ -199,7 +199,7 @@ function rendered(
  * calls first when the query names the tool; ties go to the newer message. The history's
  * words are indexed once, as it grows (an array pushed to, or a new array of the same
  * message objects, is read only for what was appended); a query is read for its first
- * 10,000 characters and 64 distinct words, its commonest words left unread past 65,536
+ * 10,000 characters and 64 distinct words, its commonest words left unread past 16,384
  * postings (`QUERY_POSTINGS`); a list of message numbers for its first 1,000.
  */
 export function recall(

@@ -9,7 +9,7 @@ import { bestFor, pickShortest, type Shortest, topByScore } from './search-picks
  * so costs about what a short one does; a word held by a large share of the history says
  * little of which message is meant.
  */
-export const QUERY_POSTINGS = 1 << 16
+export const QUERY_POSTINGS = 1 << 14
 
 /** BM25's usual constants. */
 const K1 = 1.2
