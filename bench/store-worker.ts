@@ -4,7 +4,7 @@
 // began and ended, as one JSON line.
 import '../src/tokens/node-encodings.js'
 import { Cluster } from 'ioredis'
-import { ChatContext } from '../src/context/chat-context.js'
+import { ChatContext } from '../src/context/chat/chat-context.js'
 import type { HistoryStore } from '../src/store/history-store.js'
 import { postgresStore } from '../src/store/postgres-store.js'
 import { redisStore } from '../src/store/redis-store.js'

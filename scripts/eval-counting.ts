@@ -22,7 +22,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
-import { calibrate } from '../src/context/calibration.js'
+import { calibrate } from '../src/context/limits/calibration.js'
 import { fromOpenAIChat } from '../src/formats/index.js'
 import { geminiCounter } from '../src/gemini-tokenizer.js'
 import { counterFor, estimateCounter } from '../src/tokens/counters.js'

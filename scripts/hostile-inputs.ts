@@ -2,7 +2,7 @@
 // takes on this machine, against the target of linear work (at most ~1 s per MB of text).
 
 import '../src/tokens/node-encodings.js'
-import { parseOverflowError } from '../src/context/overflow-error.js'
+import { parseOverflowError } from '../src/context/limits/overflow-error.js'
 import { decode, encode, FORMATS, providerOfFormat } from '../src/formats/detect.js'
 import { fitModelInput } from '../src/integrations/openai-agents.js'
 import { factsOfText } from '../src/messages/facts.js'

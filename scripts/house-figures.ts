@@ -95,7 +95,11 @@ export const SRC_LAYERS: readonly (readonly string[])[] = [
   // notes and numbering that name messages (the run over a fit is in context/)
   ['recall'],
   ['transforms', 'compress'],
+  // the core (the index, the view, options, fit, recall over a fit), then its folders by
+  // job above it: windows learnt from rejections and the provider's own count, then ChatContext
   ['context'],
+  ['context/limits', 'context/counting'],
+  ['context/chat'],
   ['native', 'config', 'report', 'integrations'],
   // the recall tool handed to each framework, reading the adapters' histories
   ['recall/frameworks.ts'],
@@ -109,10 +113,20 @@ export function srcLayerOf(file: string): number | undefined {
   const path = relative(join(root, 'src'), file).replaceAll('\\', '/')
   const parts = path.split('/')
   if (parts[0] === '..' || parts[0] === undefined) return undefined
-  // A file named on a layer is there; any other file is on its folder's layer.
+  // A file named on a layer is there; any other file is on its deepest folder's layer
+  // (`context/chat` before `context`).
   const named = SRC_LAYERS.findIndex((layer) => layer.includes(path))
-  const name = parts.length === 1 ? '(entries)' : parts[0]
-  const index = named >= 0 ? named : SRC_LAYERS.findIndex((layer) => layer.includes(name))
+  if (named >= 0) return named + 1
+  if (parts.length === 1) return layerIndex('(entries)')
+  for (let depth = parts.length - 1; depth >= 1; depth--) {
+    const index = layerIndex(parts.slice(0, depth).join('/'))
+    if (index !== undefined) return index
+  }
+  return undefined
+}
+
+function layerIndex(name: string): number | undefined {
+  const index = SRC_LAYERS.findIndex((layer) => layer.includes(name))
   return index < 0 ? undefined : index + 1
 }
 
@@ -216,7 +230,7 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
 async function namedOptions(): Promise<string[]> {
   const load = (path: string) => import(pathToFileURL(join(root, 'src', path)).href)
   const options = await load('context/options.ts')
-  const chat = await load('context/chat-options.ts')
+  const chat = await load('context/chat/chat-options.ts')
   const registry = await load('context/registry.ts')
   const cut = await load('strategies/token-limited.ts')
   const names = new Set<string>([

@@ -4,7 +4,7 @@
 // npm run replay:cache [-- --low-water 0.72]
 import '../src/tokens/node-encodings.js'
 import { parseArgs } from 'node:util'
-import { ChatContext } from '../src/context/chat-context.js'
+import { ChatContext } from '../src/context/chat/chat-context.js'
 import type { Message } from '../src/messages/message.js'
 import { fromOpenAIChat } from '../src/providers/openai-chat/codec.js'
 import { type StableOptions, tokenLimited } from '../src/strategies/token-limited.js'

@@ -8,7 +8,7 @@ runs="${1:-5}"
 shift || true
 tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
-  tests=(src/context/learned-limit.test.ts src/context/cache-and-usage.test.ts src/integrations test/examples-adapters.test.ts)
+  tests=(src/context/limits/learned-limit.test.ts src/context/chat/cache-and-usage.test.ts src/integrations test/examples-adapters.test.ts)
 fi
 load=()
 for _ in $(seq "$(nproc)"); do

@@ -21,7 +21,7 @@ export {
 export { dumpComponent, loadComponent } from './config/component.js'
 export { createTransform, registerTransform, transformNames } from './config/transforms.js'
 export { createStrategy } from './context/create-strategy.js'
-export { promptTokensOf } from './context/learned-limit.js'
+export { promptTokensOf } from './context/limits/learned-limit.js'
 export { registerStrategy, strategyNames } from './context/registry.js'
 export {
   AI_SDK,

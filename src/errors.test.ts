@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { countingEndpoint } from './context/counting-endpoint.js'
+import { countingEndpoint } from './context/counting/counting-endpoint.js'
 import * as errors from './errors.js'
 import { CountingEndpointError, InvalidInputError } from './errors.js'
 import { StoreError } from './store/history-store.js'

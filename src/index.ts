@@ -15,18 +15,24 @@ export {
   type ChatContextOptions,
   type ChatContextState,
   type ContextFormat,
-} from './context/chat-context.js'
+} from './context/chat/chat-context.js'
+export {
+  type ContextRetryOptions,
+  type ContextRetryResult,
+  withContextRetry,
+} from './context/chat/retry.js'
 export {
   type AnthropicCountingClient,
   countingEndpoint,
   type GeminiCountingClient,
   type OpenAICountingClient,
-} from './context/counting-endpoint.js'
+} from './context/counting/counting-endpoint.js'
 export type {
   CountingEndpoint,
   CountingEndpointOptions,
   EndpointCount,
-} from './context/counting-types.js'
+} from './context/counting/counting-types.js'
+export { fitCounted } from './context/counting/fit-counted.js'
 export {
   type Fate,
   type FitOptions,
@@ -35,15 +41,9 @@ export {
   fitAsync,
   type MessageFate,
 } from './context/fit.js'
-export { fitCounted } from './context/fit-counted.js'
-export { ProviderFeedback, type ProviderFeedbackState } from './context/learned-limit.js'
-export { type OverflowReport, parseOverflowError } from './context/overflow-error.js'
+export { ProviderFeedback, type ProviderFeedbackState } from './context/limits/learned-limit.js'
+export { type OverflowReport, parseOverflowError } from './context/limits/overflow-error.js'
 export type { StrategyName, StrategyOptionsByName } from './context/registry.js'
-export {
-  type ContextRetryOptions,
-  type ContextRetryResult,
-  withContextRetry,
-} from './context/retry.js'
 export * from './errors.js'
 export type * from './formats/index.js'
 export {

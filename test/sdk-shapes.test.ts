@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../src/context/chat-context.js'
+import { ChatContext } from '../src/context/chat/chat-context.js'
 import { fit } from '../src/context/fit.js'
 import { InvalidInputError, InvalidOptionError } from '../src/errors.js'
 import { fromLangChain, toLangChain } from '../src/formats/langchain.js'

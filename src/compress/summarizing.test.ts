@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type FakeOpenAI, startFakeOpenAI } from '../../test/helpers/openai-server.js'
 import { tauBench } from '../../test/tau-bench.js'
-import { ChatContext } from '../context/chat-context.js'
+import { ChatContext } from '../context/chat/chat-context.js'
 import { fitAsync } from '../context/fit.js'
 import type { Message } from '../messages/message.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'

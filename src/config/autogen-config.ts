@@ -1,6 +1,6 @@
 /** AutoGen's own component configs read as contexts, and the snake_case keys AutoGen writes. */
 import * as z from 'zod/mini'
-import { ChatContext } from '../context/chat-context.js'
+import { ChatContext } from '../context/chat/chat-context.js'
 import { createStrategy } from '../context/create-strategy.js'
 import { InvalidStateError } from '../errors.js'
 import { readAutoGen } from '../formats/autogen.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../context/chat-context.js'
+import { ChatContext } from '../context/chat/chat-context.js'
 import { InvalidStateError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { buffered } from '../strategies/buffered.js'

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 import { $ZodError } from 'zod/v4/core'
-import { ChatContext, type ContextFormat } from '../context/chat-context.js'
+import { ChatContext, type ContextFormat } from '../context/chat/chat-context.js'
 import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
 import {

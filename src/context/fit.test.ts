@@ -11,7 +11,7 @@ import type { Strategy, View } from '../strategies/types.js'
 import { userTurns } from '../strategies/user-turns.js'
 import { exactCounter, providerCounter } from '../tokens/counters.js'
 import { dropThoughts } from '../transforms/drop-thoughts.js'
-import { ChatContext } from './chat-context.js'
+import { ChatContext } from './chat/chat-context.js'
 import { fit, fitAsync } from './fit.js'
 
 const sys: Message = { role: 'system', content: 'You are a careful assistant.' }

@@ -4,7 +4,7 @@ import { InvalidOptionError, InvalidStateError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { type StableOptions, tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy } from '../strategies/types.js'
-import { ChatContext } from './chat-context.js'
+import { ChatContext } from './chat/chat-context.js'
 import { fit } from './fit.js'
 
 const h: Message[] = [{ role: 'system', content: 'You help. 𝒜' }]

@@ -6,7 +6,7 @@ import { buffered } from '../strategies/buffered.js'
 import { scoreBased } from '../strategies/score-based.js'
 import { relevance } from '../strategies/scorers.js'
 import { tokenLimited } from '../strategies/token-limited.js'
-import { ChatContext } from './chat-context.js'
+import { ChatContext } from './chat/chat-context.js'
 import { createStrategy } from './create-strategy.js'
 import { fit } from './fit.js'
 

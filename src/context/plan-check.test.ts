@@ -9,7 +9,7 @@ import type { Message } from '../messages/message.js'
 import { toAnthropic } from '../providers/anthropic-messages/codec.js'
 import { fromOpenAIChat, toOpenAIChat } from '../providers/openai-chat/codec.js'
 import type { PlanItem, Strategy } from '../strategies/types.js'
-import { ChatContext } from './chat-context.js'
+import { ChatContext } from './chat/chat-context.js'
 import { fit } from './fit.js'
 
 /** A strategy that returns whatever plan it is given, as outside code may. */

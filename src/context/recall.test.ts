@@ -13,7 +13,7 @@ import {
 import { memoryStore } from '../store/memory-store.js'
 import { LEDGER_HEADING, LEDGER_HEADING_RECALL } from '../strategies/ledger.js'
 import { estimateCounter, exactCounter } from '../tokens/counters.js'
-import { ChatContext } from './chat-context.js'
+import { ChatContext } from './chat/chat-context.js'
 import { fit } from './fit.js'
 
 const counter = exactCounter()

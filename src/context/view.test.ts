@@ -6,7 +6,7 @@ import { tokenLimited } from '../strategies/token-limited.js'
 import type { Strategy, View } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { exactCounter } from '../tokens/counters.js'
-import { ChatContext } from './chat-context.js'
+import { ChatContext } from './chat/chat-context.js'
 import { fit } from './fit.js'
 
 const call = (id: string): Message => ({

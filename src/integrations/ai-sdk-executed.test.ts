@@ -5,7 +5,7 @@ import { type LimitedServer, startLimitedServer } from '../../test/helpers/limit
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
 import { aiSdkTextTokens, aiSdkViolations } from '../../test/oracle/ai-sdk.js'
 import type { FitResult } from '../context/fit.js'
-import { ProviderFeedback } from '../context/learned-limit.js'
+import { ProviderFeedback } from '../context/limits/learned-limit.js'
 import { exactCounter } from '../tokens/counters.js'
 import { fitEachStep, fitMiddleware } from './ai-sdk.js'
 import { fitAISDKMessages } from './index.js'

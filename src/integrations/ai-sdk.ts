@@ -1,5 +1,5 @@
 import type { FitResult } from '../context/fit.js'
-import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
+import { ProviderFeedback, promptTokensOf } from '../context/limits/learned-limit.js'
 import { toAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
 import { numberAs, placesOfOwners } from '../recall/numbering.js'

@@ -1,5 +1,5 @@
 import type { FitResult } from '../context/fit.js'
-import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
+import { ProviderFeedback, promptTokensOf } from '../context/limits/learned-limit.js'
 import { InvalidInputError } from '../errors.js'
 import { readLangChain, toLangChain } from '../formats/langchain.js'
 import type { Message } from '../messages/message.js'

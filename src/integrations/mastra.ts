@@ -1,5 +1,5 @@
 import type { FitOptions } from '../context/fit.js'
-import { ProviderFeedback, type SentCounts } from '../context/learned-limit.js'
+import { ProviderFeedback, type SentCounts } from '../context/limits/learned-limit.js'
 import { resolveSetup } from '../context/options.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'

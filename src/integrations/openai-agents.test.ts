@@ -14,7 +14,7 @@ import { z } from 'zod'
 import { isLedger } from '../../test/helpers/ledger.js'
 import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
 import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
-import { ProviderFeedback } from '../context/learned-limit.js'
+import { ProviderFeedback } from '../context/limits/learned-limit.js'
 import { fitAgentModel, fitModelInput, fittedSession } from './openai-agents.js'
 
 setTracingDisabled(true)

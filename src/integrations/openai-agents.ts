@@ -1,5 +1,5 @@
 import type { FitResult } from '../context/fit.js'
-import { ProviderFeedback, promptTokensOf } from '../context/learned-limit.js'
+import { ProviderFeedback, promptTokensOf } from '../context/limits/learned-limit.js'
 import { InvalidOptionError } from '../errors.js'
 import { requireArgument } from '../options-check.js'
 import { type AgentLike, fitGroups, fitItems, newestUnits } from './agents-items.js'

@@ -1,5 +1,5 @@
 import { type FitOptions, type FitResult, fitAny, resolveSetup } from '../context/fit.js'
-import { ProviderFeedback } from '../context/learned-limit.js'
+import { ProviderFeedback } from '../context/limits/learned-limit.js'
 import { checkFitKeys } from '../context/options.js'
 import type { Message } from '../messages/message.js'
 import { requireArgument, requireOptions } from '../options-check.js'

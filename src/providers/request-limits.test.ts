@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { anthropicViolations } from '../../test/oracle/anthropic.js'
-import { ChatContext } from '../context/chat-context.js'
+import { ChatContext } from '../context/chat/chat-context.js'
 import { fit } from '../context/fit.js'
 import type { ContentPart, Message } from '../messages/message.js'
 import { toAnthropic } from './anthropic-messages/codec.js'

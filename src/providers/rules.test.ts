@@ -150,7 +150,7 @@ describe('gemini rules', () => {
 
 describe('a ChatContext on the new providers repairs what their rules take out', () => {
   it('Responses: items superseded by a compaction item added later are not sent; the compaction is', async () => {
-    const { ChatContext } = await import('../context/chat-context.js')
+    const { ChatContext } = await import('../context/chat/chat-context.js')
     const ctx = new ChatContext({
       budget: 4000,
       provider: 'openai-responses',
@@ -172,7 +172,7 @@ describe('a ChatContext on the new providers repairs what their rules take out',
   })
 
   it('Gemini: a stored turn that would have no parts is not sent', async () => {
-    const { ChatContext } = await import('../context/chat-context.js')
+    const { ChatContext } = await import('../context/chat/chat-context.js')
     const ctx = new ChatContext({ budget: 4000, provider: 'gemini' })
     await ctx.addMessages([
       { role: 'user', content: 'hi' },

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { tauBench } from '../../test/tau-bench.js'
-import { ChatContext } from '../context/chat-context.js'
+import { ChatContext } from '../context/chat/chat-context.js'
 import { fit } from '../context/fit.js'
 import type { Message } from '../messages/message.js'
 import { fromOpenAIChat } from '../providers/openai-chat/codec.js'

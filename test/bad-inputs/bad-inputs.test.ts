@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { loadComponent } from '../../src/config/component.js'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import {
   ContextOverflowError,

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ChatContext, type ContextFormat } from '../../src/context/chat-context.js'
+import { ChatContext, type ContextFormat } from '../../src/context/chat/chat-context.js'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../../src/context/fit.js'
 import { ContextWindowError } from '../../src/errors.js'
 import { toAISDK } from '../../src/formats/ai-sdk.js'

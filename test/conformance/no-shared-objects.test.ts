@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { ChatContext, type ContextFormat } from '../../src/context/chat-context.js'
+import { ChatContext, type ContextFormat } from '../../src/context/chat/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { decode, encode, type Format, providerOfFormat } from '../../src/formats/detect.js'
 import type { Message } from '../../src/messages/message.js'

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import '../../src/compress/index.js'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { type FitOptions, type FitResult, fit, fitAsync } from '../../src/context/fit.js'
 import { ContextOverflowError } from '../../src/errors.js'
 import type { Message } from '../../src/messages/message.js'

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { type FitOptions, fit } from '../../src/context/fit.js'
 import type { Message } from '../../src/messages/message.js'
 import { deepFreeze, history, RUNS, SEED } from './generators.js'

@@ -3,7 +3,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import '../../src/compress/index.js'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { type FitOptions, type FitResult, fitAsync } from '../../src/context/fit.js'
 import { strategyNames } from '../../src/context/registry.js'
 import { ContextOverflowError, InvalidInputError } from '../../src/errors.js'

@@ -5,7 +5,7 @@
 // its tool. The oracle reads the caller's array and the texts sent, apart from `src/`.
 import type { ModelMessage } from 'ai'
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { fit, fitAsync } from '../../src/context/fit.js'
 import { fitEachStep } from '../../src/integrations/ai-sdk.js'
 import { contentText, type Message } from '../../src/messages/message.js'

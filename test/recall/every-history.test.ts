@@ -2,7 +2,7 @@
 // against plain readings of the messages written here (no part of the library's search).
 import { describe, expect, it } from 'vitest'
 import { summarizing } from '../../src/compress/index.js'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { fit, fitAsync } from '../../src/context/fit.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import { toAISDK } from '../../src/formats/ai-sdk.js'

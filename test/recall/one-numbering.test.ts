@@ -9,7 +9,7 @@ import { generateText, type ModelMessage, stepCountIs, wrapLanguageModel } from 
 import { MockLanguageModelV3 } from 'ai/test'
 import { AIMessage, HumanMessage, tool as langchainTool, ToolMessage } from 'langchain'
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { fitEachStep, fitMiddleware } from '../../src/integrations/ai-sdk.js'
 import { fitAgentMessages } from '../../src/integrations/langchain.js'

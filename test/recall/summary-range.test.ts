@@ -4,7 +4,7 @@
 // the summary's text, apart from `src/`.
 import { describe, expect, it } from 'vitest'
 import { summarizing } from '../../src/compress/index.js'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { fitAsync } from '../../src/context/fit.js'
 import { contentText, type Message } from '../../src/messages/message.js'
 import { executeRecall, recall, recallToolForAISDK } from '../../src/recall/index.js'

@@ -1,10 +1,10 @@
 // Hostile and odd inputs: each gets a typed error or a right result, never a crash, a hang
 // or a silent misreading.
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
+import { withContextRetry } from '../../src/context/chat/retry.js'
 import { fit } from '../../src/context/fit.js'
-import { parseOverflowError } from '../../src/context/overflow-error.js'
-import { withContextRetry } from '../../src/context/retry.js'
+import { parseOverflowError } from '../../src/context/limits/overflow-error.js'
 import { InvalidInputError, InvalidOptionError, InvalidStateError } from '../../src/errors.js'
 import { detectFormat } from '../../src/formats/detect.js'
 import { fromLangChain } from '../../src/formats/langchain.js'

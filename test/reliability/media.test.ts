@@ -2,7 +2,7 @@
 // message (OpenAI chat, Anthropic's `system`), a later system message sent as user text
 // (Gemini). Checked on the wire with the oracles in test/oracle, never with validate().
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { encode } from '../../src/formats/detect.js'
 import type { ContentPart, Message } from '../../src/messages/message.js'

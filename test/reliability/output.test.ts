@@ -2,7 +2,7 @@
 // written from the providers' rules, never with the library's own validate().
 import type { ModelMessage } from 'ai'
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { fit } from '../../src/context/fit.js'
 import { InvalidInputError } from '../../src/errors.js'
 import { fromAISDK } from '../../src/formats/ai-sdk.js'

@@ -3,7 +3,7 @@
 import { createServer, Socket as NetSocket, type Server, type Socket } from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import type { Message } from '../../src/messages/message.js'
 import { StoreError } from '../../src/store/history-store.js'
 import { redisStore } from '../../src/store/redis-store.js'

@@ -2,7 +2,7 @@
 // one defect, a defect stores really have had, and fails exactly the tests that name it; a
 // whole store passes them all.
 import { describe, expect, it } from 'vitest'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import { storeConformance } from '../../src/store/conformance.js'
 import {
   checkAppendId,

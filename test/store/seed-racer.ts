@@ -5,7 +5,7 @@
 // conversation, all at once, and prints `done`.
 import { createInterface } from 'node:readline'
 import { Cluster } from 'ioredis'
-import { ChatContext } from '../../src/context/chat-context.js'
+import { ChatContext } from '../../src/context/chat/chat-context.js'
 import type { HistoryStore } from '../../src/store/history-store.js'
 import { postgresStore } from '../../src/store/postgres-store.js'
 import { redisStore } from '../../src/store/redis-store.js'

@@ -1,9 +1,9 @@
-import { InvalidOptionError } from '../errors.js'
-import type { Message } from '../messages/message.js'
-import { describeValue } from '../options-check.js'
-import { calibrate } from './calibration.js'
-import { checkedLimit, limitSetup, mergeLimits } from './learned-limit.js'
-import { resolveSetup, type Setup } from './options.js'
+import { InvalidOptionError } from '../../errors.js'
+import type { Message } from '../../messages/message.js'
+import { describeValue } from '../../options-check.js'
+import { calibrate } from '../limits/calibration.js'
+import { checkedLimit, limitSetup, mergeLimits } from '../limits/learned-limit.js'
+import { resolveSetup, type Setup } from '../options.js'
 
 /**
  * What a context's views are sized by: its setup as configured, fitted to a window the

@@ -1,11 +1,11 @@
-import { CountingEndpointError, InvalidOptionError } from '../errors.js'
-import type { Message } from '../messages/message.js'
-import { describeValue, requireArgument, requireOptions } from '../options-check.js'
-import { countRequestOf } from '../providers/counting.js'
-import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
-import type { TokenCounter } from '../tokens/counter.js'
-import { counterFor } from '../tokens/counters.js'
-import { checkList, checkMessage } from './check.js'
+import { CountingEndpointError, InvalidOptionError } from '../../errors.js'
+import type { Message } from '../../messages/message.js'
+import { describeValue, requireArgument, requireOptions } from '../../options-check.js'
+import { countRequestOf } from '../../providers/counting.js'
+import { type ToolInput, toolSchemas } from '../../providers/tool-shapes.js'
+import type { TokenCounter } from '../../tokens/counter.js'
+import { counterFor } from '../../tokens/counters.js'
+import { checkList, checkMessage } from '../check.js'
 import { hash, keyOf, keys, scale } from './counting-measures.js'
 import type { CountingEndpoint, CountingEndpointOptions } from './counting-types.js'
 
@@ -13,7 +13,7 @@ export type {
   AnthropicCountingClient,
   GeminiCountingClient,
   OpenAICountingClient,
-} from '../providers/counting.js'
+} from '../../providers/counting.js'
 
 /** Measurements kept per endpoint object: per-message counts, and whole requests. */
 const MAX_ENTRIES = 20_000

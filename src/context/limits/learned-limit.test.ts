@@ -1,18 +1,19 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type LimitedServer, startLimitedServer } from '../../test/helpers/limited-server.js'
-import { hasRedisServer, type RedisServer, startRedis } from '../../test/helpers/redis-server.js'
-import { SYSTEM_PROMPT, userTurn } from '../../test/helpers/turns.js'
-import { ContextOverflowError, InvalidStateError } from '../errors.js'
-import type { Message } from '../messages/message.js'
-import { toAnthropic } from '../providers/anthropic-messages/codec.js'
-import { toOpenAIChat } from '../providers/openai-chat/codec.js'
-import { memoryStore } from '../store/memory-store.js'
-import { redisStore } from '../store/redis-store.js'
-import { exactCounter } from '../tokens/counters.js'
-import { ChatContext } from './chat-context.js'
-import { resolveSetup } from './fit.js'
+import { type LimitedServer, startLimitedServer } from '../../../test/helpers/limited-server.js'
+import { hasRedisServer, type RedisServer, startRedis } from '../../../test/helpers/redis-server.js'
+import { SYSTEM_PROMPT, userTurn } from '../../../test/helpers/turns.js'
+import { ContextOverflowError, InvalidStateError } from '../../errors.js'
+import type { Message } from '../../messages/message.js'
+import { toAnthropic } from '../../providers/anthropic-messages/codec.js'
+import { toOpenAIChat } from '../../providers/openai-chat/codec.js'
+import { memoryStore } from '../../store/memory-store.js'
+import { redisStore } from '../../store/redis-store.js'
+import { exactCounter } from '../../tokens/counters.js'
+import { ChatContext } from '../chat/chat-context.js'
+import { withContextRetry } from '../chat/retry.js'
+import { resolveSetup } from '../fit.js'
 import {
   checkedLimit,
   ProviderFeedback,
@@ -20,7 +21,6 @@ import {
   windowAfterRejection,
 } from './learned-limit.js'
 import { parseOverflowError } from './overflow-error.js'
-import { withContextRetry } from './retry.js'
 
 const WINDOW = 4200
 

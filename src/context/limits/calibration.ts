@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '../errors.js'
+import { InvalidOptionError } from '../../errors.js'
 
 /**
  * Reported usage below this share of what was counted is not a measurement of the same

@@ -1,8 +1,8 @@
-import { supersede } from '../compress/summary-ledger.js'
-import type { Message } from '../messages/message.js'
-import { providerApiOfFormat } from '../providers/index.js'
-import type { ProviderRules } from '../providers/types.js'
-import { newAppendId } from '../store/append-id.js'
+import { supersede } from '../../compress/summary-ledger.js'
+import type { Message } from '../../messages/message.js'
+import { providerApiOfFormat } from '../../providers/index.js'
+import type { ProviderRules } from '../../providers/types.js'
+import { newAppendId } from '../../store/append-id.js'
 import {
   type AppendOptions,
   type HistoryStore,
@@ -10,16 +10,16 @@ import {
   StoreConflictError,
   type StoredEntry,
   StoreError,
-} from '../store/history-store.js'
-import type { PlanItem, Strategy, SummaryEntry } from '../strategies/types.js'
-import type { TokenCounter } from '../tokens/counter.js'
-import { storedCountsHold } from './assemble.js'
+} from '../../store/history-store.js'
+import type { PlanItem, Strategy, SummaryEntry } from '../../strategies/types.js'
+import type { TokenCounter } from '../../tokens/counter.js'
+import { storedCountsHold } from '../assemble.js'
+import { checkList, checkMessage } from '../check.js'
+import { frozenCopy } from '../copy.js'
+import { HistoryIndex } from '../history-index.js'
+import type { Prepared } from '../prepare.js'
 import { checkAdded, checkWithHint, decodeAdded } from './chat-input.js'
 import type { ContextOwnOptions } from './chat-options.js'
-import { checkList, checkMessage } from './check.js'
-import { frozenCopy } from './copy.js'
-import { HistoryIndex } from './history-index.js'
-import type { Prepared } from './prepare.js'
 import { servedSummaries, storedCount } from './stored-count.js'
 
 /** Tries of one write before its error reaches the caller. */

@@ -1,8 +1,8 @@
-import { InvalidInputError } from '../errors.js'
-import { detectFormat, type Format } from '../formats/detect.js'
-import type { Message } from '../messages/message.js'
-import { checkList, checkMessage } from './check.js'
-import { frozenCopy } from './copy.js'
+import { InvalidInputError } from '../../errors.js'
+import { detectFormat, type Format } from '../../formats/detect.js'
+import type { Message } from '../../messages/message.js'
+import { checkList, checkMessage } from '../check.js'
+import { frozenCopy } from '../copy.js'
 import { toMessages } from './foreign.js'
 
 /** A context's initial messages, checked and frozen. */

@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { anthropicViolations } from '../../test/oracle/anthropic.js'
-import { responsesViolations } from '../../test/oracle/responses.js'
-import { tauBench } from '../../test/tau-bench.js'
-import { InvalidOptionError } from '../errors.js'
-import type { Message } from '../messages/message.js'
-import { fromAnthropic, toAnthropic } from '../providers/anthropic-messages/codec.js'
-import { fromOpenAIChat } from '../providers/openai-chat/codec.js'
-import { fromOpenAIResponses, toOpenAIResponses } from '../providers/openai-responses/codec.js'
-import { repair } from '../providers/repair.js'
-import { memoryStore } from '../store/memory-store.js'
+import { anthropicViolations } from '../../../test/oracle/anthropic.js'
+import { responsesViolations } from '../../../test/oracle/responses.js'
+import { tauBench } from '../../../test/tau-bench.js'
+import { InvalidOptionError } from '../../errors.js'
+import type { Message } from '../../messages/message.js'
+import { fromAnthropic, toAnthropic } from '../../providers/anthropic-messages/codec.js'
+import { fromOpenAIChat } from '../../providers/openai-chat/codec.js'
+import { fromOpenAIResponses, toOpenAIResponses } from '../../providers/openai-responses/codec.js'
+import { repair } from '../../providers/repair.js'
+import { memoryStore } from '../../store/memory-store.js'
+import { fit } from '../fit.js'
 import { ChatContext } from './chat-context.js'
-import { fit } from './fit.js'
 
 /** A τ-bench trajectory as the Anthropic request a Claude agent would have sent. */
 function anthropicRequest(k: number) {
@@ -83,7 +83,10 @@ describe('a format brings its provider', () => {
 
 describe('Responses items added one at a time', () => {
   const source = JSON.parse(
-    readFileSync(new URL('../../examples/airline-booking.responses.json', import.meta.url), 'utf8'),
+    readFileSync(
+      new URL('../../../examples/airline-booking.responses.json', import.meta.url),
+      'utf8',
+    ),
   ) as { input: Record<string, unknown>[] }
   const items = source.input
   const decoded = fromOpenAIResponses(source)

@@ -2,9 +2,9 @@
  * A provider's "too long" error read into figures: what `withContextRetry` and the learned
  * limit (`learned-limit.ts`) act on, and what an app calls to tell that error from others.
  */
-import type { Provider } from '../providers/provider.js'
-import { providerReplies } from '../providers/replies.js'
-import type { OverflowFigures } from '../providers/types.js'
+import type { Provider } from '../../providers/provider.js'
+import { providerReplies } from '../../providers/replies.js'
+import type { OverflowFigures } from '../../providers/types.js'
 
 /** What a provider said when the request was too long. */
 export interface OverflowReport extends OverflowFigures {

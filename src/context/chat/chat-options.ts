@@ -1,10 +1,10 @@
-import { InvalidInputError, InvalidOptionError } from '../errors.js'
-import { FORMATS, type Format, providerOfFormat } from '../formats/detect.js'
-import type { Message } from '../messages/message.js'
-import { describeValue } from '../options-check.js'
-import type { Provider } from '../providers/validate.js'
-import { checkConversationId, type HistoryStore } from '../store/history-store.js'
-import type { FitOptions } from './options.js'
+import { InvalidInputError, InvalidOptionError } from '../../errors.js'
+import { FORMATS, type Format, providerOfFormat } from '../../formats/detect.js'
+import type { Message } from '../../messages/message.js'
+import { describeValue } from '../../options-check.js'
+import type { Provider } from '../../providers/validate.js'
+import { checkConversationId, type HistoryStore } from '../../store/history-store.js'
+import type { FitOptions } from '../options.js'
 
 /** What a context takes besides `fit`'s options. */
 export interface ContextOwnOptions {

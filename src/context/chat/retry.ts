@@ -1,9 +1,9 @@
-import { InvalidOptionError } from '../errors.js'
-import type { Message } from '../messages/message.js'
-import { describeValue, requireArgument, requireOptions } from '../options-check.js'
+import { InvalidOptionError } from '../../errors.js'
+import type { Message } from '../../messages/message.js'
+import { describeValue, requireArgument, requireOptions } from '../../options-check.js'
+import { fitWithin, promptTokensOf, windowAfterRejection } from '../limits/learned-limit.js'
+import { type OverflowReport, parseOverflowError } from '../limits/overflow-error.js'
 import type { ChatContext, ContextFormat } from './chat-context.js'
-import { fitWithin, promptTokensOf, windowAfterRejection } from './learned-limit.js'
-import { type OverflowReport, parseOverflowError } from './overflow-error.js'
 
 export interface ContextRetryOptions {
   /** Tokens kept below the learnt window, beyond what the provider's own figures say. Default 0. */

@@ -1,4 +1,4 @@
-import { ContextWindowError, InvalidStateError } from '../errors.js'
+import { ContextWindowError, InvalidStateError } from '../../errors.js'
 
 /** Options that are objects with behaviour (or per-process wiring): a saved state never sets them. */
 const NOT_FROM_STATE = [

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { Message } from '../messages/message.js'
-import { fromGemini, toGemini } from '../providers/gemini/codec.js'
+import type { Message } from '../../messages/message.js'
+import { fromGemini, toGemini } from '../../providers/gemini/codec.js'
+import { fit } from '../fit.js'
 import { ChatContext } from './chat-context.js'
-import { fit } from './fit.js'
 import { withContextRetry } from './retry.js'
 
 /**

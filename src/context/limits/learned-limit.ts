@@ -1,9 +1,9 @@
-import { ContextOverflowError } from '../errors.js'
-import { requireOptions } from '../options-check.js'
-import { tokenFigure } from '../providers/figures.js'
-import { PROVIDER_REPLIES } from '../providers/replies.js'
+import { ContextOverflowError } from '../../errors.js'
+import { requireOptions } from '../../options-check.js'
+import { tokenFigure } from '../../providers/figures.js'
+import { PROVIDER_REPLIES } from '../../providers/replies.js'
+import type { FitOptions, FitResult } from '../fit.js'
 import { calibrate, MAX_RATIO, MIN_RATIO } from './calibration.js'
-import type { FitOptions, FitResult } from './fit.js'
 import { type OverflowReport, parseOverflowError } from './overflow-error.js'
 
 /**

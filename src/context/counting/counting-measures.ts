@@ -1,7 +1,7 @@
 /** What the counting endpoint's measurements are kept by: each message's content key, and counts scaled by a measured ratio. */
-import type { Message } from '../messages/message.js'
-import { unchangedOf } from './assemble.js'
-import type { FitResult } from './result.js'
+import type { Message } from '../../messages/message.js'
+import { unchangedOf } from '../assemble.js'
+import type { FitResult } from '../result.js'
 
 export const scale = (n: number, ratio: number | undefined): number =>
   ratio === undefined ? n : Math.ceil(n * ratio)

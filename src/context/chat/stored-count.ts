@@ -1,9 +1,9 @@
-import { supersede } from '../compress/summary-ledger.js'
-import { messageIssue } from '../messages/check.js'
-import type { Message } from '../messages/message.js'
-import type { SummaryEntry } from '../strategies/types.js'
-import type { TokenCounter } from '../tokens/counter.js'
-import { frozenCopy } from './copy.js'
+import { supersede } from '../../compress/summary-ledger.js'
+import { messageIssue } from '../../messages/check.js'
+import type { Message } from '../../messages/message.js'
+import type { SummaryEntry } from '../../strategies/types.js'
+import type { TokenCounter } from '../../tokens/counter.js'
+import { frozenCopy } from '../copy.js'
 
 /**
  * Below this many tokens per 6 characters of text a stored count is not believed: prose

@@ -1,11 +1,11 @@
 /** A fit checked against the provider's own count, fitted again while that count misses the room. */
-import { ContextOverflowError } from '../errors.js'
-import type { Message } from '../messages/message.js'
-import { requireArgument, requireOptions } from '../options-check.js'
+import { ContextOverflowError } from '../../errors.js'
+import type { Message } from '../../messages/message.js'
+import { requireArgument, requireOptions } from '../../options-check.js'
+import { type FitOptions, fitAsync } from '../fit.js'
+import type { FitResult } from '../result.js'
 import { scaled, shareKeys } from './counting-measures.js'
 import type { CountingEndpoint, EndpointCount } from './counting-types.js'
-import { type FitOptions, fitAsync } from './fit.js'
-import type { FitResult } from './result.js'
 
 /** Share of the room a fit that dropped messages must fill by the provider's count. */
 const FILL = 0.9

@@ -1,9 +1,9 @@
-import { InvalidInputError } from '../errors.js'
-import { decode, detectFormat, type Format } from '../formats/detect.js'
-import { messageIssue } from '../messages/check.js'
-import type { Message } from '../messages/message.js'
-import { decodedAt } from '../providers/codec-kit.js'
-import { providerApiOfFormat } from '../providers/index.js'
+import { InvalidInputError } from '../../errors.js'
+import { decode, detectFormat, type Format } from '../../formats/detect.js'
+import { messageIssue } from '../../messages/check.js'
+import type { Message } from '../../messages/message.js'
+import { decodedAt } from '../../providers/codec-kit.js'
+import { providerApiOfFormat } from '../../providers/index.js'
 
 /**
  * A message (or several) as an SDK returned it, in this library's shape. With a format,

@@ -1,7 +1,7 @@
 /** What a counting endpoint takes (its options) and gives (its counter and counts). */
-import type { Message } from '../messages/message.js'
-import type { CountingClients, CountingProvider } from '../providers/counting.js'
-import type { TokenCounter } from '../tokens/counter.js'
+import type { Message } from '../../messages/message.js'
+import type { CountingClients, CountingProvider } from '../../providers/counting.js'
+import type { TokenCounter } from '../../tokens/counter.js'
 
 export type CountingEndpointOptions = {
   /** The model the request goes to (the endpoint counts with its tokenizer). */

@@ -1,4 +1,4 @@
-import type { Format } from '../formats/detect.js'
+import type { Format } from '../../formats/detect.js'
 import type {
   AISDKInputMessage,
   AnthropicInputMessage,
@@ -7,8 +7,8 @@ import type {
   LangChainInputMessage,
   OpenAIChatInputMessage,
   OpenAIResponsesInputItem,
-} from '../messages/input.js'
-import type { Message } from '../messages/message.js'
+} from '../../messages/input.js'
+import type { Message } from '../../messages/message.js'
 
 /** A context's `format` option: a format, `'auto'`, or none (the library's own `Message`). */
 export type ContextFormat = Format | 'auto' | undefined
