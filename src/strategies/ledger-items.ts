@@ -53,11 +53,17 @@ export const placeOf = (view: View, i: number): number => view.origin?.[i] ?? i
  * A bounded memo per counter (what a text costs depends on who counts it): `key` -> value,
  * made once, the oldest entry let go past `max`. A stable cut asks the same again each call.
  */
-export function memoPerCounter<V>(max: number) {
+export function memoPerCounter<V extends NonNullable<unknown>>(max: number) {
   const byCounter = new WeakMap<TokenCounter, Map<string, V>>()
+  // The counter asked last, and its map: a run asks with one counter, so no weak lookup a call.
+  let last: { counter: TokenCounter; map: Map<string, V> } | undefined
   return (counter: TokenCounter, key: string, make: () => V): V => {
-    const map = kept(byCounter, counter, () => new Map<string, V>())
-    if (map.has(key)) return map.get(key) as V
+    if (last?.counter !== counter)
+      last = { counter, map: kept(byCounter, counter, () => new Map<string, V>()) }
+    const map = last.map
+    // One lookup: a value is never undefined.
+    const had = map.get(key)
+    if (had !== undefined) return had
     const value = make()
     if (map.size >= max) map.delete(map.keys().next().value as string)
     map.set(key, value)
