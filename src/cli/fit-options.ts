@@ -11,6 +11,7 @@ import type { Transform } from '../strategies/types.js'
 import { clearThinking, type ThinkingKeep } from '../transforms/clear-thinking.js'
 import { clearToolResults } from '../transforms/clear-tool-results.js'
 import { truncateMessages } from '../transforms/truncate-messages.js'
+import { NEEDS_FLAG, requiredFlags, STRATEGY_FLAGS } from './flag-table.js'
 import {
   intOption,
   modelChoice,
@@ -22,50 +23,23 @@ import {
 } from './flags.js'
 import { type Input, UsageError } from './io.js'
 
-/** Flags that belong to some strategies only: given with another, they are refused, not ignored. */
-const STRATEGY_FLAGS: Record<string, readonly string[]> = {
-  size: ['buffered'],
-  head: ['headAndTail'],
-  tail: ['headAndTail'],
-  turns: ['userTurns'],
-  'drop-from': ['tokenLimited'],
-  query: ['scoreBased', 'mostRelevant'],
-  summarizer: ['summarizing'],
-  'base-url': ['summarizing'],
-  'summary-model': ['summarizing'],
-  'api-key-env': ['summarizing'],
-  trigger: ['summarizing'],
-  'leave-last': ['summarizing'],
-}
-
-/** Flags a strategy cannot run without, named as the flags they are. */
-const REQUIRED_FLAGS: Record<string, readonly string[]> = {
-  buffered: ['size'],
-  headAndTail: ['head', 'tail'],
-  userTurns: ['turns'],
-}
-
-/** Flags that only mean something beside another flag. */
-const NEEDS_FLAG: Record<string, string> = {
-  'compact-at': 'native',
-  'provider-response': 'native',
-}
-
 function checkStrategyFlags(values: Values): void {
   const strategy = typeof values.strategy === 'string' ? values.strategy : 'tokenLimited'
-  for (const [flag, strategies] of Object.entries(STRATEGY_FLAGS))
+  for (const { flag, strategies } of STRATEGY_FLAGS)
     if (values[flag] !== undefined && !strategies.includes(strategy))
       throw new UsageError(
-        `option --${flag} applies to --strategy ${strategies.join(' or ')}, not ${strategy}`,
+        `applies to --strategy ${strategies.join(' or ')}, not ${strategy}`,
+        undefined,
+        `option --${flag} `,
       )
-  const missing = (REQUIRED_FLAGS[strategy] ?? []).filter((f) => values[f] === undefined)
+  const missing = requiredFlags(strategy).filter((f) => values[f] === undefined)
   if (missing.length)
     throw new UsageError(
       `--strategy ${strategy} needs ${missing.map((f) => `--${f} N`).join(' and ')}`,
     )
-  for (const [flag, needed] of Object.entries(NEEDS_FLAG))
-    if (values[flag] !== undefined && values[needed] === undefined)
-      throw new UsageError(`option --${flag} needs --${needed}`)
+  for (const { flag, needs } of NEEDS_FLAG)
+    if (values[flag] !== undefined && values[needs] === undefined)
+      throw new UsageError(`needs --${needs}`, undefined, `option --${flag} `)
 }
 
 /** `fit`: the main job. */
@@ -130,7 +104,10 @@ function pinOption(values: Values, input: Input): Pick<FitOptions, 'pin'> {
     const i = /^\s*\d+\s*$/.test(part) ? Number(part) : Number.NaN
     if (!(Number.isSafeInteger(i) && i < n))
       throw new UsageError(
-        `option --pin: expected message indices 0 to ${n - 1}, comma-separated, got ${JSON.stringify(raw)}`,
+        `expected message indices 0 to ${n - 1}, comma-separated, got ${JSON.stringify(raw)}`,
+        undefined,
+        // The flag's name as written: `--pin` would pass for a credential's flag to the filter.
+        'option --pin: ',
       )
     chosen.add(i)
   }

@@ -28,7 +28,9 @@ export function intOption(values: Values, name: string, min = 1): number | undef
   const n = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN
   if (!Number.isSafeInteger(n) || n < min) {
     throw new UsageError(
-      `option --${name}: expected a whole number >= ${min}, got ${JSON.stringify(raw)}`,
+      `expected a whole number >= ${min}, got ${JSON.stringify(raw)}`,
+      undefined,
+      `option --${name}: `,
     )
   }
   return n

@@ -87,10 +87,11 @@ Examples:
   context-window fit --example --budget 3000 --strategy summarizing --trigger 0.5
   context-window fit --example --budget 3000 --clear-tool-results 2
   context-window fit --example --budget 3000 --native anthropic --clear-tool-results 2 --clear-thinking 1 --compact-at 100000`,
-  count: `Usage: context-window count FILE|-|--example [--model M [--window N]] [--tools FILE] [--format F] [--json] [--quiet]
+  count: `Usage: context-window count FILE|-|--example [--model M [--window N [--max-output N]]] [--tools FILE] [--format F] [--json] [--quiet]
 
 --window N gives the context window of a model the table does not know (its tokens are
-then counted by the file's provider's rule). --tools FILE counts tool definitions with the
+then counted by the file's provider's rule), and --max-output N its output limit (default:
+a quarter of the window). --tools FILE counts tool definitions with the
 messages (JSON: a list in any SDK's shape, or a request with "tools"; the package's
 examples/airline-tools.json holds the example's). --quiet prints the total only, not a row
 per message (with --json: no per-message list).

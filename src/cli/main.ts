@@ -8,61 +8,13 @@ import { redactCredentials } from '../messages/credentials.js'
 import { closest } from '../options-check.js'
 import { count, validateCommand } from './commands.js'
 import { fitCommand } from './fit-command.js'
+import { commandFlags, flagNamed, PARSER_OPTIONS, takesValue } from './flag-table.js'
 import type { Output, Values } from './flags.js'
 import { HELP } from './help.js'
 import { UsageError } from './io.js'
 import { useColor } from './render.js'
 
 export { HELP } from './help.js'
-
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  example: { type: 'boolean' },
-  json: { type: 'boolean' },
-  model: { type: 'string' },
-  window: { type: 'string' },
-  'max-output': { type: 'string' },
-  tools: { type: 'string' },
-  budget: { type: 'string' },
-  reserve: { type: 'string' },
-  strategy: { type: 'string' },
-  size: { type: 'string' },
-  head: { type: 'string' },
-  tail: { type: 'string' },
-  turns: { type: 'string' },
-  'drop-from': { type: 'string' },
-  query: { type: 'string' },
-  ledger: { type: 'boolean' },
-  'no-ledger': { type: 'boolean' },
-  pin: { type: 'string' },
-  provider: { type: 'string' },
-  out: { type: 'string' },
-  format: { type: 'string' },
-  report: { type: 'string' },
-  'out-dir': { type: 'string' },
-  'clear-tool-results': { type: 'string' },
-  'max-tokens-per-message': { type: 'string' },
-  'clear-thinking': { type: 'string' },
-  native: { type: 'string' },
-  'compact-at': { type: 'string' },
-  'provider-response': { type: 'string' },
-  summarizer: { type: 'string' },
-  'base-url': { type: 'string' },
-  'api-key-env': { type: 'string' },
-  'summary-model': { type: 'string' },
-  trigger: { type: 'string' },
-  'leave-last': { type: 'string' },
-  quiet: { type: 'boolean', short: 'q' },
-} as const
-
-type OptionName = keyof typeof OPTIONS
-
-/** What each command takes; any other flag is refused by name, never ignored. */
-const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
-  fit: Object.keys(OPTIONS) as OptionName[],
-  count: ['help', 'example', 'json', 'model', 'window', 'max-output', 'tools', 'format', 'quiet'],
-  validate: ['help', 'example', 'json', 'provider', 'format', 'quiet'],
-}
 
 /**
  * The command line checked in the tool's own words before Node's parser sees it: an
@@ -71,7 +23,7 @@ const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
  * the option's own range check to refuse.
  */
 function checkedArgs(command: string, args: readonly string[]): string[] {
-  const allowed = COMMAND_OPTIONS[command] ?? []
+  const allowed = commandFlags(command)
   const out: string[] = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string
@@ -85,13 +37,7 @@ function checkedArgs(command: string, args: readonly string[]): string[] {
     }
     const long = arg.startsWith('--')
     const name = long ? (arg.slice(2).split('=')[0] as string) : arg.slice(1)
-    const option = long
-      ? Object.hasOwn(OPTIONS, name)
-        ? (name as OptionName)
-        : undefined
-      : (Object.keys(OPTIONS) as OptionName[]).find(
-          (k) => (OPTIONS[k] as { short?: string }).short === name,
-        )
+    const option = flagNamed(name, !long)
     const shown = long ? `--${name}` : arg
     if (!option) {
       const near = closest(name, allowed)
@@ -100,16 +46,20 @@ function checkedArgs(command: string, args: readonly string[]): string[] {
       )
     }
     if (!allowed.includes(option))
+      // The tool's own words naming the flag go first, as written: the filter reads only the rest.
       throw new UsageError(
-        `${command}: --${option} is not an option of ${command} (see ${command} --help)`,
+        `is not an option of ${command} (see ${command} --help)`,
+        undefined,
+        `${command}: --${option} `,
       )
-    const takesValue = OPTIONS[option].type === 'string'
+    const valued = takesValue(option)
     const inline = long && arg.includes('=')
-    if (!takesValue && inline) throw new UsageError(`${command}: option --${option} takes no value`)
-    if (takesValue && !inline) {
+    if (!valued && inline)
+      throw new UsageError('takes no value', undefined, `${command}: option --${option} `)
+    if (valued && !inline) {
       const value = args[i + 1]
       if (value === undefined || (value.startsWith('--') && value !== '--'))
-        throw new UsageError(`${command}: option --${option} needs a value`)
+        throw new UsageError('needs a value', undefined, `${command}: option --${option} `)
       // `--budget -5`: the value, for the range check to name.
       out.push(`--${option}=${value}`)
       i++
@@ -153,11 +103,13 @@ export function main(argv: string[], io: Output): number | Promise<number> {
     return 2
   }
   try {
-    let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>
+    let parsed: ReturnType<
+      typeof parseArgs<{ options: typeof PARSER_OPTIONS; allowPositionals: true }>
+    >
     try {
       parsed = parseArgs({
         args: checkedArgs(command, rest),
-        options: OPTIONS,
+        options: PARSER_OPTIONS,
         allowPositionals: true,
         strict: true,
       })
@@ -169,7 +121,7 @@ export function main(argv: string[], io: Output): number | Promise<number> {
       io.out(HELP[command] as string)
       return 0
     }
-    const code = run(parsed.positionals, parsed.values as Values, io)
+    const code = run(parsed.positionals, parsed.values, io)
     return code instanceof Promise ? code.catch((e) => failure(e, io)) : code
   } catch (e) {
     return failure(e, io)
