@@ -12,7 +12,8 @@ import { QUERY_CHARS } from '../recall/query-terms.js'
 import { recallIndexOf } from '../recall/recall-index.js'
 import { search } from '../recall/search.js'
 import type { SecretSet } from '../recall/secret-set.js'
-import type { TokenCounter } from '../tokens/counter.js'
+import { type Piecewise, piecewiseOf, type TokenCounter } from '../tokens/counter.js'
+import { countInRuns } from '../tokens/runs.js'
 import { fit, indexOf, lastAsyncFit } from './fit.js'
 import { type FitOptions, resolveSetup } from './options.js'
 import type { FitResult } from './result.js'
@@ -150,6 +151,13 @@ function cut(value: string, keep: number): string {
   return points.length <= keep ? value : `${points.slice(0, keep).join('')} [cut]`
 }
 
+/** The rendered text of `list`: one line per message, in history order (two messages read from one entry share a number). */
+const textOf = (list: readonly Recalled[]): string =>
+  [
+    RECALL_HEADING,
+    ...[...list].sort((a, b) => a.position - b.position).map((r) => renderRecords(r.records)),
+  ].join('\n')
+
 /**
  * Renders `chosen` (in ranked order) within `maxTokens`: whole messages while they fit; the
  * first one cut to fit when even it alone does not. Returns the text and which went in.
@@ -159,13 +167,64 @@ function rendered(
   counter: TokenCounter,
   maxTokens: number,
 ): { text: string; sent: Recalled[] } {
+  const pieces = piecewiseOf(counter)
+  return (
+    (pieces && renderedByLines(chosen, pieces, maxTokens)) ??
+    renderedWhole(chosen, counter, maxTokens)
+  )
+}
+
+/**
+ * `rendered` with each message's line counted once (with the line break after it, and without
+ * for the last), the text's count the sum of its lines': each line ends where a pre-tokenizer
+ * piece does (a closing quote or bracket and the line break after it), as the ledger's lines do.
+ * Undefined when a line's count is not a whole number or holds a run counted in slices (not
+ * the same alone), or when the best match alone does not fit (it is cut by the whole count).
+ */
+function renderedByLines(
+  chosen: readonly Recalled[],
+  pieces: Piecewise,
+  maxTokens: number,
+): { text: string; sent: Recalled[] } | undefined {
+  const raw = (text: string): number => {
+    const n = countInRuns(text, () => 0) > 0 ? -1 : pieces.text(text)
+    return Number.isInteger(n) ? n : -1
+  }
+  const heading = raw(`${RECALL_HEADING}\n`)
+  if (heading < 0) return undefined
+  const sent: { recalled: Recalled; broken: number; last: number }[] = []
+  /** The text's count with `extra` among the lines sent. */
+  const countWith = (extra: (typeof sent)[number]): number => {
+    let n = heading
+    let newest = extra
+    for (const s of sent) {
+      if (s.recalled.position > newest.recalled.position) {
+        n += newest.broken
+        newest = s
+      } else n += s.broken
+    }
+    return pieces.scale(n + newest.last)
+  }
+  for (const recalled of chosen) {
+    const line = renderRecords(recalled.records)
+    const broken = raw(`${line}\n`)
+    const last = raw(line)
+    if (broken < 0 || last < 0) return undefined
+    const entry = { recalled, broken, last }
+    if (countWith(entry) <= maxTokens) sent.push(entry)
+    else if (sent.length === 0) return undefined
+  }
+  const list = sent.map((s) => s.recalled)
+  return { text: textOf(list), sent: list }
+}
+
+/** `rendered`, each choice counted as the whole text it makes. */
+function renderedWhole(
+  chosen: readonly Recalled[],
+  counter: TokenCounter,
+  maxTokens: number,
+): { text: string; sent: Recalled[] } {
   const sent: Recalled[] = []
-  // One line per message, in history order (two messages read from one entry share a number).
-  const textOf = (list: Recalled[]) =>
-    [
-      RECALL_HEADING,
-      ...[...list].sort((a, b) => a.position - b.position).map((r) => renderRecords(r.records)),
-    ].join('\n')
   for (const recalled of chosen) {
     const next = [...sent, recalled]
     if (counter.countText(textOf(next)) <= maxTokens) sent.push(recalled)
