@@ -56,7 +56,10 @@ export const FAMILIES: Record<string, Family> = {
     settings: Object.fromEntries(
       (
         [
-          [{}, 'default (next 0.5, nearby 0.2, speaker turns 0.02, dates 0.2, co-occurring 0)'],
+          [
+            {},
+            'default (next 0.5, nearby 0.2, speaker turns 0.02, dates 0.2, names 0.2, co-occurring 0)',
+          ],
           [{ nearby: { next: 0.25, weight: 0.2 } }, 'next 0.25'],
           [{ nearby: { next: 1, weight: 0.2 } }, 'next 1'],
           [{ nearby: { next: 0.5, weight: 0.1 } }, 'nearby 0.1'],
@@ -155,6 +158,16 @@ export const IDEAS: Record<string, Family> = {
       [0.2, 0.1, 0.5],
       (v) => `dates ${v}`,
       (dates, query) => mostRelevant({ query, dates }),
+    ),
+  },
+  'relevance without names asked': {
+    settings: { default: (query) => mostRelevant({ query, names: 0 }) },
+  },
+  'relevance with names asked weight': {
+    settings: grid(
+      [0.2, 0, 0.1, 0.3, 0.5],
+      (v) => `names ${v}`,
+      (names, query) => mostRelevant({ query, names }),
     ),
   },
   'relevance without co-occurring words': {

@@ -1,5 +1,6 @@
 import { type Message, messageText } from '../messages/message.js'
 import { spoken } from './named-scorers.js'
+import { newestUserText } from './query-terms.js'
 import type { Scorer } from './scorers.js'
 import type { View } from './types.js'
 
@@ -114,7 +115,7 @@ export function dates(options: { query?: string } = {}): Scorer {
   return (view: View) => {
     const n = view.unitCount
     const out = new Array<number>(n).fill(0)
-    const query = options.query ?? view.query ?? newestUser(view)
+    const query = options.query ?? view.query ?? newestUserText(view)
     const wanted = dateKeys(query)
     if (wanted.length === 0 || n === 0) return out
     const unitKeys: Set<string>[] = []
@@ -142,9 +143,4 @@ export function dates(options: { query?: string } = {}): Scorer {
     }
     return out
   }
-}
-
-function newestUser(view: View): string {
-  const u = view.newestUser()
-  return u >= 0 ? messageText(view.first(u)) : ''
 }

@@ -4,13 +4,13 @@
  * and keeping the best within the budget by `scoreBased`'s fill.
  */
 import { InvalidOptionError } from '../errors.js'
-import { describeValue, requireOptions } from '../options-check.js'
+import { describeValue, requireArgument, requireOptions } from '../options-check.js'
 import { cooccurring } from './cooccurring.js'
 import { dates } from './dates.js'
-import { entities, identifiers, speakerNews, spokenBy } from './named-scorers.js'
+import { entities, identifiers, namesAsked, speakerNews, spokenBy } from './named-scorers.js'
 import { type NearbyOptions, nearby } from './nearby.js'
 import { type ScoreBasedOptions, scoreBased } from './score-based.js'
-import { type AsyncScorer, combine, relevance, type Scorer } from './scorers.js'
+import { type AsyncScorer, bm25, combine, type Scorer } from './scorers.js'
 import { type Embed, fuse, semantic } from './semantic.js'
 import type { Strategy } from './types.js'
 
@@ -39,6 +39,11 @@ export interface RelevanceScorerOptions {
   dates?: number
   /** Weight of units holding words that go with the query's in this conversation (`cooccurring`). Default 0 (off): measured at 0.1, they add 0.4 points of LoCoMo evidence recall held out at 10% and 25% (on the one conversation no choice saw, +0.5 at 10% and -0.6 at 25%) for about 1.3 times a LoCoMo fit and 2 times one at 20,000 messages. */
   cooccurring?: number
+  /**
+   * Weight of the units naming something (a capitalised word: a person, a city, a band) for
+   * a question asking for a name: who, where, which cities... (`namesAsked`). Default 0.2.
+   */
+  names?: number
 }
 
 /**
@@ -60,30 +65,38 @@ const embedded: EmbedPart = (lexical, embed, query) =>
     [semantic({ embed, ...(query !== undefined && { query }) }), 1],
   ])
 
+/** The weighted parts of the score besides the matches, in order: option, default weight, scorer. */
+const WEIGHTED: readonly (readonly [string, number, (asked: { query?: string }) => Scorer])[] = [
+  ['identifiers', 0.5, () => identifiers()],
+  ['entities', 1, () => entities()],
+  ['speakers', 0.05, speakerNews],
+  ['speakerTurns', 0.02, spokenBy],
+  ['dates', 0.2, dates],
+  ['names', 0.2, namesAsked],
+  ['cooccurring', 0, cooccurring],
+]
+
 /** `relevanceScorer`, with the embedding part given apart (none: `embed` is refused). */
 function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): AsyncScorer {
   requireOptions(options, 'relevanceScorer', RELEVANCE_SCORER_OPTIONS)
-  const {
-    query,
-    embed,
-    identifiers: idWeight = 0.5,
-    entities: entityWeight = 1,
-    speakers: speakerWeight = 0.05,
-    speakerTurns: turnWeight = 0.02,
-    dates: dateWeight = 0.2,
-    cooccurring: coWeight = 0,
-  } = options
-  for (const [name, w] of [
-    ['identifiers', idWeight],
-    ['entities', entityWeight],
-    ['speakers', speakerWeight],
-    ['speakerTurns', turnWeight],
-    ['dates', dateWeight],
-    ['cooccurring', coWeight],
-  ] as const)
+  const { query, embed } = options
+  const given = options as Record<string, unknown>
+  const weights = WEIGHTED.map(([name, byDefault]) => {
+    const w = given[name] === undefined ? byDefault : given[name]
     if (!(typeof w === 'number' && Number.isFinite(w) && w >= 0))
       throw new InvalidOptionError(name, `expected a finite number >= 0, got ${describeValue(w)}`)
-  const lexical = relevance(query !== undefined ? { query } : {})
+    return w
+  })
+  // What `relevance` checks, and its scorer without feedback: the fit bundle carries no feedback.
+  requireArgument(
+    query === undefined || typeof query === 'string',
+    'relevance',
+    'query',
+    'a string',
+    query,
+  )
+  const asked = query !== undefined ? { query } : {}
+  const lexical = bm25(asked)
   // No function given (undefined, null, false) is no embedding, as before names were split.
   if (embed && !embedPart)
     throw new InvalidOptionError(
@@ -93,13 +106,10 @@ function relevanceWith(options: RelevanceScorerOptions, embedPart?: EmbedPart): 
   const matched: AsyncScorer = embed && embedPart ? embedPart(lexical, embed, query) : lexical
   const spread = options.nearby === false ? matched : nearby(matched, options.nearby)
   const parts: [AsyncScorer, number][] = [[spread, 1]]
-  if (idWeight > 0) parts.push([identifiers(), idWeight])
-  if (entityWeight > 0) parts.push([entities(), entityWeight])
-  if (speakerWeight > 0)
-    parts.push([speakerNews(query !== undefined ? { query } : {}), speakerWeight])
-  if (turnWeight > 0) parts.push([spokenBy(query !== undefined ? { query } : {}), turnWeight])
-  if (dateWeight > 0) parts.push([dates(query !== undefined ? { query } : {}), dateWeight])
-  if (coWeight > 0) parts.push([cooccurring(query !== undefined ? { query } : {}), coWeight])
+  WEIGHTED.forEach(([, , make], k) => {
+    const w = weights[k] as number
+    if (w > 0) parts.push([make(asked), w])
+  })
   return parts.length === 1 ? spread : combine(parts)
 }
 
@@ -155,6 +165,7 @@ export const RELEVANCE_SCORER_OPTIONS = [
   'speakerTurns',
   'dates',
   'cooccurring',
+  'names',
 ] as const
 
 /** Every option `mostRelevant` reads: `scoreBased`'s but its scorer, and the scorer's. */

@@ -3,6 +3,7 @@
  * names), and the people speaking (their turns and their news).
  */
 import { type Message, messageText } from '../messages/message.js'
+import { dateKeys } from './dates.js'
 import { newestUserText } from './query-terms.js'
 import { eachUnit, type Scorer } from './scorers.js'
 
@@ -10,34 +11,8 @@ import { eachUnit, type Scorer } from './scorers.js'
  * A token mixing letters and digits, five characters or more (`OI5L9G`, `mia_li_3668`,
  * `HAT084`, `INV-20931`): an order, user or booking id that a tool call needs verbatim.
  */
-const IDENTIFIER =
-  /(?<![\p{L}\p{N}_-])(?=[\p{L}\p{N}_-]*\p{N})(?=[\p{L}\p{N}_-]*\p{L})[\p{L}\p{N}][\p{L}\p{N}_-]{4,}/u
-
-/** Whether each message holds an identifier, computed once per message object. */
-const identifierCache = new WeakMap<Message, boolean>()
-
-/**
- * 1 for a unit holding an identifier (a token of five or more characters mixing letters and
- * digits: a booking, order or user id), else 0. Agents call tools with ids the user or an
- * earlier result gave; words of the newest message rarely name them again.
- */
-export function identifiers(): Scorer {
-  return (view) =>
-    eachUnit(view, (u) => {
-      for (let i = view.start(u); i < view.end(u); i++) {
-        const m = view.message(i)
-        let has = identifierCache.get(m)
-        if (has === undefined) {
-          has = IDENTIFIER.test(messageText(m))
-          identifierCache.set(m, has)
-        }
-        if (has) return 1
-      }
-      return 0
-    })
-}
-
-const IDENTIFIERS = new RegExp(IDENTIFIER.source, 'gu')
+const IDENTIFIERS =
+  /(?<![\p{L}\p{N}_-])(?=[\p{L}\p{N}_-]*\p{N})(?=[\p{L}\p{N}_-]*\p{L})[\p{L}\p{N}][\p{L}\p{N}_-]{4,}/gu
 
 /** The identifiers a message holds, computed once per message object. */
 const idListCache = new WeakMap<Message, readonly string[]>()
@@ -48,6 +23,19 @@ function idsOf(m: Message): readonly string[] {
     idListCache.set(m, ids)
   }
   return ids
+}
+
+/**
+ * 1 for a unit holding an identifier (a token of five or more characters mixing letters and
+ * digits: a booking, order or user id), else 0. Agents call tools with ids the user or an
+ * earlier result gave; words of the newest message rarely name them again.
+ */
+export function identifiers(): Scorer {
+  return (view) =>
+    eachUnit(view, (u) => {
+      for (let i = view.start(u); i < view.end(u); i++) if (idsOf(view.message(i)).length) return 1
+      return 0
+    })
 }
 
 /**
@@ -135,6 +123,57 @@ export function spokenBy(options: { query?: string } = {}): Scorer {
     return eachUnit(view, (u) => {
       const who = newsOf(view.first(u))[0]
       return u < last && who && named.has(who) ? 1 : 0
+    })
+  }
+}
+
+/**
+ * A question asking for a name: opening with who, whom or where, or asking which or
+ * what of a kind of named thing ("Which cities...", "What musical artists...", "What
+ * states..."), at the start of the text or of any of its sentences.
+ */
+const ASKS_NAME =
+  /(?:^\s*|[.!?]\s+)(?:(?:who|whom|where)\b|(?:which|what)\s+(?:[\p{L}-]+\s+)?(?:(?:cit|countr|compan)(?:y|ies)|(?:town|state|place|person|name|band|artist|author|book|movie|film|song|team|brand)s?|people)\b)/iu
+
+/** A capitalised word that does not open a sentence: a name ("Rome", "Matt", "Oregon"). */
+// The capital is matched before the look back, so only a capital's position looks back.
+const NAME_WORD = /\p{Lu}(?<=[\p{L}\p{N},;]\s+\p{Lu})\p{Ll}[\p{Ll}'-]*/gu
+
+/** A day's name, which names a time, not a person or a place (a month's is a date). */
+const DAY = /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$/
+
+/** The names a message holds (lower-cased, times left out), computed once per message object. */
+const namesCache = new WeakMap<Message, readonly string[]>()
+function namesOf(m: Message): readonly string[] {
+  let names = namesCache.get(m)
+  if (!names) {
+    const found = messageText(m).match(NAME_WORD) ?? []
+    names = found.map((w) => w.toLowerCase()).filter((w) => !DAY.test(w) && !dateKeys(w).length)
+    namesCache.set(m, names)
+  }
+  return names
+}
+
+/**
+ * For a question asking for a name ("Which cities has Jon visited?", "Who gave her the
+ * money?", "Where did she move from?"), 1 for an older unit naming something with a
+ * capitalised word that opens no sentence and is neither a speaker's name, a day, a month
+ * nor a word of the question: the turn saying "Rome" or "Matt Patterson", which shares no
+ * word with the question. Other units, and every unit for other questions, 0.
+ */
+export function namesAsked(options: { query?: string } = {}): Scorer {
+  return (view) => {
+    // The asker's own "[date] Name: " opening aside.
+    const query = (options.query ?? view.query ?? newestUserText(view)).replace(SPEAKER, '')
+    const asks = ASKS_NAME.test(query)
+    const known = new Set(query.toLowerCase().match(/\p{L}+/gu))
+    const last = view.unitCount - 1
+    for (let u = 0; asks && u <= last; u++) known.add(newsOf(view.first(u))[0])
+    return eachUnit(view, (u) => {
+      if (!asks || u >= last) return 0
+      for (let i = view.start(u); i < view.end(u); i++)
+        for (const w of namesOf(view.message(i))) if (!known.has(w)) return 1
+      return 0
     })
   }
 }

@@ -164,7 +164,8 @@ export function relevance(options: RelevanceOptions = {}): Scorer {
   }
 }
 
-function bm25(options: RelevanceOptions & { stemmed?: boolean }): Scorer {
+/** BM25 of each unit against the query: `relevance` without its checks and its feedback. */
+export function bm25(options: RelevanceOptions & { stemmed?: boolean }): Scorer {
   const { k1 = 1.2, b = 0.75 } = options
   return (view) => {
     const query = options.query ?? view.query ?? newestUserText(view)
