@@ -68,7 +68,8 @@ const lower = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c)
  * text it says no to.
  */
 export function prefilterOf(triggers: readonly Trigger[]): Prefilter {
-  const confirms = triggers.map(([, , c]) => (c === undefined ? undefined : new RegExp(c, 'i')))
+  // Each confirming regex made the first time its literal is found (most never are).
+  const confirms: (RegExp | undefined)[] = []
   // Literals by their first two code units (lower case, 7 bits each), and for each such
   // pair the third code units they go on with (a bit each; all of them when one is two
   // long); a literal whose first code unit is not ASCII is that one code unit (`\u212a`),
@@ -99,11 +100,12 @@ export function prefilterOf(triggers: readonly Trigger[]): Prefilter {
   let call = 0
   // Whether trigger `k`, one of whose literals is in the text, holds: confirmed once a text.
   const holds = (k: number, text: string) => {
-    const confirm = confirms[k]
-    if (!confirm) return true
+    const source = triggers[k]?.[2]
+    if (source === undefined) return true
     if (ranIn[k] === call) return false
     ranIn[k] = call
-    return confirm.test(text)
+    confirms[k] ??= new RegExp(source, 'i')
+    return confirms[k].test(text)
   }
   return (text) => {
     if (base64Run(text)) return true
