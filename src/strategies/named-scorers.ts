@@ -63,6 +63,9 @@ export function entities(): Scorer {
 
 /** Who said a message: its `name`, else a "Name: " opening its text (after a "[date] "). */
 const SPEAKER = /^(?:\[[^\]]*\]\s*)?(\p{Lu}[\p{L}'-]*):/u
+
+/** Runs of letters, made once here: a `\p{}` pattern written inside a function is made anew at each call in the Node bundle. */
+const LETTER_RUNS = /\p{L}+/gu
 /** First-person news ("I just signed up...", "we went...") and a time said with it ("yesterday", "last week"). */
 const NEWS =
   /\b(i|we|my|our)\b[^.!?]{0,60}\b(went|took|got|made|bought|started|joined|signed|visited|tried|finished|saw|met|began|learned|adopted|moved|found|won|lost|built|painted|ran|played|attended|read|wrote|volunteered|decided|had|did|just|been|going|gonna|planning|plan)\b/i
@@ -98,7 +101,7 @@ function newsOf(m: Message): [string, number] {
 export function speakerNews(options: { query?: string } = {}): Scorer {
   return (view) => {
     const query = options.query ?? view.query ?? newestUserText(view)
-    const named = new Set(query.toLowerCase().match(/\p{L}+/gu))
+    const named = new Set(query.toLowerCase().match(LETTER_RUNS))
     const last = view.unitCount - 1
     return eachUnit(view, (u) => {
       const [who, news] = newsOf(view.first(u))
@@ -115,7 +118,7 @@ export function speakerNews(options: { query?: string } = {}): Scorer {
 export function spokenBy(options: { query?: string } = {}): Scorer {
   return (view) => {
     const query = options.query ?? view.query ?? newestUserText(view)
-    const named = new Set(query.toLowerCase().match(/\p{L}+/gu))
+    const named = new Set(query.toLowerCase().match(LETTER_RUNS))
     // The asker's own "Name: " names no one.
     const asker = SPEAKER.exec(query)?.[1]?.toLowerCase()
     if (asker) named.delete(asker)
@@ -166,7 +169,7 @@ export function namesAsked(options: { query?: string } = {}): Scorer {
     // The asker's own "[date] Name: " opening aside.
     const query = (options.query ?? view.query ?? newestUserText(view)).replace(SPEAKER, '')
     const asks = ASKS_NAME.test(query)
-    const known = new Set(query.toLowerCase().match(/\p{L}+/gu))
+    const known = new Set(query.toLowerCase().match(LETTER_RUNS))
     const last = view.unitCount - 1
     for (let u = 0; asks && u <= last; u++) known.add(newsOf(view.first(u))[0])
     return eachUnit(view, (u) => {

@@ -57,10 +57,13 @@ const STOP = new Set(
   ),
 )
 
+/** Runs of letters and digits, made once here (see `LETTER_RUNS` in named-scorers.ts). */
+const WORD_RUNS = /[\p{L}\p{N}]+/gu
+
 /** Lower-cased words, stop words out, a light suffix stemmer. */
 export function terms_(text: string): string[] {
   const out: string[] = []
-  for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const raw of text.toLowerCase().match(WORD_RUNS) ?? []) {
     if (raw.length < 2 || STOP.has(raw)) continue
     out.push(stem(raw))
   }
