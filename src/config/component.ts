@@ -126,7 +126,7 @@ export function dumpComponent(
   const kind = isTransform ? 'transforms' : 'strategies'
   const config = JSON.parse(JSON.stringify(thing.options ?? {}))
   // A strategy with a ledger (`withLedger`) keeps it.
-  if (!isTransform && (thing as Strategy).ledger) config.ledger = { ...(thing as Strategy).ledger }
+  if ('budgetAware' in thing && thing.ledger) config.ledger = { ...thing.ledger }
   return envelope(`${PREFIX}.${kind}.${thing.name}`, isTransform ? 'transform' : 'strategy', config)
 }
 
@@ -142,7 +142,7 @@ function envelope(
     version: 1,
     componentVersion: COMPONENT_VERSION,
     ...(description && { description }),
-    label: provider.split('.').pop() as string,
+    label: provider.slice(provider.lastIndexOf('.') + 1),
     config,
   }
 }
