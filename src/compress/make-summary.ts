@@ -92,7 +92,7 @@ export async function makeSummary(
       let content = `${header}\n${redactCredentials(text)}`
       if (facts.length) {
         const { present, missing } = checkFacts(facts, `${content}\n${sentBeside(view, cut)}`)
-        const used = counter.countMessage({ role, content } as Message)
+        const used = counter.countMessage({ role, content })
         // Within the budget, and the summary stays shorter than what it replaces.
         const left = Math.min(room, replacedTokens - 1) - used - FACTS_MARGIN
         const section = fitFacts(missing, left, counter)
@@ -108,7 +108,7 @@ export async function makeSummary(
           },
         }
       }
-      messages = [{ role, content } as Message]
+      messages = [{ role, content }]
     }
   } catch (e) {
     // A summarizer's error may quote its key or a URL with a password (a 401's body): the

@@ -296,7 +296,8 @@ export function repairUnit(
   push(head, unit.start)
   changed.push({ index: unit.start, code })
   for (let k = unit.start + 1; k < unit.end; k++) {
-    const m = messages[k] as Message
+    const m = messages[k]
+    if (!m) continue
     const id = m.role === 'tool' ? renamed.get(m.toolCallId) : undefined
     if (m.role === 'tool' && id !== undefined) {
       push({ ...(rest(k) as Extract<Message, { role: 'tool' }>), toolCallId: id }, k)
