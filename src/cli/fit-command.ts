@@ -5,6 +5,7 @@ import { type FitOptions, type FitResult, fit, fitAsync } from '../context/fit.j
 import { ContextOverflowError, InvalidOptionError, UnknownModelError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { withContextManagement } from '../native/context-management.js'
+import { isJson } from '../providers/codec-kit.js'
 import { type ReportSettings, renderReport } from '../report/html.js'
 import { exactCounter } from '../tokens/counters.js'
 import { fitBatch } from './fit-batch.js'
@@ -168,8 +169,7 @@ function finishFit(
   const insertedAt = new Map(result.inserted.map((ins) => [ins.position, ins]))
   const listed = new Set<number>()
   const insertedAfter = (position: number) => {
-    for (let p = position + 1; insertedAt.has(p); p++) {
-      const ins = insertedAt.get(p) as FitResult['inserted'][number]
+    for (let p = position + 1, ins = insertedAt.get(p); ins; ins = insertedAt.get(++p)) {
       listed.add(p)
       rows.push([
         '+',
@@ -261,8 +261,8 @@ function finishFit(
 }
 
 function withoutKey(spec: unknown): unknown {
-  if (!spec || typeof spec !== 'object') return spec
-  const { apiKey: _key, ...rest } = spec as Record<string, unknown>
+  if (!isJson(spec)) return spec
+  const { apiKey: _key, ...rest } = spec
   return rest
 }
 

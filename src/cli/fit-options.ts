@@ -131,7 +131,8 @@ export function nativePlan(values: Values): ContextManagementPlan | undefined {
   const natives = Object.values(PROVIDER_APIS)
     .filter((api) => api.native !== undefined)
     .map((api) => api.format)
-  if (typeof target !== 'string' || !natives.includes(target as (typeof natives)[number]))
+  const native = natives.find((n) => n === target)
+  if (native === undefined)
     throw new UsageError(
       `option --native: expected ${natives.join(' or ')}, got ${JSON.stringify(target)}`,
     )
@@ -147,7 +148,7 @@ export function nativePlan(values: Values): ContextManagementPlan | undefined {
   if (thinking) policy.clearThinking = { keep: thinking }
   const at = intOption(values, 'compact-at')
   if (at !== undefined) policy.compact = { trigger: at }
-  return contextManagement(policy, { target: target as (typeof natives)[number] })
+  return contextManagement(policy, { target: native })
 }
 
 function thinkingKeep(values: Values): ThinkingKeep | undefined {

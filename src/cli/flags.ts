@@ -1,6 +1,7 @@
 /** The flags every command reads: the input file and format, the provider, the model, the tools. */
 import { InvalidOptionError, UnknownModelError } from '../errors.js'
 import { type Format, providerOfFormat } from '../formats/detect.js'
+import { fieldsOf } from '../providers/codec-kit.js'
 import { providerApi } from '../providers/index.js'
 import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
 import { PROVIDERS, type Provider } from '../providers/validate.js'
@@ -39,12 +40,13 @@ export function intOption(values: Values, name: string, min = 1): number | undef
 export function providerOption(values: Values): Provider | undefined {
   const p = values.provider
   if (p === undefined) return undefined
-  if (!PROVIDERS.includes(p as Provider)) {
+  const provider = PROVIDERS.find((q) => q === p)
+  if (provider === undefined) {
     throw new UsageError(
       `option --provider: expected ${PROVIDERS.join(', ')}, got ${JSON.stringify(p)}`,
     )
   }
-  return p as Provider
+  return provider
 }
 
 /** The provider whose rules a file's own format implies (OpenAI chat for the frameworks' formats). */
@@ -97,8 +99,8 @@ export function modelChoice(values: Values, provider: Provider): ModelChoice {
     return {}
   }
   const info = findModel(model)
-  if (!info && window === undefined) throw new UnknownModelError(model)
-  const contextWindow = window ?? (info?.contextWindow as number)
+  const contextWindow = window ?? info?.contextWindow
+  if (contextWindow === undefined) throw new UnknownModelError(model)
   const output = maxOutput ?? info?.maxOutputTokens ?? Math.floor(contextWindow / 4)
   if (maxOutput !== undefined && maxOutput >= contextWindow)
     throw new UsageError(
@@ -121,7 +123,7 @@ export function toolsOption(values: Values): ToolInput[] | undefined {
   } catch (e) {
     throw new UsageError(`option --tools: ${(e as Error).message}`)
   }
-  const held = json && typeof json === 'object' ? (json as { tools?: unknown }).tools : undefined
+  const held = fieldsOf(json).tools
   const list = Array.isArray(json) ? json : Array.isArray(held) ? held : undefined
   if (!list)
     throw new UsageError(

@@ -14,6 +14,7 @@ import { ContextWindowError, InvalidInputError } from '../errors.js'
 import { decode, encode, FORMATS, type Format } from '../formats/detect.js'
 import { requireMessages } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
+import { fieldsOf } from '../providers/codec-kit.js'
 
 /** The conversation shipped with the package (`--example`): a τ-bench airline trajectory. */
 export const EXAMPLE_FILE = fileURLToPath(
@@ -39,7 +40,7 @@ export function readText(file: string): string {
   try {
     return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8')
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
+    const { code } = fieldsOf(e)
     throw new UsageError(
       `${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : (e as Error).message}`,
     )
@@ -78,12 +79,12 @@ export function readInput(file: string, format: Format | 'auto' = 'auto'): Input
       messages: decoded.messages,
       encode: (out) => {
         // A Responses request sent with store: false gets reasoning only with encrypted_content.
-        const store = (json as { store?: unknown } | null)?.store === false ? { store: false } : {}
+        const store = fieldsOf(json).store === false ? { store: false } : {}
         const { output } = encode(out, decoded.format, { request: !Array.isArray(json), ...store })
         // Keep the input's shape: other top-level keys (model, max_tokens, state type) stay.
         if (Array.isArray(json) || !json || typeof json !== 'object') return output
-        if (Array.isArray(output)) return { ...(json as object), messages: output }
-        return { ...(json as object), ...(output as object) }
+        if (Array.isArray(output)) return { ...json, messages: output }
+        return { ...json, ...fieldsOf(output) }
       },
     }
   } catch (e) {
@@ -121,5 +122,6 @@ export function writeAtomic(file: string, text: string): void {
 }
 
 function errorCode(e: unknown): string {
-  return (e as NodeJS.ErrnoException)?.code ?? (e instanceof Error ? e.message : String(e))
+  const { code } = fieldsOf(e)
+  return typeof code === 'string' ? code : e instanceof Error ? e.message : String(e)
 }

@@ -36,7 +36,7 @@ function checkedArgs(command: string, args: readonly string[]): string[] {
       continue
     }
     const long = arg.startsWith('--')
-    const name = long ? (arg.slice(2).split('=')[0] as string) : arg.slice(1)
+    const name = long ? arg.slice(2).replace(/=[\s\S]*$/, '') : arg.slice(1)
     const option = flagNamed(name, !long)
     const shown = long ? `--${name}` : arg
     if (!option) {

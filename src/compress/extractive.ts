@@ -133,7 +133,10 @@ export function extractiveSummarizer(options: ExtractiveOptions = {}): Summarize
         used += t
       }
       const body = [
-        ...lines.map((text, k) => ({ text, at: keptAt[k] as number, rank: 0 })),
+        ...lines.flatMap((text, k) => {
+          const at = keptAt[k]
+          return at === undefined ? [] : [{ text, at, rank: 0 }]
+        }),
         ...scored.flatMap((s, k) => (chosen.has(k) ? [{ text: s.text, at: s.at, rank: 1 }] : [])),
       ].sort((a, b) => a.at - b.at || a.rank - b.rank)
       return [...previous, ...body.map((b) => b.text)].join('\n')
@@ -206,7 +209,7 @@ function outcome(m: Message & { role: 'tool' }, width: number): string {
   if (!text || width <= 0) return status
   let shown: string = text
   try {
-    const parsed = JSON.parse(text) as unknown
+    const parsed: unknown = JSON.parse(text)
     if (parsed && typeof parsed === 'object') shown = flat(parsed, 0)
   } catch {
     // Plain text: shown as it is.

@@ -46,9 +46,7 @@ export async function makeSummary(
   const start = current ? current.to : from
   // Pinned messages are sent as they are beside the summary (strategies/pins.ts): not in it.
   const pinned = pinnedSet(view)
-  const fresh = (view.messages.slice(start, to) as Message[]).filter(
-    (_, k) => !pinned.has(start + k),
-  )
+  const fresh = view.messages.slice(start, to).filter((_, k) => !pinned.has(start + k))
   // The pinned messages of the whole range (the previous summary's part included): sent apart.
   const pinnedIn = [...pinned].filter((i) => i >= from && i < to).sort((a, b) => a - b)
   const standsFor = to - from - pinnedIn.length
@@ -94,7 +92,7 @@ export async function makeSummary(
       let content = `${header}\n${redactCredentials(text)}`
       if (facts.length) {
         const { present, missing } = checkFacts(facts, `${content}\n${sentBeside(view, cut)}`)
-        const used = counter.countMessage({ role, content } as Message)
+        const used = counter.countMessage({ role, content })
         // Within the budget, and the summary stays shorter than what it replaces.
         const left = Math.min(room, replacedTokens - 1) - used - FACTS_MARGIN
         const section = fitFacts(missing, left, counter)
@@ -110,7 +108,7 @@ export async function makeSummary(
           },
         }
       }
-      messages = [{ role, content } as Message]
+      messages = [{ role, content }]
     }
   } catch (e) {
     // A summarizer's error may quote its key or a URL with a password (a 401's body): the
@@ -120,7 +118,7 @@ export async function makeSummary(
   }
   const anchor = anchorOf(view.message(to - 1))
   const entries: SummaryEntry[] = messages.map((message) => ({
-    replaces: [from, to] as [number, number],
+    replaces: [from, to],
     message,
     tokens: counter.countMessage(message),
     anchor,

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.js'
 import { requireArgument, requireOptions } from '../options-check.js'
+import { fieldsOf } from '../providers/codec-kit.js'
 import { redact } from './redact.js'
 import { errorText, type Summarizer, SummarizerError, transcript } from './summarizer.js'
 
@@ -106,7 +107,7 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
           hide(`summarizer: a request header is not a valid HTTP header value (${errorText(e)})`),
           false,
         )
-      const cause = (e as { cause?: { code?: string } } | undefined)?.cause?.code ?? errorText(e)
+      const cause = fieldsOf(fieldsOf(e).cause).code ?? errorText(e)
       throw new SummarizerError(hide(`summarizer: cannot reach ${url} (${cause})`), true)
     }
     let text: string
@@ -169,11 +170,11 @@ export function openAICompatibleSummarizer(options: OpenAICompatibleOptions): Su
         try {
           return await attempt(body, signal)
         } catch (e) {
-          last = e as SummarizerError
           if (!(e instanceof SummarizerError) || !e.retryable) throw e
+          last = e
         }
       }
-      throw last as SummarizerError
+      throw last
     },
   }
 }

@@ -3,6 +3,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireOptions } from '../options-check.js'
+import { isJson } from '../providers/codec-kit.js'
 import { extractiveSummarizer } from './extractive.js'
 import type { Summarizer } from './summarizer.js'
 
@@ -87,8 +88,8 @@ function checkSummarizingOptions(options: SummarizingOptions): void {
     if (o[key] !== undefined && typeof o[key] !== 'boolean')
       throw new InvalidOptionError(key, `expected true or false, got ${describeValue(o[key])}`)
   }
-  const s = o.summarizer as { summarize?: unknown; name?: unknown } | undefined
-  if (s !== undefined && (s === null || typeof s !== 'object' || typeof s.summarize !== 'function'))
+  const s = o.summarizer
+  if (s !== undefined && (!isJson(s) || typeof s.summarize !== 'function'))
     throw new InvalidOptionError(
       'summarizer',
       `expected a summarizer (an object with summarize(), such as extractiveSummarizer()), got ${describeValue(s)}`,
@@ -104,11 +105,8 @@ function checkSummarizingOptions(options: SummarizingOptions): void {
       'maxSummaryTokens',
       `expected a number >= 1, got ${describeValue(max)}`,
     )
-  const signal = o.signal as { aborted?: unknown } | undefined
-  if (
-    signal !== undefined &&
-    (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean')
-  )
+  const signal = o.signal
+  if (signal !== undefined && (!isJson(signal) || typeof signal.aborted !== 'boolean'))
     throw new InvalidOptionError('signal', 'expected an AbortSignal')
 }
 

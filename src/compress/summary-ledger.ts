@@ -1,6 +1,7 @@
 /** The summaries kept for one conversation, a newer one superseding those it folds in. */
 import { messageIssue } from '../messages/check.js'
 import { requireArgument } from '../options-check.js'
+import { isJson, isList } from '../providers/codec-kit.js'
 import type { SummaryEntry, SummaryLedger } from '../strategies/types.js'
 
 /**
@@ -27,14 +28,13 @@ export function summaryLedger(initial: readonly SummaryEntry[] = []): SummaryLed
 }
 
 function isSummaryEntry(e: unknown): boolean {
-  const r = (e as SummaryEntry | null)?.replaces
+  if (!isJson(e)) return false
+  const r = e.replaces
   return (
-    typeof e === 'object' &&
-    e !== null &&
-    Array.isArray(r) &&
+    isList(r) &&
     typeof r[0] === 'number' &&
     typeof r[1] === 'number' &&
-    messageIssue((e as SummaryEntry).message) === undefined
+    messageIssue(e.message) === undefined
   )
 }
 

@@ -39,8 +39,8 @@ export function latest(view: View, ledger: SummaryLedger): Current | undefined {
   if (lo < n ? view.start(lo) !== to : to !== messages.length) return undefined
   const entries: SummaryEntry[] = []
   for (let k = all.length - 1; k >= 0; k--) {
-    const e = all[k] as SummaryEntry
-    if (e.replaces[0] !== from || e.replaces[1] !== to) break
+    const e = all[k]
+    if (!e || e.replaces[0] !== from || e.replaces[1] !== to) break
     entries.unshift(e)
   }
   const tokens = entries.reduce((n, e) => n + (e.tokens ?? view.counter.countMessage(e.message)), 0)

@@ -5,6 +5,7 @@ import { createStrategy } from '../context/create-strategy.js'
 import { InvalidStateError } from '../errors.js'
 import { readAutoGen } from '../formats/autogen.js'
 import { type Message, toolSchemaSchema } from '../messages/message.js'
+import { fieldsOf } from '../providers/codec-kit.js'
 
 export const AUTOGEN = 'autogen_core.model_context.'
 
@@ -34,8 +35,8 @@ export function loadAutoGen(provider: string, config: Record<string, unknown>): 
         strategy: createStrategy('headAndTail', { head: config.headSize, tail: config.tailSize }),
       })
     case 'TokenLimitedChatCompletionContext': {
-      const client = config.modelClient as { config?: { model?: unknown } } | undefined
-      const model = typeof client?.config?.model === 'string' ? client.config.model : undefined
+      const clientModel = fieldsOf(fieldsOf(config.modelClient).config).model
+      const model = typeof clientModel === 'string' ? clientModel : undefined
       const limit = config.tokenLimit as number | undefined
       const tools = Array.isArray(config.toolSchema)
         ? z.array(toolSchemaSchema).parse(config.toolSchema)

@@ -13,7 +13,7 @@ import { strategyNames } from '../context/registry.js'
 import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { describeValue, requireArgument } from '../options-check.js'
-import { type LedgerOptions, withLedger } from '../strategies/ledger.js'
+import { withLedger } from '../strategies/ledger.js'
 import type { Strategy, Transform } from '../strategies/types.js'
 import { AUTOGEN, AUTOGEN_SHORT, loadAutoGen, snakeToCamel } from './autogen-config.js'
 import { createTransform, transformNames } from './transforms.js'
@@ -126,7 +126,7 @@ export function dumpComponent(
   const kind = isTransform ? 'transforms' : 'strategies'
   const config = JSON.parse(JSON.stringify(thing.options ?? {}))
   // A strategy with a ledger (`withLedger`) keeps it.
-  if (!isTransform && (thing as Strategy).ledger) config.ledger = { ...(thing as Strategy).ledger }
+  if ('budgetAware' in thing && thing.ledger) config.ledger = { ...thing.ledger }
   return envelope(`${PREFIX}.${kind}.${thing.name}`, isTransform ? 'transform' : 'strategy', config)
 }
 
@@ -142,7 +142,7 @@ function envelope(
     version: 1,
     componentVersion: COMPONENT_VERSION,
     ...(description && { description }),
-    label: provider.split('.').pop() as string,
+    label: provider.slice(provider.lastIndexOf('.') + 1),
     config,
   }
 }
@@ -185,7 +185,7 @@ export function loadComponent(json: unknown): ChatContext | Strategy | Transform
       const strategy = createStrategy(name, own)
       return ledger === undefined
         ? strategy
-        : withLedger(strategy, ledgerOptionsSchema.parse(ledger) as LedgerOptions)
+        : withLedger(strategy, ledgerOptionsSchema.parse(ledger))
     }
     if (kind === 'transforms' && name && transformNames().includes(name))
       return createTransform(name, config)

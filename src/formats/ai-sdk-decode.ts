@@ -4,8 +4,8 @@ import { bytesToBase64 } from '../messages/base64.js'
 import type { AISDKInput, ReaderInput } from '../messages/input.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
-import { describe, fail, type Json, refuseDeep } from '../providers/codec-kit.js'
-import { opts, type Part, pinnedOf, withMeta } from './ai-sdk-wire.js'
+import { describe, fail, isJson, isList, type Json, refuseDeep } from '../providers/codec-kit.js'
+import { opts, pinnedOf, withMeta } from './ai-sdk-wire.js'
 
 /** Binary data as base64, a URL object as its string: what JSON can hold. */
 function dataString(v: unknown): string {
@@ -29,14 +29,13 @@ export function fromAISDK<const T>(input: ReaderInput<T, AISDKInput>): Message[]
 /** `fromAISDK` for a value of any type (a caller generic over the SDK's message type). */
 export function readAISDK(input: unknown): Message[] {
   refuseDeep(input)
-  const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
-  if (!Array.isArray(list))
+  const list = Array.isArray(input) ? input : isJson(input) ? input.messages : undefined
+  if (!isList(list))
     throw new InvalidInputError('expected a list of ModelMessages', { field: 'messages' })
   const out: Message[] = []
   list.forEach((raw, i) => {
-    if (!raw || typeof raw !== 'object')
-      fail(i, 'message', `expected an object, got ${describe(raw)}`)
-    const m = raw as Json
+    if (!isJson(raw)) fail(i, 'message', `expected an object, got ${describe(raw)}`)
+    const m = raw
     const base = opts(m)
     // Pinned in `providerOptions.contextWindow` (a key no provider reads): every message it becomes.
     const push = pinnedOf(m)
@@ -46,7 +45,7 @@ export function readAISDK(input: unknown): Message[] {
       case 'system':
         if (typeof m.content !== 'string')
           fail(i, 'content', `expected a string, got ${describe(m.content)}`)
-        push(withMeta({ role: 'system', content: m.content as string }, base))
+        push(withMeta({ role: 'system', content: m.content }, base))
         return
       case 'user':
         push(withMeta({ role: 'user', content: userContent(m.content, i) }, base))
@@ -55,11 +54,10 @@ export function readAISDK(input: unknown): Message[] {
         push(decodeAssistant(m, i, base))
         return
       case 'tool': {
-        if (!Array.isArray(m.content))
+        if (!isList(m.content))
           fail(i, 'content', `expected a list of tool results, got ${describe(m.content)}`)
-        const parts = m.content as Part[]
-        parts.forEach((p, k) => {
-          if (p?.type !== 'tool-result') {
+        m.content.forEach((p, k) => {
+          if (!isJson(p) || p.type !== 'tool-result') {
             push(
               withMeta(
                 { role: 'tool', toolCallId: `other-${i}-${k}`, content: '' },
@@ -87,15 +85,15 @@ function userContent(c: unknown, i: number): string | ContentPart[] {
   if (typeof c === 'string') return c
   if (!Array.isArray(c))
     return fail(i, 'content', `expected a string or a list of parts, got ${describe(c)}`)
-  return c.map((p, k) => mediaPart(p as Part, i, `content.${k}`))
+  return c.map((p, k) => mediaPart(p, i, `content.${k}`))
 }
 
-function mediaPart(p: Part, i: number, field: string): ContentPart {
-  if (!p || typeof p !== 'object') return fail(i, field, `expected a part, got ${describe(p)}`)
+function mediaPart(p: unknown, i: number, field: string): ContentPart {
+  if (!isJson(p)) return fail(i, field, `expected a part, got ${describe(p)}`)
   if (p.type === 'text') {
     if (typeof p.text !== 'string')
       fail(i, `${field}.text`, `expected a string, got ${describe(p.text)}`)
-    return withMeta({ type: 'text', text: p.text as string }, opts(p))
+    return withMeta({ type: 'text', text: p.text }, opts(p))
   }
   if (p.type === 'image') {
     const v = dataString(p.image)
@@ -116,34 +114,30 @@ function mediaPart(p: Part, i: number, field: string): ContentPart {
 function decodeAssistant(m: Json, i: number, base: Json): AssistantMessage {
   if (typeof m.content === 'string')
     return withMeta({ role: 'assistant', content: m.content }, base)
-  if (!Array.isArray(m.content))
+  if (!isList(m.content))
     return fail(i, 'content', `expected a string or a list of parts, got ${describe(m.content)}`)
   const parts: ContentPart[] = []
   const calls: ToolCall[] = []
   const thoughts: string[] = []
   const layout: Json[] = []
-  ;(m.content as Part[]).forEach((p, k) => {
-    if (p?.type === 'text' || p?.type === 'file') {
+  m.content.forEach((p, k) => {
+    if (isJson(p) && (p.type === 'text' || p.type === 'file')) {
       parts.push(mediaPart(p, i, `content.${k}`))
       layout.push({ t: 'part' })
-    } else if (p?.type === 'reasoning') {
+    } else if (isJson(p) && p.type === 'reasoning') {
       if (typeof p.text !== 'string')
         fail(i, `content.${k}.text`, `expected a string, got ${describe(p.text)}`)
-      thoughts.push(p.text as string)
+      thoughts.push(p.text)
       layout.push({ t: 'reasoning', part: p })
-    } else if (p?.type === 'tool-call') {
+    } else if (isJson(p) && p.type === 'tool-call') {
       if (typeof p.toolCallId !== 'string' || !p.toolCallId)
         fail(i, `content.${k}.toolCallId`, `expected a string, got ${describe(p.toolCallId)}`)
       if (typeof p.toolName !== 'string')
         fail(i, `content.${k}.toolName`, `expected a string, got ${describe(p.toolName)}`)
-      const { type: _t, toolCallId, toolName, input, ...rest } = p
+      const { type: _t, toolCallId: _id, toolName: _n, input, ...rest } = p
       calls.push(
         withMeta(
-          {
-            id: toolCallId as string,
-            name: toolName as string,
-            arguments: JSON.stringify(input ?? {}),
-          },
+          { id: p.toolCallId, name: p.toolName, arguments: JSON.stringify(input ?? {}) },
           rest,
         ),
       )
@@ -158,16 +152,16 @@ function decodeAssistant(m: Json, i: number, base: Json): AssistantMessage {
   return withMeta(out, { ...base, layout })
 }
 
-function decodeResult(p: Part, i: number, field: string, data: Json): Message {
+function decodeResult(p: Json, i: number, field: string, data: Json): Message {
   if (typeof p.toolCallId !== 'string' || !p.toolCallId)
     fail(i, `${field}.toolCallId`, `expected a string, got ${describe(p.toolCallId)}`)
-  const output = p.output as Json | undefined
-  if (!output || typeof output.type !== 'string')
+  const output = p.output
+  if (!isJson(output) || typeof output.type !== 'string')
     return fail(i, `${field}.output`, `expected an output with a type, got ${describe(output)}`)
-  const { type: _t, toolCallId, toolName, output: _o, ...rest } = p
+  const { type: _t, toolCallId: _id, toolName, output: _o, ...rest } = p
   const common = {
     role: 'tool' as const,
-    toolCallId: toolCallId as string,
+    toolCallId: p.toolCallId,
     ...(typeof toolName === 'string' && { toolName }),
   }
   const extra = {
@@ -189,9 +183,7 @@ function decodeResult(p: Part, i: number, field: string, data: Json): Message {
       // `content` and newer variants: the text they carry is what is counted and shown.
       const value = output.value
       const text = Array.isArray(value)
-        ? value
-            .map((v) => (v && typeof v === 'object' && 'text' in v ? String((v as Json).text) : ''))
-            .join('\n')
+        ? value.map((v) => (isJson(v) && 'text' in v ? String(v.text) : '')).join('\n')
         : JSON.stringify(value ?? null)
       return withMeta({ ...common, content: text }, { ...extra, output, text })
     }

@@ -5,8 +5,16 @@ import {
   contentText,
   type Message,
 } from '../messages/message.js'
-import { detach, type Json, parseArguments, requireList } from '../providers/codec-kit.js'
-import { type ModelMessageJson, meta, opts, type Part, withPinned } from './ai-sdk-wire.js'
+import {
+  detach,
+  fieldsOf,
+  isJson,
+  isList,
+  type Json,
+  parseArguments,
+  requireList,
+} from '../providers/codec-kit.js'
+import { isPart, type ModelMessageJson, meta, opts, type Part, withPinned } from './ai-sdk-wire.js'
 
 /** Encodes messages as AI SDK `ModelMessage` JSON; what `fromAISDK` decoded comes back as it was. */
 export function toAISDK(messages: readonly Message[]): ModelMessageJson[] {
@@ -78,8 +86,8 @@ function encodeResult(m: Extract<Message, { role: 'tool' }>, data: Json): Part {
   } = data
   const text_ = contentText(m.content)
   let out: Json
-  if (output && text === text_) out = output as Json
-  else if ((outputType === 'json' || outputType === 'error-json') && isJson(text_)) {
+  if (isJson(output) && text === text_) out = output
+  else if ((outputType === 'json' || outputType === 'error-json') && parsesAsJson(text_)) {
     out = { type: m.isError ? 'error-json' : 'json', value: JSON.parse(text_) }
   } else out = { type: m.isError ? 'error-text' : 'text', value: text_ }
   if (outputOptions !== undefined && !output) out.providerOptions = outputOptions
@@ -92,7 +100,7 @@ function encodeResult(m: Extract<Message, { role: 'tool' }>, data: Json): Part {
   }
 }
 
-function isJson(s: string): boolean {
+function parsesAsJson(s: string): boolean {
   try {
     JSON.parse(s)
     return true
@@ -103,10 +111,10 @@ function isJson(s: string): boolean {
 
 function encodeAssistant(m: AssistantMessage, data: Json): string | Part[] {
   if (typeof m.content === 'string' && !m.toolCalls?.length && !m.thought) return m.content
-  const parts =
+  const parts: Part[] =
     typeof m.content === 'string'
       ? m.content
-        ? [{ type: 'text', text: m.content } as Part]
+        ? [{ type: 'text', text: m.content }]
         : []
       : (m.content ?? []).map(encodePart)
   const calls = (m.toolCalls ?? []).map(
@@ -119,8 +127,9 @@ function encodeAssistant(m: AssistantMessage, data: Json): string | Part[] {
     }),
   )
   const out: Part[] = []
-  const layout = data.layout as Json[] | undefined
-  for (const slot of layout ?? []) {
+  const layout = isList(data.layout) ? data.layout : undefined
+  for (const s of layout ?? []) {
+    const slot = fieldsOf(s)
     if (slot.t === 'part') {
       const p = parts.shift()
       if (p) out.push(p)
@@ -128,7 +137,7 @@ function encodeAssistant(m: AssistantMessage, data: Json): string | Part[] {
       const c = calls.shift()
       if (c) out.push(c)
     } else if (slot.t === 'reasoning') {
-      if (m.thought !== undefined) out.push(slot.part as Part)
+      if (m.thought !== undefined && isPart(slot.part)) out.push(slot.part)
     } else out.push(slot.part as Part)
   }
   if (!layout && m.thought) out.push({ type: 'reasoning', text: m.thought })

@@ -6,6 +6,9 @@ import {
   describe,
   detach,
   fail,
+  fieldsOf,
+  isJson,
+  isList,
   type Json,
   metadataFor,
   refuseDeep,
@@ -37,16 +40,15 @@ export function fromAutoGen<const T>(input: ReaderInput<T, AutoGenInput>): Messa
 /** `fromAutoGen` for a value of any type (a saved state read as JSON of any type). */
 export function readAutoGen(input: unknown): Message[] {
   refuseDeep(input)
-  const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
-  if (!Array.isArray(list))
+  const list = Array.isArray(input) ? input : isJson(input) ? input.messages : undefined
+  if (!isList(list))
     throw new InvalidInputError('expected a list of AutoGen messages or a state with "messages"', {
       field: 'messages',
     })
   const out: Message[] = []
   for (const [i, raw] of list.entries()) {
-    if (!raw || typeof raw !== 'object')
-      fail(i, 'message', `expected an object, got ${describe(raw)}`)
-    const m = raw as Json
+    if (!isJson(raw)) fail(i, 'message', `expected an object, got ${describe(raw)}`)
+    const m = raw
     const source = typeof m.source === 'string' ? { name: m.source } : {}
     switch (m.type) {
       case 'SystemMessage':
@@ -54,7 +56,7 @@ export function readAutoGen(input: unknown): Message[] {
           fail(i, 'content', `expected a string, got ${describe(m.content)}`)
         out.push(
           withMeta(
-            { role: 'system', content: m.content as string, ...pinnedOf(m) },
+            { role: 'system', content: m.content, ...pinnedOf(m) },
             rest(m, ['type', 'content']),
           ),
         )
@@ -65,9 +67,8 @@ export function readAutoGen(input: unknown): Message[] {
         else if (Array.isArray(m.content)) {
           content = m.content.map((p, k): ContentPart => {
             if (typeof p === 'string') return { type: 'text', text: p }
-            if (p && typeof p === 'object' && typeof (p as Json).data === 'string') {
-              return withMeta({ type: 'image', data: (p as Json).data as string }, { image: p })
-            }
+            if (isJson(p) && typeof p.data === 'string')
+              return withMeta({ type: 'image', data: p.data }, { image: p })
             return fail(i, `content.${k}`, `expected a string or an image, got ${describe(p)}`)
           })
         } else
@@ -99,19 +100,18 @@ export function readAutoGen(input: unknown): Message[] {
             'content',
             `expected a string or a list of FunctionCall, got ${describe(m.content)}`,
           )
-        const toolCalls = m.content.map((c, k) => {
-          const call = c as Json
-          if (typeof call?.id !== 'string' || !call.id)
-            fail(i, `content.${k}.id`, `expected a string, got ${describe(call?.id)}`)
+        const toolCalls = m.content.map((call: unknown, k) => {
+          if (!isJson(call) || typeof call.id !== 'string' || !call.id)
+            fail(
+              i,
+              `content.${k}.id`,
+              `expected a string, got ${describe(isJson(call) ? call.id : undefined)}`,
+            )
           if (typeof call.name !== 'string')
             fail(i, `content.${k}.name`, `expected a string, got ${describe(call.name)}`)
           if (typeof call.arguments !== 'string')
             fail(i, `content.${k}.arguments`, `expected a string, got ${describe(call.arguments)}`)
-          return {
-            id: call.id as string,
-            name: call.name as string,
-            arguments: call.arguments as string,
-          }
+          return { id: call.id, name: call.name, arguments: call.arguments }
         })
         out.push(
           withMeta({ role: 'assistant', toolCalls, ...thought, ...source, ...pinnedOf(m) }, data),
@@ -119,19 +119,22 @@ export function readAutoGen(input: unknown): Message[] {
         continue
       }
       case 'FunctionExecutionResultMessage': {
-        if (!Array.isArray(m.content))
+        if (!isList(m.content))
           fail(i, 'content', `expected a list of results, got ${describe(m.content)}`)
-        ;(m.content as unknown[]).forEach((r, k) => {
-          const res = r as Json
-          if (typeof res?.call_id !== 'string' || !res.call_id)
-            fail(i, `content.${k}.call_id`, `expected a string, got ${describe(res?.call_id)}`)
+        m.content.forEach((res, k) => {
+          if (!isJson(res) || typeof res.call_id !== 'string' || !res.call_id)
+            fail(
+              i,
+              `content.${k}.call_id`,
+              `expected a string, got ${describe(isJson(res) ? res.call_id : undefined)}`,
+            )
           const data: Json = { turn: i, ...(k === 0 ? rest(m, ['type', 'content']) : {}) }
           if ('is_error' in res) data.isErrorField = res.is_error
           out.push(
             withMeta(
               {
                 role: 'tool',
-                toolCallId: res.call_id as string,
+                toolCallId: res.call_id,
                 content: String(res.content ?? ''),
                 ...(typeof res.name === 'string' && { toolName: res.name }),
                 ...(res.is_error === true && { isError: true }),
@@ -165,7 +168,7 @@ function encodeAutoGen(messages: readonly Message[]): Json[] {
   let open: { turn: unknown; msg: Json & { content: Json[] } } | undefined
   for (const m of messages) {
     const data = meta(m)
-    const extra = (data.extra as Json | undefined) ?? {}
+    const extra = fieldsOf(data.extra)
     if (m.role === 'tool') {
       if (!open || (data.turn !== undefined && data.turn !== open.turn)) {
         open = {

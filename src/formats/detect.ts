@@ -2,7 +2,7 @@ import { InvalidInputError, InvalidOptionError } from '../errors.js'
 import { requireMessages } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireOptions } from '../options-check.js'
-import type { Loss } from '../providers/codec-kit.js'
+import { fieldsOf, isJson, isList, type Json, type Loss } from '../providers/codec-kit.js'
 import { providerApiOfFormat } from '../providers/index.js'
 import type { AllListed, Provider, WireFormat } from '../providers/provider.js'
 import { nameOfFormat } from '../providers/table.js'
@@ -33,19 +33,13 @@ export function providerOfFormat(format: Format | 'auto' | undefined): Provider 
   return nameOfFormat(format)
 }
 
-type Json = Record<string, unknown>
-
 /** Which format a JSON conversation is in, from its shape; a clear error when none fits. */
 export function detectFormat(json: unknown): Format {
-  const obj = json && typeof json === 'object' && !Array.isArray(json) ? (json as Json) : undefined
+  const obj = isJson(json) && !Array.isArray(json) ? json : undefined
   if (obj && 'system' in obj && Array.isArray(obj.messages)) return 'anthropic'
   const own = detectOwnShapes(json, obj)
   if (own) return own
-  const list = Array.isArray(json)
-    ? json
-    : Array.isArray(obj?.messages)
-      ? (obj?.messages as unknown[])
-      : undefined
+  const list = Array.isArray(json) ? json : obj && isList(obj.messages) ? obj.messages : undefined
   if (!list) {
     throw new InvalidInputError(
       'not a conversation: expected a list of messages or an object with "messages"',
@@ -60,8 +54,8 @@ export function detectFormat(json: unknown): Format {
   if (items.some((m) => Array.isArray(m.lc_namespace) && typeof m.toJSON === 'function'))
     return 'langchain'
   if (items.some((m) => typeof m.type === 'string' && /Message$/.test(m.type))) return 'autogen'
-  const blocks = items.flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []))
-  const types = new Set(blocks.map((b) => b?.type))
+  const blocks = items.flatMap((m) => (isList(m.content) ? m.content : []))
+  const types = new Set(blocks.map((b) => fieldsOf(b).type))
   if (
     // An AI SDK tool message holds tool-result parts; an OpenAI one may hold text parts beside its tool_call_id.
     items.some((m) => m.role === 'tool' && Array.isArray(m.content) && !('tool_call_id' in m)) ||
@@ -105,8 +99,11 @@ function detectOwnShapes(json: unknown, obj: Json | undefined): Format | undefin
     items.some(
       (m) =>
         (typeof m.type === 'string' && m.type !== 'message' && RESPONSES_ITEM.test(m.type)) ||
-        (Array.isArray(m.content) &&
-          (m.content as Json[]).some((p) => RESPONSES_PART.has(p?.type as string))),
+        (isList(m.content) &&
+          m.content.some((p) => {
+            const type = fieldsOf(p).type
+            return typeof type === 'string' && RESPONSES_PART.has(type)
+          })),
     )
   )
     return 'openai-responses'

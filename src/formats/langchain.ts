@@ -6,6 +6,9 @@ import {
   describe,
   detach,
   fail,
+  fieldsOf,
+  isJson,
+  isList,
   type Json,
   metadataFor,
   parseArguments,
@@ -40,31 +43,27 @@ export function fromLangChain<const T>(input: ReaderInput<T, LangChainInput>): M
 
 /** `fromLangChain` for a value of any type (a caller generic over the message type). */
 export function readLangChain(input: unknown): Message[] {
-  const list = Array.isArray(input) ? input : (input as Json | undefined)?.messages
-  if (!Array.isArray(list))
+  const list = Array.isArray(input) ? input : isJson(input) ? input.messages : undefined
+  if (!isList(list))
     throw new InvalidInputError('expected a list of LangChain messages', { field: 'messages' })
   return list.map((item, i) => {
     // A BaseMessage instance: read as the constructor form it serializes to.
-    const raw =
-      item && typeof item === 'object' && typeof (item as Json).toJSON === 'function'
-        ? (item as { toJSON(): unknown }).toJSON()
-        : item
-    if (!raw || typeof raw !== 'object')
-      fail(i, 'message', `expected an object, got ${describe(raw)}`)
+    const raw: unknown = isJson(item) && typeof item.toJSON === 'function' ? item.toJSON() : item
+    if (!isJson(raw)) fail(i, 'message', `expected an object, got ${describe(raw)}`)
     refuseDeep(raw, i)
-    const r = raw as Json
+    const r = raw
     let kind: string | undefined
     let body: Json
     let form: Json
     if (r.lc === 1 && r.type === 'constructor') {
-      const id = r.id as unknown[]
+      const id = r.id
       const className = String(Array.isArray(id) ? id[id.length - 1] : '')
       kind = Object.hasOwn(TYPE, className) ? TYPE[className] : undefined
-      body = (r.kwargs ?? {}) as Json
+      body = fieldsOf(r.kwargs)
       form = { form: 'lc', id }
     } else {
       kind = typeof r.type === 'string' && Object.hasOwn(CLASS, r.type) ? r.type : undefined
-      body = (r.data ?? {}) as Json
+      body = fieldsOf(r.data)
       form = { form: 'dict' }
     }
     if (!kind)
@@ -84,7 +83,7 @@ export function readLangChain(input: unknown): Message[] {
     // Pinned in `additional_kwargs` (which LangChain's provider clients do not send).
     const name = {
       ...(typeof body.name === 'string' && { name: body.name }),
-      ...((body.additional_kwargs as Json | undefined)?.pinned === true && { pinned: true }),
+      ...(fieldsOf(body.additional_kwargs).pinned === true && { pinned: true }),
     }
     if (body.name === null) data.nameNull = true
     switch (kind) {
@@ -99,7 +98,7 @@ export function readLangChain(input: unknown): Message[] {
         return withMeta(
           {
             role: 'tool',
-            toolCallId: body.tool_call_id as string,
+            toolCallId: body.tool_call_id,
             content,
             ...(body.status === 'error' && { isError: true }),
             ...(typeof body.name === 'string' && { toolName: body.name }),
@@ -112,16 +111,17 @@ export function readLangChain(input: unknown): Message[] {
         const calls = body.tool_calls
         if (calls !== undefined && !Array.isArray(calls))
           fail(i, 'tool_calls', `expected a list, got ${describe(calls)}`)
-        const toolCalls: ToolCall[] = ((calls as Json[] | undefined) ?? []).map((c, k) => {
-          if (typeof c?.id !== 'string' || !c.id)
-            fail(i, `tool_calls.${k}.id`, `expected a string, got ${describe(c?.id)}`)
+        const toolCalls: ToolCall[] = (isList(calls) ? calls : []).map((c, k) => {
+          if (!isJson(c) || typeof c.id !== 'string' || !c.id)
+            fail(
+              i,
+              `tool_calls.${k}.id`,
+              `expected a string, got ${describe(isJson(c) ? c.id : undefined)}`,
+            )
           if (typeof c.name !== 'string')
             fail(i, `tool_calls.${k}.name`, `expected a string, got ${describe(c.name)}`)
-          const { id, name: n, args, ...more } = c
-          return withMeta(
-            { id: id as string, name: n as string, arguments: JSON.stringify(args ?? {}) },
-            more,
-          )
+          const { id: _id, name: _n, args, ...more } = c
+          return withMeta({ id: c.id, name: c.name, arguments: JSON.stringify(args ?? {}) }, more)
         })
         if (calls !== undefined) data.toolCallsField = true
         return withMeta(
@@ -137,23 +137,21 @@ function decodeContent(c: unknown, i: number): string | ContentPart[] {
   if (typeof c === 'string') return c
   if (!Array.isArray(c))
     return fail(i, 'content', `expected a string or a list of blocks, got ${describe(c)}`)
-  return c.map((b, k): ContentPart => {
-    const block = b as Json
+  return c.map((b: unknown, k): ContentPart => {
     if (typeof b === 'string') return withMeta({ type: 'text', text: b }, { bare: true })
-    if (block?.type === 'text' && typeof block.text === 'string') {
-      const { type: _t, text, ...more } = block
-      return withMeta({ type: 'text', text: text as string }, more)
+    const block = fieldsOf(b)
+    if (block.type === 'text' && typeof block.text === 'string') {
+      const { type: _t, text: _x, ...more } = block
+      return withMeta({ type: 'text', text: block.text }, more)
     }
-    if (block?.type === 'image_url') {
+    if (block.type === 'image_url') {
       const url =
-        typeof block.image_url === 'string'
-          ? block.image_url
-          : (block.image_url as Json | undefined)?.url
+        typeof block.image_url === 'string' ? block.image_url : fieldsOf(block.image_url).url
       if (typeof url !== 'string') return fail(i, `content.${k}.image_url`, 'expected a URL')
       return withMeta({ type: 'image', url }, { block })
     }
     // Other block kinds are kept as they are and counted as their JSON text.
-    return withMeta({ type: 'text', text: JSON.stringify(b) }, { block })
+    return withMeta({ type: 'text', text: JSON.stringify(b) }, { block: b })
   })
 }
 
@@ -169,7 +167,7 @@ function encodeLangChain(messages: readonly Message[]): Json[] {
     const kind = m.role === 'user' ? 'human' : m.role === 'assistant' ? 'ai' : m.role
     const body: Json = {
       content: encodeContent(m.content),
-      ...withPinned((data.extra as Json | undefined) ?? {}, m.pinned === true),
+      ...withPinned(fieldsOf(data.extra), m.pinned === true),
     }
     if ('typeField' in data) body.type = data.typeField
     if (m.role === 'tool') {
@@ -201,7 +199,7 @@ function encodeLangChain(messages: readonly Message[]): Json[] {
 
 /** A message's kept fields with `additional_kwargs.pinned` saying what the message says. */
 function withPinned(extra: Json, pinned: boolean): Json {
-  const kwargs = (extra.additional_kwargs as Json | undefined) ?? {}
+  const kwargs = fieldsOf(extra.additional_kwargs)
   if (pinned) return { ...extra, additional_kwargs: { ...kwargs, pinned } }
   if (kwargs.pinned === undefined) return extra
   const { pinned: _p, ...rest } = kwargs

@@ -1,6 +1,8 @@
 /** An Agents SDK run's input items fitted: grouped into units that go or stay whole, numbered for recall, the newest kept. */
+
 import type { FitResult } from '../context/fit.js'
 import type { Message } from '../messages/message.js'
+import { fieldsOf } from '../providers/codec-kit.js'
 import { numberAs, placesOfOwners } from '../recall/numbering.js'
 import { decodeItemsWithCodec, type ItemsMemo, plainItems } from './responses-items.js'
 import {
@@ -20,8 +22,8 @@ export interface AgentLike {
 
 export function modelName(model: unknown): string | undefined {
   if (typeof model === 'string') return model || undefined
-  const m = model as { model?: unknown } | undefined
-  return typeof m?.model === 'string' ? m.model : undefined
+  const { model: name } = fieldsOf(model)
+  return typeof name === 'string' ? name : undefined
 }
 
 export function fitItems<I>(
@@ -105,14 +107,16 @@ export function newestUnits<I>(groups: readonly I[][], limit: number): I[] {
   const pick = (room: number, from: number): number => {
     let start = groups.length
     let used = 0
-    while (start > from && used + (groups[start - 1] as I[]).length <= room)
-      used += (groups[--start] as I[]).length
+    for (let g = groups[start - 1]; g && start > from && used + g.length <= room; ) {
+      used += g.length
+      g = groups[--start - 1]
+    }
     return start
   }
   let start = pick(limit, 0)
   let lead: I[][] = []
-  if (compaction >= 0 && compaction < start) {
-    const kept = groups[compaction] as I[]
+  const kept = compaction < start ? groups[compaction] : undefined
+  if (kept) {
     start = kept.length <= limit ? pick(limit - kept.length, compaction + 1) : groups.length
     if (kept.length <= limit) lead = [kept]
   }

@@ -1,8 +1,9 @@
 /** The AI SDK's model messages read and written around a fit: a provider-run result beside its call, and the parts of a message only the SDK reads (riders) held apart and put back. */
 import { readAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
+import { fieldsOf, isJson, isList, type Json } from '../providers/codec-kit.js'
 
-type Part = { type?: unknown; toolCallId?: unknown; providerExecuted?: unknown }
+type Part = Json
 
 /** A provider-executed result read out of its assistant message, by the tool message that counts it. */
 const executedResult = new WeakMap<Message, Part>()
@@ -14,20 +15,21 @@ const executedResult = new WeakMap<Message, Part>()
  * assistant message, so the two are counted and kept or dropped together.
  */
 export function decodeModelMessages(entries: readonly unknown[]): Message[] {
-  return entries.flatMap((entry) => {
-    const m = entry as { role?: unknown; content?: unknown } | null
-    if (m?.role !== 'assistant' || !Array.isArray(m.content)) return readAISDK([entry])
-    const parts = m.content as (Part | null)[]
+  return entries.flatMap((m) => {
+    if (!isJson(m) || m.role !== 'assistant' || !isList(m.content)) return readAISDK([m])
     // Every result in the message: one whose call is not there is an orphan the fit drops.
-    const results = parts.filter((p): p is Part => p?.type === 'tool-result')
-    if (results.length === 0) return readAISDK([entry])
-    const own = readAISDK([{ ...m, content: parts.filter((p) => !results.includes(p as Part)) }])
-    const answers = results.map((part) => {
-      const [tool] = readAISDK([{ role: 'tool', content: [part] }]) as [Message]
-      executedResult.set(tool, part)
-      return tool
-    })
-    return [own[0] as Message, ...answers, ...own.slice(1)]
+    const results = m.content.filter((p): p is Json => isJson(p) && p.type === 'tool-result')
+    if (results.length === 0) return readAISDK([m])
+    const taken = new Set<unknown>(results)
+    const [head, ...tail] = readAISDK([{ ...m, content: m.content.filter((p) => !taken.has(p)) }])
+    // One tool message for each result, told apart by the result it was read from.
+    const answers = results.flatMap((part) =>
+      readAISDK([{ role: 'tool', content: [part] }]).map((tool) => {
+        executedResult.set(tool, part)
+        return tool
+      }),
+    )
+    return head ? [head, ...answers, ...tail] : answers
   })
 }
 
@@ -48,18 +50,20 @@ export function withExecutedResults<T>(encode: (m: Message[]) => T[]): (m: Messa
       if (run.length) out.push(...encode(run))
       run = []
       if (!part) continue
-      let host = out[out.length - 1] as { role?: unknown; content?: unknown } | undefined
-      if (host?.role !== 'assistant') {
-        host = { role: 'assistant', content: [] }
-        out.push(host as T)
+      const last = out[out.length - 1]
+      let host: Json | undefined = isJson(last) && last.role === 'assistant' ? last : undefined
+      if (!host) {
+        const made = { role: 'assistant', content: [] }
+        host = made
+        out.push(made as T)
       }
-      const content = Array.isArray(host.content)
-        ? [...(host.content as Part[])]
+      const content: unknown[] = isList(host.content)
+        ? [...host.content]
         : typeof host.content === 'string' && host.content
-          ? [{ type: 'text', text: host.content } as Part]
+          ? [{ type: 'text', text: host.content }]
           : []
       const call = content.findIndex(
-        (p) => p?.type === 'tool-call' && p.toolCallId === part.toolCallId,
+        (p) => isJson(p) && p.type === 'tool-call' && p.toolCallId === part.toolCallId,
       )
       content.splice(call < 0 ? content.length : call + 1, 0, part)
       host.content = content
@@ -68,7 +72,7 @@ export function withExecutedResults<T>(encode: (m: Message[]) => T[]): (m: Messa
   }
 }
 
-type Entry = { role?: unknown; content?: unknown }
+type Entry = Json
 
 /** Parts of a tool message the fit does not count (approval responses), and where they go back. */
 interface Rider {
@@ -77,16 +81,16 @@ interface Rider {
   /** True when they were the whole tool message: they go out as it, right after the anchor. */
   alone: boolean
   entry: Entry
-  parts: Part[]
+  parts: unknown[]
   /** Empty results counted for provider-run calls the parts answer, never sent. */
   stand: Part[]
 }
 
 /** A message's provider-run calls with no result beside them. */
 function pendingCalls(entry: unknown): { toolCallId?: unknown; toolName?: unknown }[] {
-  const content = (entry as Entry | null)?.content
-  if ((entry as Entry | null)?.role !== 'assistant' || !Array.isArray(content)) return []
-  const parts = content as (Part & { toolName?: unknown })[]
+  const { role, content } = fieldsOf(entry)
+  if (role !== 'assistant' || !isList(content)) return []
+  const parts = content.filter(isJson)
   const answered = new Set(parts.filter((p) => p?.type === 'tool-result').map((p) => p.toolCallId))
   return parts.filter(
     (p) => p?.type === 'tool-call' && p.providerExecuted === true && !answered.has(p.toolCallId),
@@ -128,9 +132,9 @@ export function stripRiders<T>(
   return { bare, riders, at }
 
   function strip(raw: T): void {
-    const m = raw as Entry | null
-    const parts = m?.role === 'tool' && Array.isArray(m.content) ? (m.content as Part[]) : []
-    if (!m || !parts.some((p) => p?.type !== 'tool-result')) {
+    const m = isJson(raw) ? raw : undefined
+    const parts = m?.role === 'tool' && isList(m.content) ? m.content : []
+    if (!m || !parts.some((p) => fieldsOf(p).type !== 'tool-result')) {
       bare.push(raw)
       return
     }
@@ -144,7 +148,7 @@ export function stripRiders<T>(
     }
     const before = bare[bare.length - 1]
     const count = { bare: bare.length, riders: riders.length }
-    stripOne(m, bare, riders)
+    stripOne(m, parts, bare, riders)
     const rider = riders.length > count.riders ? riders[riders.length - 1] : undefined
     if (text !== undefined)
       memo?.set(m, {
@@ -171,10 +175,9 @@ function jsonOf(value: unknown): string | undefined {
 }
 
 /** One tool message with riders: its bare entry (if it keeps one) and its rider, added to the lists. */
-function stripOne<T>(m: Entry, bare: T[], riders: Rider[]): void {
-  const parts = m.content as Part[]
-  const extra = parts.filter((p) => p?.type !== 'tool-result')
-  const results = parts.filter((p) => p?.type === 'tool-result')
+function stripOne<T>(m: Entry, parts: unknown[], bare: T[], riders: Rider[]): void {
+  const extra = parts.filter((p) => fieldsOf(p).type !== 'tool-result')
+  const results = parts.filter((p) => fieldsOf(p).type === 'tool-result')
   // An approval answers a provider-run call whose result the provider makes later (MCP):
   // counted as an empty result, so the call is not an unanswered one the fit drops.
   const pending = results.length > 0 ? [] : pendingCalls(bare[bare.length - 1])
@@ -193,10 +196,13 @@ function stripOne<T>(m: Entry, bare: T[], riders: Rider[]): void {
 
 /** The call ids an entry holds (its calls or results). */
 function callIds(entry: unknown): Set<unknown> {
-  const content = (entry as Entry | null)?.content
+  const { content } = fieldsOf(entry)
   const ids = new Set<unknown>()
-  if (Array.isArray(content))
-    for (const p of content as Part[]) if (p?.toolCallId !== undefined) ids.add(p.toolCallId)
+  if (isList(content))
+    for (const p of content) {
+      const id = fieldsOf(p).toolCallId
+      if (id !== undefined) ids.add(id)
+    }
   return ids
 }
 
@@ -210,7 +216,7 @@ export function withRiders<T>(out: T[], bare: readonly T[], riders: readonly Rid
   const result = [...out]
   for (const r of riders) {
     const anchor = bare[r.anchor]
-    let at = result.indexOf(anchor as T)
+    let at = result.findIndex((m) => m === anchor)
     if (at >= 0 && !r.alone) {
       result[at] = r.entry as T
       continue
@@ -218,12 +224,12 @@ export function withRiders<T>(out: T[], bare: readonly T[], riders: readonly Rid
     if (at < 0) {
       // Rewritten: the message holding the anchor's calls (its results, for a tool message's).
       const ids = callIds(anchor)
-      const role = (anchor as Entry).role
+      const { role } = fieldsOf(anchor)
       at =
         ids.size === 0
           ? -1
           : result.findIndex(
-              (m) => (m as Entry).role === role && [...callIds(m)].some((id) => ids.has(id)),
+              (m) => fieldsOf(m).role === role && [...callIds(m)].some((id) => ids.has(id)),
             )
     }
     if (at < 0) continue
@@ -234,11 +240,12 @@ export function withRiders<T>(out: T[], bare: readonly T[], riders: readonly Rid
       result.splice(k, 0, r.entry as T)
       continue
     }
-    const host = result[at] as Entry
+    const host = fieldsOf(result[at])
     const standIds = new Set(r.stand.map((p) => p.toolCallId))
-    const own = (host.content as Part[]).filter(
-      (p) => !(p?.type === 'tool-result' && standIds.has(p.toolCallId)),
-    )
+    const own = (isList(host.content) ? host.content : []).filter((p) => {
+      const { type, toolCallId } = fieldsOf(p)
+      return !(type === 'tool-result' && standIds.has(toolCallId))
+    })
     result[at] = { ...host, content: [...r.parts, ...own] } as T
   }
   return result
@@ -247,6 +254,6 @@ export function withRiders<T>(out: T[], bare: readonly T[], riders: readonly Rid
 /** How many system messages open a prompt: the AI SDK's `system`, given apart from the messages. */
 export function leadingSystems(prompt: readonly unknown[]): number {
   let n = 0
-  while (n < prompt.length && (prompt[n] as Entry | null)?.role === 'system') n++
+  while (n < prompt.length && fieldsOf(prompt[n]).role === 'system') n++
   return n
 }

@@ -2,6 +2,7 @@ import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/limits/learned-limit.js'
 import { toAISDK } from '../formats/ai-sdk.js'
 import type { Message } from '../messages/message.js'
+import { fieldsOf } from '../providers/codec-kit.js'
 import { numberAs, placesOfOwners } from '../recall/numbering.js'
 import {
   decodeModelMessages,
@@ -142,7 +143,7 @@ export function fitMiddleware(options: AdapterOptions = {}) {
           own.sent = requests.get(refitted)?.sent
           return (await o.model.doGenerate(refitted as never)) as R
         },
-        (result) => promptTokensOf((result as { usage?: unknown }).usage),
+        (result) => promptTokensOf(fieldsOf(result).usage),
       ),
     wrapStream: async <R>(o: {
       doStream: () => PromiseLike<R>

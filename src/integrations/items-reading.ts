@@ -2,6 +2,7 @@
 import { InvalidInputError } from '../errors.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
+import { fieldsOf, isJson } from '../providers/codec-kit.js'
 
 export type Item = Record<string, unknown>
 
@@ -16,16 +17,13 @@ export function text(content: unknown): string {
   if (Array.isArray(content))
     return content
       .map((p) => {
-        const part = p as Item
-        if (typeof part?.text === 'string') return part.text
-        if (typeof part?.refusal === 'string') return part.refusal
+        const part = fieldsOf(p)
+        if (typeof part.text === 'string') return part.text
+        if (typeof part.refusal === 'string') return part.refusal
         return JSON.stringify(p)
       })
       .join('\n')
-  if (content && typeof content === 'object') {
-    const c = content as Item
-    if (typeof c.text === 'string') return c.text
-  }
+  if (isJson(content) && typeof content.text === 'string') return content.text
   return content === undefined || content === null ? '' : JSON.stringify(content)
 }
 
@@ -39,17 +37,20 @@ const callIdOf = (item: Item): unknown => item.callId ?? item.call_id
  * read by the Responses codec, which pairs them itself.) Each keeps its item, which is
  * what goes out when the fit writes its message anew.
  */
-const isOtherCall = (type: unknown, item: Item) =>
+const isOtherCall = (type: unknown, item: Item): item is Item & { callId: string } =>
   typeof item.callId === 'string' &&
   (type === 'program' || (typeof type === 'string' && /_call$/.test(type)))
-const isOtherOutput = (type: unknown, item: Item) =>
+const isOtherOutput = (type: unknown, item: Item): item is Item & { callId: string } =>
   typeof item.callId === 'string' && typeof type === 'string' && /_(output|result)$/.test(type)
 
 /** The item a call or an output was read from, when it is not a function's. */
 const ITEM = 'agentsItem'
 export const itemOf = (x: {
   providerMetadata?: Record<string, Record<string, unknown>> | undefined
-}) => x.providerMetadata?.[ITEM]?.item as Item | undefined
+}): Item | undefined => {
+  const item = x.providerMetadata?.[ITEM]?.item
+  return isJson(item) ? item : undefined
+}
 
 /** An item as the JSON the counts read, without its ids and provider data. */
 function itemJson(item: Item): string {
@@ -68,8 +69,10 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
     if (turn) {
       // Reasoning with nothing of its turn after it is not sent (the API refuses it); it stays counted.
       const from = [...turn.from]
-      while (from.length && (items[from[from.length - 1] as number] as Item).type === 'reasoning')
+      for (let k = from.at(-1); k !== undefined && fieldsOf(items[k]).type === 'reasoning'; ) {
         from.pop()
+        k = from.at(-1)
+      }
       messages.push(turn.message)
       sources.push(from)
     }
@@ -80,9 +83,9 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
     return turn
   }
   items.forEach((raw, i) => {
-    if (!raw || typeof raw !== 'object')
+    if (!isJson(raw))
       throw new InvalidInputError('expected an item object', { index: i, field: 'item' })
-    const item = raw as Item
+    const item = raw
     const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined)
     if (type === 'message' && item.role !== 'assistant') {
       if (item.role !== 'user' && item.role !== 'system' && item.role !== 'developer')
@@ -120,7 +123,7 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
       flush()
       messages.push({
         role: 'tool',
-        toolCallId: item.callId as string,
+        toolCallId: item.callId,
         content: itemJson(item),
         providerMetadata: { [ITEM]: { item } },
       })
@@ -133,7 +136,7 @@ export function decodeItems(items: readonly unknown[]): DecodedItems {
     if (type !== 'function_call' && isOtherCall(type, item)) {
       m.toolCalls ??= []
       m.toolCalls.push({
-        id: item.callId as string,
+        id: item.callId,
         name: String(type),
         arguments: itemJson(item),
         providerMetadata: { [ITEM]: { item } },

@@ -1,6 +1,7 @@
 import { toLangChain } from '../formats/langchain.js'
 import type { Message } from '../messages/message.js'
 import { requireArgument } from '../options-check.js'
+import { fieldsOf } from '../providers/codec-kit.js'
 
 /**
  * LangChain's four message classes, as `@langchain/core/messages` (and `langchain`) export
@@ -39,17 +40,17 @@ export function toLangChainMessages<Human, AI, System, Tool>(
   requireArgument(
     !!classes &&
       typeof classes === 'object' &&
-      names.every((n) => typeof (classes as unknown as Record<string, unknown>)[n] === 'function'),
+      names.every((n) => typeof fieldsOf(classes)[n] === 'function'),
     'toLangChainMessages',
     'classes',
     "LangChain's message classes (import * as lc from '@langchain/core/messages')",
     classes,
   )
-  return toLangChain(messages).map((raw, i) => {
+  const wire = toLangChain(messages)
+  return messages.map(({ role }, i) => {
     // The constructor form (a message read from an instance) holds its fields in kwargs.
-    const item = raw as { lc?: number; kwargs?: object; data?: object }
-    const fields = (item.lc === 1 ? item.kwargs : item.data) ?? {}
-    const role = (messages[i] as Message).role
+    const item = fieldsOf(wire[i])
+    const fields = fieldsOf(item.lc === 1 ? item.kwargs : item.data)
     const Class = classes[CLASS_OF_ROLE[role]] as unknown as new (
       fields: object,
     ) => Human | AI | System | Tool

@@ -3,6 +3,7 @@ import { ProviderFeedback, promptTokensOf } from '../context/limits/learned-limi
 import { InvalidInputError } from '../errors.js'
 import { readLangChain, toLangChain } from '../formats/langchain.js'
 import type { Message } from '../messages/message.js'
+import { fieldsOf, isJson } from '../providers/codec-kit.js'
 import { numberAs } from '../recall/numbering.js'
 import {
   type AdapterOptions,
@@ -19,7 +20,7 @@ import { jsonSchemaOf } from './tool-schemas.js'
 interface BaseMessageLike {
   toDict(): object
 }
-const dictOf = (m: BaseMessageLike) => m.toDict() as { type: string; data: Record<string, unknown> }
+const dictOf = (m: BaseMessageLike) => m.toDict()
 
 /** The parts of a `createAgent` model request the adapter reads (`ModelRequest`). */
 interface ModelRequestLike {
@@ -41,8 +42,8 @@ function toolsOf(tools: readonly unknown[] | undefined): FrameworkTool[] {
     const tool = t as { name?: unknown; description?: unknown; schema?: unknown } | undefined
     if (typeof tool?.name !== 'string') {
       // A provider tool handed as its own JSON (`{ type: 'web_search' }`).
-      if (tool && typeof tool === 'object' && typeof (tool as { type?: unknown }).type === 'string')
-        out.push({ hosted: tool as Record<string, unknown> })
+      const hosted = fieldsOf(tool)
+      if (isJson(tool) && typeof hosted.type === 'string') out.push({ hosted })
       continue
     }
     out.push({
@@ -54,7 +55,7 @@ function toolsOf(tools: readonly unknown[] | undefined): FrameworkTool[] {
   return out
 }
 
-const SYSTEM_SLOT = {} as BaseMessageLike
+const SYSTEM_SLOT: BaseMessageLike = { toDict: () => ({}) }
 
 type MessageClass = new (fields: Record<string, unknown>) => BaseMessageLike
 
@@ -70,36 +71,34 @@ function instancesFor(
   system: BaseMessageLike | undefined,
 ): BaseMessageLike[] {
   const out: (BaseMessageLike | undefined)[] = new Array(result.messages.length)
-  const classes = new Map<string, MessageClass>()
+  const classes = new Map<unknown, MessageClass>()
   if (system) classes.set('system', system.constructor as MessageClass)
-  for (const m of inputs) classes.set(dictOf(m).type, m.constructor as MessageClass)
+  for (const m of inputs) classes.set(fieldsOf(dictOf(m)).type, m.constructor as MessageClass)
   result.fates.forEach((fate, i) => {
     if (fate.position === undefined) return
     // The system prompt (input 0 when given) stays the request's own: never rebuilt.
     if (i < offset) out[fate.position] = SYSTEM_SLOT
     else if (fate.fate === 'kept') out[fate.position] = inputs[i - offset]
   })
-  const wire = toLangChain(result.messages) as { type: string; data: Record<string, unknown> }[]
-  for (let p = 0; p < out.length; p++) {
-    if (out[p]) continue
-    const { type, data } = wire[p] as { type: string; data: Record<string, unknown> }
+  const wire = toLangChain(result.messages)
+  // Every place not filled by a kept instance: a new one of the class seen for its type.
+  return Array.from(out, (kept, p) => {
+    if (kept) return kept
+    const { type, data } = fieldsOf(wire[p])
     const Class = classes.get(type)
     if (!Class)
       throw new InvalidInputError(
-        `the fit wrote a ${type} message and no ${type} message class was seen to build it`,
+        `the fit wrote a ${String(type)} message and no ${String(type)} message class was seen to build it`,
         { index: p, field: 'type' },
       )
-    out[p] = new Class(data)
-  }
-  return out as BaseMessageLike[]
+    return new Class(fieldsOf(data))
+  })
 }
 
 /** The usage LangChain puts on an `AIMessage` (`usage_metadata.input_tokens`, cache included). */
 function usageOf(message: unknown): number | undefined {
-  const usage = (message as { usage_metadata?: { input_tokens?: unknown } } | undefined)
-    ?.usage_metadata
-  if (usage && typeof usage === 'object')
-    return promptTokensOf({ prompt_tokens: usage.input_tokens })
+  const usage = fieldsOf(message).usage_metadata
+  if (isJson(usage)) return promptTokensOf({ prompt_tokens: usage.input_tokens })
   return undefined
 }
 

@@ -3,6 +3,7 @@ import { ProviderFeedback, type SentCounts } from '../context/limits/learned-lim
 import { resolveSetup } from '../context/options.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'
+import { fieldsOf, isJson } from '../providers/codec-kit.js'
 import { numberAs } from '../recall/numbering.js'
 import { type AdapterOptions, checkAdapterOptions, fitWithFeedback } from './shared.js'
 
@@ -40,7 +41,7 @@ function json(v: unknown): string {
  */
 function decode(m: MastraMessageLike): Message[] {
   const content = m.content
-  if (typeof content === 'string') return [{ role: m.role, content }] as Message[]
+  if (typeof content === 'string') return [{ role: m.role, content }]
   const texts: string[] = []
   const calls: ToolCall[] = []
   const results: Message[] = []
@@ -74,8 +75,8 @@ export function isMastraHistory(entries: readonly unknown[]): boolean {
   return (
     entries.length > 0 &&
     entries.every((e) => {
-      const c = (e as { content?: unknown } | null)?.content
-      return typeof c === 'object' && c !== null && (c as { format?: unknown }).format === 2
+      const { content } = fieldsOf(e)
+      return isJson(content) && content.format === 2
     })
   )
 }
@@ -143,9 +144,10 @@ export function fitInputProcessor(
       })
       const perMessage = new Map<number, number>()
       result.fates.forEach((f, i) => {
-        const j = owner[i] as number
-        const m = input[i] as Message
-        if (j >= 0 && inToolExchange(m)) perMessage.set(j, (perMessage.get(j) ?? 0) + f.tokens)
+        const j = owner[i]
+        const m = input[i]
+        if (j !== undefined && j >= 0 && m && inToolExchange(m))
+          perMessage.set(j, (perMessage.get(j) ?? 0) + f.tokens)
       })
       let largest = stepTokens
       for (const t of perMessage.values()) largest = Math.max(largest, t)
@@ -155,8 +157,9 @@ export function fitInputProcessor(
       const gone = new Set<number>()
       const at = new Map<number, number>()
       result.fates.forEach((f, i) => {
+        const j = owner[i]
         if (f.position !== undefined) at.set(f.position, i)
-        else if ((owner[i] as number) >= 0) gone.add(owner[i] as number)
+        else if (j !== undefined && j >= 0) gone.add(j)
       })
       const out: M[] = []
       let next = 0
@@ -165,7 +168,8 @@ export function fitInputProcessor(
       // time just before the message it precedes, so it stays in its place.
       const timeAfter = (p: number): Date => {
         for (let q = p + 1; q < result.messages.length; q++) {
-          const j = owner[at.get(q) as number]
+          const k = at.get(q)
+          const j = k === undefined ? undefined : owner[k]
           const when = j !== undefined && j >= 0 ? messages[j]?.createdAt : undefined
           if (when instanceof Date) return new Date(when.getTime() - 1)
         }
@@ -186,9 +190,11 @@ export function fitInputProcessor(
           } as M)
           return
         }
-        const j = owner[at.get(p) as number] as number
-        if (j < 0 || gone.has(j) || j < next) return
-        out.push(messages[j] as M)
+        const k = at.get(p)
+        const j = k === undefined ? undefined : owner[k]
+        const entry = j === undefined ? undefined : messages[j]
+        if (j === undefined || entry === undefined || j < 0 || gone.has(j) || j < next) return
+        out.push(entry)
         next = j + 1
       })
       return out
@@ -250,8 +256,8 @@ class Threads {
   set(thread: string, state: ThreadState): void {
     this.states.delete(thread)
     this.states.set(thread, state)
-    while (this.states.size > this.size) {
-      const oldest = this.states.keys().next().value as string
+    for (const oldest of this.states.keys()) {
+      if (this.states.size <= this.size) break
       this.states.delete(oldest)
     }
   }

@@ -2,6 +2,7 @@ import type { FitResult } from '../context/fit.js'
 import { ProviderFeedback, promptTokensOf } from '../context/limits/learned-limit.js'
 import { InvalidOptionError } from '../errors.js'
 import { requireArgument } from '../options-check.js'
+import { fieldsOf } from '../providers/codec-kit.js'
 import { type AgentLike, fitGroups, fitItems, newestUnits } from './agents-items.js'
 import type { ItemsMemo } from './responses-items.js'
 import { type AdapterOptions, callLearning, checkAdapterOptions } from './shared.js'
@@ -55,7 +56,7 @@ export function fitModelInput(options: AdapterOptions = {}) {
 /** The objects a run's context is known by: the `RunContext`, and the caller's context inside it. */
 function runKeys(context: unknown): object[] {
   if (typeof context !== 'object' || context === null) return []
-  const inner = (context as { context?: unknown }).context
+  const inner = fieldsOf(context).context
   return typeof inner === 'object' && inner !== null ? [context, inner] : [context]
 }
 
@@ -86,7 +87,7 @@ export function fittedSession<I>(
 ): SessionLike<I> & { allItems(): Promise<I[]>; feedback: ProviderFeedback } {
   checkAdapterOptions(options, 'fittedSession', ['instructions', 'agent'])
   requireArgument(
-    typeof (session as SessionLike<I> | null)?.getItems === 'function',
+    typeof fieldsOf(session).getItems === 'function',
     'fittedSession',
     'session',
     'a session with getItems',

@@ -1,4 +1,5 @@
 import type { Message } from '../messages/message.js'
+import { fieldsOf, isJson } from '../providers/codec-kit.js'
 import { fromOpenAIResponses } from '../providers/openai-responses/codec.js'
 import { type DecodedItems, decodeItems, type Item, itemOf, text } from './items-reading.js'
 
@@ -76,7 +77,7 @@ function apiItem(item: Item): Item | undefined {
   if (type === 'function_call_result' && typeof item.callId === 'string')
     return { type: 'function_call_output', call_id: item.callId, output: text(item.output) }
   if (type === 'reasoning') {
-    const data = (item.providerData ?? {}) as Item
+    const data = fieldsOf(item.providerData)
     const encrypted = [item.encrypted_content, data.encrypted_content, data.encryptedContent].find(
       (v) => typeof v === 'string',
     )
@@ -89,7 +90,7 @@ function apiItem(item: Item): Item | undefined {
       summary: own
         ? item.summary
         : Array.isArray(item.content)
-          ? (item.content as Item[]).map((c) => ({ type: 'summary_text', text: text([c]) }))
+          ? item.content.map((c: unknown) => ({ type: 'summary_text', text: text([c]) }))
           : [],
       ...(own && Array.isArray(item.content) && { content: item.content }),
       ...(encrypted !== undefined && { encrypted_content: encrypted }),
@@ -98,8 +99,8 @@ function apiItem(item: Item): Item | undefined {
   if (type === 'compaction') return item.providerData === undefined ? item : withoutData(item)
   if (type === 'hosted_tool_call') {
     // The Agents SDK keeps the API's item (web search, file search...) as its provider data.
-    const data = item.providerData as Item | undefined
-    if (!data || typeof data !== 'object' || typeof data.type !== 'string') return undefined
+    const data = item.providerData
+    if (!isJson(data) || typeof data.type !== 'string') return undefined
     return {
       ...data,
       ...(typeof item.id === 'string' && { id: item.id }),
@@ -129,7 +130,8 @@ export function decodeItemsWithCodec(
   const owner: number[] = []
   const seen = new Map<string, Message[][]>()
   plain.sources.forEach((group, g) => {
-    const own = plain.messages[g] as Message
+    const own = plain.messages[g]
+    if (!own) return
     const key = memo && group.length ? groupText(items, group) : undefined
     // The n-th group with this text gets the n-th reading: `fit` takes each message object once.
     const before = key === undefined ? undefined : seen.get(key)
@@ -147,7 +149,7 @@ export function decodeItemsWithCodec(
       }
       return
     }
-    const mapped = group.map((k) => apiItem(items[k] as Item))
+    const mapped = group.map((k) => apiItem(fieldsOf(items[k])))
     let decoded: Message[] = [own]
     if (group.length && mapped.every((m) => m !== undefined)) {
       try {

@@ -3,6 +3,7 @@ import { ProviderFeedback } from '../context/limits/learned-limit.js'
 import { checkFitKeys } from '../context/options.js'
 import type { Message } from '../messages/message.js'
 import { requireArgument, requireOptions } from '../options-check.js'
+import { isJson } from '../providers/codec-kit.js'
 import type { ToolInput } from '../providers/tool-shapes.js'
 import type { Provider } from '../providers/validate.js'
 import { findModel } from '../tokens/models.js'
@@ -162,9 +163,9 @@ export function originalsOrEncoded<T>(
   const whole = new Array<boolean>(entries.length).fill(true)
   const at = new Map<number, number>()
   result.fates.forEach((f, i) => {
-    const e = owner[i] as number
+    const e = owner[i]
     if (f.position !== undefined) at.set(f.position, i)
-    if (e >= 0 && f.fate !== 'kept') whole[e] = false
+    if (e !== undefined && e >= 0 && f.fate !== 'kept') whole[e] = false
   })
   const out: T[] = []
   let pending: Message[] = []
@@ -175,7 +176,7 @@ export function originalsOrEncoded<T>(
   let last = -1
   result.messages.forEach((m, p) => {
     const i = at.get(p)
-    const e = i === undefined ? undefined : (owner[i] as number)
+    const e = i === undefined ? undefined : owner[i]
     if (e === -1) return
     if (e !== undefined && whole[e]) {
       if (e === last) return
@@ -202,8 +203,8 @@ export function frameworkTools(
 ): FrameworkTool[] {
   const out: FrameworkTool[] = []
   for (const t of Array.isArray(tools) ? tools : []) {
-    const tool = t as Record<string, unknown> | undefined
-    if (!tool || typeof tool !== 'object') continue
+    if (!isJson(t)) continue
+    const tool = t
     if (tool.type === 'function' && typeof tool.name === 'string') {
       const parameters = jsonSchemaOf(tool[schemaField])
       const description = typeof tool.description === 'string' ? tool.description : undefined
@@ -223,8 +224,8 @@ export function frameworkTools(
       continue
     }
     const hosted =
-      tool.type === 'hosted_tool' && tool.providerData && typeof tool.providerData === 'object'
-        ? (tool.providerData as Record<string, unknown>)
+      tool.type === 'hosted_tool' && isJson(tool.providerData)
+        ? tool.providerData
         : tool.type === 'provider' || tool.type === 'provider-defined'
           ? { type: tool.id ?? tool.name, name: tool.name, args: tool.args }
           : undefined

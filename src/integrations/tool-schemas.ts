@@ -1,8 +1,7 @@
 import * as z from 'zod/mini'
 import type { ToolSchema } from '../messages/message.js'
+import { fieldsOf, isJson, isList, type Json } from '../providers/codec-kit.js'
 import type { TokenCounter } from '../tokens/counter.js'
-
-type Json = Record<string, unknown>
 
 /** A zod 4 schema (`zod` or `zod/v4`): it carries `_zod`. */
 function isZod4(v: unknown): v is z.ZodMiniType {
@@ -10,13 +9,9 @@ function isZod4(v: unknown): v is z.ZodMiniType {
 }
 
 /** A zod 3 schema (`zod/v3` or the `zod@3` package): a `_def` with a `typeName` and a parser. */
-function isZod3(v: unknown): v is { _def: Json } {
-  const def = (v as { _def?: { typeName?: unknown } } | null)?._def
-  return (
-    !!def &&
-    typeof def.typeName === 'string' &&
-    typeof (v as { safeParse?: unknown }).safeParse === 'function'
-  )
+function isZod3(v: unknown): v is { _def: Json & { typeName: string } } {
+  const { _def: def, safeParse } = fieldsOf(v)
+  return isJson(def) && typeof def.typeName === 'string' && typeof safeParse === 'function'
 }
 
 export function isZodSchema(v: unknown): boolean {
@@ -41,7 +36,7 @@ export function jsonSchemaOf(schema: unknown): unknown {
       unrepresentable: 'any',
       io: 'input',
       override: (ctx) => {
-        const json = ctx.jsonSchema as Json
+        const json = ctx.jsonSchema
         if (json.type !== 'object' || json.additionalProperties !== undefined) return
         // Where zod writes it for a strict object: before the description.
         const { description } = json
@@ -49,7 +44,7 @@ export function jsonSchemaOf(schema: unknown): unknown {
         json.additionalProperties = false
         if (description !== undefined) json.description = description
       },
-    }) as Json
+    })
   } else if (isZod3(schema)) {
     out = { ...zod3(schema, 0), $schema: 'http://json-schema.org/draft-07/schema#' }
   }
@@ -68,7 +63,7 @@ let nodes = 0
 function zod3(schema: unknown, depth: number): Json {
   if (depth === 0) nodes = 0
   if (!isZod3(schema) || depth > MAX_DEPTH || ++nodes > MAX_NODES) return {}
-  const def = schema._def as Json & { typeName: string }
+  const def = schema._def
   const out = zod3Type(def, depth + 1)
   if (typeof def.description === 'string') out.description = def.description
   return out
@@ -81,7 +76,7 @@ function zod3Type(def: Json & { typeName: string }, depth: number): Json {
       return { type: 'string' }
     case 'ZodNumber':
       return {
-        type: (def.checks as { kind?: string }[] | undefined)?.some((c) => c.kind === 'int')
+        type: (isList(def.checks) ? def.checks : []).some((c) => fieldsOf(c).kind === 'int')
           ? 'integer'
           : 'number',
       }
@@ -98,34 +93,34 @@ function zod3Type(def: Json & { typeName: string }, depth: number): Json {
       return { type: v === null ? 'null' : typeof v, const: v }
     }
     case 'ZodEnum':
-      return { type: 'string', enum: [...((def.values as unknown[]) ?? [])] }
+      return { type: 'string', enum: isList(def.values) ? [...def.values] : [] }
     case 'ZodNativeEnum': {
-      const values = Object.values((def.values as Json) ?? {})
+      const values = Object.values(fieldsOf(def.values))
       return { enum: values }
     }
     case 'ZodArray':
       return { type: 'array', items: inner('type') }
     case 'ZodSet':
       return { type: 'array', uniqueItems: true, items: inner('valueType') }
-    case 'ZodTuple':
+    case 'ZodTuple': {
+      const items = isList(def.items) ? def.items : []
       return {
         type: 'array',
-        minItems: ((def.items as unknown[]) ?? []).length,
-        items: ((def.items as unknown[]) ?? []).map((i) => zod3(i, depth)),
+        minItems: items.length,
+        items: items.map((i) => zod3(i, depth)),
         ...(def.rest ? { additionalItems: inner('rest') } : {}),
       }
+    }
     case 'ZodRecord':
     case 'ZodMap':
       return { type: 'object', additionalProperties: inner('valueType') }
     case 'ZodObject': {
-      const shape = (typeof def.shape === 'function' ? (def.shape as () => Json)() : def.shape) as
-        | Json
-        | undefined
+      const shape: unknown = typeof def.shape === 'function' ? def.shape() : def.shape
       const properties: Json = {}
       const required: string[] = []
-      for (const [key, value] of Object.entries(shape ?? {})) {
+      for (const [key, value] of Object.entries(fieldsOf(shape))) {
         properties[key] = zod3(value, depth)
-        const t = (value as { isOptional?: () => boolean } | undefined)?.isOptional
+        const t = fieldsOf(value).isOptional
         if (!(typeof t === 'function' && t.call(value))) required.push(key)
       }
       return {
@@ -138,7 +133,7 @@ function zod3Type(def: Json & { typeName: string }, depth: number): Json {
     case 'ZodUnion':
     case 'ZodDiscriminatedUnion': {
       const options = def.options instanceof Map ? [...def.options.values()] : def.options
-      return { anyOf: ((options as unknown[]) ?? []).map((o) => zod3(o, depth)) }
+      return { anyOf: (isList(options) ? options : []).map((o) => zod3(o, depth)) }
     }
     case 'ZodIntersection':
       return { allOf: [inner('left'), inner('right')] }
@@ -150,8 +145,7 @@ function zod3Type(def: Json & { typeName: string }, depth: number): Json {
     case 'ZodNullable':
       return { anyOf: [inner('innerType'), { type: 'null' }] }
     case 'ZodDefault': {
-      const value =
-        typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : undefined
+      const value: unknown = typeof def.defaultValue === 'function' ? def.defaultValue() : undefined
       return { ...inner('innerType'), ...(value !== undefined && { default: value }) }
     }
     case 'ZodEffects':
@@ -159,7 +153,7 @@ function zod3Type(def: Json & { typeName: string }, depth: number): Json {
     case 'ZodPipeline':
       return inner('in')
     case 'ZodLazy':
-      return zod3((def.getter as () => unknown)(), depth)
+      return zod3(typeof def.getter === 'function' ? def.getter() : undefined, depth)
     case 'ZodPromise':
       return inner('type')
     default:
@@ -183,7 +177,7 @@ export function countedTool(
     name: tool.name,
     ...(typeof tool.description === 'string' && { description: tool.description }),
   }
-  if (parameters && typeof parameters === 'object') out.parameters = parameters as Json
+  if (isJson(parameters)) out.parameters = parameters
   // The same schema written with its keys in another order tokenizes a little differently:
   // 2% and a few tokens above the JSON cover that.
   const floor = Math.ceil(counter.countText(jsonText(wire) ?? jsonText(out) ?? '') * 1.02) + 5

@@ -7,6 +7,33 @@ import { describeValue } from '../options-check.js'
 
 export type Json = Record<string, unknown>
 
+/** A value whose fields can be read: any object, arrays included (`null` is not one). */
+export function isJson(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null
+}
+
+/** A list of values not yet read (unlike `Array.isArray`, which lets them be anything). */
+export function isList(v: unknown): v is unknown[] {
+  return Array.isArray(v)
+}
+
+/** The fields of an object, to spread; anything else has none. */
+export function fieldsOf(v: unknown): Json {
+  return isJson(v) ? v : {}
+}
+
+/** A field that holds an object, or undefined when it holds anything else. */
+export function jsonField(from: Json, key: string): Json | undefined {
+  const v = from[key]
+  return isJson(v) ? v : undefined
+}
+
+/** A field that holds a string, or undefined when it holds anything else. */
+export function stringField(from: Json, key: string): string | undefined {
+  const v = from[key]
+  return typeof v === 'string' ? v : undefined
+}
+
 /** Something the target format could not carry, by output message. */
 export interface Loss {
   index: number

@@ -1,5 +1,6 @@
 /** What validation and repair ask of one message: empty, blank, media, calls only, own reasoning, a fault a strategy wrote. */
 import type { AssistantMessage, Content, ContentPart, Message } from '../messages/message.js'
+import { isJson } from './codec-kit.js'
 import type { MessageRules } from './types.js'
 
 /**
@@ -49,8 +50,8 @@ export function countParts(m: Message, test: PartTest): number {
 
 /** The message without the parts `test` picks. */
 export function withoutParts(m: Message, test: PartTest): Message {
-  const parts = (m.content as Exclude<Content, string>).filter((p) => !test(p))
-  return { ...m, content: parts } as Message
+  if (!Array.isArray(m.content)) return m
+  return { ...m, content: m.content.filter((p) => !test(p)) }
 }
 
 /** Image and file parts. */
@@ -70,7 +71,7 @@ export function ownThought(
   { key, slot }: NonNullable<MessageRules['ownReasoning']>,
 ): boolean {
   const layout = m.providerMetadata?.[key]?.layout
-  return Array.isArray(layout) && layout.some((s) => (s as { t?: unknown })?.t === slot)
+  return Array.isArray(layout) && layout.some((s) => isJson(s) && s.t === slot)
 }
 
 export function withoutThought(m: AssistantMessage): AssistantMessage {
@@ -134,6 +135,7 @@ export function writtenFault(m: Message, r: MessageRules): WrittenFault | undefi
 
 /** The message without the text parts `writtenFault` calls `blank-part` (it keeps other content). */
 export function withoutBlankParts(m: Message, r: MessageRules): Message {
-  if (isCallOnly(m) && typeof m.content === 'string') return withoutContent(m as AssistantMessage)
+  if (m.role === 'assistant' && isCallOnly(m) && typeof m.content === 'string')
+    return withoutContent(m)
   return withoutParts(m, (p) => (r.emptyTextPart?.(p) ?? false) || (!!r.blankIsEmpty && isBlank(p)))
 }

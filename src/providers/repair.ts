@@ -1,11 +1,5 @@
 /** `repair`: the shared rules a provider refuses, mended (each API's differences read from its message rules), for a whole list or one unit at a time as a history grows. */
-import type {
-  AssistantMessage,
-  ContentPart,
-  Message,
-  ToolCall,
-  ToolMessage,
-} from '../messages/message.js'
+import type { ContentPart, Message, ToolCall, ToolMessage } from '../messages/message.js'
 import { type Unit, unitsOf } from '../messages/units.js'
 import {
   assistantMedia,
@@ -68,7 +62,8 @@ export function repairFor(messages: readonly Message[], provider: ProviderRules)
  */
 function withinRequestLimits(out: RepairResult, provider: ProviderRules): void {
   for (const [k, parts] of overRequestLimits(out.messages, provider.requestLimits)) {
-    out.messages[k] = withoutMedia(out.messages[k] as Message, parts, provider.messages.label)
+    const m = out.messages[k]
+    if (m) out.messages[k] = withoutMedia(m, parts, provider.messages.label)
     const index = out.origin[k] ?? -1
     if (!out.changed.some((c) => c.index === index))
       out.changed.push({ index, code: 'over-request-limit' })
@@ -143,8 +138,13 @@ export function repairUnit(
     }
     // OpenAI chat takes only text in a tool message: its text stays, its images and files
     // go in a user message right after the results of the exchange (`pushMoved`).
-    if (r.toolResultTextOnly && m.role === 'tool' && countParts(m, isMedia) > 0) {
-      const parts = m.content as ContentPart[]
+    if (
+      r.toolResultTextOnly &&
+      m.role === 'tool' &&
+      Array.isArray(m.content) &&
+      countParts(m, isMedia) > 0
+    ) {
+      const parts = m.content
       moved.push({ at: k, from: m, media: parts.filter((p) => p.type !== 'text') })
       const text = parts.filter((p) => p.type === 'text')
       m = { ...m, content: text.length ? text : '' }
@@ -170,12 +170,13 @@ export function repairUnit(
     // Anthropic sends text beside calls as a text block: blank, it goes and the calls stay.
     if (
       r.blankIsEmpty &&
+      cleaned.role === 'assistant' &&
       isCallOnly(cleaned) &&
       typeof cleaned.content === 'string' &&
       cleaned.content !== '' &&
       !hasText(cleaned.content)
     ) {
-      cleaned = withoutContent(cleaned as AssistantMessage)
+      cleaned = withoutContent(cleaned)
       code = 'empty-content'
     }
     if (emptyList(cleaned) && cleaned.role === 'tool') {
@@ -267,15 +268,14 @@ export function repairUnit(
       continue
     }
     const reused = usedIds.has(c.id)
+    let kept = c
     if (strictIds && (reused || !strictIds.test(c.id))) {
-      const id = freshId(c.id, usedIds)
-      renamed.set(c.id, id)
-      calls.push({ ...c, id })
+      kept = { ...c, id: freshId(c.id, usedIds) }
+      renamed.set(c.id, kept.id)
       code ??= reused ? 'duplicate-tool-call-id' : 'invalid-tool-call-id'
-    } else {
-      calls.push(c)
     }
-    use(calls[calls.length - 1]?.id as string)
+    calls.push(kept)
+    use(kept.id)
   }
   if (code === undefined) {
     for (let k = unit.start; k < unit.end; k++) push(rest(k), k)
@@ -296,7 +296,8 @@ export function repairUnit(
   push(head, unit.start)
   changed.push({ index: unit.start, code })
   for (let k = unit.start + 1; k < unit.end; k++) {
-    const m = messages[k] as Message
+    const m = messages[k]
+    if (!m) continue
     const id = m.role === 'tool' ? renamed.get(m.toolCallId) : undefined
     if (m.role === 'tool' && id !== undefined) {
       push({ ...(rest(k) as Extract<Message, { role: 'tool' }>), toolCallId: id }, k)

@@ -2,7 +2,7 @@ import { anthropicMessagesReplies } from './anthropic-messages/provider.js'
 import { geminiReplies } from './gemini/provider.js'
 import { openaiChatReplies } from './openai-chat/provider.js'
 import { openaiResponsesReplies } from './openai-responses/provider.js'
-import type { Provider } from './provider.js'
+import { PROVIDERS, type Provider } from './provider.js'
 import { entryOf, nameOfFormat } from './table.js'
 import type { ProviderReplies } from './types.js'
 
@@ -20,7 +20,7 @@ export const PROVIDER_REPLIES: Readonly<Record<Provider, ProviderReplies>> = Obj
 
 /** Each provider API's name with what it sends back, in the table's order. */
 export function providerReplies(): [Provider, ProviderReplies][] {
-  return Object.entries(PROVIDER_REPLIES) as [Provider, ProviderReplies][]
+  return PROVIDERS.map((p): [Provider, ProviderReplies] => [p, PROVIDER_REPLIES[p]])
 }
 
 /** What the provider API whose wire codec is `format` sends back, or undefined for a framework format. */

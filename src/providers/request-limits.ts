@@ -26,7 +26,7 @@ export function pdfPages(p: ContentPart): number {
   if (type !== 'application/pdf') return 0
   const known = pagesRead.get(p)
   if (known !== undefined) return known
-  const base64 = p.data ?? (p.url as string).slice((p.url as string).indexOf(',') + 1)
+  const base64 = p.data ?? p.url?.slice(p.url.indexOf(',') + 1) ?? ''
   let pages = 0
   try {
     pages = atob(base64.replace(/\s+/g, '')).match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0
@@ -97,10 +97,12 @@ export function omittedMediaText(p: ContentPart, label: string): string {
 
 /** `m` with the parts at `parts` replaced by their placeholder text. */
 export function withoutMedia(m: Message, parts: readonly number[], label: string): Message {
-  const content = (m.content as ContentPart[]).map((p, k) =>
-    parts.includes(k) ? { type: 'text' as const, text: omittedMediaText(p, label) } : p,
+  if (!Array.isArray(m.content)) return m
+  const content = m.content.map(
+    (p, k): ContentPart =>
+      parts.includes(k) ? { type: 'text', text: omittedMediaText(p, label) } : p,
   )
-  return { ...m, content } as Message
+  return { ...m, content }
 }
 
 /** What is over, in words, for `validate`: how many of the message's parts and which limits. */

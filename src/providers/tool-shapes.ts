@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { ToolSchema } from '../messages/message.js'
 import { nestingProblem, shortPath } from '../messages/nesting.js'
+import { isJson, type Json } from './codec-kit.js'
 import { PROVIDER_RULES } from './table.js'
 
 /**
@@ -51,8 +52,6 @@ interface GeminiDeclaration {
   parametersJsonSchema?: unknown
 }
 
-type Json = Record<string, unknown>
-
 /** Each SDK's tool shapes, as the schemas counters read (name, description, parameters). */
 export function toolSchemas(tools: readonly ToolInput[] | undefined): ToolSchema[] {
   if (tools === undefined) return []
@@ -60,9 +59,8 @@ export function toolSchemas(tools: readonly ToolInput[] | undefined): ToolSchema
     throw new InvalidOptionError('tools', 'expected a list of tool definitions')
   const out: ToolSchema[] = []
   tools.forEach((raw, i) => {
-    if (!raw || typeof raw !== 'object')
-      throw new InvalidOptionError(`tools.${i}`, 'expected a tool definition')
-    const t = raw as Json
+    if (!isJson(raw)) throw new InvalidOptionError(`tools.${i}`, 'expected a tool definition')
+    const t = raw
     // A schema that contains itself or nests past any real one is refused before it is read.
     const deep = nestingProblem(t)
     if (deep)
@@ -77,13 +75,11 @@ export function toolSchemas(tools: readonly ToolInput[] | undefined): ToolSchema
       out.push(hosted)
       return
     }
-    if (t.function && typeof t.function === 'object') {
-      const f = t.function as Json
-      out.push(schema(f, f.parameters, i))
-    } else if (t.custom && typeof t.custom === 'object') {
-      const c = t.custom as Json
-      out.push(schema(c, c.format, i))
-    } else if (t.input_schema !== undefined) out.push(schema(t, t.input_schema, i))
+    const f = t.function
+    const c = t.custom
+    if (isJson(f)) out.push(schema(f, f.parameters, i))
+    else if (isJson(c)) out.push(schema(c, c.format, i))
+    else if (t.input_schema !== undefined) out.push(schema(t, t.input_schema, i))
     else out.push(schema(t, t.parameters ?? t.parametersJsonSchema, i))
   })
   return out
@@ -103,9 +99,13 @@ function schema(t: Json, parameters: unknown, i: number): ToolSchema {
 /** Gemini writes schema types upper case (`OBJECT`, `STRING`): counted as JSON Schema writes them. */
 function lowerTypes(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(lowerTypes)
-  if (!v || typeof v !== 'object') return v
+  return isJson(v) ? lowerFields(v) : v
+}
+
+/** An object's fields with `lowerTypes` applied to each. */
+function lowerFields(v: Json): Json {
   const out: Json = {}
-  for (const [k, x] of Object.entries(v as Json)) {
+  for (const [k, x] of Object.entries(v)) {
     const value = k === 'type' && typeof x === 'string' ? x.toLowerCase() : lowerTypes(x)
     // A parameter named `__proto__` is a key like any other, not the copy's prototype.
     Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true })
@@ -142,18 +142,19 @@ function hostedTool(t: Json): ToolSchema | undefined {
     t.parameters !== undefined ||
     t.parametersJsonSchema !== undefined
   if (functionShaped || type === 'function' || type === 'custom') return undefined
-  let name: string | undefined
+  let name: string
   if (type) name = typeof t.name === 'string' && t.name ? t.name : type
   else {
     const keys = Object.keys(t)
-    if (typeof t.name === 'string' || keys.length !== 1 || !isBuiltIn(keys[0] as string))
+    const [only] = keys
+    if (typeof t.name === 'string' || keys.length !== 1 || only === undefined || !isBuiltIn(only))
       return undefined
-    name = keys[0]
+    name = only
   }
   const base = (type ?? '').replace(/_\d{8}$/, '')
   const tokens = overheadOf(base)
   return {
-    name: name as string,
+    name,
     description: jsonText(t),
     ...(tokens !== undefined && { tokens }),
   }

@@ -102,7 +102,8 @@ function problemsOf(
   const seenIds = new Map<string, number>()
 
   for (const unit of unitsOf(messages)) {
-    const first = messages[unit.start] as Message
+    const first = messages[unit.start]
+    if (!first) continue
     if (unit.kind === 'orphan' && first.role === 'tool') {
       const callAt = seenIds.get(first.toolCallId)
       problems.push({
@@ -159,8 +160,7 @@ function problemsOf(
     }
   }
 
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i] as Message
+  for (const [i, m] of messages.entries()) {
     if (r.assistantMedia && assistantMedia(m) > 0)
       problems.push({
         index: i,

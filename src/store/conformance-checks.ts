@@ -1,6 +1,7 @@
 /** What the store conformance tests share: the test they are written with, and their checks. */
 import type { Message } from '../messages/message.js'
 import type { HistoryStore, StoredEntry } from './history-store.js'
+import { fieldOf } from './stored-json.js'
 
 /** One conformance test: its title, and its body given a fresh store, a fresh id and a racing writer. */
 export type StoreTest = (
@@ -58,7 +59,7 @@ export async function rejects(
 ): Promise<void> {
   const outcome = await promise.then(
     () => 'resolved',
-    (e: unknown) => (e as { name?: unknown })?.name,
+    (e: unknown) => fieldOf(e, 'name'),
   )
   if (outcome !== name) fail(`${what}: expected a ${name}, got ${String(outcome)}`)
 }

@@ -10,6 +10,7 @@ import {
   texts,
   user,
 } from './conformance-checks.js'
+import { fieldOf } from './stored-json.js'
 
 export function writeTests(test: StoreTest): void {
   test('appends in order, returns the new length, reads all or a range with positions and counts', async (store, id) => {
@@ -176,10 +177,10 @@ export function writeTests(test: StoreTest): void {
     const bad = [entry('ok'), { message: { role: 'user' } as unknown as Message }]
     const error = await store.append(c, bad).then(
       () => fail('an append with a message without content was stored'),
-      (e: unknown) => e as { name?: string; index?: number; field?: string },
+      (e: unknown) => e,
     )
     equal(
-      [error.name, error.index, error.field],
+      [fieldOf(error, 'name'), fieldOf(error, 'index'), fieldOf(error, 'field')],
       ['InvalidInputError', 1, 'message.content'],
       'the error',
     )
@@ -221,7 +222,7 @@ export function writeTests(test: StoreTest): void {
         writers.map((w, k) =>
           w.append(c, [entry(`w${k}`)], { expectedLength: expected }).then(
             (length) => length,
-            (e: unknown) => (e as { name?: unknown })?.name,
+            (e: unknown) => fieldOf(e, 'name'),
           ),
         ),
       )

@@ -2,6 +2,7 @@ import { ContextWindowError, InvalidInputError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
 import { describeValue } from '../options-check.js'
+import { isRecord, isWhole } from './stored-json.js'
 
 /** A stored message with what another process needs not to count it again. */
 export interface StoredEntry {
@@ -63,8 +64,8 @@ export function checkEntries(id: string, entries: unknown, what = 'entries'): vo
   if (!Array.isArray(entries))
     throw new InvalidInputError(`conversation ${id}: expected a list of entries`, { field: what })
   for (let i = 0; i < entries.length; i++) {
-    const e = entries[i] as Partial<StoredEntry> | undefined
-    if (!e || typeof e !== 'object')
+    const e: unknown = entries[i]
+    if (!isRecord(e))
       throw new InvalidInputError(`conversation ${id}: expected an entry object`, {
         index: i,
         field: what,
@@ -126,7 +127,7 @@ export function checkConversationId(store: string, id: unknown): asserts id is s
  * would number what they return wrong.
  */
 export function checkReadRange(id: string, from: unknown, to: unknown): void {
-  const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0
+  const whole = (n: unknown) => isWhole(n) && n >= 0
   if (!whole(from) || (to !== undefined && !whole(to)))
     throw new InvalidInputError(`conversation ${id}: expected a range of whole positions >= 0`, {
       field: 'range',
@@ -135,10 +136,7 @@ export function checkReadRange(id: string, from: unknown, to: unknown): void {
 
 /** A window for `putLimit`: `null`, or whole tokens from 1 to 2^31 - 1 (PostgreSQL's integer), or a typed error. */
 export function checkWindow(id: string, window: unknown): void {
-  if (
-    window !== null &&
-    !(Number.isSafeInteger(window) && (window as number) >= 1 && (window as number) <= 2 ** 31 - 1)
-  )
+  if (window !== null && !(isWhole(window) && window >= 1 && window <= 2 ** 31 - 1))
     throw new InvalidInputError(
       `conversation ${id}: expected a window of whole tokens from 1 to 2147483647, or null`,
       { field: 'window' },
@@ -163,16 +161,16 @@ export function isRange(r: unknown): r is [number, number] {
  * library's rules, or a typed error names the field.
  */
 export function checkSummary(id: string, summary: unknown): asserts summary is SummaryRecord {
-  if (!summary || typeof summary !== 'object' || Array.isArray(summary))
+  if (!isRecord(summary) || Array.isArray(summary))
     throw new InvalidInputError(`conversation ${id}: expected a summary { replaces, message }`, {
       field: 'summary',
     })
-  if (!isRange((summary as Partial<SummaryRecord>).replaces))
+  if (!isRange(summary.replaces))
     throw new InvalidInputError(
       `conversation ${id}: expected replaces [from, to) with 0 <= from < to`,
       { field: 'summary.replaces' },
     )
-  checkEntries(id, [{ message: (summary as Partial<SummaryRecord>).message }], 'summary')
+  checkEntries(id, [{ message: summary.message }], 'summary')
 }
 
 /**

@@ -1,4 +1,5 @@
 /** How the PostgreSQL store reads a broken connection, and writes a value `jsonb` would refuse. */
+import { fieldOf } from './stored-json.js'
 
 /** How long an append id is remembered, as the Redis store does. */
 export const APPEND_ID_SECONDS = 3600
@@ -10,7 +11,7 @@ export const lostConnection = new WeakSet<object>()
 
 /** A connection that broke, or a server that ended it (SQLSTATE class 08, 57P01-57P03). */
 export function connectionLost(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code
+  const code = fieldOf(e, 'code')
   if (typeof code === 'string' && (/^08/.test(code) || /^57P0[123]$/.test(code))) return true
   const message = e instanceof Error ? e.message : ''
   return /Connection terminated|ECONNRESET|EPIPE|ECONNREFUSED|socket hang up/i.test(message)

@@ -23,6 +23,7 @@ import {
 import { type PostgresStoreOptions, postgresSettings } from './postgres-options.js'
 import { SCHEMA_VERSION, schemaSql } from './postgres-schema.js'
 import { checkServerUrl } from './server-url.js'
+import { firstLineOf, isRecord } from './stored-json.js'
 import { readEntry, readSummary } from './stored-values.js'
 
 /** The PostgreSQL store: a `HistoryStore` with `sweep()`, which deletes conversations past their `ttl`. */
@@ -82,7 +83,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
 
   const fail = (id: string, what: string, e: unknown): never => {
     if (e instanceof StoreError || e instanceof InvalidInputError) throw e
-    const message = (e instanceof Error ? e.message : String(e)).split('\n')[0] as string
+    const message = firstLineOf(e instanceof Error ? e.message : String(e))
     const about = id === '' ? '' : ` for conversation ${id}`
     throw new StoreError(`postgres store: ${what}${about} failed (${hide(message)})`, id)
   }
@@ -125,7 +126,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
       try {
         return fail(id, what, e)
       } catch (error) {
-        if (broken || connectionLost(e)) lostConnection.add(error as object)
+        if ((broken || connectionLost(e)) && isRecord(error)) lostConnection.add(error)
         throw error
       }
     } finally {
@@ -240,7 +241,7 @@ export async function postgresStore(options: PostgresStoreOptions = {}): Promise
         try {
           result = await attempt()
         } catch (e) {
-          if (k >= APPEND_ATTEMPTS || !lostConnection.has(e as object)) throw e
+          if (k >= APPEND_ATTEMPTS || !(isRecord(e) && lostConnection.has(e))) throw e
           await new Promise((r) => setTimeout(r, 50 * k))
         }
       }

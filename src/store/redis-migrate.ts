@@ -66,7 +66,8 @@ export async function migrateRedisKeys(
         const rest = k.slice(prefix.length)
         if (fresh.test(rest)) continue
         const m = /^(.+):(messages|summaries|version|limit)$/s.exec(rest)
-        if (m) ids.add(m[1] as string)
+        const id = m?.[1]
+        if (id !== undefined) ids.add(id)
       }
     } while (cursor !== '0')
     const result: MigrateRedisKeysResult = { moved: 0, skipped: [] }

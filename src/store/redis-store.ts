@@ -17,6 +17,7 @@ import { redisKeys } from './redis-keys.js'
 import { type RedisStoreOptions, redisSettings } from './redis-options.js'
 import { APPEND, APPEND_ID_SECONDS, CLEAR, PUT_SUMMARY } from './redis-scripts.js'
 import { checkServerUrl } from './server-url.js'
+import { firstLineOf } from './stored-json.js'
 import { readEntry, readSummary } from './stored-values.js'
 
 /** The Redis store: a `HistoryStore` whose `close` must be called for the process to exit. */
@@ -140,7 +141,7 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Redis
             `redis store: ${what} for conversation ${id} was lost with its master before a replica had it; send it again with the same appendId`,
             id,
           )
-        if ((acked as number) < replicas)
+        if (Number(acked) < replicas)
           throw new StoreError(
             `redis store: ${what} for conversation ${id} is on the master, but ${acked} of ${replicas} replicas confirmed it within ${replicaTimeoutMs} ms (an append sent again with the same appendId is stored once)`,
             id,
@@ -269,5 +270,5 @@ export async function redisStore(options: RedisStoreOptions = {}): Promise<Redis
 
 function firstLine(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e)
-  return message.split('\n')[0] as string
+  return firstLineOf(message)
 }

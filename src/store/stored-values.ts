@@ -1,5 +1,6 @@
 import { messageSchema } from '../messages/message.js'
 import { isRange, type StoredEntry, StoreError, type SummaryRecord } from './history-store.js'
+import { isRecord, isWhole } from './stored-json.js'
 
 /**
  * What a store read back, checked before anyone uses it: a stored entry (`{ m, t, c }`) or
@@ -7,9 +8,9 @@ import { isRange, type StoredEntry, StoreError, type SummaryRecord } from './his
  * position, never its contents. `value` is the text the server kept, or JSON it parsed.
  */
 export function readEntry(store: string, id: string, value: unknown, seq: number): StoredEntry {
-  let json: { m?: unknown; t?: unknown; c?: unknown }
+  let json: unknown
   try {
-    json = unwrapped(typeof value === 'string' ? JSON.parse(value) : value) as typeof json
+    json = unwrapped(typeof value === 'string' ? JSON.parse(value) : value)
   } catch {
     throw new StoreError(
       `${store}: conversation ${id}, message ${seq}: the stored entry is not JSON`,
@@ -17,7 +18,8 @@ export function readEntry(store: string, id: string, value: unknown, seq: number
       seq,
     )
   }
-  const parsed = messageSchema.safeParse(json?.m)
+  const { m, t, c } = isRecord(json) ? json : {}
+  const parsed = messageSchema.safeParse(m)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw new StoreError(
@@ -30,8 +32,8 @@ export function readEntry(store: string, id: string, value: unknown, seq: number
     seq,
     message: parsed.data,
     // A count that is not a positive whole number is no count: the reader counts again.
-    ...(Number.isSafeInteger(json.t) && (json.t as number) > 0 && { tokens: json.t as number }),
-    ...(typeof json.c === 'string' && { counter: json.c }),
+    ...(isWhole(t) && t > 0 && { tokens: t }),
+    ...(typeof c === 'string' && { counter: c }),
   }
 }
 
@@ -39,31 +41,29 @@ export function readEntry(store: string, id: string, value: unknown, seq: number
 export function readSummary(store: string, id: string, value: unknown, k: number): SummaryRecord {
   const bad = (what: string) =>
     new StoreError(`${store}: conversation ${id}, summary ${k}: the stored summary ${what}`, id, k)
-  let s: { replaces?: unknown; message?: unknown; tokens?: unknown; anchor?: unknown }
+  let s: unknown
   try {
-    s = unwrapped(typeof value === 'string' ? JSON.parse(value) : value) as typeof s
+    s = unwrapped(typeof value === 'string' ? JSON.parse(value) : value)
   } catch {
     throw bad('is not JSON')
   }
-  if (!s || typeof s !== 'object') throw bad('is not an object')
+  if (!isRecord(s)) throw bad('is not an object')
   const r = s.replaces
   if (!isRange(r)) throw bad('has no valid replaces [from, to)')
   const parsed = messageSchema.safeParse(s.message)
   if (!parsed.success)
     throw bad(`has an invalid message (field ${parsed.error.issues[0]?.path.join('.') || 'role'})`)
   return {
-    ...(s as object),
+    ...s,
     replaces: [r[0], r[1]],
     message: parsed.data,
-    tokens:
-      Number.isSafeInteger(s.tokens) && (s.tokens as number) > 0 ? (s.tokens as number) : undefined,
-  } as SummaryRecord
+    tokens: isWhole(s.tokens) && s.tokens > 0 ? s.tokens : undefined,
+  }
 }
 
 /** A value the PostgreSQL store kept as JSON text (`{ "json": "…" }`, see `storable` there), parsed. */
 function unwrapped(value: unknown): unknown {
-  const text = (value as { json?: unknown } | null)?.json
-  return typeof text === 'string' && Object.keys(value as object).length === 1
-    ? JSON.parse(text)
+  return isRecord(value) && typeof value.json === 'string' && Object.keys(value).length === 1
+    ? JSON.parse(value.json)
     : value
 }

@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Message } from '../messages/message.js'
 import { describeValue, requireOptions } from '../options-check.js'
+import { fieldsOf, isList } from '../providers/codec-kit.js'
 import type { Transform } from '../strategies/types.js'
 
 /** How much reasoning stays: that of the newest N assistant turns, or all of it. */
@@ -56,7 +57,8 @@ export function clearThinking(
       let turns = 0
       let inTurn = false
       for (let i = view.messages.length - 1; i >= 0; i--) {
-        const m = view.messages[i] as Message
+        const m = view.messages[i]
+        if (!m) continue
         if (m.role === 'user' || m.role === 'system') {
           inTurn = false
           continue
@@ -78,11 +80,9 @@ export function clearThinking(
 /** The message without its reasoning, or undefined when it has none. */
 function withoutThinking(m: Message & { role: 'assistant' }): Message | undefined {
   const meta = m.providerMetadata?.[ANTHROPIC]
-  const layout = Array.isArray(meta?.layout) ? (meta.layout as unknown[]) : undefined
-  const redacted = (slot: unknown) =>
-    !!slot &&
-    typeof slot === 'object' &&
-    (slot as { block?: { type?: unknown } }).block?.type === 'redacted_thinking'
+  const given = meta?.layout
+  const layout = isList(given) ? given : undefined
+  const redacted = (slot: unknown) => fieldsOf(fieldsOf(slot).block).type === 'redacted_thinking'
   const hasRedacted = layout?.some(redacted) ?? false
   if (m.thought === undefined && !hasRedacted) return undefined
   const { thought: _thought, ...rest } = m

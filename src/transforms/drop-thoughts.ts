@@ -26,8 +26,8 @@ export function dropThoughts(
       const out = new Map<number, Message | null>()
       let kept = 0
       for (let i = view.messages.length - 1; i >= 0; i--) {
-        const m = view.messages[i] as Message
-        if (m.role !== 'assistant' || m.thought === undefined) continue
+        const m = view.messages[i]
+        if (m?.role !== 'assistant' || m.thought === undefined) continue
         if (kept < keepLast) {
           kept++
           continue

@@ -50,7 +50,7 @@ export function truncateMessages(
         if (m.role === 'system' && !includeSystem) return
         if (typeof m.content === 'string') {
           const text = shorten(m.content, note)
-          if (text !== undefined) out.set(i, { ...m, content: text } as Message)
+          if (text !== undefined) out.set(i, { ...m, content: text })
           return
         }
         // Content parts: each long text part is cut on its own; images and files stay.
@@ -62,7 +62,7 @@ export function truncateMessages(
           changed = true
           return { ...part, text }
         })
-        if (changed) out.set(i, { ...m, content: parts } as Message)
+        if (changed) out.set(i, { ...m, content: parts })
       })
       return out
     },

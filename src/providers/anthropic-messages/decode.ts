@@ -4,8 +4,8 @@ import { textToBase64 } from '../../messages/base64.js'
 import type { AnthropicInput, ReaderInput } from '../../messages/input.js'
 import type { AssistantMessage, ContentPart, Message, ToolCall } from '../../messages/message.js'
 import { describeValue } from '../../options-check.js'
-import { describe, fail, type Json, refuseDeep } from '../codec-kit.js'
-import { type Block, withMeta } from './wire.js'
+import { describe, fail, isJson, isList, type Json, refuseDeep } from '../codec-kit.js'
+import { type Block, isBlock, withMeta } from './wire.js'
 
 /**
  * Decodes Anthropic Messages (`{ system, messages }`, or a bare message list). A user turn
@@ -20,19 +20,19 @@ export function fromAnthropic<const T>(input: ReaderInput<T, AnthropicInput>): M
 /** `fromAnthropic` for a value of any type (a caller generic over the SDK's message type). */
 export function readAnthropic(input: unknown): Message[] {
   refuseDeep(input)
-  const req = (Array.isArray(input) ? { messages: input } : input) as Json
-  if (!req || typeof req !== 'object' || !Array.isArray(req.messages)) {
+  const req = Array.isArray(input) ? { messages: input } : input
+  if (!isJson(req) || !isList(req.messages)) {
     throw new InvalidInputError('expected an object with a "messages" list', { field: 'messages' })
   }
   const out: Message[] = []
   if (req.system !== undefined) {
     if (typeof req.system === 'string') out.push({ role: 'system', content: req.system })
-    else if (Array.isArray(req.system)) {
+    else if (isList(req.system)) {
       out.push(
         withMeta(
           {
             role: 'system',
-            content: (req.system as Block[]).map((b, k) => textPart(b, -1, `system.${k}`)),
+            content: req.system.map((b, k) => textPart(b, -1, `system.${k}`)),
           },
           { form: 'blocks' },
         ),
@@ -41,40 +41,35 @@ export function readAnthropic(input: unknown): Message[] {
       fail(-1, 'system', `expected a string or a list of text blocks, got ${describe(req.system)}`)
   }
   const names = new Map<string, string>()
-  ;(req.messages as unknown[]).forEach((raw, i) => {
-    if (!raw || typeof raw !== 'object')
-      fail(i, 'message', `expected an object, got ${describe(raw)}`)
-    const m = raw as Json
+  req.messages.forEach((m, i) => {
+    if (!isJson(m)) fail(i, 'message', `expected an object, got ${describe(m)}`)
     if (m.role !== 'user' && m.role !== 'assistant')
       fail(i, 'role', `expected "user" or "assistant", got ${describeValue(m.role)}`)
     const from = out.length
     if (typeof m.content === 'string') {
-      out.push(withMeta({ role: m.role as 'user', content: m.content }, { turn: i }))
+      out.push(withMeta({ role: m.role, content: m.content }, { turn: i }))
     } else {
-      if (!Array.isArray(m.content))
+      if (!isList(m.content))
         fail(i, 'content', `expected a string or a list of blocks, got ${describe(m.content)}`)
-      const blocks = m.content as unknown[]
-      blocks.forEach((b, k) => {
-        if (!b || typeof b !== 'object' || typeof (b as Json).type !== 'string')
-          fail(i, `content.${k}`, `expected a block with a type, got ${describe(b)}`)
+      const blocks = m.content.map((b, k) => {
+        if (!isBlock(b)) fail(i, `content.${k}`, `expected a block with a type, got ${describe(b)}`)
+        return b
       })
-      if (m.role === 'assistant') out.push(decodeAssistant(blocks as Block[], i, names))
-      else out.push(...decodeUser(blocks as Block[], i, names))
+      if (m.role === 'assistant') out.push(decodeAssistant(blocks, i, names))
+      else out.push(...decodeUser(blocks, i, names))
     }
     // `pinned: true` is the library's (sent whenever the system prompt is), never the wire's:
     // every message the turn became is pinned.
-    if (m.pinned === true)
-      for (let k = from; k < out.length; k++) out[k] = { ...(out[k] as Message), pinned: true }
+    if (m.pinned === true) for (const x of out.splice(from)) out.push({ ...x, pinned: true })
   })
   return out
 }
 
 function textPart(b: unknown, i: number, field: string): ContentPart {
-  const block = b as Block
-  if (block?.type !== 'text' || typeof block.text !== 'string')
+  if (!isJson(b) || b.type !== 'text' || typeof b.text !== 'string')
     fail(i, field, 'expected a text block')
-  const { type: _t, text, ...rest } = block
-  return withMeta({ type: 'text', text: text as string }, rest)
+  const { type: _t, text: _x, ...rest } = b
+  return withMeta({ type: 'text', text: b.text }, rest)
 }
 
 /** Block types a user turn or a tool result holds as media (a source) or text. */
@@ -87,8 +82,8 @@ function mediaPart(b: Block, i: number, field: string): ContentPart {
   // goes back as the block itself.
   if (typeof b.type === 'string' && !MEDIA_BLOCKS.has(b.type))
     return withMeta({ type: 'text', text: JSON.stringify(b) }, { block: b })
-  const source = b.source as Json | undefined
-  if (!source || typeof source !== 'object')
+  const source = b.source
+  if (!isJson(source))
     return fail(i, `${field}.source`, `expected an object, got ${describe(source)}`)
   const { type: _t, source: _s, ...rest } = b
   const extra: Json = { ...rest, sourceType: source.type }
@@ -146,12 +141,12 @@ function decodeUser(blocks: Block[], i: number, names: Map<string, string>): Mes
       else if (Array.isArray(content))
         c = content.map((p, q) => mediaPart(p as Block, i, `content.${k}.content.${q}`))
       else fail(i, `content.${k}.content`, `expected a string or a list, got ${describe(content)}`)
-      const toolName = names.get(id as string)
+      const toolName = names.get(id)
       out.push(
         withMeta(
           {
             role: 'tool',
-            toolCallId: id as string,
+            toolCallId: id,
             content: c,
             ...(toolName && { toolName }),
             ...(is_error === true && { isError: true }),
@@ -198,20 +193,15 @@ function decodeAssistant(blocks: Block[], i: number, names: Map<string, string>)
           fail(i, `content.${k}.name`, `expected a string, got ${describe(name)}`)
         if (!input || typeof input !== 'object')
           fail(i, `content.${k}.input`, `expected an object, got ${describe(input)}`)
-        names.set(id as string, name as string)
-        calls.push(
-          withMeta(
-            { id: id as string, name: name as string, arguments: JSON.stringify(input) },
-            rest,
-          ),
-        )
+        names.set(id, name)
+        calls.push(withMeta({ id, name, arguments: JSON.stringify(input) }, rest))
         layout.push({ t: 'tool_use' })
         break
       }
       case 'thinking':
         if (typeof b.thinking !== 'string')
           fail(i, `content.${k}.thinking`, `expected a string, got ${describe(b.thinking)}`)
-        thoughts.push(b.thinking as string)
+        thoughts.push(b.thinking)
         layout.push({ t: 'thinking', block: b })
         break
       default:

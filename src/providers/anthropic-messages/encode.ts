@@ -1,8 +1,8 @@
 /** Writing messages as a Messages API request. */
 import { base64ToText } from '../../messages/base64.js'
 import type { AssistantMessage, ContentPart, Message } from '../../messages/message.js'
-import { detach, type Json, type Loss, parseArguments, requireList } from '../codec-kit.js'
-import { type AnthropicRequest, type Block, meta } from './wire.js'
+import { detach, isJson, isList, type Loss, parseArguments, requireList } from '../codec-kit.js'
+import { type AnthropicRequest, type Block, isBlock, meta } from './wire.js'
 
 /**
  * Encodes messages as an Anthropic request. Tool results and the user message after them
@@ -19,7 +19,7 @@ function encodeAnthropic(messages: readonly Message[]): AnthropicRequest & { los
   let k = 0
   let system: string | Block[] | undefined
   const lead: Message[] = []
-  while (k < messages.length && messages[k]?.role === 'system') lead.push(messages[k++] as Message)
+  for (let m = messages[k]; m?.role === 'system'; m = messages[++k]) lead.push(m)
   if (lead.length === 1 && typeof lead[0]?.content === 'string' && meta(lead[0]).form !== 'blocks')
     system = lead[0].content
   else if (lead.length) {
@@ -46,21 +46,21 @@ function encodeAnthropic(messages: readonly Message[]): AnthropicRequest & { los
     turns.push({ role: open.role, content: open.string ?? open.content })
     open = undefined
   }
-  for (; k < messages.length; k++) {
-    const m = messages[k] as Message
+  for (const [n, m] of messages.entries()) {
+    if (n < k) continue
     const data = meta(m)
     if (m.role === 'assistant') {
       flush()
       if (m.thought && !data.layout)
         lost.push({
           index: turns.length,
-          what: `reasoning of message ${k} (no signature to send it back with)`,
+          what: `reasoning of message ${n} (no signature to send it back with)`,
         })
       turns.push({ role: 'assistant', content: encodeAssistant(m) })
       continue
     }
     if (m.role === 'system')
-      lost.push({ index: turns.length, what: `system message ${k} sent as user text` })
+      lost.push({ index: turns.length, what: `system message ${n} sent as user text` })
     const sameTurn = open?.role === 'user' && (data.turn === undefined || data.turn === open.turn)
     if (!sameTurn || (open && open.string !== undefined)) flush()
     if (!open) open = { role: 'user', content: [], turn: data.turn }
@@ -125,7 +125,7 @@ function encodePart(p: ContentPart): Block {
   if (p.type === 'text') {
     // A carried block goes back whole while its text is what was counted; a transform that
     // changed the text (cleared, cut) sends the text it counted instead.
-    if (block && p.text === JSON.stringify(block)) return block as Block
+    if (isBlock(block) && p.text === JSON.stringify(block)) return block
     return { type: 'text', text: p.text, ...rest }
   }
   if (p.type === 'image') {
@@ -135,7 +135,7 @@ function encodePart(p: ContentPart): Block {
         : { type: 'base64', media_type: p.mediaType ?? 'image/png', data: p.data ?? dataOf(p.url) }
     return { type: 'image', source: src, ...rest }
   }
-  if (source) return { type: 'document', source: source as Json, ...rest }
+  if (isJson(source)) return { type: 'document', source, ...rest }
   if (textSource)
     return {
       type: 'document',
@@ -193,7 +193,8 @@ function encodeAssistant(m: AssistantMessage): string | Block[] {
     }),
   )
   const out: Block[] = []
-  for (const slot of (data.layout as Json[] | undefined) ?? []) {
+  for (const slot of isList(data.layout) ? data.layout : []) {
+    if (!isJson(slot)) continue
     if (slot.t === 'text') {
       const t = texts.shift()
       if (t) out.push(t)
@@ -202,8 +203,8 @@ function encodeAssistant(m: AssistantMessage): string | Block[] {
       if (c) out.push(c)
     } else if (slot.t === 'thinking') {
       // Dropped thoughts are not sent; kept ones go back with their signature.
-      if (m.thought !== undefined) out.push(slot.block as Block)
-    } else out.push(slot.block as Block)
+      if (m.thought !== undefined && isBlock(slot.block)) out.push(slot.block)
+    } else if (isBlock(slot.block)) out.push(slot.block)
   }
   return [...out, ...texts, ...calls]
 }

@@ -131,7 +131,7 @@ export const native: NativeContext = {
             field: `content.${k}.content`,
           })
         compactions.push({
-          summary: block.content as string | null,
+          summary: block.content,
           encrypted: typeof block.encrypted_content === 'string',
         })
       })

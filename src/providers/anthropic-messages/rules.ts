@@ -29,8 +29,8 @@ export function anthropicRules(messages: readonly Message[], problems: Problem[]
     })
   }
   let previousSide: 'user' | 'assistant' | undefined
-  for (let k = firstIndex; k < messages.length; k++) {
-    const m = messages[k] as Message
+  for (const [k, m] of messages.entries()) {
+    if (k < firstIndex) continue
     if (m.role === 'system') {
       problems.push({
         index: k,

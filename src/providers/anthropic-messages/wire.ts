@@ -1,10 +1,15 @@
 /** The Messages API's block shapes, and what this codec keeps of them for the way back. */
-import { type Json, metadataFor } from '../codec-kit.js'
+import { isJson, type Json, metadataFor } from '../codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const ANTHROPIC = 'anthropic'
 
 export type Block = Json & { type: string }
+
+/** A block as the API sends it: an object with a string `type`. */
+export function isBlock(v: unknown): v is Block {
+  return isJson(v) && typeof v.type === 'string'
+}
 
 // Structural copies of the Anthropic SDK's block parameter types: assignable to
 // `MessageParam` and `TextBlockParam` without importing the SDK.

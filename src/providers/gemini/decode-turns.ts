@@ -3,23 +3,22 @@ import type {
   AssistantMessage,
   ContentPart,
   Message,
-  TextPart,
   ToolCall,
   ToolMessage,
 } from '../../messages/message.js'
-import { describe, fail, type Json } from '../codec-kit.js'
+import { describe, fail, isJson, isList, type Json } from '../codec-kit.js'
 import { meta, type Slot, withMeta } from './wire.js'
 
 /** A text or media part: canonical content, its other fields kept. */
 export function decodePlainPart(raw: unknown, i: number, field: string): ContentPart {
-  if (!raw || typeof raw !== 'object') fail(i, field, `expected an object, got ${describe(raw)}`)
-  const p = raw as Json
+  if (!isJson(raw)) fail(i, field, `expected an object, got ${describe(raw)}`)
+  const p = raw
   if (typeof p.text === 'string' && !p.thought) {
     const { text, ...extra } = p
     return withMeta({ type: 'text', text }, extra)
   }
-  const blob = p.inlineData as Json | undefined
-  if (blob && typeof blob === 'object' && typeof blob.data === 'string') {
+  const blob = p.inlineData
+  if (isJson(blob) && typeof blob.data === 'string') {
     const { inlineData: _b, ...extra } = p
     const { data, mimeType, ...blobExtra } = blob
     const mediaType = typeof mimeType === 'string' ? mimeType : 'application/octet-stream'
@@ -28,8 +27,8 @@ export function decodePlainPart(raw: unknown, i: number, field: string): Content
       : { type: 'file', data, mediaType }
     return withMeta(part, { ...extra, ...(Object.keys(blobExtra).length && { blobExtra }) })
   }
-  const file = p.fileData as Json | undefined
-  if (file && typeof file === 'object' && typeof file.fileUri === 'string') {
+  const file = p.fileData
+  if (isJson(file) && typeof file.fileUri === 'string') {
     const { fileData: _f, ...extra } = p
     const { fileUri, mimeType, ...fileExtra } = file
     const mediaType = typeof mimeType === 'string' ? mimeType : undefined
@@ -53,9 +52,8 @@ export function decodeModel(parts: Json[], i: number, turn: Json): AssistantMess
   const layout: Slot[] = []
   parts.forEach((p, k) => {
     if (p.functionCall !== undefined) {
-      const fc = p.functionCall as Json
-      if (!fc || typeof fc !== 'object')
-        fail(i, `parts.${k}.functionCall`, `expected an object, got ${describe(fc)}`)
+      const fc = p.functionCall
+      if (!isJson(fc)) fail(i, `parts.${k}.functionCall`, `expected an object, got ${describe(fc)}`)
       const { functionCall: _fc, ...partExtra } = p
       const { id, name, args, ...callExtra } = fc
       if (typeof name !== 'string' || !name)
@@ -67,7 +65,7 @@ export function decodeModel(parts: Json[], i: number, turn: Json): AssistantMess
       calls.push(
         withMeta(
           {
-            id: (id as string | undefined) ?? `gemini_${i}_${k}`,
+            id: id ?? `gemini_${i}_${k}`,
             name,
             arguments: JSON.stringify(args ?? {}),
           },
@@ -83,7 +81,7 @@ export function decodeModel(parts: Json[], i: number, turn: Json): AssistantMess
     } else if (p.thought === true) {
       if (p.text !== undefined && typeof p.text !== 'string')
         fail(i, `parts.${k}.text`, `expected a string, got ${describe(p.text)}`)
-      thoughts.push((p.text as string | undefined) ?? '')
+      thoughts.push(p.text ?? '')
       layout.push({ t: 'thought', part: p })
     } else {
       const part = decodePlainPart(p, i, `parts.${k}`)
@@ -91,16 +89,15 @@ export function decodeModel(parts: Json[], i: number, turn: Json): AssistantMess
       layout.push(part.type === 'text' && !meta(part).part ? { t: 'text' } : { t: 'other' })
     }
   })
+  const only = content.length === 1 ? content[0] : undefined
   const plain =
-    content.length === 1 &&
     layout.length === 1 &&
-    content[0]?.type === 'text' &&
-    content[0].text !== '' &&
-    !content[0].providerMetadata &&
+    only?.type === 'text' &&
+    only.text !== '' &&
+    !only.providerMetadata &&
     !turn.extra &&
     !turn.noRole
-  if (plain)
-    return withMeta({ role: 'assistant', content: (content[0] as TextPart).text }, { turn: i })
+  if (plain) return withMeta({ role: 'assistant', content: only.text }, { turn: i })
   const out: AssistantMessage = { role: 'assistant', content }
   if (calls.length) out.toolCalls = calls
   if (thoughts.length) out.thought = thoughts.join('\n\n')
@@ -135,7 +132,7 @@ class OpenCalls {
   /** The first open call in `q`, now answered. */
   private static take(q: Queue | undefined): string | undefined {
     if (!q) return undefined
-    while (q.next < q.calls.length && (q.calls[q.next] as { used: boolean }).used) q.next++
+    while (q.next < q.calls.length && q.calls[q.next]?.used) q.next++
     const call = q.calls[q.next]
     if (!call) return undefined
     call.used = true
@@ -166,15 +163,15 @@ export function decodeUser(
       content.push(decodePlainPart(p, i, `parts.${k}`))
       return
     }
-    const fr = p.functionResponse as Json
-    if (!fr || typeof fr !== 'object')
+    const fr = p.functionResponse
+    if (!isJson(fr))
       fail(i, `parts.${k}.functionResponse`, `expected an object, got ${describe(fr)}`)
     const { functionResponse: _fr, ...partExtra } = p
     const { id, name, response, ...responseExtra } = fr
     // Media beside the JSON (an image a tool returned): content parts after the response's text.
     const media: ContentPart[] = []
-    if (Array.isArray(responseExtra.parts) && responseExtra.parts.length > 0) {
-      ;(responseExtra.parts as unknown[]).forEach((q, n) => {
+    if (isList(responseExtra.parts) && responseExtra.parts.length > 0) {
+      responseExtra.parts.forEach((q, n) => {
         media.push(decodePlainPart(q, i, `parts.${k}.functionResponse.parts.${n}`))
       })
       delete responseExtra.parts
@@ -193,10 +190,10 @@ export function decodeUser(
         `expected an object, got ${describe(response)}`,
       )
     // Without an id, a response answers the first open call of its name; none: an orphan.
-    let callId = id as string | undefined
+    let callId = id
     if (callId === undefined) callId = open.takeName(name) ?? `gemini_orphan_${i}_${k}`
     else open.takeId(callId)
-    const r = (response ?? {}) as Json
+    const r = isJson(response) ? response : {}
     const keys = Object.keys(r)
     let form: string
     let text: string
@@ -233,17 +230,17 @@ export function decodeUser(
     responses++
   })
   if (content.length || responses === 0) {
+    const only = content.length === 1 ? content[0] : undefined
     const plain =
-      content.length === 1 &&
-      content[0]?.type === 'text' &&
-      content[0].text !== '' &&
-      !content[0].providerMetadata &&
+      only?.type === 'text' &&
+      only.text !== '' &&
+      !only.providerMetadata &&
       !turn.extra &&
       !turn.noRole &&
       responses === 0
     out.push(
       plain
-        ? withMeta({ role: 'user', content: (content[0] as TextPart).text }, { turn: i })
+        ? withMeta({ role: 'user', content: only.text }, { turn: i })
         : withMeta({ role: 'user', content }, turn),
     )
   }

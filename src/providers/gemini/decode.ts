@@ -3,7 +3,7 @@ import { InvalidInputError } from '../../errors.js'
 import type { GeminiInput, ReaderInput } from '../../messages/input.js'
 import type { Message } from '../../messages/message.js'
 import { describeValue, requireArgument, requireOptions } from '../../options-check.js'
-import { decodedAt, describe, fail, type Json, refuseDeep } from '../codec-kit.js'
+import { decodedAt, describe, fail, isJson, isList, type Json, refuseDeep } from '../codec-kit.js'
 import { decodeModel, decodePlainPart, decodeUser } from './decode-turns.js'
 import { type FromGeminiOptions, withMeta } from './wire.js'
 
@@ -47,21 +47,21 @@ export function readGemini(input: unknown, options: FromGeminiOptions = {}): Mes
   const out: Message[] = []
   let contents: unknown
   if (Array.isArray(input)) contents = input
-  else if (input && typeof input === 'object') {
-    const req = input as Json
+  else if (isJson(input)) {
+    const req = input
     contents = req.contents
-    const config = req.config as Json | undefined
+    const config = req.config
     const [sys, where] =
       req.systemInstruction !== undefined
         ? [req.systemInstruction, 'systemInstruction']
         : req.system_instruction !== undefined
           ? [req.system_instruction, 'system_instruction']
-          : config && typeof config === 'object' && config.systemInstruction !== undefined
+          : isJson(config) && config.systemInstruction !== undefined
             ? [config.systemInstruction, 'config']
             : [undefined, '']
     if (sys !== undefined && sys !== null) out.push(decodeSystem(sys, where))
   }
-  if (!Array.isArray(contents))
+  if (!isList(contents))
     throw new InvalidInputError('expected a list of contents or an object with "contents"', {
       field: 'contents',
     })
@@ -69,35 +69,34 @@ export function readGemini(input: unknown, options: FromGeminiOptions = {}): Mes
   let pending: { id: string; name: string }[] = [...(options.openCalls ?? [])]
   contents.forEach((raw, k) => {
     const i = first + k
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    if (!isJson(raw) || Array.isArray(raw))
       fail(i, 'content', `expected an object, got ${describe(raw)}`)
-    const c = raw as Json
+    const c = raw
     const role = c.role
     if (role !== undefined && role !== 'user' && role !== 'model')
       fail(i, 'role', `expected "user" or "model", got ${describeValue(role)}`)
-    if (!Array.isArray(c.parts)) fail(i, 'parts', `expected a list, got ${describe(c.parts)}`)
+    if (!isList(c.parts)) fail(i, 'parts', `expected a list, got ${describe(c.parts)}`)
     // `pinned: true` is the library's (sent whenever the system prompt is), never the wire's.
     const { role: _r, parts: _p, ...extra } = c
     const pinned = typeof extra.pinned === 'boolean' ? extra.pinned : undefined
     if (pinned !== undefined) delete extra.pinned
     const turn: Json = { turn: i, ...(Object.keys(extra).length && { extra }) }
     if (role === undefined) turn.noRole = true
-    const parts = c.parts as unknown[]
-    parts.forEach((p, k) => {
-      if (!p || typeof p !== 'object' || Array.isArray(p))
+    const parts = c.parts.map((p, k) => {
+      if (!isJson(p) || Array.isArray(p))
         fail(i, `parts.${k}`, `expected an object, got ${describe(p)}`)
+      return p
     })
     const from = out.length
     if (role === 'model') {
-      const m = decodeModel(parts as Json[], i, turn)
+      const m = decodeModel(parts, i, turn)
       pending = (m.toolCalls ?? []).map((call) => ({ id: call.id, name: call.name }))
       out.push(m)
     } else {
-      out.push(...decodeUser(parts as Json[], i, turn, pending))
+      out.push(...decodeUser(parts, i, turn, pending))
       pending = []
     }
-    if (pinned === true)
-      for (let k = from; k < out.length; k++) out[k] = { ...(out[k] as Message), pinned: true }
+    if (pinned === true) for (const x of out.splice(from)) out.push({ ...x, pinned: true })
   })
   return out
 }
@@ -106,17 +105,16 @@ function decodeSystem(sys: unknown, where: string): Message {
   const data: Json = { system: where }
   if (typeof sys === 'string')
     return withMeta({ role: 'system', content: sys }, { ...data, form: 'string' })
-  if (!sys || typeof sys !== 'object')
-    fail(-1, where, `expected a string or a content, got ${describe(sys)}`)
-  const s = sys as Json
-  if (!Array.isArray(s.parts)) {
+  if (!isJson(sys)) fail(-1, where, `expected a string or a content, got ${describe(sys)}`)
+  const s = sys
+  if (!isList(s.parts)) {
     // A single part.
     return withMeta(
       { role: 'system', content: [decodePlainPart(s, -1, where)] },
       { ...data, form: 'part' },
     )
   }
-  const { parts, ...extra } = s
-  const content = (parts as unknown[]).map((p, k) => decodePlainPart(p, -1, `${where}.parts.${k}`))
+  const { parts: _p, ...extra } = s
+  const content = s.parts.map((p, k) => decodePlainPart(p, -1, `${where}.parts.${k}`))
   return withMeta({ role: 'system', content }, { ...data, form: 'content', extra })
 }

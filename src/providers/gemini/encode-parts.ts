@@ -7,8 +7,8 @@ import type {
   ToolCall,
   ToolMessage,
 } from '../../messages/message.js'
-import { type Json, parseArguments } from '../codec-kit.js'
-import { meta, type Slot } from './wire.js'
+import { fieldsOf, isList, type Json, jsonField, parseArguments } from '../codec-kit.js'
+import { isSlot, meta } from './wire.js'
 
 export function encodePlain(content: Message['content']): Json[] {
   if (content === undefined) return []
@@ -18,7 +18,8 @@ export function encodePlain(content: Message['content']): Json[] {
 
 export function encodePart(p: ContentPart): Json {
   const data = meta(p)
-  if (data.part) return data.part as Json
+  const whole = jsonField(data, 'part')
+  if (whole) return whole
   const { blobExtra, fileExtra, noMime, ...extra } = data
   if (p.type === 'text') return { text: p.text, ...extra }
   if (p.data !== undefined)
@@ -26,7 +27,7 @@ export function encodePart(p: ContentPart): Json {
       inlineData: {
         mimeType: p.mediaType ?? (p.type === 'image' ? 'image/png' : 'application/octet-stream'),
         data: p.data,
-        ...((blobExtra as Json | undefined) ?? {}),
+        ...fieldsOf(blobExtra),
       },
       ...extra,
     }
@@ -41,7 +42,7 @@ export function encodePart(p: ContentPart): Json {
         mimeType: p.mediaType ?? (p.type === 'image' ? 'image/png' : 'application/pdf'),
       }),
       fileUri: p.url ?? '',
-      ...((fileExtra as Json | undefined) ?? {}),
+      ...fieldsOf(fileExtra),
     },
     ...extra,
   }
@@ -61,8 +62,8 @@ function encodeCall(c: ToolCall): Json {
   if (fc.args !== undefined) ordered.args = fc.args
   // Spread, not assign: a kept key such as `__proto__` stays data, never a prototype.
   return {
-    functionCall: { ...ordered, ...((data.callExtra as Json | undefined) ?? {}) },
-    ...((data.partExtra as Json | undefined) ?? {}),
+    functionCall: { ...ordered, ...fieldsOf(data.callExtra) },
+    ...fieldsOf(data.partExtra),
   }
 }
 
@@ -76,7 +77,7 @@ export function encodeModel(m: AssistantMessage): Json[] {
       : [...(m.content ?? [])]
   const calls = [...(m.toolCalls ?? [])]
   const out: Json[] = []
-  for (const slot of (data.layout as Slot[] | undefined) ?? []) {
+  for (const slot of isList(data.layout) ? data.layout.filter(isSlot) : []) {
     if (slot.t === 'thought') {
       // A dropped thought is not sent; a kept one goes back as it came, signature and all,
       // but for an empty one without a signature, which Gemini refuses and which says nothing.
@@ -129,8 +130,8 @@ export function encodeResponse(
   if (!data.responseAbsent) fr.response = response
   if (media.length) fr.parts = media.map(encodePart)
   return {
-    functionResponse: { ...fr, ...((data.responseExtra as Json | undefined) ?? {}) },
-    ...((data.partExtra as Json | undefined) ?? {}),
+    functionResponse: { ...fr, ...fieldsOf(data.responseExtra) },
+    ...fieldsOf(data.partExtra),
   }
 }
 

@@ -1,7 +1,7 @@
 /** Writing messages as a Gemini request. */
 import type { Message } from '../../messages/message.js'
 import { requireOptions } from '../../options-check.js'
-import { detach, type Json, type Loss, requireList } from '../codec-kit.js'
+import { detach, fieldsOf, type Json, type Loss, requireList, stringField } from '../codec-kit.js'
 import { encodeModel, encodePart, encodePlain, encodeResponse } from './encode-parts.js'
 import { type GeminiContent, type GeminiRequest, meta } from './wire.js'
 
@@ -33,19 +33,17 @@ export function encodeGemini(
   const lost: Loss[] = []
   let k = 0
   const lead: Message[] = []
-  if (!options.bare)
-    while (k < messages.length && messages[k]?.role === 'system')
-      lead.push(messages[k++] as Message)
+  if (!options.bare) for (let m = messages[k]; m?.role === 'system'; m = messages[++k]) lead.push(m)
   const contents: Json[] = []
   let open: Json[] | undefined
   const names = new Map<string, { name: string; idAbsent: boolean }>()
-  for (; k < messages.length; k++) {
-    const m = messages[k] as Message
+  for (const [n, m] of messages.entries()) {
+    if (n < k) continue
     const data = meta(m)
     if (m.role === 'tool') {
       if (!open) {
         open = []
-        contents.push({ role: 'user', parts: open, ...((data.extra as Json | undefined) ?? {}) })
+        contents.push({ role: 'user', parts: open, ...fieldsOf(data.extra) })
       }
       open.push(encodeResponse(m, names.get(m.toolCallId)))
       continue
@@ -57,16 +55,16 @@ export function encodeGemini(
       if (m.thought !== undefined && !data.layout)
         lost.push({
           index: contents.length,
-          what: `reasoning of message ${k} (no thought part to send it in)`,
+          what: `reasoning of message ${n} (no thought part to send it in)`,
         })
       const parts = encodeModel(m)
       // Gemini rejects a turn without parts: nothing of this message can be sent.
-      if (parts.length === 0) lost.push({ index: contents.length, what: `empty message ${k}` })
+      if (parts.length === 0) lost.push({ index: contents.length, what: `empty message ${n}` })
       else contents.push(turnOf('model', data, parts))
       continue
     }
     if (m.role === 'system') {
-      lost.push({ index: contents.length, what: `system message ${k} sent as user text` })
+      lost.push({ index: contents.length, what: `system message ${n} sent as user text` })
       // Its images and files go in the same turn, as a user's would.
       const media = typeof m.content === 'string' ? [] : m.content.filter((p) => p.type !== 'text')
       contents.push({
@@ -76,14 +74,16 @@ export function encodeGemini(
       continue
     }
     const parts = encodePlain(m.content)
-    if (parts.length === 0) lost.push({ index: contents.length, what: `empty message ${k}` })
+    if (parts.length === 0) lost.push({ index: contents.length, what: `empty message ${n}` })
     else contents.push(turnOf('user', data, parts))
   }
-  const output: GeminiRequest & { config?: Json } = { contents: contents as GeminiContent[] }
-  if (lead.length) {
-    const first = lead[0] as Message
+  const output: GeminiRequest & { config?: Json; system_instruction?: unknown } = {
+    contents: contents as GeminiContent[],
+  }
+  const [first] = lead
+  if (first) {
     const data = meta(first)
-    const where = (data.system as string | undefined) ?? 'systemInstruction'
+    const where = stringField(data, 'system') ?? 'systemInstruction'
     let sys: unknown
     if (lead.length === 1 && data.form === 'string' && typeof first.content === 'string')
       sys = first.content
@@ -96,11 +96,11 @@ export function encodeGemini(
       sys = encodePlain(first.content)[0]
     else
       sys = {
-        ...((data.extra as Json | undefined) ?? {}),
+        ...fieldsOf(data.extra),
         parts: lead.flatMap((m) => encodePlain(m.content)),
       }
     if (where === 'config') output.config = { systemInstruction: sys }
-    else if (where === 'system_instruction') (output as unknown as Json).system_instruction = sys
+    else if (where === 'system_instruction') output.system_instruction = sys
     else output.systemInstruction = sys as GeminiContent
   }
   return { output: detach(output), lost }
@@ -119,6 +119,6 @@ function turnOf(role: 'user' | 'model', data: Json, parts: Json[]): Json {
   return {
     ...(!data.noRole && { role }),
     parts,
-    ...((data.extra as Json | undefined) ?? {}),
+    ...fieldsOf(data.extra),
   }
 }

@@ -1,3 +1,4 @@
+import { isJson } from '../codec-kit.js'
 import { tokenFigure } from '../figures.js'
 import type { FunctionTool, OverflowRule, RequestLimits, ToolRules } from '../types.js'
 
@@ -22,9 +23,7 @@ export const overflow: OverflowRule = {
 /** `usageMetadata.promptTokenCount` (cached content is inside it). */
 export function promptTokens(response: Record<string, unknown>): number | undefined {
   const meta = response.usageMetadata
-  return meta && typeof meta === 'object'
-    ? tokenFigure((meta as Record<string, unknown>).promptTokenCount)
-    : undefined
+  return isJson(meta) ? tokenFigure(meta.promptTokenCount) : undefined
 }
 
 /** Gemini's built-in tools, written `{ googleSearch: {} }` and the like. */

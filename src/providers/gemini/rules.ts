@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from '../../messages/message.js'
+import { fieldsOf, isJson } from '../codec-kit.js'
 import type { Problem } from '../problems.js'
 import type { MessageRules } from '../types.js'
 
@@ -14,8 +15,7 @@ export function emptyForGemini(m: Message): boolean {
   if (m.role === 'assistant') {
     if (m.toolCalls?.length) return false
     const layout = m.providerMetadata?.[KEY]?.layout
-    const thoughtPart =
-      Array.isArray(layout) && layout.some((s) => (s as { t?: unknown })?.t === 'thought')
+    const thoughtPart = Array.isArray(layout) && layout.some((s) => isJson(s) && s.t === 'thought')
     if (m.thought !== undefined && thoughtPart) return false
   }
   if (m.content === undefined) return true
@@ -84,15 +84,15 @@ export function geminiRules(messages: readonly Message[], problems: Problem[]): 
   // The current turn: everything after the last user message.
   let start = messages.length
   while (start > 0 && messages[start - 1]?.role !== 'user') start--
-  for (let k = start; k < messages.length; k++) {
-    const m = messages[k] as Message
-    if (m.role !== 'assistant' || !m.toolCalls?.length) continue
-    if (!signed(m.toolCalls[0] as (typeof m.toolCalls)[0])) {
+  for (const [k, m] of messages.entries()) {
+    if (k < start || m.role !== 'assistant') continue
+    const [call] = m.toolCalls ?? []
+    if (call && !signed(call)) {
       problems.push({
         index: k,
         code: 'missing-thought-signature',
         severity: 'warning',
-        message: `function call ${m.toolCalls[0]?.name} in the current turn has no thought signature (Gemini 3 rejects it)`,
+        message: `function call ${call.name} in the current turn has no thought signature (Gemini 3 rejects it)`,
       })
     }
   }
@@ -104,16 +104,14 @@ export function geminiRules(messages: readonly Message[], problems: Problem[]): 
  * rejects a step without it). Other calls are returned as they were.
  */
 export function keepStepSignature(original: readonly ToolCall[], kept: ToolCall[]): ToolCall[] {
-  if (kept.length === 0 || signed(kept[0] as ToolCall)) return kept
+  const [first] = kept
+  if (!first || signed(first)) return kept
   const donor = original.find((c) => signed(c) && !kept.includes(c))
   if (!donor) return kept
-  const signature = (
-    donor.providerMetadata?.[KEY]?.partExtra as { thoughtSignature?: string } | undefined
-  )?.thoughtSignature
-  const first = kept[0] as ToolCall
+  const signature = fieldsOf(donor.providerMetadata?.[KEY]?.partExtra).thoughtSignature
   const data = first.providerMetadata?.[KEY] ?? {}
   const partExtra = {
-    ...((data.partExtra as Record<string, unknown> | undefined) ?? {}),
+    ...fieldsOf(data.partExtra),
     thoughtSignature: signature,
   }
   return [
@@ -136,10 +134,7 @@ export const geminiMessages: MessageRules = {
   // Gemini refuses an empty text part ("empty text parameter") unless it carries a thought
   // signature: then it is the model's own and goes back as it came.
   emptyTextPart: (p) =>
-    p.type === 'text' &&
-    p.text === '' &&
-    (p.providerMetadata?.[KEY] as { thoughtSignature?: unknown } | undefined)?.thoughtSignature ===
-      undefined,
+    p.type === 'text' && p.text === '' && p.providerMetadata?.[KEY]?.thoughtSignature === undefined,
   needs: 'user',
   removals: geminiRemovals,
   keepCalls: keepStepSignature,

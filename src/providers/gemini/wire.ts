@@ -1,5 +1,5 @@
 /** Gemini's content and part shapes, and what this codec keeps of them for the way back. */
-import { type Json, metadataFor } from '../codec-kit.js'
+import { isJson, type Json, metadataFor } from '../codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const GEMINI = 'gemini'
@@ -45,6 +45,12 @@ export interface GeminiRequest {
 }
 
 export type Slot = { t: 'text' } | { t: 'thought'; part: Json } | { t: 'call' } | { t: 'other' }
+
+/** A slot of a model turn's layout, as the decoder wrote it. */
+export function isSlot(v: unknown): v is Slot {
+  if (!isJson(v)) return false
+  return v.t === 'thought' ? isJson(v.part) : v.t === 'text' || v.t === 'call' || v.t === 'other'
+}
 
 export interface FromGeminiOptions {
   /** Where these turns start in a longer history: ids made up for calls without one stay unique. */

@@ -3,7 +3,7 @@ import { InvalidInputError } from '../../errors.js'
 import type { OpenAIChatInput, ReaderInput } from '../../messages/input.js'
 import type { AssistantMessage, Message, ToolCall } from '../../messages/message.js'
 import { describeValue } from '../../options-check.js'
-import { describe, refuseDeep } from '../codec-kit.js'
+import { describe, isJson, refuseDeep } from '../codec-kit.js'
 import { decodeContent, fail, str } from './decode-parts.js'
 import { type Json, type Meta, OPENAI_CHAT, withMeta } from './wire.js'
 
@@ -48,17 +48,15 @@ export function readOpenAIChat(input: unknown): Message[] {
       pendingLegacy = undefined
     }
     // `pinned: true` is the library's (sent whenever the system prompt is), never the wire's.
-    const raw = list[i] as Json
-    out.push(raw.pinned === true ? { ...m, pinned: true } : m)
+    const raw = list[i]
+    out.push(isJson(raw) && raw.pinned === true ? { ...m, pinned: true } : m)
   }
   return out
 }
 
 function messageList(input: unknown): unknown[] {
   if (Array.isArray(input)) return input
-  if (input && typeof input === 'object' && Array.isArray((input as Json).messages)) {
-    return (input as { messages: unknown[] }).messages
-  }
+  if (isJson(input) && Array.isArray(input.messages)) return input.messages
   throw new InvalidInputError('expected a list of messages or an object with a "messages" list', {
     field: 'messages',
   })
@@ -70,10 +68,10 @@ function decodeOne(
   callNames: Map<string, string>,
   pendingLegacy: string | undefined,
 ): Message {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+  if (!isJson(raw) || Array.isArray(raw)) {
     fail(i, 'message', `expected an object, got ${describe(raw)}`)
   }
-  const m = raw as Json
+  const m = raw
   const role = m.role
   if (typeof role !== 'string' || !Object.hasOwn(KNOWN, role)) {
     fail(
@@ -104,7 +102,7 @@ function decodeOne(
     case 'assistant':
       return decodeAssistant(m, i, meta, name, callNames)
     case 'tool': {
-      const toolCallId = str(m.tool_call_id, i, 'tool_call_id') as string
+      const toolCallId = str(m.tool_call_id, i, 'tool_call_id')
       if (!toolCallId) fail(i, 'tool_call_id', 'must not be empty')
       const content = required(decodeContent(m.content, i, meta), i, role)
       if (name !== undefined) meta.nameField = true
@@ -123,7 +121,7 @@ function decodeOne(
       // Legacy `function` role: the result of the `function_call` just before it.
       meta.legacyFunction = true
       const content = decodeContent(m.content, i, meta)
-      const toolName = str(m.name, i, 'name') as string
+      const toolName = str(m.name, i, 'name')
       return withMeta(
         {
           role: 'tool',
@@ -163,12 +161,12 @@ function decodeAssistant(
     out.toolCalls = m.tool_calls.map((c, k) => decodeCall(c, i, `tool_calls.${k}`, callNames))
   }
   if (m.function_call !== undefined && m.function_call !== null) {
-    const fc = m.function_call as Json
-    if (typeof fc !== 'object') fail(i, 'function_call', `expected an object, got ${describe(fc)}`)
+    const fc = m.function_call
+    if (!isJson(fc)) fail(i, 'function_call', `expected an object, got ${describe(fc)}`)
     const call: ToolCall = {
       id: `legacy-function-call-${i}`,
-      name: str(fc.name, i, 'function_call.name') as string,
-      arguments: str(fc.arguments, i, 'function_call.arguments') as string,
+      name: str(fc.name, i, 'function_call.name'),
+      arguments: str(fc.arguments, i, 'function_call.arguments'),
     }
     callNames.set(call.id, call.name)
     meta.legacyFunctionCall = true
@@ -185,17 +183,16 @@ function decodeCall(
   field: string,
   callNames: Map<string, string>,
 ): ToolCall {
-  if (!raw || typeof raw !== 'object') fail(i, field, `expected an object, got ${describe(raw)}`)
-  const c = raw as Json
-  const id = str(c.id, i, `${field}.id`) as string
+  if (!isJson(raw)) fail(i, field, `expected an object, got ${describe(raw)}`)
+  const c = raw
+  const id = str(c.id, i, `${field}.id`)
   if (!id) fail(i, `${field}.id`, 'must not be empty')
-  const fn = c.function as Json | undefined
-  if (!fn || typeof fn !== 'object')
-    fail(i, `${field}.function`, `expected an object, got ${describe(fn)}`)
+  const fn = c.function
+  if (!isJson(fn)) fail(i, `${field}.function`, `expected an object, got ${describe(fn)}`)
   const call: ToolCall = {
     id,
-    name: str(fn.name, i, `${field}.function.name`) as string,
-    arguments: str(fn.arguments, i, `${field}.function.arguments`) as string,
+    name: str(fn.name, i, `${field}.function.name`),
+    arguments: str(fn.arguments, i, `${field}.function.arguments`),
   }
   const meta: Meta = {}
   if (c.type !== 'function') meta.type = c.type

@@ -1,6 +1,6 @@
 /** Writing messages as OpenAI chat JSON. */
 import type { ContentPart, Message, ToolCall } from '../../messages/message.js'
-import { detach, type Loss, requireList } from '../codec-kit.js'
+import { detach, jsonField, type Loss, requireList } from '../codec-kit.js'
 import { type Json, type Meta, metaOf, type OpenAIChatMessage } from './wire.js'
 
 type Out = Record<string, unknown> & { role: string }
@@ -36,8 +36,8 @@ function encodeOne(m: Message): Out {
       else if (meta.refusalNull) out.refusal = null
       if (m.thought !== undefined && meta.reasoningField) out.reasoning_content = m.thought
       const calls = m.toolCalls ?? []
-      if (meta.legacyFunctionCall && calls.length) {
-        const legacy = calls[calls.length - 1] as ToolCall
+      const legacy = calls[calls.length - 1]
+      if (meta.legacyFunctionCall && legacy) {
         out.function_call = { name: legacy.name, arguments: legacy.arguments }
         const rest = calls.slice(0, -1)
         if (rest.length || meta.emptyToolCalls) out.tool_calls = rest.map(encodeCall)
@@ -68,7 +68,7 @@ function encodeCall(c: ToolCall): Json {
   const fn: Json = { name: c.name, arguments: c.arguments }
   const out: Json = { id: c.id, type: 'type' in meta ? meta.type : 'function', function: fn }
   if (out.type === undefined) delete out.type
-  for (const [k, v] of Object.entries((meta.extra as Json | undefined) ?? {})) {
+  for (const [k, v] of Object.entries(jsonField(meta, 'extra') ?? {})) {
     if (k.startsWith('function.')) fn[k.slice(9)] = v
     else out[k] = v
   }
@@ -97,7 +97,9 @@ function encodeContent(
   // message whose every part was left out keeps its place with empty text.
   if (
     parts === undefined ||
-    (Array.isArray(parts) && parts.length === 0 && (assistant || (content as unknown[]).length > 0))
+    (Array.isArray(parts) &&
+      parts.length === 0 &&
+      (assistant || (Array.isArray(content) && content.length > 0)))
   ) {
     out.content = assistant ? null : ''
     return

@@ -3,7 +3,7 @@ import { InvalidInputError } from '../../errors.js'
 import type { OpenAIResponsesInput, ReaderInput } from '../../messages/input.js'
 import type { ContentPart, Message, ToolMessage } from '../../messages/message.js'
 import { describeValue } from '../../options-check.js'
-import { describe, fail, type Json, refuseDeep } from '../codec-kit.js'
+import { describe, fail, isJson, type Json, refuseDeep } from '../codec-kit.js'
 import { nonEmpty, Run } from './model-run.js'
 import { CALL_OUTPUT, withMeta } from './wire.js'
 
@@ -12,8 +12,8 @@ import { CALL_OUTPUT, withMeta } from './wire.js'
  * tool item): consecutive model items are one run, decoded as one assistant message.
  */
 export function isModelItem(item: unknown): boolean {
-  if (!item || typeof item !== 'object' || Array.isArray(item)) return false
-  const { type, role, call_id: callId } = item as Json
+  if (!isJson(item) || Array.isArray(item)) return false
+  const { type, role, call_id: callId } = item
   if (type === undefined || type === 'message') return role === 'assistant'
   if (typeof type !== 'string' || type === 'compaction') return false
   if (type === 'function_call_output' || type === 'custom_tool_call_output') return false
@@ -39,8 +39,8 @@ export function readOpenAIResponses(input: unknown): Message[] {
   const out: Message[] = []
   let items: unknown
   if (Array.isArray(input)) items = input
-  else if (input && typeof input === 'object' && 'input' in input) {
-    const req = input as Json
+  else if (isJson(input) && 'input' in input) {
+    const req = input
     if (req.instructions !== undefined && req.instructions !== null) {
       if (typeof req.instructions !== 'string')
         fail(-1, 'instructions', `expected a string, got ${describe(req.instructions)}`)
@@ -63,9 +63,9 @@ export function readOpenAIResponses(input: unknown): Message[] {
     run = undefined
   }
   items.forEach((raw, i) => {
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    if (!isJson(raw) || Array.isArray(raw))
       fail(i, 'item', `expected an object, got ${describe(raw)}`)
-    const item = raw as Json
+    const item = raw
     const type = item.type
     if (type !== undefined && typeof type !== 'string')
       fail(i, 'type', `expected a string, got ${describe(type)}`)
@@ -150,8 +150,8 @@ function decodeInput(content: unknown, i: number, field: string): string | Conte
     fail(i, field, `expected a string or a list of parts, got ${describe(content)}`)
   return content.map((raw, k): ContentPart => {
     const f = `${field}.${k}`
-    if (!raw || typeof raw !== 'object') fail(i, f, `expected an object, got ${describe(raw)}`)
-    const p = raw as Json
+    if (!isJson(raw)) fail(i, f, `expected an object, got ${describe(raw)}`)
+    const p = raw
     switch (p.type) {
       case 'input_text':
       case 'output_text': {
@@ -179,9 +179,10 @@ function decodeInput(content: unknown, i: number, field: string): string | Conte
         const part: ContentPart = { type: 'file' }
         if (typeof file_data === 'string') {
           const m = /^data:([^;,]+)[^,]*,/.exec(file_data)
-          if (m) {
+          const mediaType = m?.[1]
+          if (m && mediaType !== undefined) {
             part.data = file_data.slice(m[0].length)
-            part.mediaType = m[1] as string
+            part.mediaType = mediaType
             extra.dataUrl = file_data.slice(0, m[0].length)
           } else part.data = file_data
         }

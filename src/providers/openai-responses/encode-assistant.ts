@@ -1,9 +1,9 @@
 /** Writing an assistant message back as the model's items (reasoning only where the API takes it). */
 
 import type { AssistantMessage, Message, TextPart, ToolCall } from '../../messages/message.js'
-import type { Json, Loss } from '../codec-kit.js'
+import { fieldsOf, isJson, isList, type Json, jsonField, type Loss } from '../codec-kit.js'
 import type { ToOpenAIResponsesOptions } from '../types.js'
-import { meta, SERVER_ITEM, type Slot } from './wire.js'
+import { isSlot, meta, SERVER_ITEM } from './wire.js'
 
 function textParts(content: Message['content']): TextPart[] {
   if (content === undefined) return []
@@ -13,11 +13,12 @@ function textParts(content: Message['content']): TextPart[] {
 
 function outputPart(p: TextPart): Json {
   const data = meta(p)
-  if (data.part) return data.part as Json
+  const whole = jsonField(data, 'part')
+  if (whole) return whole
   const { type, ...extra } = data
   if (type === 'refusal') return { type: 'refusal', refusal: p.text, ...extra }
   return {
-    type: (type as string | undefined) ?? 'output_text',
+    type: typeof type === 'string' ? type : 'output_text',
     text: p.text,
     annotations: [],
     ...extra,
@@ -34,25 +35,26 @@ export function encodeAssistant(
   const data = meta(m)
   const parts = textParts(m.content)
   const calls = [...(m.toolCalls ?? [])]
-  const layout = (data.layout as Slot[] | undefined) ?? []
+  const layout = isList(data.layout) ? data.layout.filter(isSlot) : []
   const slots: (Json | 'reasoning-dropped')[] = []
   const takeCall = (c: ToolCall): Json => {
     const cm = meta(c)
-    if (cm.item) return { ...(cm.item as Json), call_id: c.id }
+    const item = jsonField(cm, 'item')
+    if (item) return { ...item, call_id: c.id }
     return cm.custom
       ? {
           type: 'custom_tool_call',
           call_id: c.id,
           name: c.name,
           input: c.arguments,
-          ...((cm.extra as Json | undefined) ?? {}),
+          ...fieldsOf(cm.extra),
         }
       : {
           type: 'function_call',
           call_id: c.id,
           name: c.name,
           arguments: c.arguments,
-          ...((cm.extra as Json | undefined) ?? {}),
+          ...fieldsOf(cm.extra),
         }
   }
   const messageSlots = layout.filter((s) => s.t === 'message').length
@@ -74,15 +76,19 @@ export function encodeAssistant(
       if (c) slots.push(takeCall(c))
     } else if (slot.t === 'opaque') {
       const at = parts.findIndex((p) => meta(p).item)
-      if (at >= 0) slots.push(meta(parts.splice(at, 1)[0] as TextPart).item as Json)
+      const [p] = at >= 0 ? parts.splice(at, 1) : []
+      const item = p && jsonField(meta(p), 'item')
+      if (item) slots.push(item)
     } else {
       messagesSeen++
       const last = messagesSeen === messageSlots
       let mine: TextPart[] = []
       const take = last ? parts.length : Math.min(slot.n, parts.length)
       // Opaque items sit in the parts in their own slots: a message takes only text of its own.
-      while (mine.length < take && parts.length && !meta(parts[0] as TextPart).item)
-        mine.push(parts.shift() as TextPart)
+      for (let p = parts[0]; p && mine.length < take && !meta(p).item; p = parts[0]) {
+        mine.push(p)
+        parts.shift()
+      }
       if (last) {
         const rest = parts.filter((p) => !meta(p).item)
         mine = [...mine, ...rest]
@@ -177,7 +183,9 @@ export function encodeAssistant(
         // Without its id an assistant message is sent by role, as text.
         const content = item.content
         const text = Array.isArray(content)
-          ? (content as Json[]).map((p) => (p.type === 'refusal' ? p.refusal : p.text)).join('')
+          ? content
+              .map((p) => (isJson(p) ? (p.type === 'refusal' ? p.refusal : p.text) : undefined))
+              .join('')
           : content
         out.push({
           ...(item.type === 'message' && { type: 'message' }),

@@ -2,7 +2,15 @@
 
 import type { Message } from '../../messages/message.js'
 import { requireOptions } from '../../options-check.js'
-import { detach, type Json, type Loss, requireList } from '../codec-kit.js'
+import {
+  detach,
+  fieldsOf,
+  type Json,
+  jsonField,
+  type Loss,
+  requireList,
+  stringField,
+} from '../codec-kit.js'
 import type { ToOpenAIResponsesOptions } from '../types.js'
 import { encodeAssistant } from './encode-assistant.js'
 import { meta, OPENAI_RESPONSES, type ResponsesInputItem, type ResponsesRequest } from './wire.js'
@@ -74,29 +82,31 @@ function encodeItems(
       return
     }
     if (m.role === 'tool') {
-      if (data.item) {
-        items.push(data.item as Json)
+      const item = jsonField(data, 'item')
+      if (item) {
+        items.push(item)
         return
       }
       const out: Json = {
         type: data.custom ? 'custom_tool_call_output' : 'function_call_output',
         call_id: m.toolCallId,
         output: encodeInput(m.content),
-        ...((data.extra as Json | undefined) ?? {}),
+        ...fieldsOf(data.extra),
       }
       if (options.ids === 'omit') delete out.id
       items.push(out)
       return
     }
-    if (data.item) {
-      items.push(data.item as Json)
+    const item = jsonField(data, 'item')
+    if (item) {
+      items.push(item)
       return
     }
-    const role = m.role === 'system' ? ((data.role as string | undefined) ?? 'system') : 'user'
+    const role = m.role === 'system' ? (stringField(data, 'role') ?? 'system') : 'user'
     items.push({
       role,
       content: encodeInput(m.content),
-      ...((data.extra as Json | undefined) ?? {}),
+      ...fieldsOf(data.extra),
     })
   })
   return { items: items as unknown as ResponsesInputItem[] }
@@ -107,10 +117,11 @@ function encodeInput(content: Message['content']): string | Json[] {
   if (typeof content === 'string') return content
   return content.map((p) => {
     const data = meta(p)
-    if (data.part) return data.part as Json
+    const whole = jsonField(data, 'part')
+    if (whole) return whole
     if (p.type === 'text') {
       const { type, ...extra } = data
-      return { type: (type as string | undefined) ?? 'input_text', text: p.text, ...extra }
+      return { type: typeof type === 'string' ? type : 'input_text', text: p.text, ...extra }
     }
     if (p.type === 'image') {
       const url =

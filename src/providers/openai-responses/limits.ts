@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../errors.js'
+import { isJson } from '../codec-kit.js'
 import { tokenFigure, usageObject } from '../figures.js'
 import type { FunctionTool, NativeContext, OverflowRule } from '../types.js'
 
@@ -31,9 +32,8 @@ export const native: NativeContext = {
     if (!Array.isArray(response.output)) return undefined
     const compactions: { id?: string; encrypted: boolean }[] = []
     response.output.forEach((item, k) => {
-      if (!item || typeof item !== 'object' || (item as { type?: unknown }).type !== 'compaction')
-        return
-      const c = item as Record<string, unknown>
+      if (!isJson(item) || item.type !== 'compaction') return
+      const c = item
       if (typeof c.encrypted_content !== 'string')
         throw new InvalidInputError('a compaction item has no encrypted_content', {
           field: `output.${k}.encrypted_content`,

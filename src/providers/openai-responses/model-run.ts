@@ -1,7 +1,7 @@
 /** A run of the model's items (reasoning, messages, calls) read as one assistant message. */
 
 import type { AssistantMessage, ContentPart, ToolCall } from '../../messages/message.js'
-import { describe, fail, type Json } from '../codec-kit.js'
+import { describe, fail, isJson, isList, type Json } from '../codec-kit.js'
 import { type Slot, withMeta } from './wire.js'
 
 export function nonEmpty(v: unknown, i: number, field: string): string {
@@ -37,12 +37,15 @@ export class Run {
 
   addReasoning(item: Json, i: number): void {
     if (typeof item.id !== 'string') fail(i, 'id', `expected a string, got ${describe(item.id)}`)
-    if (!Array.isArray(item.summary))
-      fail(i, 'summary', `expected a list, got ${describe(item.summary)}`)
-    const texts = (item.summary as Json[]).map((s, k) => {
-      if (typeof s?.text !== 'string')
-        fail(i, `summary.${k}.text`, `expected a string, got ${describe(s?.text)}`)
-      return s.text as string
+    if (!isList(item.summary)) fail(i, 'summary', `expected a list, got ${describe(item.summary)}`)
+    const texts = item.summary.map((s, k) => {
+      if (!isJson(s) || typeof s.text !== 'string')
+        fail(
+          i,
+          `summary.${k}.text`,
+          `expected a string, got ${describe(isJson(s) ? s.text : undefined)}`,
+        )
+      return s.text
     })
     this.thoughts.push(texts.join('\n\n'))
     if (typeof item.encrypted_content === 'string')
@@ -89,11 +92,15 @@ export class Run {
   }
 
   message(): AssistantMessage {
-    const simple =
-      !!this.single &&
+    const single = this.single
+    const [only] = this.layout
+    if (
+      single &&
       this.layout.length === 1 &&
-      Object.keys((this.layout[0] as { extra: Json }).extra).length === 0
-    if (simple) return { role: 'assistant', content: this.single as string }
+      only?.t === 'message' &&
+      Object.keys(only.extra).length === 0
+    )
+      return { role: 'assistant', content: single }
     const out: AssistantMessage = { role: 'assistant', content: this.parts }
     if (this.calls.length) out.toolCalls = this.calls
     if (this.thoughts.length) out.thought = this.thoughts.join('\n\n')
@@ -105,8 +112,8 @@ export class Run {
 }
 
 function decodeOutputPart(raw: unknown, i: number, field: string): ContentPart {
-  if (!raw || typeof raw !== 'object') fail(i, field, `expected an object, got ${describe(raw)}`)
-  const p = raw as Json
+  if (!isJson(raw)) fail(i, field, `expected an object, got ${describe(raw)}`)
+  const p = raw
   if (p.type === 'output_text' || p.type === 'input_text' || p.type === 'text') {
     if (typeof p.text !== 'string')
       fail(i, `${field}.text`, `expected a string, got ${describe(p.text)}`)

@@ -1,20 +1,18 @@
 import type { Message } from '../../messages/message.js'
+import { fieldsOf, isJson, isList, type Json, jsonField } from '../codec-kit.js'
 import type { Problem, ResponsesProblemCode, ResponsesRuleOptions } from '../problems.js'
 import type { MessageRules } from '../types.js'
 
 /** Metadata key of the Responses codec (kept here as data: this layer does not import codecs). */
 const KEY = 'openai-responses'
 
-type Slot = { t: string; item?: Record<string, unknown> }
-
-function layoutOf(m: Message): Slot[] {
+function layoutOf(m: Message): Json[] {
   const layout = m.providerMetadata?.[KEY]?.layout
-  return Array.isArray(layout) ? (layout as Slot[]) : []
+  return isList(layout) ? layout.filter(isJson) : []
 }
 
 function isCompaction(m: Message): boolean {
-  const item = m.providerMetadata?.[KEY]?.item as { type?: unknown } | undefined
-  return m.role === 'system' && item?.type === 'compaction'
+  return m.role === 'system' && fieldsOf(m.providerMetadata?.[KEY]?.item).type === 'compaction'
 }
 
 /** Reasoning with nothing of its own after it: a message holding only reasoning items. */
@@ -59,13 +57,13 @@ export function responsesRules(
     }
     if (options.store === false && m.role === 'assistant' && m.thought !== undefined) {
       for (const s of layoutOf(m)) {
-        const enc = s.item?.encrypted_content
+        const enc = jsonField(s, 'item')?.encrypted_content
         if (s.t === 'reasoning' && (typeof enc !== 'string' || enc.length === 0)) {
           problems.push({
             index,
             code: 'reasoning-not-replayable',
             severity: 'warning',
-            message: `reasoning item ${String(s.item?.id)} has no encrypted_content: with store false it is not sent`,
+            message: `reasoning item ${String(jsonField(s, 'item')?.id)} has no encrypted_content: with store false it is not sent`,
           })
         }
       }
@@ -74,7 +72,10 @@ export function responsesRules(
 }
 
 function latestCompaction(messages: readonly Message[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (isCompaction(messages[i] as Message)) return i
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]
+    if (m && isCompaction(m)) return i
+  }
   return -1
 }
 

@@ -1,5 +1,5 @@
 /** The Responses API's input items, and what this codec keeps of them for the way back. */
-import { type Json, metadataFor } from '../codec-kit.js'
+import { isJson, type Json, metadataFor } from '../codec-kit.js'
 
 /** The key under which this codec keeps what it needs for an exact round trip. */
 export const OPENAI_RESPONSES = 'openai-responses'
@@ -154,5 +154,20 @@ export type Slot =
   | { t: 'message'; form: 'string' | 'parts'; n: number; extra: Json }
   | { t: 'call' }
   | { t: 'opaque' }
+
+/** A slot of an assistant message's layout, as the decoder wrote it. */
+export function isSlot(v: unknown): v is Slot {
+  if (!isJson(v)) return false
+  switch (v.t) {
+    case 'reasoning':
+      return isJson(v.item)
+    case 'message':
+      return (
+        (v.form === 'string' || v.form === 'parts') && typeof v.n === 'number' && isJson(v.extra)
+      )
+    default:
+      return v.t === 'call' || v.t === 'opaque'
+  }
+}
 
 export const CALL_OUTPUT = /_call_output$/
