@@ -1,6 +1,5 @@
 import { type Message, messageText } from '../messages/message.js'
-import { spoken } from './named-scorers.js'
-import { newestUserText } from './query-terms.js'
+import { newestUserText, spoken } from './query-terms.js'
 import type { Scorer } from './scorers.js'
 import type { View } from './types.js'
 

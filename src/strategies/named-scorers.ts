@@ -4,7 +4,7 @@
  */
 import { type Message, messageText } from '../messages/message.js'
 import { dateKeys } from './dates.js'
-import { newestUserText } from './query-terms.js'
+import { newestUserText, spoken } from './query-terms.js'
 import { eachUnit, type Scorer } from './scorers.js'
 
 /**
@@ -71,9 +71,6 @@ const NEWS =
   /\b(i|we|my|our)\b[^.!?]{0,60}\b(went|took|got|made|bought|started|joined|signed|visited|tried|finished|saw|met|began|learned|adopted|moved|found|won|lost|built|painted|ran|played|attended|read|wrote|volunteered|decided|had|did|just|been|going|gonna|planning|plan)\b/i
 const WHEN =
   /\b(yesterday|last (week|weekend|month|year|night)|ago|recently|this (week|weekend|month)|tomorrow|next (week|month))\b/i
-
-/** A turn a person wrote (a user's or an assistant's), whose text may open with who said it and when. */
-export const spoken = (m: Message): boolean => m.role === 'user' || m.role === 'assistant'
 
 /** Each message's speaker (lower-cased, '' for none) and how much news it tells, once per message object. */
 const newsCache = new WeakMap<Message, [string, number]>()

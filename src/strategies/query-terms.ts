@@ -57,6 +57,9 @@ const STOP = new Set(
   ),
 )
 
+/** A turn a person wrote (a user's or an assistant's), whose text may open with who said it and when. */
+export const spoken = (m: Message): boolean => m.role === 'user' || m.role === 'assistant'
+
 /** Runs of letters and digits, made once here (see `LETTER_RUNS` in named-scorers.ts). */
 const WORD_RUNS = /[\p{L}\p{N}]+/gu
 
