@@ -127,16 +127,10 @@ function withEntry(
     replaces: made.replaces ?? [],
     reason: 'ledger',
   }
-  // The plan with the ledger at `at` (copied by a loop: a spread costs more per call).
-  const out: PlanItem[] = []
-  const place = at < 0 ? plan.length : at
-  let k = 0
-  for (const item of plan) {
-    if (k++ === place) out.push(ledger)
-    out.push(item)
+  return {
+    plan: at < 0 ? [...plan, ledger] : [...plan.slice(0, at), ledger, ...plan.slice(at)],
+    tokens: made.tokens,
   }
-  if (place === plan.length) out.push(ledger)
-  return { plan: out, tokens: made.tokens }
 }
 
 /**
