@@ -95,8 +95,10 @@ export const SRC_LAYERS: readonly (readonly string[])[] = [
   // notes and numbering that name messages (the run over a fit is in context/)
   ['recall'],
   ['transforms', 'compress'],
-  // the core (the index, the view, options, fit, recall over a fit), then its folders by
-  // job above it: windows learnt from rejections and the provider's own count, then ChatContext
+  // the options (what a fit is given, checked and resolved; the strategies it can name), the
+  // core (the index, the view, the plan, fit, recall over a fit), then its folders by job above
+  // it: windows learnt from rejections and the provider's own count, then ChatContext
+  ['context/options'],
   ['context'],
   ['context/limits', 'context/counting'],
   ['context/chat'],
@@ -229,9 +231,9 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
 /** Every option name a fit, a context or a named strategy reads, from the lists that check them. */
 async function namedOptions(): Promise<string[]> {
   const load = (path: string) => import(pathToFileURL(join(root, 'src', path)).href)
-  const options = await load('context/options.ts')
+  const options = await load('context/options/options.ts')
   const chat = await load('context/chat/chat-options.ts')
-  const registry = await load('context/registry.ts')
+  const registry = await load('context/options/registry.ts')
   const cut = await load('strategies/token-limited.ts')
   const names = new Set<string>([
     ...options.FIT_OPTIONS,

@@ -20,9 +20,9 @@ export {
 } from './compress/index.js'
 export { dumpComponent, loadComponent } from './config/component.js'
 export { createTransform, registerTransform, transformNames } from './config/transforms.js'
-export { createStrategy } from './context/create-strategy.js'
 export { promptTokensOf } from './context/limits/learned-limit.js'
-export { registerStrategy, strategyNames } from './context/registry.js'
+export { createStrategy } from './context/options/create-strategy.js'
+export { registerStrategy, strategyNames } from './context/options/registry.js'
 export {
   AI_SDK,
   ANTHROPIC,

@@ -43,7 +43,7 @@ export {
 } from './context/fit.js'
 export { ProviderFeedback, type ProviderFeedbackState } from './context/limits/learned-limit.js'
 export { type OverflowReport, parseOverflowError } from './context/limits/overflow-error.js'
-export type { StrategyName, StrategyOptionsByName } from './context/registry.js'
+export type { StrategyName, StrategyOptionsByName } from './context/options/registry.js'
 export * from './errors.js'
 export type * from './formats/index.js'
 export {

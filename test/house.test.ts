@@ -27,7 +27,7 @@ describe('the shape of src/', () => {
     const files = (name: string) => optionFiles.find((o) => o.name === name)?.files
     expect(files('dropFrom')).toEqual([
       'src/cli/fit-options.ts',
-      'src/context/option-schemas.ts',
+      'src/context/options/option-schemas.ts',
       'src/strategies/token-limited.ts',
     ])
     // A name counts in code or as a one-word string (a key list, a check's option name), not

@@ -1,5 +1,5 @@
 import { bytes, float64, int32 } from '../src/context/column.js'
-import { resolveSetup } from '../src/context/options.js'
+import { resolveSetup } from '../src/context/options/options.js'
 import { viewSettings } from '../src/context/prepare.js'
 import { kindCode } from '../src/context/unit-kinds.js'
 import { createView } from '../src/context/view.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { strategyNames, strategyOptionNames } from '../context/registry.js'
+import { strategyNames, strategyOptionNames } from '../context/options/registry.js'
 import { commandFlags, FLAGS, isFlag, requiredFlags, STRATEGY_FLAGS } from './flag-table.js'
 import { HELP } from './help.js'
 import { main } from './main.js'

@@ -1,7 +1,7 @@
 /** AutoGen's own component configs read as contexts, and the snake_case keys AutoGen writes. */
 import * as z from 'zod/mini'
 import { ChatContext } from '../context/chat/chat-context.js'
-import { createStrategy } from '../context/create-strategy.js'
+import { createStrategy } from '../context/options/create-strategy.js'
 import { InvalidStateError } from '../errors.js'
 import { readAutoGen } from '../formats/autogen.js'
 import { type Message, toolSchemaSchema } from '../messages/message.js'

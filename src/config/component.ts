@@ -1,15 +1,15 @@
 import * as z from 'zod/mini'
 import { $ZodError } from 'zod/v4/core'
 import { ChatContext, type ContextFormat } from '../context/chat/chat-context.js'
-import { createStrategy } from '../context/create-strategy.js'
 import type { FitOptions } from '../context/fit.js'
+import { createStrategy } from '../context/options/create-strategy.js'
 import {
   contextSettingSchemas,
   contextSettingsOf,
   cutOptionSchemas,
   ledgerOptionsSchema,
-} from '../context/option-schemas.js'
-import { strategyNames } from '../context/registry.js'
+} from '../context/options/option-schemas.js'
+import { strategyNames } from '../context/options/registry.js'
 import { ContextWindowError, InvalidOptionError, InvalidStateError } from '../errors.js'
 import { type Message, messageSchema, toolSchemaSchema } from '../messages/message.js'
 import { describeValue, requireArgument } from '../options-check.js'

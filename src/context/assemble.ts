@@ -7,7 +7,7 @@ import { itemTokens, mandatoryOverflow, trimOldest } from '../strategies/budget.
 import type { PlanItem, View } from '../strategies/types.js'
 import { countOnce } from '../tokens/counter.js'
 import { copyPlain } from './copy.js'
-import type { Setup } from './options.js'
+import type { Setup } from './options/options.js'
 import { checkPlan, planMessage } from './plan-check.js'
 import type { Prepared } from './prepare.js'
 import type { FitResult, MessageFate } from './result.js'

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors.js'
 import { asynchronousStrategy } from '../options-check.js'
 import type { PlanItem } from '../strategies/types.js'
 import type { HistoryIndex } from './history-index.js'
-import type { Setup } from './options.js'
+import type { Setup } from './options/options.js'
 import { type Prepared, prepare } from './prepare.js'
 
 /** A view of a context's history and the strategy's plan for it, to assemble. */

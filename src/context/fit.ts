@@ -7,15 +7,15 @@ import { pinsBase } from '../strategies/pins.js'
 import type { SummaryLedger } from '../strategies/types.js'
 import type { TokenCounter } from '../tokens/counter.js'
 import { assemble } from './assemble.js'
-import { requireBudget } from './budget-rule.js'
 import { checkHistory, checkList } from './check.js'
 import { planNow, planView } from './context-plan.js'
 import { HistoryIndex } from './history-index.js'
-import { type FitOptions, resolveSetup, type Setup } from './options.js'
+import { requireBudget } from './options/budget-rule.js'
+import { type FitOptions, resolveSetup, type Setup } from './options/options.js'
 import type { Prepared } from './prepare.js'
 import type { FitResult } from './result.js'
 
-export { type FitOptions, resolveSetup, type Setup } from './options.js'
+export { type FitOptions, resolveSetup, type Setup } from './options/options.js'
 export type { Fate, FitResult, MessageFate } from './result.js'
 
 /**

@@ -4,7 +4,7 @@ import { shownOrigin } from '../recall/numbering.js'
 import { pinnedPositions } from '../strategies/pins.js'
 import type { ChangeReason, View } from '../strategies/types.js'
 import { HistoryIndex } from './history-index.js'
-import type { Setup } from './options.js'
+import type { Setup } from './options/options.js'
 import { createView, snapshot, type ViewSettings, type ViewSource } from './view.js'
 
 /** A history made ready for a strategy: the view, and how it maps back to the input. */

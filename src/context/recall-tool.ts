@@ -2,7 +2,7 @@ import { asyncStrategyFromOptions } from '../compress/index.js'
 import type { Message } from '../messages/message.js'
 import { checkRecallOptions, type RecallOptions, recallRun } from '../recall/definition.js'
 import type { TokenCounter } from '../tokens/counter.js'
-import { type FitOptions, resolveSetup } from './options.js'
+import { type FitOptions, resolveSetup } from './options/options.js'
 import { invalidIn, type RecallResult, readRecallRequest, recallFrom, requestOf } from './recall.js'
 import type { FitResult } from './result.js'
 

@@ -15,7 +15,7 @@ import type { SecretSet } from '../recall/secret-set.js'
 import { type Piecewise, piecewiseOf, type TokenCounter } from '../tokens/counter.js'
 import { countInRuns } from '../tokens/runs.js'
 import { fit, indexOf, lastAsyncFit } from './fit.js'
-import { type FitOptions, resolveSetup } from './options.js'
+import { type FitOptions, resolveSetup } from './options/options.js'
 import type { FitResult } from './result.js'
 
 /** What the model asks for: message numbers the ledger named, or words to look for. */

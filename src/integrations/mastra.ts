@@ -1,6 +1,6 @@
 import type { FitOptions } from '../context/fit.js'
 import { ProviderFeedback, type SentCounts } from '../context/limits/learned-limit.js'
-import { resolveSetup } from '../context/options.js'
+import { resolveSetup } from '../context/options/options.js'
 import type { AssistantMessage, Message, ToolCall } from '../messages/message.js'
 import { inToolExchange } from '../messages/units.js'
 import { fieldsOf, isJson } from '../providers/codec-kit.js'

@@ -1,6 +1,6 @@
 import { type FitOptions, type FitResult, fitAny, resolveSetup } from '../context/fit.js'
 import { ProviderFeedback } from '../context/limits/learned-limit.js'
-import { checkFitKeys } from '../context/options.js'
+import { checkFitKeys } from '../context/options/options.js'
 import type { Message } from '../messages/message.js'
 import { requireArgument, requireOptions } from '../options-check.js'
 import { isJson } from '../providers/codec-kit.js'

@@ -5,7 +5,7 @@
 
 import { asyncStrategyFromOptions } from '../compress/index.js'
 import { fitAsync } from '../context/fit.js'
-import { type FitOptions, resolveSetup } from '../context/options.js'
+import { type FitOptions, resolveSetup } from '../context/options/options.js'
 import { readRecallRequest } from '../context/recall.js'
 import { executeRecall } from '../context/recall-tool.js'
 import type { Format } from '../formats/detect.js'

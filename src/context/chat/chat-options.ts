@@ -4,7 +4,7 @@ import type { Message } from '../../messages/message.js'
 import { describeValue } from '../../options-check.js'
 import type { Provider } from '../../providers/validate.js'
 import { checkConversationId, type HistoryStore } from '../../store/history-store.js'
-import type { FitOptions } from '../options.js'
+import type { FitOptions } from '../options/options.js'
 
 /** What a context takes besides `fit`'s options. */
 export interface ContextOwnOptions {

@@ -3,7 +3,7 @@ import type { Message } from '../../messages/message.js'
 import { describeValue } from '../../options-check.js'
 import { calibrate } from '../limits/calibration.js'
 import { checkedLimit, limitSetup, mergeLimits } from '../limits/learned-limit.js'
-import { resolveSetup, type Setup } from '../options.js'
+import { resolveSetup, type Setup } from '../options/options.js'
 
 /**
  * What a context's views are sized by: its setup as configured, fitted to a window the

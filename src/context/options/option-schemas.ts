@@ -1,7 +1,7 @@
 import * as z from 'zod/mini'
-import { toolSchemaSchema } from '../messages/message.js'
-import { PROVIDERS } from '../providers/provider.js'
-import { CUT_OPTIONS, DROP_FROM, type STABLE_OPTIONS } from '../strategies/token-limited.js'
+import { toolSchemaSchema } from '../../messages/message.js'
+import { PROVIDERS } from '../../providers/provider.js'
+import { CUT_OPTIONS, DROP_FROM, type STABLE_OPTIONS } from '../../strategies/token-limited.js'
 
 /** `stable` as an object: each field a number, checked further by tokenLimited's own check. */
 const stableFields = {

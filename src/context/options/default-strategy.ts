@@ -2,7 +2,7 @@ import {
   CUT_OPTIONS,
   checkCutOptions,
   type TokenLimitedOptions,
-} from '../strategies/token-limited.js'
+} from '../../strategies/token-limited.js'
 
 /**
  * The options of `fit`'s default strategy (`tokenLimited`) given beside the budget: how it

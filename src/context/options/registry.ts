@@ -1,30 +1,30 @@
-import type { OpenAICompatibleOptions } from '../compress/openai-compatible.js'
-import type { Summarizer } from '../compress/summarizer.js'
-import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../compress/summarizing-options.js'
-import { InvalidOptionError } from '../errors.js'
+import type { OpenAICompatibleOptions } from '../../compress/openai-compatible.js'
+import type { Summarizer } from '../../compress/summarizer.js'
+import { SUMMARIZING_OPTIONS, type SummarizingOptions } from '../../compress/summarizing-options.js'
+import { InvalidOptionError } from '../../errors.js'
 import {
   asynchronousStrategy,
   closest,
   describeValue,
   requireArgument,
   unknownOption,
-} from '../options-check.js'
-import { type BufferedOptions, buffered } from '../strategies/buffered.js'
-import { type HeadAndTailOptions, headAndTail } from '../strategies/head-and-tail.js'
+} from '../../options-check.js'
+import { type BufferedOptions, buffered } from '../../strategies/buffered.js'
+import { type HeadAndTailOptions, headAndTail } from '../../strategies/head-and-tail.js'
 import {
   MOST_RELEVANT_OPTIONS,
   type MostRelevantOptions,
   namedMostRelevant,
-} from '../strategies/most-relevant.js'
-import { type ScoreBasedOptions, scoreBased } from '../strategies/score-based.js'
+} from '../../strategies/most-relevant.js'
+import { type ScoreBasedOptions, scoreBased } from '../../strategies/score-based.js'
 import {
   TOKEN_LIMITED_OPTIONS,
   type TokenLimitedOptions,
   tokenLimited,
-} from '../strategies/token-limited.js'
-import type { Strategy } from '../strategies/types.js'
-import { unbounded } from '../strategies/unbounded.js'
-import { type UserTurnsOptions, userTurns } from '../strategies/user-turns.js'
+} from '../../strategies/token-limited.js'
+import type { Strategy } from '../../strategies/types.js'
+import { unbounded } from '../../strategies/unbounded.js'
+import { type UserTurnsOptions, userTurns } from '../../strategies/user-turns.js'
 
 /** Options of every strategy that can be named by a string (configs, saved states, the CLI). */
 export interface StrategyOptionsByName {

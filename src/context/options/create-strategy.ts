@@ -1,6 +1,6 @@
-import { asyncStrategyFromOptions } from '../compress/index.js'
-import { InvalidOptionError } from '../errors.js'
-import type { Strategy } from '../strategies/types.js'
+import { asyncStrategyFromOptions } from '../../compress/index.js'
+import { InvalidOptionError } from '../../errors.js'
+import type { Strategy } from '../../strategies/types.js'
 import { makeStrategy } from './registry.js'
 
 /**

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { loadComponent } from '../config/component.js'
-import { InvalidOptionError } from '../errors.js'
-import type { Message } from '../messages/message.js'
-import { buffered } from '../strategies/buffered.js'
-import { scoreBased } from '../strategies/score-based.js'
-import { relevance } from '../strategies/scorers.js'
-import { tokenLimited } from '../strategies/token-limited.js'
-import { ChatContext } from './chat/chat-context.js'
+import { loadComponent } from '../../config/component.js'
+import { InvalidOptionError } from '../../errors.js'
+import type { Message } from '../../messages/message.js'
+import { buffered } from '../../strategies/buffered.js'
+import { scoreBased } from '../../strategies/score-based.js'
+import { relevance } from '../../strategies/scorers.js'
+import { tokenLimited } from '../../strategies/token-limited.js'
+import { ChatContext } from '../chat/chat-context.js'
+import { fit } from '../fit.js'
 import { createStrategy } from './create-strategy.js'
-import { fit } from './fit.js'
 
 const h: Message[] = [
   { role: 'system', content: 'Be brief.' },

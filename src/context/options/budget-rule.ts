@@ -1,5 +1,5 @@
-import { InvalidOptionError } from '../errors.js'
-import type { Strategy } from '../strategies/types.js'
+import { InvalidOptionError } from '../../errors.js'
+import type { Strategy } from '../../strategies/types.js'
 
 /**
  * The budget of a fit, by one rule for every entry (`fit`, `fitAsync`, `ChatContext`, the

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { dumpComponent, loadComponent } from '../config/component.js'
-import { InvalidOptionError, InvalidStateError } from '../errors.js'
-import type { Message } from '../messages/message.js'
-import { type StableOptions, tokenLimited } from '../strategies/token-limited.js'
-import type { Strategy } from '../strategies/types.js'
-import { ChatContext } from './chat/chat-context.js'
-import { fit } from './fit.js'
+import { dumpComponent, loadComponent } from '../../config/component.js'
+import { InvalidOptionError, InvalidStateError } from '../../errors.js'
+import type { Message } from '../../messages/message.js'
+import { type StableOptions, tokenLimited } from '../../strategies/token-limited.js'
+import type { Strategy } from '../../strategies/types.js'
+import { ChatContext } from '../chat/chat-context.js'
+import { fit } from '../fit.js'
 
 const h: Message[] = [{ role: 'system', content: 'You help. 𝒜' }]
 for (let i = 0; i < 30; i++)

@@ -1,27 +1,31 @@
-import { InvalidOptionError } from '../errors.js'
-import type { ToolSchema } from '../messages/message.js'
-import { describeValue, unknownOption } from '../options-check.js'
-import { type ToolInput, toolSchemas } from '../providers/tool-shapes.js'
-import type { ProviderRules } from '../providers/types.js'
-import { type Provider, rulesOf } from '../providers/validate.js'
+import { InvalidOptionError } from '../../errors.js'
+import type { ToolSchema } from '../../messages/message.js'
+import { describeValue, unknownOption } from '../../options-check.js'
+import { type ToolInput, toolSchemas } from '../../providers/tool-shapes.js'
+import type { ProviderRules } from '../../providers/types.js'
+import { type Provider, rulesOf } from '../../providers/validate.js'
 import {
   checkRecallOptions,
   RECALL_TOOL_NAME,
   type RecallOptions,
   recallToolSchema,
-} from '../recall/definition.js'
+} from '../../recall/definition.js'
 import {
   checkLedgerOptions,
   type LedgerOptions,
   ledgerBase,
   withLedger,
-} from '../strategies/ledger.js'
-import { checkPin, type Pin, withPins } from '../strategies/pins.js'
-import { CUT_OPTIONS, type TokenLimitedOptions, tokenLimited } from '../strategies/token-limited.js'
-import type { Strategy, SummaryLedger, Transform } from '../strategies/types.js'
-import { unbounded } from '../strategies/unbounded.js'
-import type { TokenCounter } from '../tokens/counter.js'
-import { counterFor, exactCounter, requireModel } from '../tokens/counters.js'
+} from '../../strategies/ledger.js'
+import { checkPin, type Pin, withPins } from '../../strategies/pins.js'
+import {
+  CUT_OPTIONS,
+  type TokenLimitedOptions,
+  tokenLimited,
+} from '../../strategies/token-limited.js'
+import type { Strategy, SummaryLedger, Transform } from '../../strategies/types.js'
+import { unbounded } from '../../strategies/unbounded.js'
+import type { TokenCounter } from '../../tokens/counter.js'
+import { counterFor, exactCounter, requireModel } from '../../tokens/counters.js'
 import { reconcileLimits } from './budget-rule.js'
 import { defaultStrategyOptions } from './default-strategy.js'
 import {
