@@ -21,4 +21,11 @@ describe('tool schemas as counters read them', () => {
       expect(JSON.stringify(read?.parameters)).toBe(JSON.stringify(parameters))
     }
   })
+
+  it('a declaration that is not an object is refused by its place, not read', () => {
+    for (const d of [null, 7, 'f', true])
+      expect(() => toolSchemas([{ functionDeclarations: [{ name: 'ok' }, d] }] as never)).toThrow(
+        /option tools\.0\.functionDeclarations\.1: expected a function declaration/,
+      )
+  })
 })

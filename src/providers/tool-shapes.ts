@@ -66,8 +66,14 @@ export function toolSchemas(tools: readonly ToolInput[] | undefined): ToolSchema
     if (deep)
       throw new InvalidOptionError(`tools.${i}.${shortPath(deep.path).join('.')}`, deep.detail)
     if (Array.isArray(t.functionDeclarations)) {
-      for (const d of t.functionDeclarations as Json[])
+      t.functionDeclarations.forEach((d: unknown, k: number) => {
+        if (!isJson(d))
+          throw new InvalidOptionError(
+            `tools.${i}.functionDeclarations.${k}`,
+            'expected a function declaration',
+          )
         out.push(schema(d, d.parameters ?? d.parametersJsonSchema, i))
+      })
       return
     }
     const hosted = hostedTool(t)

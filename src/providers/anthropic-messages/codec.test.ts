@@ -93,7 +93,7 @@ describe('Anthropic Messages codec', () => {
     ])
   })
 
-  it.each([
+  it.each<[unknown, RegExp]>([
     [{ messages: [{ role: 'robot', content: 'x' }] }, /message 0, field role/],
     [
       { messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] },
@@ -108,6 +108,18 @@ describe('Anthropic Messages codec', () => {
       /message 0, field content.0.input: expected an object/,
     ],
     [{ messages: [{ role: 'user', content: 7 }] }, /message 0, field content/],
+    // A tool result's own blocks are checked too: null or a bare value is a typed error, not a crash.
+    ...[null, 7, 'text', []].map((block): [unknown, RegExp] => [
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 't', content: [block] }],
+          },
+        ],
+      },
+      /message 0, field content.0.content.0: expected a block with a type/,
+    ]),
     [{ nope: true }, /field messages/],
   ])('refuses bad input with a typed error (%#)', (input, pattern) => {
     expect(() => readAnthropic(input)).toThrow(InvalidInputError)

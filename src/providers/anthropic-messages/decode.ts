@@ -139,7 +139,12 @@ function decodeUser(blocks: Block[], i: number, names: Map<string, string>): Mes
       if (content === undefined) data.contentAbsent = true
       else if (typeof content === 'string') c = content
       else if (Array.isArray(content))
-        c = content.map((p, q) => mediaPart(p as Block, i, `content.${k}.content.${q}`))
+        c = content.map((p, q) => {
+          // A result's own blocks are checked as the message's are: a typed error, not a crash.
+          if (!isBlock(p))
+            fail(i, `content.${k}.content.${q}`, `expected a block with a type, got ${describe(p)}`)
+          return mediaPart(p, i, `content.${k}.content.${q}`)
+        })
       else fail(i, `content.${k}.content`, `expected a string or a list, got ${describe(content)}`)
       const toolName = names.get(id)
       out.push(
