@@ -74,6 +74,11 @@ export function checkKeys(options: unknown, known: readonly string[], where: str
     if (!known.includes(key)) throw unknownOption(key, known, where)
 }
 
+/** An object whose fields can be read (arrays included; `null` is not one): the one guard codecs and stores read unknown values with. */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null
+}
+
 /**
  * A value named for an error message without reading into it: a value that contains itself,
  * is nested thousands deep or is a big integer is named by its kind, never serialized.

@@ -3,14 +3,12 @@ import { requireMessages } from '../messages/check.js'
 import { copyData } from '../messages/copy.js'
 import type { Message, ProviderMetadata } from '../messages/message.js'
 import { nestingProblem, shortPath } from '../messages/nesting.js'
-import { describeValue } from '../options-check.js'
+import { describeValue, isRecord } from '../options-check.js'
 
 export type Json = Record<string, unknown>
 
 /** A value whose fields can be read: any object, arrays included (`null` is not one). */
-export function isJson(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null
-}
+export const isJson: (v: unknown) => v is Json = isRecord
 
 /** A list of values not yet read (unlike `Array.isArray`, which lets them be anything). */
 export function isList(v: unknown): v is unknown[] {

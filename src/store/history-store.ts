@@ -1,8 +1,8 @@
 import { ContextWindowError, InvalidInputError } from '../errors.js'
 import { messageIssue } from '../messages/check.js'
 import type { Message } from '../messages/message.js'
-import { describeValue } from '../options-check.js'
-import { isRecord, isWhole } from './stored-json.js'
+import { describeValue, isRecord } from '../options-check.js'
+import { isWhole } from './stored-json.js'
 
 /** A stored message with what another process needs not to count it again. */
 export interface StoredEntry {

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient, PoolConfig } from 'pg'
 import { InvalidInputError, InvalidOptionError } from '../errors.js'
+import { isRecord } from '../options-check.js'
 import { newAppendId } from './append-id.js'
 import {
   type AppendOptions,
@@ -23,7 +24,7 @@ import {
 import { type PostgresStoreOptions, postgresSettings } from './postgres-options.js'
 import { SCHEMA_VERSION, schemaSql } from './postgres-schema.js'
 import { checkServerUrl } from './server-url.js'
-import { firstLineOf, isRecord } from './stored-json.js'
+import { firstLineOf } from './stored-json.js'
 import { readEntry, readSummary } from './stored-values.js'
 
 /** The PostgreSQL store: a `HistoryStore` with `sweep()`, which deletes conversations past their `ttl`. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { fieldOf, firstLineOf, isRecord, isWhole } from './stored-json.js'
+import { isRecord } from '../options-check.js'
+import { fieldOf, firstLineOf, isWhole } from './stored-json.js'
 
 describe('what a store reads back, read with checks', () => {
   it('firstLineOf is the text before the first line break, as split("\\n")[0] gives it', () => {

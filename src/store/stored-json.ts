@@ -1,9 +1,6 @@
 /** Readers of what a caller or a server hands a store, checked as they read (no field is taken on trust). */
 
-/** An object whose fields can be read (arrays included; `null` is not one). */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null
-}
+import { isRecord } from '../options-check.js'
 
 /** A field of `v` when `v` is an object, else undefined. */
 export function fieldOf(v: unknown, key: string): unknown {

@@ -1,6 +1,7 @@
 import { messageSchema } from '../messages/message.js'
+import { isRecord } from '../options-check.js'
 import { isRange, type StoredEntry, StoreError, type SummaryRecord } from './history-store.js'
-import { isRecord, isWhole } from './stored-json.js'
+import { isWhole } from './stored-json.js'
 
 /**
  * What a store read back, checked before anyone uses it: a stored entry (`{ m, t, c }`) or
