@@ -133,26 +133,11 @@ function recordsOf(
   const out: FactRecord[] = []
   const text = contentText(m.content)
   if (text !== '' || m.role !== 'assistant' || !m.toolCalls?.length)
-    out.push({ index, who, key: 'text', value: secrets.redact(filtered(m, text)) })
+    out.push({ index, who, key: 'text', value: withoutSecrets(text, secrets) })
   if (m.role === 'assistant')
     for (const c of m.toolCalls ?? [])
-      out.push({ index, who, key: 'arguments', value: secrets.redact(filtered(c, c.arguments)) })
+      out.push({ index, who, key: 'arguments', value: withoutSecrets(c.arguments, secrets) })
   return { position, number: index, records: out }
-}
-
-/**
- * A message's (or a tool call's) text through the credential filter, kept with the object it
- * came from: a message returned by many recalls is filtered once. Read again when the object's
- * text is no longer the one filtered. The history's secrets are taken out after it, per recall
- * (the set grows with the history).
- */
-const filteredTexts = new WeakMap<object, { source: string; text: string }>()
-function filtered(holder: object, text: string): string {
-  const had = filteredTexts.get(holder)
-  if (had?.source === text) return had.text
-  const out = redactCredentials(text)
-  filteredTexts.set(holder, { source: text, text: out })
-  return out
 }
 
 /** `text` with the filter's credentials and each of `secrets` (those the history holds) replaced. */
